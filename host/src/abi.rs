@@ -1,0 +1,127 @@
+//! The one place where the names and signatures of every host import live.
+//!
+//! Two import modules exist so that user code and inserted code never collide:
+//! - [`RT_MODULE`] (`weft_rt`): imports that instrumentation inserts; no guest
+//!   source ever names them.
+//! - [`SDK_MODULE`] (`weft`): imports that guest SDKs call; documented for
+//!   guest authors in `guest-sdk/ABI.md`.
+//!
+//! Threads are created through the WASI threads proposal: the guest imports
+//! [`THREAD_SPAWN`] and exports [`THREAD_START_EXPORT`].
+
+/// Import module of the calls that instrumentation inserts.
+pub const RT_MODULE: &str = "weft_rt";
+
+/// Import module of the guest SDK calls.
+pub const SDK_MODULE: &str = "weft";
+
+/// `wasi.thread-spawn(start_arg: i32) -> i32`: creates a thread; returns its
+/// id (> 0) or a negative number on failure.
+/// See <https://github.com/WebAssembly/wasi-threads>.
+pub const THREAD_SPAWN: (&str, &str) = ("wasi", "thread-spawn");
+
+/// Export a new thread starts in: `wasi_thread_start(tid: i32, start_arg: i32)`.
+pub const THREAD_START_EXPORT: &str = "wasi_thread_start";
+
+/// Entry point of a WASI command.
+pub const MAIN_EXPORT: &str = "_start";
+
+/// Signature of an import, as wasm value types.
+#[derive(Clone, Copy, Debug)]
+pub struct Signature {
+    /// Import name within its module.
+    pub name: &'static str,
+    /// Parameter types.
+    pub params: &'static [Val],
+    /// Result types.
+    pub results: &'static [Val],
+}
+
+/// The value types the ABI uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Val {
+    /// `i32`
+    I32,
+    /// `i64`
+    I64,
+}
+
+/// `point(addr: i32, site: i32) -> i32`: a memory access at `site` is about to
+/// touch `addr` (before the static offset); returns non-zero when the guest
+/// must call [`PARK`] because the scheduler chose another thread.
+pub const POINT: Signature = Signature {
+    name: "point",
+    params: &[Val::I32, Val::I32],
+    results: &[Val::I32],
+};
+
+/// `park()`: gives up the processor; returns when the scheduler runs this
+/// thread again.
+pub const PARK: Signature = Signature {
+    name: "park",
+    params: &[],
+    results: &[],
+};
+
+/// `wait32(addr, expected: i32, timeout_ns: i64, site) -> i32`: replaces
+/// `memory.atomic.wait32`; returns 0 (woken), 1 (not equal) or 2 (timed out).
+pub const WAIT32: Signature = Signature {
+    name: "wait32",
+    params: &[Val::I32, Val::I32, Val::I64, Val::I32],
+    results: &[Val::I32],
+};
+
+/// `wait64(addr, expected: i64, timeout_ns: i64, site) -> i32`: replaces
+/// `memory.atomic.wait64`.
+pub const WAIT64: Signature = Signature {
+    name: "wait64",
+    params: &[Val::I32, Val::I64, Val::I64, Val::I32],
+    results: &[Val::I32],
+};
+
+/// `notify(addr, count: i32, site) -> i32`: replaces `memory.atomic.notify`;
+/// returns the number of threads woken.
+pub const NOTIFY: Signature = Signature {
+    name: "notify",
+    params: &[Val::I32, Val::I32, Val::I32],
+    results: &[Val::I32],
+};
+
+/// `memory_grow(delta_pages: i32) -> i32`: replaces `memory.grow` on a shared
+/// memory so that weft enforces its memory limit; returns the old size in
+/// pages or -1.
+pub const MEMORY_GROW: Signature = Signature {
+    name: "memory_grow",
+    params: &[Val::I32],
+    results: &[Val::I32],
+};
+
+/// Every `weft_rt` import, in the order instrumentation appends them.
+pub const RT_IMPORTS: [Signature; 6] = [POINT, PARK, WAIT32, WAIT64, NOTIFY, MEMORY_GROW];
+
+/// `weft.event(name_ptr, name_len)`: marks a named event of the calling
+/// thread; a scheduling point.
+pub const EVENT: Signature = Signature {
+    name: "event",
+    params: &[Val::I32, Val::I32],
+    results: &[],
+};
+
+/// `weft.thread_name(name_ptr, name_len)`: names the calling thread in
+/// reports.
+pub const THREAD_NAME: Signature = Signature {
+    name: "thread_name",
+    params: &[Val::I32, Val::I32],
+    results: &[],
+};
+
+/// `weft.assert(cond, msg_ptr, msg_len)`: when `cond` is 0, the execution
+/// fails with an assertion failure carrying the message.
+pub const ASSERT: Signature = Signature {
+    name: "assert",
+    params: &[Val::I32, Val::I32, Val::I32],
+    results: &[],
+};
+
+/// Every `weft` SDK import.
+pub const SDK_IMPORTS: [Signature; 3] = [EVENT, THREAD_NAME, ASSERT];

@@ -1,0 +1,356 @@
+//! The rewrite itself: a [`Reencode`] pass that appends the `weft_rt` imports,
+//! shifts function indices, hooks memory accesses and replaces wait, notify
+//! and `memory.grow` by host calls.
+
+use super::InstrumentError;
+use super::ops::{self, Access, Operands, Replaced, Scalar};
+use super::sites::{Site, SiteTable};
+use super::survey::{MemoryPlan, Survey};
+use super::Points;
+use crate::abi::{self, Signature};
+use wasm_encoder::reencode::{Error, Reencode, utils};
+use wasm_encoder::{
+    BlockType, CodeSection, EntityType, Function, ImportSection, Instruction, MemoryType,
+    TypeSection, ValType,
+};
+use wasmparser::FunctionBody;
+
+type Result<T> = std::result::Result<T, Error<InstrumentError>>;
+
+/// Scratch locals appended to a function that has hooked accesses.
+struct Scratch {
+    addr: u32,
+    i32s: [u32; 2],
+    i64s: [u32; 2],
+    f32: u32,
+    f64: u32,
+}
+
+impl Scratch {
+    const DECLS: [(u32, ValType); 5] = [
+        (1, ValType::I32),
+        (2, ValType::I32),
+        (2, ValType::I64),
+        (1, ValType::F32),
+        (1, ValType::F64),
+    ];
+
+    fn at(base: u32) -> Self {
+        Scratch {
+            addr: base,
+            i32s: [base + 1, base + 2],
+            i64s: [base + 3, base + 4],
+            f32: base + 5,
+            f64: base + 6,
+        }
+    }
+
+    fn value(&self, ty: Scalar, which: usize) -> u32 {
+        match ty {
+            Scalar::I32 => self.i32s[which],
+            Scalar::I64 => self.i64s[which],
+            Scalar::F32 => self.f32,
+            Scalar::F64 => self.f64,
+        }
+    }
+}
+
+pub(crate) struct Rewriter<'s> {
+    survey: &'s Survey,
+    points: Points,
+    pub sites: SiteTable,
+    /// Index of the next defined function whose body is parsed.
+    next_defined: u32,
+    emitted_types: bool,
+    emitted_imports: bool,
+}
+
+impl<'s> Rewriter<'s> {
+    pub fn new(survey: &'s Survey, points: Points) -> Self {
+        Rewriter {
+            survey,
+            points,
+            sites: SiteTable::default(),
+            next_defined: 0,
+            emitted_types: false,
+            emitted_imports: false,
+        }
+    }
+
+    /// Function index of the `n`-th appended `weft_rt` import.
+    fn rt_func(&self, sig: &Signature) -> u32 {
+        let n = abi::RT_IMPORTS
+            .iter()
+            .position(|s| s.name == sig.name)
+            .expect("every rt signature is listed in RT_IMPORTS") as u32;
+        self.survey.func_imports + n
+    }
+
+    fn shares_memory(&self) -> bool {
+        matches!(self.survey.memory, MemoryPlan::Shared(_))
+    }
+
+    fn append_types(&mut self, types: &mut TypeSection) {
+        for sig in abi::RT_IMPORTS {
+            let conv = |v: &abi::Val| match v {
+                abi::Val::I32 => ValType::I32,
+                abi::Val::I64 => ValType::I64,
+            };
+            types.ty().function(
+                sig.params.iter().map(conv).collect::<Vec<_>>(),
+                sig.results.iter().map(conv).collect::<Vec<_>>(),
+            );
+        }
+        self.emitted_types = true;
+    }
+
+    fn append_imports(&mut self, imports: &mut ImportSection) {
+        for (i, sig) in abi::RT_IMPORTS.iter().enumerate() {
+            imports.import(
+                abi::RT_MODULE,
+                sig.name,
+                EntityType::Function(self.survey.type_count + i as u32),
+            );
+        }
+        if let MemoryPlan::Shared(plan) = &self.survey.memory
+            && plan.was_defined
+        {
+            imports.import(
+                &plan.import.0,
+                &plan.import.1,
+                EntityType::Memory(MemoryType {
+                    minimum: plan.min_pages,
+                    maximum: Some(plan.max_pages),
+                    memory64: false,
+                    shared: true,
+                    page_size_log2: None,
+                }),
+            );
+        }
+        self.emitted_imports = true;
+    }
+
+    /// The hooked access `op` is, under the configured points.
+    fn hooked(&self, op: &wasmparser::Operator) -> Option<Access> {
+        ops::atomic_access(op).or_else(|| match self.points {
+            Points::Memory => ops::plain_access(op),
+            Points::Sync => None,
+        })
+    }
+
+    fn replacement(&self, op: &wasmparser::Operator) -> Option<Replaced> {
+        match ops::replaced(op) {
+            Some(Replaced::MemoryGrow) if !self.shares_memory() => None,
+            other => other,
+        }
+    }
+
+    fn site(&mut self, kind: super::AccessKind, func: u32, pos: usize, offset: u64, width: u8) -> i32 {
+        let code_offset = pos.saturating_sub(self.survey.code_section_start) as u32;
+        self.sites.push(Site {
+            kind,
+            func,
+            code_offset,
+            mem_offset: offset,
+            width,
+        }) as i32
+    }
+
+    fn emit_hooked(&mut self, f: &mut Function, access: Access, site: i32, scratch: &Scratch) {
+        let point = self.rt_func(&abi::POINT);
+        let park = self.rt_func(&abi::PARK);
+        match access.operands {
+            Operands::Addr => {}
+            Operands::AddrValue(ty) => {
+                f.instruction(&Instruction::LocalSet(scratch.value(ty, 0)));
+            }
+            Operands::AddrTwoValues(ty) => {
+                f.instruction(&Instruction::LocalSet(scratch.value(ty, 1)));
+                f.instruction(&Instruction::LocalSet(scratch.value(ty, 0)));
+            }
+        }
+        f.instruction(&Instruction::LocalTee(scratch.addr));
+        f.instruction(&Instruction::I32Const(site));
+        f.instruction(&Instruction::Call(point));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        f.instruction(&Instruction::Call(park));
+        f.instruction(&Instruction::End);
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        match access.operands {
+            Operands::Addr => {}
+            Operands::AddrValue(ty) => {
+                f.instruction(&Instruction::LocalGet(scratch.value(ty, 0)));
+            }
+            Operands::AddrTwoValues(ty) => {
+                f.instruction(&Instruction::LocalGet(scratch.value(ty, 0)));
+                f.instruction(&Instruction::LocalGet(scratch.value(ty, 1)));
+            }
+        }
+    }
+
+    fn emit_replaced(&mut self, f: &mut Function, replaced: Replaced, func: u32, pos: usize) {
+        use super::AccessKind::{Notify, Wait};
+        let (sig, site) = match replaced {
+            Replaced::Wait32(m) => (abi::WAIT32, Some(self.site(Wait, func, pos, m.offset, 4))),
+            Replaced::Wait64(m) => (abi::WAIT64, Some(self.site(Wait, func, pos, m.offset, 8))),
+            Replaced::Notify(m) => (abi::NOTIFY, Some(self.site(Notify, func, pos, m.offset, 4))),
+            Replaced::MemoryGrow => (abi::MEMORY_GROW, None),
+        };
+        if let Some(site) = site {
+            f.instruction(&Instruction::I32Const(site));
+        }
+        f.instruction(&Instruction::Call(self.rt_func(&sig)));
+    }
+}
+
+impl Reencode for Rewriter<'_> {
+    type Error = InstrumentError;
+
+    fn function_index(&mut self, func: u32) -> Result<u32> {
+        if func < self.survey.func_imports {
+            Ok(func)
+        } else {
+            Ok(func + abi::RT_IMPORTS.len() as u32)
+        }
+    }
+
+    fn parse_type_section(
+        &mut self,
+        types: &mut TypeSection,
+        section: wasmparser::TypeSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_type_section(self, types, section)?;
+        self.append_types(types);
+        Ok(())
+    }
+
+    fn parse_import_section(
+        &mut self,
+        imports: &mut ImportSection,
+        section: wasmparser::ImportSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_import_section(self, imports, section)?;
+        self.append_imports(imports);
+        Ok(())
+    }
+
+    fn parse_memory_section(
+        &mut self,
+        memories: &mut wasm_encoder::MemorySection,
+        section: wasmparser::MemorySectionReader<'_>,
+    ) -> Result<()> {
+        if let MemoryPlan::Shared(plan) = &self.survey.memory
+            && plan.was_defined
+        {
+            // The definition became an import.
+            return Ok(());
+        }
+        utils::parse_memory_section(self, memories, section)
+    }
+
+    fn parse_data(
+        &mut self,
+        data: &mut wasm_encoder::DataSection,
+        datum: wasmparser::Data<'_>,
+    ) -> Result<()> {
+        if self.shares_memory()
+            && matches!(datum.kind, wasmparser::DataKind::Active { memory_index: 0, .. })
+        {
+            // Applied once per execution by the host; keep the segment (its
+            // index may be named by `data.drop`) but make it passive.
+            data.passive(datum.data.iter().copied());
+            return Ok(());
+        }
+        utils::parse_data(self, data, datum)
+    }
+
+    fn parse_custom_section(
+        &mut self,
+        module: &mut wasm_encoder::Module,
+        section: wasmparser::CustomSectionReader<'_>,
+    ) -> Result<()> {
+        // DWARF describes the original code offsets; weft reads it from the
+        // original module, and the rewritten copy would only mislead.
+        if section.name().starts_with(".debug") {
+            return Ok(());
+        }
+        utils::parse_custom_section(self, module, section)
+    }
+
+    fn intersperse_section_hook(
+        &mut self,
+        module: &mut wasm_encoder::Module,
+        _after: Option<wasm_encoder::SectionId>,
+        before: Option<wasm_encoder::SectionId>,
+    ) -> Result<()> {
+        use wasm_encoder::SectionId;
+        let past = |ids: &[SectionId]| match before {
+            None => true,
+            Some(id) => !ids.contains(&id),
+        };
+        if !self.emitted_types
+            && !self.survey.has_type_section
+            && past(&[SectionId::Custom, SectionId::Type])
+        {
+            let mut types = TypeSection::new();
+            self.append_types(&mut types);
+            module.section(&types);
+        }
+        if !self.emitted_imports
+            && !self.survey.has_import_section
+            && past(&[SectionId::Custom, SectionId::Type, SectionId::Import])
+        {
+            let mut imports = ImportSection::new();
+            self.append_imports(&mut imports);
+            module.section(&imports);
+        }
+        Ok(())
+    }
+
+    fn parse_function_body(&mut self, code: &mut CodeSection, body: FunctionBody<'_>) -> Result<()> {
+        let defined = self.next_defined;
+        self.next_defined += 1;
+        let func = self.survey.func_imports + defined;
+
+        let mut locals = Vec::new();
+        let mut local_count = self.survey.params_of_defined(defined as usize);
+        for pair in body.get_locals_reader()? {
+            let (count, ty) = pair?;
+            local_count += count;
+            locals.push((count, self.val_type(ty)?));
+        }
+
+        let mut operators = Vec::new();
+        let mut reader = body.get_operators_reader()?;
+        while !reader.eof() {
+            let pos = reader.original_position();
+            operators.push((pos, reader.read()?));
+        }
+        let needs_scratch = operators.iter().any(|(_, op)| self.hooked(op).is_some());
+        if needs_scratch {
+            locals.extend(Scratch::DECLS);
+        }
+        let scratch = Scratch::at(local_count);
+
+        let mut f = Function::new(locals);
+        for (pos, op) in operators {
+            if let Some(access) = self.hooked(&op) {
+                let site = self.site(
+                    access.kind,
+                    func,
+                    pos,
+                    access.memarg.offset,
+                    access.width,
+                );
+                self.emit_hooked(&mut f, access, site, &scratch);
+                f.instruction(&self.instruction(op)?);
+            } else if let Some(replaced) = self.replacement(&op) {
+                self.emit_replaced(&mut f, replaced, func, pos);
+            } else {
+                f.instruction(&self.instruction(op)?);
+            }
+        }
+        code.function(&f);
+        Ok(())
+    }
+}

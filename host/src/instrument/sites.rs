@@ -1,0 +1,104 @@
+//! The code sites that instrumentation turns into scheduling points.
+//!
+//! Every rewritten instruction gets a [`SiteId`]: the index of its [`Site`] in
+//! the [`SiteTable`] that [`instrument`](super::instrument) returns. The guest
+//! passes the id to the host hook, which uses it to learn what kind of access
+//! happens where without decoding anything at run time.
+
+use serde::{Deserialize, Serialize};
+
+/// Index of a [`Site`] in a [`SiteTable`].
+pub type SiteId = u32;
+
+/// What an instrumented instruction does to memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AccessKind {
+    /// An atomic load (`i32.atomic.load` and friends).
+    AtomicLoad,
+    /// An atomic store.
+    AtomicStore,
+    /// An atomic read-modify-write (`add`, `sub`, `and`, `or`, `xor`, `xchg`).
+    AtomicRmw,
+    /// An atomic compare-and-exchange.
+    AtomicCmpxchg,
+    /// `memory.atomic.wait32` or `memory.atomic.wait64`.
+    Wait,
+    /// `memory.atomic.notify`.
+    Notify,
+    /// A plain (non-atomic) load, instrumented with `--points memory`.
+    Load,
+    /// A plain (non-atomic) store, instrumented with `--points memory`.
+    Store,
+}
+
+impl AccessKind {
+    /// Whether the access may change memory.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Self::AtomicStore | Self::AtomicRmw | Self::AtomicCmpxchg | Self::Store
+        )
+    }
+
+    /// A short lowercase name used in traces and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::AtomicLoad => "atomic load",
+            Self::AtomicStore => "atomic store",
+            Self::AtomicRmw => "atomic rmw",
+            Self::AtomicCmpxchg => "atomic cmpxchg",
+            Self::Wait => "wait",
+            Self::Notify => "notify",
+            Self::Load => "load",
+            Self::Store => "store",
+        }
+    }
+}
+
+/// One instrumented instruction of the original module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// What the instruction does.
+    pub kind: AccessKind,
+    /// Index of the enclosing function in the *original* module's function
+    /// index space (imports first), as used by its name section.
+    pub func: u32,
+    /// Byte offset of the instruction from the start of the original code
+    /// section's contents: the address DWARF uses for wasm.
+    pub code_offset: u32,
+    /// The instruction's static `memarg` offset, added to the dynamic address.
+    pub mem_offset: u64,
+    /// Width of the access in bytes.
+    pub width: u8,
+}
+
+/// All sites of one instrumented module, indexed by [`SiteId`].
+#[derive(Clone, Debug, Default)]
+pub struct SiteTable {
+    sites: Vec<Site>,
+}
+
+impl SiteTable {
+    /// Adds a site and returns its id.
+    pub(crate) fn push(&mut self, site: Site) -> SiteId {
+        let id = self.sites.len() as SiteId;
+        self.sites.push(site);
+        id
+    }
+
+    /// The site with this id, if the id is valid.
+    pub fn get(&self, id: SiteId) -> Option<&Site> {
+        self.sites.get(id as usize)
+    }
+
+    /// Number of sites.
+    pub fn len(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Whether the module has no instrumented instruction.
+    pub fn is_empty(&self) -> bool {
+        self.sites.is_empty()
+    }
+}

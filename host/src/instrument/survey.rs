@@ -1,0 +1,257 @@
+//! A first read of the module: the facts the rewrite needs before it starts
+//! (function types, import counts, the memory and where code begins).
+
+use super::InstrumentError;
+use wasmparser::{
+    CompositeInnerType, DataKind, ExternalKind, Operator, Parser, Payload, TypeRef,
+};
+
+/// How the module's memory relates to threads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemoryPlan {
+    /// The module has no memory.
+    None,
+    /// The module defines a memory that is not shared: it can only run as a
+    /// single thread, and the memory stays inside the module.
+    Private,
+    /// The memory is shared: the host creates it once per execution and every
+    /// thread's instance imports it.
+    Shared(SharedMemoryPlan),
+}
+
+/// The shared memory weft provides to every thread of an execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedMemoryPlan {
+    /// Import module and name under which the instrumented module imports it.
+    pub import: (String, String),
+    /// Initial size in 64 KiB pages.
+    pub min_pages: u64,
+    /// Declared maximum size in pages.
+    pub max_pages: u64,
+    /// Whether the original module defined the memory itself (weft turned the
+    /// definition into an import).
+    pub was_defined: bool,
+    /// Active data segments, applied once per execution before the main thread
+    /// starts (not on every thread's instantiation).
+    pub init: Vec<DataInit>,
+}
+
+/// Bytes to copy into memory at an offset when an execution starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataInit {
+    /// Destination address.
+    pub offset: u64,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// What the rewrite needs to know about the original module.
+#[derive(Debug)]
+pub(crate) struct Survey {
+    /// Parameter count of each type that is a function type.
+    pub type_params: Vec<Option<u32>>,
+    /// Number of entries in the type index space.
+    pub type_count: u32,
+    /// Number of imported functions.
+    pub func_imports: u32,
+    /// Type index of each defined function.
+    pub defined_func_types: Vec<u32>,
+    /// Offset in the file of the code section's contents.
+    pub code_section_start: usize,
+    /// The memory plan.
+    pub memory: MemoryPlan,
+    /// Whether the module has a type section.
+    pub has_type_section: bool,
+    /// Whether the module has an import section.
+    pub has_import_section: bool,
+    /// Names of exported functions.
+    pub exported_funcs: Vec<String>,
+    /// Imported functions as (module, name).
+    pub imported_funcs: Vec<(String, String)>,
+}
+
+impl Survey {
+    /// Reads `wasm` and collects the facts, rejecting what weft cannot run.
+    pub fn of(wasm: &[u8]) -> Result<Self, InstrumentError> {
+        let mut survey = Survey {
+            type_params: Vec::new(),
+            type_count: 0,
+            func_imports: 0,
+            defined_func_types: Vec::new(),
+            code_section_start: 0,
+            memory: MemoryPlan::None,
+            has_type_section: false,
+            has_import_section: false,
+            exported_funcs: Vec::new(),
+            imported_funcs: Vec::new(),
+        };
+        let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
+        let mut defined_memories: Vec<wasmparser::MemoryType> = Vec::new();
+        let mut active_data: Vec<DataInit> = Vec::new();
+        for payload in Parser::new(0).parse_all(wasm) {
+            match payload? {
+                Payload::Version { encoding, .. } => {
+                    if encoding != wasmparser::Encoding::Module {
+                        return Err(InstrumentError::Unsupported(
+                            "components are not supported; give a core wasm module".into(),
+                        ));
+                    }
+                }
+                Payload::TypeSection(reader) => {
+                    survey.has_type_section = true;
+                    for group in reader {
+                        for sub in group?.into_types() {
+                            let params = match &sub.composite_type.inner {
+                                CompositeInnerType::Func(f) => Some(f.params().len() as u32),
+                                _ => None,
+                            };
+                            survey.type_params.push(params);
+                        }
+                    }
+                    survey.type_count = survey.type_params.len() as u32;
+                }
+                Payload::ImportSection(reader) => {
+                    survey.has_import_section = true;
+                    for import in reader.into_imports() {
+                        let import = import?;
+                        match import.ty {
+                            TypeRef::Func(_) | TypeRef::FuncExact(_) => {
+                                survey.func_imports += 1;
+                                survey
+                                    .imported_funcs
+                                    .push((import.module.to_string(), import.name.to_string()));
+                            }
+                            TypeRef::Memory(ty) => {
+                                if imported_memory.is_some() {
+                                    return Err(multi_memory());
+                                }
+                                imported_memory =
+                                    Some((import.module.to_string(), import.name.to_string(), ty));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Payload::FunctionSection(reader) => {
+                    for ty in reader {
+                        survey.defined_func_types.push(ty?);
+                    }
+                }
+                Payload::MemorySection(reader) => {
+                    for ty in reader {
+                        defined_memories.push(ty?);
+                    }
+                }
+                Payload::ExportSection(reader) => {
+                    for export in reader {
+                        let export = export?;
+                        if export.kind == ExternalKind::Func {
+                            survey.exported_funcs.push(export.name.to_string());
+                        }
+                    }
+                }
+                Payload::CodeSectionStart { range, .. } => {
+                    survey.code_section_start = range.start;
+                }
+                Payload::DataSection(reader) => {
+                    for data in reader {
+                        let data = data?;
+                        if let DataKind::Active {
+                            memory_index: 0,
+                            offset_expr,
+                        } = data.kind
+                        {
+                            active_data.push(DataInit {
+                                offset: const_offset(&offset_expr)?,
+                                bytes: data.data.to_vec(),
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if imported_memory.is_some() as usize + defined_memories.len() > 1 {
+            return Err(multi_memory());
+        }
+        survey.memory = match (imported_memory, defined_memories.first()) {
+            (None, None) => MemoryPlan::None,
+            (Some((module, name, ty)), None) => {
+                check_memory_type(&ty)?;
+                if !ty.shared {
+                    return Err(InstrumentError::Unsupported(format!(
+                        "the module imports a memory that is not shared (`{module}.{name}`); \
+                         weft provides only shared memories"
+                    )));
+                }
+                MemoryPlan::Shared(SharedMemoryPlan {
+                    import: (module, name),
+                    min_pages: ty.initial,
+                    max_pages: ty.maximum.unwrap_or(ty.initial),
+                    was_defined: false,
+                    init: active_data,
+                })
+            }
+            (None, Some(ty)) => {
+                check_memory_type(ty)?;
+                if ty.shared {
+                    MemoryPlan::Shared(SharedMemoryPlan {
+                        import: ("env".into(), "memory".into()),
+                        min_pages: ty.initial,
+                        max_pages: ty.maximum.unwrap_or(ty.initial),
+                        was_defined: true,
+                        init: active_data,
+                    })
+                } else {
+                    MemoryPlan::Private
+                }
+            }
+            (Some(_), Some(_)) => return Err(multi_memory()),
+        };
+        Ok(survey)
+    }
+
+    /// Number of parameters of the defined function with this index in the
+    /// defined-function space.
+    pub fn params_of_defined(&self, defined: usize) -> u32 {
+        self.defined_func_types
+            .get(defined)
+            .and_then(|ty| self.type_params.get(*ty as usize).copied().flatten())
+            .unwrap_or(0)
+    }
+}
+
+fn multi_memory() -> InstrumentError {
+    InstrumentError::Unsupported("modules with more than one memory are not supported".into())
+}
+
+fn check_memory_type(ty: &wasmparser::MemoryType) -> Result<(), InstrumentError> {
+    if ty.memory64 {
+        return Err(InstrumentError::Unsupported(
+            "64-bit memories (memory64) are not supported".into(),
+        ));
+    }
+    if ty.page_size_log2.is_some() {
+        return Err(InstrumentError::Unsupported(
+            "custom page sizes are not supported".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Evaluates the offset of an active data segment; only constants are
+/// supported.
+fn const_offset(expr: &wasmparser::ConstExpr) -> Result<u64, InstrumentError> {
+    let mut reader = expr.get_operators_reader();
+    let value = match reader.read()? {
+        Operator::I32Const { value } => value as u32 as u64,
+        Operator::I64Const { value } => value as u64,
+        _ => {
+            return Err(InstrumentError::Unsupported(
+                "a data segment of the shared memory has a non-constant offset".into(),
+            ));
+        }
+    };
+    Ok(value)
+}
+

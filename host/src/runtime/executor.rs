@@ -1,0 +1,329 @@
+//! The poll loop of one execution.
+//!
+//! Each guest thread is a future (instantiate, then `call_async` its entry
+//! point). The loop polls only the thread the scheduler chose; that thread
+//! runs until it parks in a host import (the scheduler chose another
+//! thread), exhausts a fuel slice (a time-slice scheduling point), or
+//! finishes.
+
+use super::outcome::Outcome;
+use super::sdk::Ended;
+use super::state::{ExecHandle, ExecState, ThreadState};
+use super::wasi::GuestExit;
+use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
+use crate::abi;
+use crate::instrument::MemoryPlan;
+use crate::sched::Scheduler;
+use crate::trace::{EventKind, ThreadId, TraceHash};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+use wasmtime::{InstancePre, MemoryType, SharedMemory, Store, Trap};
+
+type ThreadFuture = Pin<Box<dyn Future<Output = wasmtime::Result<()>>>>;
+
+/// The host could not set a thread up (missing export, bad memory image).
+#[derive(Debug)]
+struct SetupError(String);
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SetupError {}
+
+/// Where a thread starts.
+#[derive(Clone, Copy)]
+enum Entry {
+    Main,
+    Thread { tid: ThreadId, start_arg: i32 },
+}
+
+/// Creates the stores of an execution's threads.
+struct StoreFactory {
+    engine: wasmtime::Engine,
+    exec: ExecHandle,
+    shared_memory: Option<SharedMemory>,
+    args: Arc<Vec<String>>,
+    max_memory_bytes: u64,
+    max_fuel: u64,
+}
+
+impl StoreFactory {
+    fn store(&self, tid: ThreadId) -> wasmtime::Result<Store<ThreadData>> {
+        let mut store = Store::new(
+            &self.engine,
+            ThreadData {
+                tid,
+                exec: self.exec.clone(),
+                shared_memory: self.shared_memory.clone(),
+                args: self.args.clone(),
+                max_memory_bytes: self.max_memory_bytes,
+                wasi: None,
+            },
+        );
+        store.set_fuel(self.max_fuel)?;
+        store.fuel_async_yield_interval(Some(SLICE_FUEL))?;
+        store.limiter(|data| data);
+        Ok(store)
+    }
+}
+
+/// Creates the futures of an execution's threads.
+struct Spawner {
+    stores: StoreFactory,
+    pre: InstancePre<ThreadData>,
+}
+
+impl Spawner {
+    fn thread(&self, mut store: Store<ThreadData>, entry: Entry) -> ThreadFuture {
+        let pre = self.pre.clone();
+        Box::pin(async move {
+            let instance = pre.instantiate_async(&mut store).await?;
+            match entry {
+                Entry::Main => {
+                    let start = instance
+                        .get_typed_func::<(), ()>(&mut store, abi::MAIN_EXPORT)
+                        .map_err(|e| wasmtime::Error::new(SetupError(format!("`_start`: {e}"))))?;
+                    start.call_async(&mut store, ()).await
+                }
+                Entry::Thread { tid, start_arg } => {
+                    let start = instance
+                        .get_typed_func::<(i32, i32), ()>(&mut store, abi::THREAD_START_EXPORT)
+                        .map_err(|e| {
+                            wasmtime::Error::new(SetupError(format!("`wasi_thread_start`: {e}")))
+                        })?;
+                    start.call_async(&mut store, (tid as i32, start_arg)).await
+                }
+            }
+        })
+    }
+}
+
+/// Runs one execution of `program`.
+pub(super) fn run(
+    program: &mut Program,
+    mut scheduler: Box<dyn Scheduler>,
+    config: &RunConfig,
+) -> (ExecutionResult, Box<dyn Scheduler>) {
+    scheduler.begin_execution();
+    let exec = ExecHandle::new(ExecState::new(
+        program.sites.clone(),
+        scheduler,
+        config.limits,
+        config.random_seed,
+    ));
+    let main = exec.get().add_thread();
+    if let Err(e) = drive(program, &exec, config, main) {
+        exec.get().finish(Outcome::HostError(e));
+    }
+    let state = exec
+        .into_inner()
+        .expect("every store of the execution was dropped");
+    finish(state)
+}
+
+fn drive(program: &mut Program, exec: &ExecHandle, config: &RunConfig, main: ThreadId) -> Result<(), String> {
+    let shared_memory = match &program.memory {
+        MemoryPlan::Shared(plan) => {
+            if plan.min_pages * 65536 > config.limits.max_memory_bytes {
+                return Err(format!(
+                    "the module's initial memory ({} bytes) exceeds the memory limit ({} bytes)",
+                    plan.min_pages * 65536,
+                    config.limits.max_memory_bytes
+                ));
+            }
+            let ty = MemoryType::shared(plan.min_pages as u32, plan.max_pages as u32);
+            let memory = SharedMemory::new(&program.engine, ty).map_err(|e| e.to_string())?;
+            for init in &plan.init {
+                let data = memory.data();
+                let end = init.offset as usize + init.bytes.len();
+                let Some(cells) = data.get(init.offset as usize..end) else {
+                    return Err("a data segment does not fit in the initial memory".into());
+                };
+                for (cell, byte) in cells.iter().zip(&init.bytes) {
+                    // SAFETY: no guest thread has started yet.
+                    unsafe { *cell.get() = *byte };
+                }
+            }
+            Some(memory)
+        }
+        _ => None,
+    };
+    let stores = StoreFactory {
+        engine: program.engine.clone(),
+        exec: exec.clone(),
+        shared_memory,
+        args: Arc::new(config.args.clone()),
+        max_memory_bytes: config.limits.max_memory_bytes,
+        max_fuel: config.limits.max_fuel,
+    };
+    // The main store exists before the instance template so that the shared
+    // memory can be defined in the linker with it.
+    let main_store = stores.store(main).map_err(|e| e.to_string())?;
+    let pre = instantiate_pre_with_memory(program, &main_store, &stores.shared_memory)
+        .map_err(|e| format!("{e:#}"))?;
+    let spawner = Spawner { stores, pre };
+    let mut threads: Vec<Option<ThreadFuture>> = vec![Some(spawner.thread(main_store, Entry::Main))];
+    poll_loop(&spawner, &mut threads, exec);
+    drop(threads);
+    Ok(())
+}
+
+fn instantiate_pre_with_memory(
+    program: &mut Program,
+    store: &Store<ThreadData>,
+    shared_memory: &Option<SharedMemory>,
+) -> wasmtime::Result<InstancePre<ThreadData>> {
+    if let (MemoryPlan::Shared(plan), Some(memory)) = (&program.memory, shared_memory) {
+        program
+            .linker
+            .define(store, &plan.import.0, &plan.import.1, memory.clone())?;
+    }
+    program.linker.instantiate_pre(&program.module)
+}
+
+fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &ExecHandle) {
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        let (current, spawns) = {
+            let mut state = exec.get();
+            if state.end.is_some() {
+                return;
+            }
+            state.parked = false;
+            (state.current, std::mem::take(&mut state.spawn_queue))
+        };
+        for (tid, start_arg) in spawns {
+            let future = match spawner.stores.store(tid) {
+                Ok(store) => spawner.thread(store, Entry::Thread { tid, start_arg }),
+                Err(e) => Box::pin(async move { Err(e) }),
+            };
+            if threads.len() <= tid as usize {
+                threads.resize_with(tid as usize + 1, || None);
+            }
+            threads[tid as usize] = Some(future);
+        }
+        let Some(future) = threads.get_mut(current as usize).and_then(Option::as_mut) else {
+            exec.get()
+                .finish(Outcome::HostError(format!("thread {current} has no future")));
+            return;
+        };
+        match future.as_mut().poll(&mut cx) {
+            Poll::Pending => {
+                let mut state = exec.get();
+                if !state.parked && state.end.is_none() {
+                    state.record(current, EventKind::Slice, 0, None);
+                    state.schedule(current);
+                }
+            }
+            Poll::Ready(result) => {
+                threads[current as usize] = None;
+                let mut state = exec.get();
+                match result {
+                    Ok(()) if current == 0 => state.finish(Outcome::Exited(0)),
+                    Ok(()) => {
+                        state.record(current, EventKind::Exit, 0, None);
+                        state.threads[current as usize].state = ThreadState::Exited;
+                        state.schedule(current);
+                    }
+                    Err(e) => {
+                        let outcome = classify(&state, current, &e);
+                        state.finish(outcome);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Turns a thread's error into the execution's outcome.
+fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Outcome {
+    if let Some(GuestExit(code)) = error.downcast_ref::<GuestExit>() {
+        return Outcome::Exited(*code);
+    }
+    if error.downcast_ref::<Ended>().is_some()
+        && let Some(end) = &state.end
+    {
+        return end.clone();
+    }
+    if let Some(SetupError(message)) = error.downcast_ref::<SetupError>() {
+        return Outcome::HostError(message.clone());
+    }
+    if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
+        return Outcome::StepLimit {
+            thread,
+            steps: state.step,
+        };
+    }
+    if state.memory_limit_hit {
+        return Outcome::MemoryLimit {
+            thread,
+            limit: state.limits.max_memory_bytes,
+        };
+    }
+    if state.thread_limit_hit {
+        return Outcome::ThreadLimit {
+            thread,
+            limit: state.limits.max_threads,
+        };
+    }
+    Outcome::Trap {
+        thread,
+        message: trap_message(state, error),
+    }
+}
+
+/// The panic message the guest printed, or else the trap's own message.
+fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
+    let stderr = String::from_utf8_lossy(&state.stderr);
+    if let Some(at) = stderr.rfind("panicked at") {
+        let start = stderr[..at].rfind('\n').map_or(0, |i| i + 1);
+        let text = stderr[start..].trim_end();
+        let text = text
+            .lines()
+            .filter(|l| !l.starts_with("note: run with `RUST_BACKTRACE"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return text;
+    }
+    match error.downcast_ref::<Trap>() {
+        Some(trap) => format!("wasm trap: {trap}"),
+        None => format!("{error}"),
+    }
+}
+
+fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
+    let ExecState {
+        mut scheduler,
+        events,
+        decisions,
+        end,
+        stdout,
+        stderr,
+        labels,
+        threads,
+        step,
+        ..
+    } = state;
+    scheduler.end_execution(step);
+    let outcome = end.unwrap_or(Outcome::HostError("the execution ended without an outcome".into()));
+    let trace_hash = TraceHash::of(&events, &outcome.summary());
+    (
+        ExecutionResult {
+            outcome,
+            events,
+            decisions,
+            trace_hash,
+            stdout,
+            stderr,
+            labels,
+            thread_names: threads.into_iter().map(|t| t.name).collect(),
+            steps: step,
+        },
+        scheduler,
+    )
+}

@@ -1,0 +1,226 @@
+//! The `weft_rt` imports that instrumentation inserts, and `thread-spawn`.
+//!
+//! `point` is synchronous and cheap: it records the access and asks the
+//! scheduler; only when another thread must run does the guest call `park`,
+//! the one import that suspends its fiber. wait and notify are asynchronous
+//! imports that park by themselves.
+
+use super::state::{ExecHandle, ThreadState};
+use super::{ThreadData, memory};
+use crate::abi;
+use crate::instrument::AccessKind;
+use crate::trace::EventKind;
+use wasmtime::{Result, bail};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use wasmtime::{Caller, Linker};
+
+/// A future that is pending exactly once: awaiting it suspends the calling
+/// guest thread until the executor polls that thread again.
+pub(crate) struct Park {
+    polled: bool,
+}
+
+impl Future for Park {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if self.polled {
+            Poll::Ready(())
+        } else {
+            self.polled = true;
+            Poll::Pending
+        }
+    }
+}
+
+/// Suspends the calling thread; the scheduler has already chosen who runs.
+pub(crate) async fn park(exec: ExecHandle) {
+    exec.get().parked = true;
+    Park { polled: false }.await
+}
+
+/// A scheduling point inside an asynchronous import: asks the scheduler and
+/// parks if another thread was chosen.
+pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
+    let me = caller.data().tid;
+    let exec = caller.data().exec.clone();
+    let must_park = exec.get().schedule(me);
+    if must_park {
+        park(exec).await;
+    }
+}
+
+/// Effective address of an access: the dynamic address plus the static
+/// offset of its site.
+fn effective(caller: &Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<(u32, AccessKind, u8)> {
+    let exec = caller.data().exec.get();
+    let Some(site_info) = exec.sites.get(site as u32) else {
+        bail!("instrumentation error: unknown site {site}");
+    };
+    let eff = (addr as u32 as u64).wrapping_add(site_info.mem_offset) as u32;
+    Ok((eff, site_info.kind, site_info.width))
+}
+
+fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let Some(site_info) = exec.sites.get(site as u32) else {
+        bail!("instrumentation error: unknown site {site}");
+    };
+    let eff = (addr as u32 as u64).wrapping_add(site_info.mem_offset) as u32;
+    let kind = site_info.kind;
+    exec.record(me, EventKind::Access(kind), eff, Some(site as u32));
+    Ok(exec.schedule(me) as i32)
+}
+
+fn check_wait_address(caller: &Caller<'_, ThreadData>, eff: u32, width: u8) -> Result<()> {
+    if eff % width as u32 != 0 {
+        bail!("unaligned atomic: wait on address {eff:#x}");
+    }
+    match &caller.data().shared_memory {
+        Some(shared) if (eff as usize + width as usize) <= shared.data_size() => Ok(()),
+        Some(_) => bail!("out of bounds memory access: wait on address {eff:#x}"),
+        None => bail!("memory.atomic.wait on a memory that is not shared"),
+    }
+}
+
+async fn wait(
+    caller: &mut Caller<'_, ThreadData>,
+    addr: i32,
+    expected: i64,
+    timeout: i64,
+    site: i32,
+) -> Result<i32> {
+    let me = caller.data().tid;
+    let (eff, _, width) = effective(caller, addr, site)?;
+    caller
+        .data()
+        .exec
+        .get()
+        .record(me, EventKind::Access(AccessKind::Wait), eff, Some(site as u32));
+    yield_point(caller).await;
+    check_wait_address(caller, eff, width)?;
+    let bytes = memory::read(caller, eff as u64, width as u64)?;
+    let value = if width == 4 {
+        u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as i32 as i64
+    } else {
+        i64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+    };
+    if value != expected {
+        return Ok(1);
+    }
+    let must_park = {
+        let mut exec = caller.data().exec.get();
+        let deadline = (timeout >= 0).then(|| exec.clock_ns.saturating_add(timeout as u64));
+        exec.block(me, eff, deadline, Some(site as u32));
+        exec.record(me, EventKind::Block, eff, Some(site as u32));
+        exec.schedule(me)
+    };
+    if must_park {
+        park(caller.data().exec.clone()).await;
+    }
+    let mut exec = caller.data().exec.get();
+    Ok(exec.threads[me as usize].wake.take().unwrap_or(0))
+}
+
+async fn notify(caller: &mut Caller<'_, ThreadData>, addr: i32, count: i32, site: i32) -> Result<i32> {
+    let me = caller.data().tid;
+    let (eff, _, _) = effective(caller, addr, site)?;
+    caller
+        .data()
+        .exec
+        .get()
+        .record(me, EventKind::Access(AccessKind::Notify), eff, Some(site as u32));
+    yield_point(caller).await;
+    if eff % 4 != 0 {
+        bail!("unaligned atomic: notify on address {eff:#x}");
+    }
+    Ok(caller.data().exec.get().notify(eff, count as u32) as i32)
+}
+
+fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
+    let Some(shared) = &caller.data().shared_memory else {
+        bail!("instrumentation error: memory_grow without a shared memory");
+    };
+    let old = shared.size();
+    let new_bytes = (old + delta as u32 as u64) * 65536;
+    let mut exec = caller.data().exec.get();
+    if new_bytes > exec.limits.max_memory_bytes {
+        exec.memory_limit_hit = true;
+        return Ok(-1);
+    }
+    drop(exec);
+    match shared.grow(delta as u32 as u64) {
+        Ok(old) => Ok(old as i32),
+        Err(_) => Ok(-1),
+    }
+}
+
+async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Result<i32> {
+    let me = caller.data().tid;
+    let child = {
+        let mut exec = caller.data().exec.get();
+        if exec.threads.len() as u32 >= exec.limits.max_threads {
+            exec.thread_limit_hit = true;
+            return Ok(-1);
+        }
+        let child = exec.add_thread();
+        exec.spawn_queue.push((child, start_arg));
+        exec.record(me, EventKind::Spawn { child }, 0, None);
+        child
+    };
+    yield_point(caller).await;
+    Ok(child as i32)
+}
+
+/// `sched_yield`: a scheduling point at which the caller prefers others.
+pub(crate) async fn sched_yield(caller: &mut Caller<'_, ThreadData>) -> Result<i32> {
+    let me = caller.data().tid;
+    {
+        let mut exec = caller.data().exec.get();
+        exec.record(me, EventKind::Yield, 0, None);
+        exec.threads[me as usize].state = ThreadState::Yielded;
+    }
+    yield_point(caller).await;
+    Ok(0)
+}
+
+/// Adds the `weft_rt` imports and `wasi.thread-spawn` to `linker`.
+pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
+    linker.func_wrap(abi::RT_MODULE, abi::POINT.name, point)?;
+    linker.func_wrap_async(abi::RT_MODULE, abi::PARK.name, |caller, (): ()| {
+        let exec = caller.data().exec.clone();
+        Box::new(async move { park(exec).await })
+    })?;
+    linker.func_wrap_async(
+        abi::RT_MODULE,
+        abi::WAIT32.name,
+        |mut caller, (addr, expected, timeout, site): (i32, i32, i64, i32)| {
+            Box::new(async move { wait(&mut caller, addr, expected as i64, timeout, site).await })
+        },
+    )?;
+    linker.func_wrap_async(
+        abi::RT_MODULE,
+        abi::WAIT64.name,
+        |mut caller, (addr, expected, timeout, site): (i32, i64, i64, i32)| {
+            Box::new(async move { wait(&mut caller, addr, expected, timeout, site).await })
+        },
+    )?;
+    linker.func_wrap_async(
+        abi::RT_MODULE,
+        abi::NOTIFY.name,
+        |mut caller, (addr, count, site): (i32, i32, i32)| {
+            Box::new(async move { notify(&mut caller, addr, count, site).await })
+        },
+    )?;
+    linker.func_wrap(abi::RT_MODULE, abi::MEMORY_GROW.name, memory_grow)?;
+    linker.func_wrap_async(
+        abi::THREAD_SPAWN.0,
+        abi::THREAD_SPAWN.1,
+        |mut caller, (start_arg,): (i32,)| {
+            Box::new(async move { thread_spawn(&mut caller, start_arg).await })
+        },
+    )?;
+    Ok(())
+}

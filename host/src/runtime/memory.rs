@@ -1,0 +1,74 @@
+//! Host access to guest memory: the execution's shared memory, or a
+//! single-threaded module's own exported memory.
+
+use super::ThreadData;
+use wasmtime::{Result, bail};
+use wasmtime::{Caller, Extern};
+
+/// Reads `len` bytes at `addr` of the calling thread's memory.
+pub(crate) fn read(caller: &mut Caller<'_, ThreadData>, addr: u64, len: u64) -> Result<Vec<u8>> {
+    let range = checked_range(addr, len)?;
+    if let Some(shared) = &caller.data().shared_memory {
+        let data = shared.data();
+        let Some(cells) = data.get(range) else {
+            bail!("out of bounds memory access by a WASI call at {addr:#x}");
+        };
+        // SAFETY: only one guest thread runs at a time and it is inside this
+        // host call, so nothing writes the memory concurrently.
+        return Ok(cells.iter().map(|c| unsafe { *c.get() }).collect());
+    }
+    let memory = private_memory(caller)?;
+    let data = memory.data(&caller);
+    match data.get(range) {
+        Some(bytes) => Ok(bytes.to_vec()),
+        None => bail!("out of bounds memory access by a WASI call at {addr:#x}"),
+    }
+}
+
+/// Writes `bytes` at `addr` of the calling thread's memory.
+pub(crate) fn write(caller: &mut Caller<'_, ThreadData>, addr: u64, bytes: &[u8]) -> Result<()> {
+    let range = checked_range(addr, bytes.len() as u64)?;
+    if let Some(shared) = &caller.data().shared_memory {
+        let data = shared.data();
+        let Some(cells) = data.get(range) else {
+            bail!("out of bounds memory access by a WASI call at {addr:#x}");
+        };
+        for (cell, byte) in cells.iter().zip(bytes) {
+            // SAFETY: as in `read`, no other thread runs during this call.
+            unsafe { *cell.get() = *byte };
+        }
+        return Ok(());
+    }
+    let memory = private_memory(caller)?;
+    match memory.data_mut(caller).get_mut(range) {
+        Some(dst) => {
+            dst.copy_from_slice(bytes);
+            Ok(())
+        }
+        None => bail!("out of bounds memory access by a WASI call at {addr:#x}"),
+    }
+}
+
+/// Reads a little-endian `u32` at `addr`.
+pub(crate) fn read_u32(caller: &mut Caller<'_, ThreadData>, addr: u64) -> Result<u32> {
+    let bytes = read(caller, addr, 4)?;
+    Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
+}
+
+
+fn checked_range(addr: u64, len: u64) -> Result<std::ops::Range<usize>> {
+    let end = addr
+        .checked_add(len)
+        .filter(|end| *end <= usize::MAX as u64);
+    match end {
+        Some(end) => Ok(addr as usize..end as usize),
+        None => bail!("out of bounds memory access by a WASI call at {addr:#x}"),
+    }
+}
+
+fn private_memory(caller: &mut Caller<'_, ThreadData>) -> Result<wasmtime::Memory> {
+    match caller.get_export("memory") {
+        Some(Extern::Memory(memory)) => Ok(memory),
+        _ => bail!("the module calls WASI but exports no `memory`"),
+    }
+}

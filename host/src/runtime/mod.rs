@@ -1,0 +1,310 @@
+//! Running a module: every guest thread is a wasmtime `Store` + `Instance`
+//! over one shared memory, driven by `call_async` on a fiber; one OS thread
+//! polls those futures, so exactly one guest thread runs at a time, and only
+//! where the scheduler lets it.
+//!
+//! - [`Program`]: a module compiled once, executed many times.
+//! - `state`: the per-execution thread table, clock, trace and decisions.
+//! - `hooks`, `wasi`, `sdk`: the host imports (instrumentation, WASI, SDK).
+//! - `executor`: the poll loop that runs one execution.
+//! - [`outcome`]: how an execution ends and the failure kinds.
+
+mod executor;
+mod hooks;
+mod memory;
+pub mod outcome;
+mod sdk;
+mod state;
+mod wasi;
+
+pub use outcome::{BlockedThread, Failure, FailureKind, Outcome};
+
+use crate::abi;
+use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};
+use crate::sched::Scheduler;
+use crate::trace::{Event, ThreadId, TraceHash};
+use serde::{Deserialize, Serialize};
+use state::ExecHandle;
+use std::sync::Arc;
+use std::time::Duration;
+use wasmtime::{Config, Engine, Linker, Module, ResourceLimiter, SharedMemory};
+use wasmtime_wasi::p1::WasiP1Ctx;
+
+/// Bounds on one execution; a guest that exceeds one fails with the matching
+/// [`FailureKind`] instead of running forever.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// Scheduling points per execution.
+    pub max_steps: u64,
+    /// Fuel (roughly, wasm instructions) per thread.
+    pub max_fuel: u64,
+    /// Memory size in bytes.
+    pub max_memory_bytes: u64,
+    /// Threads per execution, the main thread included.
+    pub max_threads: u32,
+    /// Bytes of stdout and of stderr kept per execution.
+    pub max_output_bytes: usize,
+    /// Wall time per execution.
+    #[serde(with = "humantime_serde_opt")]
+    pub time_limit: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_steps: 1_000_000,
+            max_fuel: 5_000_000_000,
+            max_memory_bytes: 512 << 20,
+            max_threads: 64,
+            max_output_bytes: 1 << 20,
+            time_limit: Some(Duration::from_secs(30)),
+        }
+    }
+}
+
+mod humantime_serde_opt {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&humantime::format_duration(*d).to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        let text: Option<String> = Option::deserialize(d)?;
+        text.map(|t| humantime::parse_duration(&t).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
+/// Inputs of an execution besides the schedule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// `argv`, program name first.
+    pub args: Vec<String>,
+    /// Seed of the generator behind WASI `random_get`.
+    pub random_seed: u64,
+    /// Bounds on the execution.
+    pub limits: Limits,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            args: vec!["main.wasm".into()],
+            random_seed: 0,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// Errors loading a module.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Instrumentation rejected the module.
+    #[error(transparent)]
+    Instrument(#[from] instrument::InstrumentError),
+    /// The module imports something weft does not provide.
+    #[error("the module imports `{module}.{name}`, which weft does not provide")]
+    UnknownImport {
+        /// Import module.
+        module: String,
+        /// Import name.
+        name: String,
+    },
+    /// The module lacks an export weft needs.
+    #[error("the module does not export `{0}`")]
+    MissingExport(&'static str),
+    /// The module spawns threads without a shared memory.
+    #[error("the module imports `wasi.thread-spawn` but its memory is not shared")]
+    SpawnWithoutSharedMemory,
+    /// wasmtime could not compile the module.
+    #[error("cannot compile the module: {0}")]
+    Compile(String),
+}
+
+/// Store data of one guest thread.
+pub(crate) struct ThreadData {
+    tid: ThreadId,
+    exec: ExecHandle,
+    shared_memory: Option<SharedMemory>,
+    args: Arc<Vec<String>>,
+    max_memory_bytes: u64,
+    wasi: Option<WasiP1Ctx>,
+}
+
+impl ThreadData {
+    /// The wasmtime-wasi context, built on first use: most threads never
+    /// make a WASI call that weft does not shadow.
+    fn wasi(&mut self) -> &mut WasiP1Ctx {
+        let args = &self.args;
+        self.wasi.get_or_insert_with(|| {
+            wasmtime_wasi::WasiCtxBuilder::new()
+                .args(args.as_slice())
+                .build_p1()
+        })
+    }
+}
+
+impl ResourceLimiter for ThreadData {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired as u64 > self.max_memory_bytes {
+            self.exec.get().memory_limit_hit = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        _desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(true)
+    }
+}
+
+/// Everything one execution produced.
+#[derive(Clone, Debug)]
+pub struct ExecutionResult {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Every scheduling point, in order.
+    pub events: Vec<Event>,
+    /// The thread chosen wherever more than one could run.
+    pub decisions: Vec<ThreadId>,
+    /// Hash of the events and the outcome.
+    pub trace_hash: TraceHash,
+    /// Captured standard output.
+    pub stdout: Vec<u8>,
+    /// Captured standard error.
+    pub stderr: Vec<u8>,
+    /// Names of SDK events, indexed by [`crate::trace::EventKind::Label`].
+    pub labels: Vec<String>,
+    /// Name each thread gave itself through the SDK.
+    pub thread_names: Vec<Option<String>>,
+    /// Scheduling points taken.
+    pub steps: u64,
+}
+
+/// A module compiled for weft, ready to execute under any schedule.
+pub struct Program {
+    engine: Engine,
+    module: Module,
+    linker: Linker<ThreadData>,
+    sites: Arc<SiteTable>,
+    memory: MemoryPlan,
+    hash: blake3::Hash,
+    options: InstrumentOptions,
+}
+
+/// Fuel between two time-slice scheduling points of a thread that reaches
+/// no other scheduling point.
+const SLICE_FUEL: u64 = 100_000;
+
+impl Program {
+    /// Instruments and compiles `wasm`.
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] when the module is invalid, unsupported, imports what
+    /// weft does not provide or lacks `_start`.
+    pub fn load(wasm: &[u8], options: InstrumentOptions) -> Result<Self, LoadError> {
+        let hash = blake3::hash(wasm);
+        let out = instrument::instrument(wasm, &options)?;
+        let provided = |module: &str, name: &str| {
+            module == "wasi_snapshot_preview1"
+                || (module, name) == abi::THREAD_SPAWN
+                || (module == abi::SDK_MODULE && abi::SDK_IMPORTS.iter().any(|s| s.name == name))
+        };
+        for (module, name) in &out.imported_funcs {
+            if !provided(module, name) {
+                return Err(LoadError::UnknownImport {
+                    module: module.clone(),
+                    name: name.clone(),
+                });
+            }
+        }
+        let spawns = out
+            .imported_funcs
+            .iter()
+            .any(|(m, n)| (m.as_str(), n.as_str()) == abi::THREAD_SPAWN);
+        if spawns {
+            if !matches!(out.memory, MemoryPlan::Shared(_)) {
+                return Err(LoadError::SpawnWithoutSharedMemory);
+            }
+            if !out.exported_funcs.iter().any(|e| e == abi::THREAD_START_EXPORT) {
+                return Err(LoadError::MissingExport(abi::THREAD_START_EXPORT));
+            }
+        }
+        if !out.exported_funcs.iter().any(|e| e == abi::MAIN_EXPORT) {
+            return Err(LoadError::MissingExport(abi::MAIN_EXPORT));
+        }
+        let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
+        let module = Module::new(&engine, &out.wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let mut linker = Linker::new(&engine);
+        let link = |linker: &mut Linker<ThreadData>| -> wasmtime::Result<()> {
+            wasi::add_to_linker(linker)?;
+            hooks::add_to_linker(linker)?;
+            sdk::add_to_linker(linker)?;
+            linker.allow_shadowing(true);
+            Ok(())
+        };
+        link(&mut linker).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        Ok(Program {
+            engine,
+            module,
+            linker,
+            sites: Arc::new(out.sites),
+            memory: out.memory,
+            hash,
+            options,
+        })
+    }
+
+    /// The blake3 hash of the original module bytes.
+    pub fn module_hash(&self) -> blake3::Hash {
+        self.hash
+    }
+
+    /// The instrumentation options the module was loaded with.
+    pub fn options(&self) -> InstrumentOptions {
+        self.options
+    }
+
+    /// The code sites of the instrumented module.
+    pub fn sites(&self) -> &SiteTable {
+        &self.sites
+    }
+
+    /// Runs the module once under `scheduler`.
+    ///
+    /// Guest failures are part of the returned [`ExecutionResult`]; the
+    /// scheduler is handed back for the next execution.
+    pub fn execute(
+        &mut self,
+        scheduler: Box<dyn Scheduler>,
+        config: &RunConfig,
+    ) -> (ExecutionResult, Box<dyn Scheduler>) {
+        executor::run(self, scheduler, config)
+    }
+}
+
+fn engine() -> wasmtime::Result<Engine> {
+    let mut config = Config::new();
+    config
+        .wasm_threads(true)
+        .shared_memory(true)
+        .consume_fuel(true)
+        .cranelift_opt_level(wasmtime::OptLevel::Speed);
+    Engine::new(&config)
+}

@@ -1,0 +1,174 @@
+//! How an execution ended, and the failure kinds users see.
+
+use crate::sched::ScheduleError;
+use crate::trace::ThreadId;
+use serde::{Deserialize, Serialize};
+
+/// What a blocked thread waits for, in a deadlock report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockedThread {
+    /// The thread.
+    pub thread: ThreadId,
+    /// Address it waits on.
+    pub addr: u32,
+    /// Code site of the wait, if known.
+    pub site: Option<u32>,
+}
+
+/// How one execution ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The program exited with this code (0: `_start` returned).
+    Exited(i32),
+    /// A thread trapped (a Rust panic, a C `abort`, `unreachable`, ...).
+    Trap {
+        /// The thread that trapped.
+        thread: ThreadId,
+        /// The trap or panic message.
+        message: String,
+    },
+    /// A guest assertion through the SDK failed.
+    Assertion {
+        /// The asserting thread.
+        thread: ThreadId,
+        /// The assertion's message.
+        message: String,
+    },
+    /// No thread could run and no timer was pending.
+    Deadlock {
+        /// Every live thread and what it waits for.
+        blocked: Vec<BlockedThread>,
+    },
+    /// The execution reached the step limit (or a thread its compute budget):
+    /// a livelock or an infinite loop.
+    StepLimit {
+        /// The thread that was running.
+        thread: ThreadId,
+        /// Steps taken.
+        steps: u64,
+    },
+    /// The guest trapped after weft refused to grow memory past the limit.
+    MemoryLimit {
+        /// The thread that trapped.
+        thread: ThreadId,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The guest trapped after weft refused to create another thread.
+    ThreadLimit {
+        /// The thread that trapped.
+        thread: ThreadId,
+        /// The limit.
+        limit: u32,
+    },
+    /// The execution ran longer than its wall-time limit.
+    TimeLimit {
+        /// The thread that was running.
+        thread: ThreadId,
+    },
+    /// A replayed schedule did not fit the execution.
+    Diverged(ScheduleError),
+    /// The host could not run the module (a missing export, an instantiation
+    /// error): an input error, not a guest failure.
+    HostError(String),
+}
+
+/// The kinds of failure a user sees in reports and JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// A guest trap, panic or SDK assertion.
+    Assertion,
+    /// A non-zero exit code.
+    Exit,
+    /// Every live thread blocked.
+    Deadlock,
+    /// Step or compute budget exceeded.
+    StepLimit,
+    /// Memory limit exceeded.
+    MemoryLimit,
+    /// Thread limit exceeded.
+    ThreadLimit,
+    /// Wall-time limit exceeded.
+    TimeLimit,
+}
+
+impl FailureKind {
+    /// The kind as reports spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailureKind::Assertion => "assertion",
+            FailureKind::Exit => "exit",
+            FailureKind::Deadlock => "deadlock",
+            FailureKind::StepLimit => "step-limit",
+            FailureKind::MemoryLimit => "memory-limit",
+            FailureKind::ThreadLimit => "thread-limit",
+            FailureKind::TimeLimit => "time-limit",
+        }
+    }
+}
+
+/// A guest failure: what kind, in which thread, and what it said.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The kind.
+    pub kind: FailureKind,
+    /// A one-paragraph description.
+    pub message: String,
+    /// The thread the failure happened in (for a deadlock: the main thread).
+    pub thread: ThreadId,
+}
+
+impl Outcome {
+    /// The guest failure this outcome is, if it is one.
+    pub fn failure(&self) -> Option<Failure> {
+        let (kind, thread, message) = match self {
+            Outcome::Exited(0) | Outcome::Diverged(_) | Outcome::HostError(_) => return None,
+            Outcome::Exited(code) => (FailureKind::Exit, 0, format!("the program exited with code {code}")),
+            Outcome::Trap { thread, message } | Outcome::Assertion { thread, message } => {
+                (FailureKind::Assertion, *thread, message.clone())
+            }
+            Outcome::Deadlock { blocked } => {
+                let who = blocked
+                    .iter()
+                    .map(|b| format!("thread {} waits on {:#x}", b.thread, b.addr))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                (FailureKind::Deadlock, 0, format!("deadlock: every live thread is blocked ({who})"))
+            }
+            Outcome::StepLimit { thread, steps } => (
+                FailureKind::StepLimit,
+                *thread,
+                format!("step limit reached after {steps} steps: a livelock or an endless loop"),
+            ),
+            Outcome::MemoryLimit { thread, limit } => (
+                FailureKind::MemoryLimit,
+                *thread,
+                format!("the guest failed after weft refused to grow its memory beyond {limit} bytes"),
+            ),
+            Outcome::ThreadLimit { thread, limit } => (
+                FailureKind::ThreadLimit,
+                *thread,
+                format!("the guest failed after weft refused to create more than {limit} threads"),
+            ),
+            Outcome::TimeLimit { thread } => (
+                FailureKind::TimeLimit,
+                *thread,
+                "the execution exceeded its wall-time limit".to_string(),
+            ),
+        };
+        Some(Failure {
+            kind,
+            message,
+            thread,
+        })
+    }
+
+    /// A stable one-line summary that goes into the trace hash.
+    pub(crate) fn summary(&self) -> String {
+        match self.failure() {
+            Some(f) => format!("{}:{}", f.kind.name(), f.thread),
+            None => format!("{self:?}"),
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! The `weft` imports guest SDKs call (see `guest-sdk/ABI.md`).
+
+use super::outcome::Outcome;
+use super::{ThreadData, hooks, memory};
+use crate::abi;
+use crate::trace::EventKind;
+use wasmtime::{Caller, Linker, Result};
+
+/// Longest name or message the SDK calls accept, in bytes.
+const MAX_TEXT: u32 = 4096;
+
+fn text(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<String> {
+    let len = (len as u32).min(MAX_TEXT);
+    let bytes = memory::read(caller, ptr as u32 as u64, len as u64)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The execution already ended; unwinds the calling thread.
+#[derive(Debug)]
+pub(crate) struct Ended;
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the execution ended")
+    }
+}
+
+impl std::error::Error for Ended {}
+
+async fn event(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()> {
+    let name = text(caller, ptr, len)?;
+    let me = caller.data().tid;
+    {
+        let mut exec = caller.data().exec.get();
+        let label = match exec.labels.iter().position(|l| *l == name) {
+            Some(i) => i as u32,
+            None => {
+                exec.labels.push(name);
+                exec.labels.len() as u32 - 1
+            }
+        };
+        exec.record(me, EventKind::Label { label }, 0, None);
+    }
+    hooks::yield_point(caller).await;
+    Ok(())
+}
+
+fn thread_name(mut caller: Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()> {
+    let name = text(&mut caller, ptr, len)?;
+    let me = caller.data().tid;
+    caller.data().exec.get().threads[me as usize].name = Some(name);
+    Ok(())
+}
+
+fn assert(mut caller: Caller<'_, ThreadData>, cond: i32, ptr: i32, len: i32) -> Result<()> {
+    if cond != 0 {
+        return Ok(());
+    }
+    let message = text(&mut caller, ptr, len)?;
+    let me = caller.data().tid;
+    caller.data().exec.get().finish(Outcome::Assertion {
+        thread: me,
+        message,
+    });
+    Err(wasmtime::Error::new(Ended))
+}
+
+/// Adds the `weft` SDK imports to `linker`.
+pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
+    linker.func_wrap_async(abi::SDK_MODULE, abi::EVENT.name, |mut caller, (ptr, len): (i32, i32)| {
+        Box::new(async move { event(&mut caller, ptr, len).await })
+    })?;
+    linker.func_wrap(abi::SDK_MODULE, abi::THREAD_NAME.name, thread_name)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::ASSERT.name, assert)?;
+    Ok(())
+}

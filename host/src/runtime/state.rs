@@ -1,0 +1,308 @@
+//! The state of one execution that every host import shares: the thread
+//! table, the virtual clock, the recorded events and decisions, and the
+//! scheduling step that asks the [`Scheduler`] who runs next.
+
+use super::Limits;
+use super::outcome::{BlockedThread, Outcome};
+use crate::instrument::{SiteId, SiteTable};
+use crate::sched::{Scheduler, ThreadView};
+use crate::trace::{Event, EventKind, ThreadId};
+use rand_core::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use std::cell::{RefCell, RefMut};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// What a thread is doing, as far as scheduling is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ThreadState {
+    /// Can run.
+    Runnable,
+    /// Can run, but just yielded.
+    Yielded,
+    /// Sleeps until a virtual time; enabled (running it lets time pass).
+    Sleeping { until: u64 },
+    /// Waits on an address until notified, or until `deadline` if there is one
+    /// (then it is enabled: running it times the wait out).
+    Waiting {
+        addr: u32,
+        deadline: Option<u64>,
+        site: Option<SiteId>,
+        /// Order of arrival among all waits: notify wakes the oldest first.
+        ticket: u64,
+    },
+    /// Its entry function returned.
+    Exited,
+}
+
+/// One guest thread.
+#[derive(Debug)]
+pub(crate) struct Thread {
+    pub state: ThreadState,
+    /// Name given through the SDK.
+    pub name: Option<String>,
+    /// Result a wait returns when the thread resumes (0 woken, 2 timed out).
+    pub wake: Option<i32>,
+}
+
+/// Mutable state of one execution.
+pub(crate) struct ExecState {
+    pub sites: Arc<SiteTable>,
+    pub scheduler: Box<dyn Scheduler>,
+    pub limits: Limits,
+    pub threads: Vec<Thread>,
+    /// The thread the executor polls next.
+    pub current: ThreadId,
+    /// Scheduling points so far.
+    pub step: u64,
+    pub events: Vec<Event>,
+    /// The thread chosen at every point where more than one was enabled.
+    pub decisions: Vec<ThreadId>,
+    /// Virtual time in nanoseconds.
+    pub clock_ns: u64,
+    next_ticket: u64,
+    /// Threads created but not yet started: (id, start argument).
+    pub spawn_queue: Vec<(ThreadId, i32)>,
+    /// Set when the execution must end.
+    pub end: Option<Outcome>,
+    /// Set by `park` so that the executor can tell a park from a time slice.
+    pub parked: bool,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// Generator behind `random_get`.
+    pub random: Pcg64Mcg,
+    /// Labels of SDK events, indexed by [`EventKind::Label`].
+    pub labels: Vec<String>,
+    pub memory_limit_hit: bool,
+    pub thread_limit_hit: bool,
+    pub started: Instant,
+    enabled: Vec<ThreadView>,
+}
+
+impl ExecState {
+    pub fn new(
+        sites: Arc<SiteTable>,
+        scheduler: Box<dyn Scheduler>,
+        limits: Limits,
+        random_seed: u64,
+    ) -> Self {
+        ExecState {
+            sites,
+            scheduler,
+            limits,
+            threads: Vec::new(),
+            current: 0,
+            step: 0,
+            events: Vec::with_capacity(1024),
+            decisions: Vec::with_capacity(256),
+            clock_ns: 0,
+            next_ticket: 0,
+            spawn_queue: Vec::new(),
+            end: None,
+            parked: false,
+            stdout: Vec::new(),
+            stderr: Vec::new(),
+            random: Pcg64Mcg::seed_from_u64(random_seed),
+            labels: Vec::new(),
+            memory_limit_hit: false,
+            thread_limit_hit: false,
+            started: Instant::now(),
+            enabled: Vec::with_capacity(8),
+        }
+    }
+
+    /// Adds a thread and tells the scheduler.
+    pub fn add_thread(&mut self) -> ThreadId {
+        let id = self.threads.len() as ThreadId;
+        self.threads.push(Thread {
+            state: ThreadState::Runnable,
+            name: None,
+            wake: None,
+        });
+        self.scheduler.thread_created(id);
+        id
+    }
+
+    /// Records an event of thread `me`.
+    pub fn record(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
+        self.events.push(Event {
+            thread: me,
+            kind,
+            addr,
+            site,
+        });
+    }
+
+    /// Ends the execution unless it already ended.
+    pub fn finish(&mut self, outcome: Outcome) {
+        if self.end.is_none() {
+            self.end = Some(outcome);
+        }
+    }
+
+    /// A scheduling point of thread `me`: picks who runs next and returns
+    /// whether `me` must park (another thread runs, or the execution ended).
+    pub fn schedule(&mut self, me: ThreadId) -> bool {
+        if self.end.is_some() {
+            return true;
+        }
+        self.step += 1;
+        if self.step > self.limits.max_steps {
+            self.finish(Outcome::StepLimit {
+                thread: me,
+                steps: self.step - 1,
+            });
+            return true;
+        }
+        if self.step & 0xff == 0
+            && let Some(limit) = self.limits.time_limit
+            && self.started.elapsed() > limit
+        {
+            self.finish(Outcome::TimeLimit { thread: me });
+            return true;
+        }
+        self.enabled.clear();
+        let mut me_enabled = false;
+        for (id, thread) in self.threads.iter().enumerate() {
+            let yielding = match thread.state {
+                ThreadState::Runnable => false,
+                ThreadState::Yielded | ThreadState::Sleeping { .. } => true,
+                ThreadState::Waiting {
+                    deadline: Some(_), ..
+                } => true,
+                ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
+            };
+            me_enabled |= id as ThreadId == me;
+            self.enabled.push(ThreadView {
+                id: id as ThreadId,
+                yielding,
+            });
+        }
+        if self.enabled.is_empty() {
+            let blocked = self.blocked_threads();
+            self.finish(Outcome::Deadlock { blocked });
+            return true;
+        }
+        let current = me_enabled.then_some(me);
+        let chosen = match self.scheduler.choose(&self.enabled, current, self.step) {
+            Ok(chosen) if self.enabled.iter().any(|t| t.id == chosen) => chosen,
+            Ok(chosen) => {
+                self.finish(Outcome::HostError(format!(
+                    "the scheduler chose thread {chosen}, which cannot run"
+                )));
+                return true;
+            }
+            Err(e) => {
+                self.finish(Outcome::Diverged(e));
+                return true;
+            }
+        };
+        if self.enabled.len() > 1 {
+            self.decisions.push(chosen);
+        }
+        self.resume(chosen);
+        self.current = chosen;
+        chosen != me
+    }
+
+    /// Makes `id` runnable as it is chosen, letting virtual time pass to
+    /// its wake-up time and timing out its wait if it has one.
+    fn resume(&mut self, id: ThreadId) {
+        let thread = &mut self.threads[id as usize];
+        match thread.state {
+            ThreadState::Sleeping { until } => {
+                self.clock_ns = self.clock_ns.max(until);
+            }
+            ThreadState::Waiting {
+                deadline: Some(deadline),
+                ..
+            } => {
+                self.clock_ns = self.clock_ns.max(deadline);
+                thread.wake = Some(2);
+            }
+            _ => {}
+        }
+        thread.state = ThreadState::Runnable;
+    }
+
+    /// Puts `me` to sleep on `addr`.
+    pub fn block(&mut self, me: ThreadId, addr: u32, deadline: Option<u64>, site: Option<SiteId>) {
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        self.threads[me as usize].state = ThreadState::Waiting {
+            addr,
+            deadline,
+            site,
+            ticket,
+        };
+    }
+
+    /// Wakes up to `count` threads waiting on `addr`, oldest first; returns
+    /// how many woke.
+    pub fn notify(&mut self, addr: u32, count: u32) -> u32 {
+        let mut waiters: Vec<(u64, usize)> = self
+            .threads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| match t.state {
+                ThreadState::Waiting {
+                    addr: a, ticket, ..
+                } if a == addr => Some((ticket, i)),
+                _ => None,
+            })
+            .collect();
+        waiters.sort_unstable();
+        let woken = waiters.len().min(count as usize);
+        for &(_, i) in &waiters[..woken] {
+            self.threads[i].state = ThreadState::Runnable;
+            self.threads[i].wake = Some(0);
+        }
+        woken as u32
+    }
+
+    fn blocked_threads(&self) -> Vec<BlockedThread> {
+        self.threads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| match t.state {
+                ThreadState::Waiting { addr, site, .. } => Some(BlockedThread {
+                    thread: i as ThreadId,
+                    addr,
+                    site,
+                }),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Shared handle to the [`ExecState`] of one execution, held by the data of
+/// every thread's store.
+#[derive(Clone)]
+pub(crate) struct ExecHandle(Rc<RefCell<ExecState>>);
+
+// SAFETY: wasmtime requires store data to be `Send`. An execution's stores
+// live inside the thread futures of one `Executor`, which is created, polled
+// and dropped on a single OS thread and is itself neither `Send` nor `Sync`
+// (it holds an `ExecHandle` in an `Rc`), so no `ExecHandle` clone can reach
+// another OS thread: wasmtime runs async calls on fibers of the polling
+// thread. The `RefCell` borrows are never held across an await or a call into
+// wasm.
+unsafe impl Send for ExecHandle {}
+
+impl ExecHandle {
+    pub fn new(state: ExecState) -> Self {
+        ExecHandle(Rc::new(RefCell::new(state)))
+    }
+
+    /// Borrows the state mutably.
+    pub fn get(&self) -> RefMut<'_, ExecState> {
+        self.0.borrow_mut()
+    }
+
+    /// Takes the state back once the execution is over.
+    pub fn into_inner(self) -> Option<ExecState> {
+        Rc::into_inner(self.0).map(RefCell::into_inner)
+    }
+}

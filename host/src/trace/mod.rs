@@ -1,0 +1,146 @@
+//! What an execution did: its events, the scheduling decisions that produced
+//! them, and the replay-file format that stores both.
+//!
+//! - [`Event`]: one scheduling point reached by one thread.
+//! - [`TraceHash`]: the blake3 hash of the event stream plus the outcome; two
+//!   executions with the same hash did the same thing.
+//! - [`replay_file`]: the versioned JSON file a failure is saved to.
+
+pub mod replay_file;
+
+use crate::instrument::{AccessKind, SiteId};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Identifies a guest thread within one execution: 0 is the main thread, and
+/// spawned threads are numbered from 1 in spawn order.
+pub type ThreadId = u32;
+
+/// What happened at a scheduling point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// An instrumented memory access (or wait/notify) at `addr`.
+    Access(AccessKind),
+    /// The thread went to sleep on `addr` in a wait.
+    Block,
+    /// The thread created thread `child`.
+    Spawn {
+        /// Id of the new thread.
+        child: ThreadId,
+    },
+    /// The thread's entry function returned.
+    Exit,
+    /// `sched_yield`.
+    Yield,
+    /// A sleep (`poll_oneoff` on a clock) until the virtual time `until_ns`.
+    Sleep {
+        /// Virtual time at which the sleep ends.
+        until_ns: u64,
+    },
+    /// The thread computed for a whole time slice without reaching another
+    /// scheduling point.
+    Slice,
+    /// A guest SDK event; `label` indexes the execution's label table.
+    Label {
+        /// Index in [`crate::runtime::ExecutionResult::labels`].
+        label: u32,
+    },
+}
+
+impl EventKind {
+    fn tag(self) -> (u8, u64) {
+        match self {
+            EventKind::Access(kind) => (kind as u8, 0),
+            EventKind::Block => (32, 0),
+            EventKind::Spawn { child } => (33, child as u64),
+            EventKind::Exit => (34, 0),
+            EventKind::Yield => (35, 0),
+            EventKind::Sleep { until_ns } => (36, until_ns),
+            EventKind::Slice => (37, 0),
+            EventKind::Label { label } => (38, label as u64),
+        }
+    }
+}
+
+/// One scheduling point reached by one thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The thread that reached the point.
+    pub thread: ThreadId,
+    /// What it was about to do.
+    pub kind: EventKind,
+    /// Effective memory address, or 0 where none applies.
+    pub addr: u32,
+    /// The instrumented code site, where there is one.
+    pub site: Option<SiteId>,
+}
+
+impl Event {
+    /// Feeds the event into a trace hasher in a fixed binary layout.
+    pub(crate) fn hash_into(&self, hasher: &mut blake3::Hasher) {
+        let (tag, payload) = self.kind.tag();
+        let mut buf = [0u8; 21];
+        buf[0..4].copy_from_slice(&self.thread.to_le_bytes());
+        buf[4] = tag;
+        buf[5..13].copy_from_slice(&payload.to_le_bytes());
+        buf[13..17].copy_from_slice(&self.addr.to_le_bytes());
+        buf[17..21].copy_from_slice(&self.site.map_or(u32::MAX, |s| s).to_le_bytes());
+        hasher.update(&buf);
+    }
+}
+
+/// Hash identifying an execution: its events and how it ended (the first
+/// 128 bits of a blake3 hash, shown as 32 hex digits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TraceHash(pub [u8; 16]);
+
+impl TraceHash {
+    /// Hashes `events` followed by a textual summary of the outcome.
+    pub fn of(events: &[Event], outcome: &str) -> Self {
+        let mut hasher = blake3::Hasher::new();
+        for event in events {
+            event.hash_into(&mut hasher);
+        }
+        hasher.update(outcome.as_bytes());
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&hasher.finalize().as_bytes()[..16]);
+        TraceHash(out)
+    }
+}
+
+impl fmt::Display for TraceHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for byte in &self.0 {
+            write!(f, "{byte:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::str::FromStr for TraceHash {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.len() != 32 || !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("`{s}` is not a trace hash (32 hex digits)"));
+        }
+        let mut out = [0u8; 16];
+        for (i, chunk) in s.as_bytes().chunks(2).enumerate() {
+            let text = std::str::from_utf8(chunk).map_err(|e| e.to_string())?;
+            out[i] = u8::from_str_radix(text, 16).map_err(|e| e.to_string())?;
+        }
+        Ok(TraceHash(out))
+    }
+}
+
+impl Serialize for TraceHash {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceHash {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,1 @@
+//! Replay files (placeholder until the format lands).
