@@ -1,10 +1,57 @@
 //! weft runs WebAssembly programs with shared-memory threads under a host
 //! that owns every thread switch, so that every execution is reproducible
 //! from its list of scheduling decisions.
+//!
+//! The pieces, in the order data flows through them:
+//! - [`instrument`]: rewrites a module so every scheduling point calls the host.
+//! - [`runtime`]: runs one execution under a [`sched::Scheduler`].
+//! - [`sched`]: the strategies (random, PCT, replay).
+//! - [`explore`]: many executions until a failure; [`replay`]: one again.
+//! - [`trace`]: events, trace hashes and the replay-file format.
+//! - [`report`]: the failing interleaving for people.
+//!
+//! # Examples
+//!
+//! Exploring a module from a Rust test and asserting on the outcome:
+//!
+//! ```
+//! # fn main() -> anyhow::Result<()> {
+//! use weft::explore::{explore, ExploreOptions};
+//! use weft::runtime::{FailureKind, Program};
+//! use weft::sched::Strategy;
+//!
+//! // Two threads increment a shared counter with a separate load and store.
+//! let wasm = wat::parse_str(r#"(module
+//!   (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+//!   (memory (export "memory") 1 1 shared)
+//!   (func $bump
+//!     (i32.atomic.store (i32.const 0) (i32.add (i32.atomic.load (i32.const 0)) (i32.const 1)))
+//!     (drop (i32.atomic.rmw.add (i32.const 4) (i32.const 1)))
+//!     (drop (memory.atomic.notify (i32.const 4) (i32.const 1))))
+//!   (func (export "wasi_thread_start") (param i32 i32) (call $bump))
+//!   (func (export "_start")
+//!     (drop (call $spawn (i32.const 0)))
+//!     (call $bump)
+//!     (block $done (loop $wait
+//!       (br_if $done (i32.eq (i32.atomic.load (i32.const 4)) (i32.const 2)))
+//!       (drop (memory.atomic.wait32 (i32.const 4) (i32.const 1) (i64.const -1)))
+//!       (br $wait)))
+//!     (if (i32.ne (i32.atomic.load (i32.const 0)) (i32.const 2)) (then unreachable))))"#)?;
+//! let mut program = Program::load(&wasm, Default::default())?;
+//! let options = ExploreOptions { strategy: Strategy::Random, iterations: Some(200), ..Default::default() };
+//! let exploration = explore(&mut program, &options, |_| {})?;
+//! let found = exploration.failure.expect("the lost update is found");
+//! assert_eq!(found.failure.kind, FailureKind::Assertion);
+//! # Ok(()) }
+//! ```
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod cli;
+pub mod explore;
 pub mod instrument;
+pub mod replay;
+pub mod report;
 pub mod runtime;
 pub mod sched;
 pub mod trace;

@@ -28,7 +28,9 @@ use serde::{Deserialize, Serialize};
 use wasm_encoder::reencode::Reencode;
 
 /// Which instructions become scheduling points.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Points {
     /// Synchronisation only: atomics, wait/notify, spawn, exit, blocking WASI.

@@ -4,7 +4,7 @@
 
 use super::Limits;
 use super::outcome::{BlockedThread, Outcome};
-use crate::instrument::{SiteId, SiteTable};
+use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Scheduler, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId};
 use rand_core::SeedableRng;
@@ -44,7 +44,13 @@ pub(crate) struct Thread {
     pub name: Option<String>,
     /// Result a wait returns when the thread resumes (0 woken, 2 timed out).
     pub wake: Option<i32>,
+    /// Atomic loads in a row since the thread's last other event: a thread
+    /// that only reads is spinning and is treated as yielding.
+    pub loads_in_a_row: u32,
 }
+
+/// Consecutive atomic loads after which a thread counts as spinning.
+const SPIN_LOADS: u32 = 64;
 
 /// Mutable state of one execution.
 pub(crate) struct ExecState {
@@ -119,6 +125,7 @@ impl ExecState {
             state: ThreadState::Runnable,
             name: None,
             wake: None,
+            loads_in_a_row: 0,
         });
         self.scheduler.thread_created(id);
         id
@@ -126,6 +133,12 @@ impl ExecState {
 
     /// Records an event of thread `me`.
     pub fn record(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
+        let thread = &mut self.threads[me as usize];
+        if kind == EventKind::Access(AccessKind::AtomicLoad) {
+            thread.loads_in_a_row = thread.loads_in_a_row.saturating_add(1);
+        } else {
+            thread.loads_in_a_row = 0;
+        }
         self.events.push(Event {
             thread: me,
             kind,
@@ -166,7 +179,7 @@ impl ExecState {
         let mut me_enabled = false;
         for (id, thread) in self.threads.iter().enumerate() {
             let yielding = match thread.state {
-                ThreadState::Runnable => false,
+                ThreadState::Runnable => thread.loads_in_a_row >= SPIN_LOADS,
                 ThreadState::Yielded | ThreadState::Sleeping { .. } => true,
                 ThreadState::Waiting {
                     deadline: Some(_), ..

@@ -1,1 +1,216 @@
-//! Replay files (placeholder until the format lands).
+//! The replay file: everything needed to re-run one execution exactly.
+//!
+//! Layout (JSON, `version` 1):
+//! ```text
+//! {
+//!   "format": "weft-replay",        fixed marker
+//!   "version": 1,                   bumped on any incompatible change
+//!   "module": { "path": "...", "blake3": "<64 hex>" },
+//!   "instrument": { "points": "sync" | "memory" },
+//!   "run": { "args": [...], "random_seed": 0, "limits": { ... } },
+//!   "found_by": { "strategy": "random" | "pct", "seed": 7, "pct_depth": 3, "execution": 12 },
+//!   "decisions": [0, 1, 1, ...],     thread chosen wherever several could run
+//!   "trace_hash": "<32 hex>",        hash of the expected trace
+//!   "failure": { "kind": "...", "message": "...", "thread": 0 }
+//! }
+//! ```
+//! Replaying checks the module hash before running and the trace hash after;
+//! either mismatch is reported, never silently accepted.
+
+use super::{ThreadId, TraceHash};
+use crate::instrument::InstrumentOptions;
+use crate::runtime::{Failure, RunConfig};
+use crate::sched::Strategy;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The marker in the `format` field.
+pub const FORMAT: &str = "weft-replay";
+
+/// The version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// Which module a replay file belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleRef {
+    /// Path of the module when the failure was found.
+    pub path: String,
+    /// blake3 hash of the module bytes, as 64 hex digits.
+    pub blake3: String,
+}
+
+/// How the failing execution was found (informational: replay uses only the
+/// decisions).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FoundBy {
+    /// Exploration strategy.
+    pub strategy: Strategy,
+    /// Seed of the failing execution's scheduler.
+    pub seed: u64,
+    /// PCT depth, where PCT was used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct_depth: Option<u32>,
+    /// 1-based index of the execution within its exploration.
+    pub execution: u64,
+}
+
+/// A saved failing (or any) execution.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`] for files this build writes.
+    pub version: u32,
+    /// The module.
+    pub module: ModuleRef,
+    /// Instrumentation options.
+    pub instrument: InstrumentOptions,
+    /// Arguments, random seed and limits.
+    pub run: RunConfig,
+    /// How it was found.
+    pub found_by: FoundBy,
+    /// The schedule.
+    pub decisions: Vec<ThreadId>,
+    /// Hash of the expected trace.
+    pub trace_hash: TraceHash,
+    /// The failure the execution shows, if any.
+    pub failure: Option<Failure>,
+}
+
+/// Errors reading a replay file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayFileError {
+    /// The file could not be read.
+    #[error("cannot read `{path}`: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON of the expected shape.
+    #[error("`{path}` is not a weft replay file: {message}")]
+    Malformed {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file has a version this build cannot read.
+    #[error("`{path}` has replay format version {found}; this weft reads version {VERSION}")]
+    Version {
+        /// The file.
+        path: String,
+        /// Its version.
+        found: u32,
+    },
+}
+
+impl ReplayFile {
+    /// Parses a replay file from JSON text; `path` is only used in errors.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayFileError::Malformed`] or [`ReplayFileError::Version`].
+    pub fn parse(text: &str, path: &str) -> Result<Self, ReplayFileError> {
+        let malformed = |message: String| ReplayFileError::Malformed {
+            path: path.to_string(),
+            message,
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+            return Err(malformed(format!("missing `\"format\": \"{FORMAT}\"`")));
+        }
+        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+        if version != VERSION {
+            return Err(ReplayFileError::Version {
+                path: path.to_string(),
+                found: version,
+            });
+        }
+        let file: ReplayFile = serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        if file.module.blake3.len() != 64 || !file.module.blake3.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(malformed("`module.blake3` is not 64 hex digits".into()));
+        }
+        Ok(file)
+    }
+
+    /// Reads and parses the replay file at `path`.
+    ///
+    /// # Errors
+    ///
+    /// Any [`ReplayFileError`].
+    pub fn load(path: &Path) -> Result<Self, ReplayFileError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ReplayFileError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        Self::parse(&text, &shown)
+    }
+
+    /// The file as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a replay file always serialises")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::FailureKind;
+
+    fn sample() -> ReplayFile {
+        ReplayFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            module: ModuleRef {
+                path: "m.wasm".into(),
+                blake3: "ab".repeat(32),
+            },
+            instrument: InstrumentOptions::default(),
+            run: RunConfig::default(),
+            found_by: FoundBy {
+                strategy: Strategy::Pct,
+                seed: 9,
+                pct_depth: Some(3),
+                execution: 4,
+            },
+            decisions: vec![0, 1, 1, 2, 0],
+            trace_hash: TraceHash([7; 16]),
+            failure: Some(Failure {
+                kind: FailureKind::Deadlock,
+                message: "deadlock".into(),
+                thread: 0,
+            }),
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        let file = sample();
+        assert_eq!(ReplayFile::parse(&file.to_json(), "f").unwrap(), file);
+    }
+
+    #[test]
+    fn rejects_other_versions_and_garbage() {
+        let text = sample().to_json().replace("\"version\": 1", "\"version\": 99");
+        assert!(matches!(
+            ReplayFile::parse(&text, "f"),
+            Err(ReplayFileError::Version { found: 99, .. })
+        ));
+        assert!(matches!(
+            ReplayFile::parse("{", "f"),
+            Err(ReplayFileError::Malformed { .. })
+        ));
+        assert!(matches!(
+            ReplayFile::parse("{\"format\": \"other\"}", "f"),
+            Err(ReplayFileError::Malformed { .. })
+        ));
+        let text = sample().to_json().replace("\"decisions\"", "\"decisionz\"");
+        assert!(matches!(
+            ReplayFile::parse(&text, "f"),
+            Err(ReplayFileError::Malformed { .. })
+        ));
+    }
+}

@@ -1,0 +1,62 @@
+//! Guest SDK of weft for Rust programs built for `wasm32-wasip1-threads`.
+//!
+//! A thin binding of the `weft` import module documented in
+//! `guest-sdk/ABI.md`. Outside wasm (for example when the same program is
+//! built natively) every call is a no-op, except that [`assert_always`]
+//! panics, so programs stay portable.
+//!
+//! ```no_run
+//! weft_guest::thread_name("producer");
+//! weft_guest::event("produced-first-item");
+//! weft_guest::assert_always(1 + 1 == 2, "arithmetic works");
+//! ```
+#![no_std]
+
+#[cfg(target_family = "wasm")]
+mod ffi {
+    #[link(wasm_import_module = "weft")]
+    unsafe extern "C" {
+        pub fn event(name_ptr: *const u8, name_len: usize);
+        pub fn thread_name(name_ptr: *const u8, name_len: usize);
+        pub fn assert(cond: i32, msg_ptr: *const u8, msg_len: usize);
+    }
+}
+
+/// Marks a named event in the calling thread. Under weft it is a scheduling
+/// point and appears in traces and reports.
+pub fn event(name: &str) {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: the pointer and length describe a live `str`; the host only
+    // reads them during the call.
+    unsafe {
+        ffi::event(name.as_ptr(), name.len())
+    };
+    #[cfg(not(target_family = "wasm"))]
+    let _ = name;
+}
+
+/// Names the calling thread in weft's reports.
+pub fn thread_name(name: &str) {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: as in `event`.
+    unsafe {
+        ffi::thread_name(name.as_ptr(), name.len())
+    };
+    #[cfg(not(target_family = "wasm"))]
+    let _ = name;
+}
+
+/// Checks a property that must hold in every execution. Under weft a false
+/// `cond` ends the execution with an `assertion` failure carrying `message`;
+/// natively it panics.
+pub fn assert_always(cond: bool, message: &str) {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: as in `event`.
+    unsafe {
+        ffi::assert(cond as i32, message.as_ptr(), message.len())
+    };
+    #[cfg(not(target_family = "wasm"))]
+    if !cond {
+        panic!("{}", message);
+    }
+}

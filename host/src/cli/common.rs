@@ -1,0 +1,260 @@
+//! Options and output shared by the commands.
+
+use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::instrument::{Points, SiteTable};
+use crate::report::interleaving;
+use crate::report::symbols::Symbols;
+use crate::runtime::{ExecutionResult, Failure, Limits, Program, RunConfig};
+use crate::trace::replay_file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The module and how to run it.
+#[derive(Args, Debug)]
+pub struct ModuleArgs {
+    /// The module to run (`.wasm`, or `.wat` text).
+    pub module: PathBuf,
+    /// Which instructions are scheduling points: `sync` (atomics, waits,
+    /// spawns, blocking WASI calls) or `memory` (also every plain load/store).
+    #[arg(long, value_enum, default_value = "sync")]
+    pub points: Points,
+    /// Seed of the guest's WASI `random_get`.
+    #[arg(long, default_value_t = 0)]
+    pub random_seed: u64,
+    /// Most scheduling points per execution (beyond: a `step-limit` failure).
+    #[arg(long, default_value_t = Limits::default().max_steps)]
+    pub max_steps: u64,
+    /// Most memory per execution, in MiB (beyond: `memory.grow` fails).
+    #[arg(long, default_value_t = Limits::default().max_memory_bytes >> 20)]
+    pub max_memory_mib: u64,
+    /// Most threads per execution, the main thread included.
+    #[arg(long, default_value_t = Limits::default().max_threads)]
+    pub max_threads: u32,
+    /// Most wall time per execution (e.g. `10s`).
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "30s")]
+    pub execution_time_limit: Duration,
+    /// Arguments passed to the guest after `--`.
+    #[arg(last = true)]
+    pub args: Vec<String>,
+}
+
+impl ModuleArgs {
+    /// Reads the module's bytes (assembling `.wat`).
+    pub fn read(&self) -> Result<Vec<u8>> {
+        read_module(&self.module)
+    }
+
+    /// Loads and compiles the module.
+    pub fn load(&self) -> Result<(Vec<u8>, Program)> {
+        let wasm = self.read()?;
+        let program = Program::load(&wasm, crate::instrument::InstrumentOptions { points: self.points })
+            .with_context(|| format!("cannot load `{}`", self.module.display()))?;
+        Ok((wasm, program))
+    }
+
+    /// Arguments, WASI seed and limits of every execution.
+    pub fn run_config(&self) -> RunConfig {
+        let name = self
+            .module
+            .file_name()
+            .map_or("main.wasm".into(), |n| n.to_string_lossy().into_owned());
+        let mut args = vec![name];
+        args.extend(self.args.iter().cloned());
+        RunConfig {
+            args,
+            random_seed: self.random_seed,
+            limits: Limits {
+                max_steps: self.max_steps,
+                max_memory_bytes: self.max_memory_mib << 20,
+                max_threads: self.max_threads,
+                time_limit: Some(self.execution_time_limit),
+                ..Limits::default()
+            },
+        }
+    }
+}
+
+/// Reads a module file, assembling `.wat` text.
+pub fn read_module(path: &Path) -> Result<Vec<u8>> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read module `{}`", path.display()))?;
+    if path.extension().is_some_and(|e| e == "wat") || bytes.starts_with(b"(") {
+        return wat::parse_bytes(&bytes)
+            .map(|b| b.into_owned())
+            .with_context(|| format!("cannot assemble `{}`", path.display()));
+    }
+    Ok(bytes)
+}
+
+/// How results are printed and saved.
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    /// Print one JSON object on stdout instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+    /// Where to write the replay file of a failure (default:
+    /// `<module name>.weft.json` in the current directory).
+    #[arg(long, value_name = "FILE")]
+    pub save_failure: Option<PathBuf>,
+    /// Do not write a replay file.
+    #[arg(long, conflicts_with = "save_failure")]
+    pub no_save: bool,
+    /// Show every step of the interleaving, the guest's runtime included.
+    #[arg(long)]
+    pub full_trace: bool,
+}
+
+/// Rows of the interleaving kept in the human report.
+const SHOWN_ROWS: usize = 60;
+
+/// What a command found, ready to print.
+pub struct Report<'a> {
+    pub module: &'a Path,
+    pub wasm: &'a [u8],
+    pub sites: &'a SiteTable,
+    pub executions: u64,
+    pub distinct_traces: usize,
+    pub elapsed: Duration,
+    pub headline: String,
+    pub result: Option<&'a ExecutionResult>,
+    pub failure: Option<&'a Failure>,
+    pub replay_file: Option<PathBuf>,
+    pub extra: serde_json::Value,
+}
+
+impl Report<'_> {
+    /// Prints the report and returns the exit code.
+    pub fn print(&self, output: &OutputArgs) -> u8 {
+        let code = if self.failure.is_some() { EXIT_FAILURE } else { EXIT_PASS };
+        let symbols = Symbols::new(self.wasm);
+        let rows = self
+            .result
+            .map(|r| interleaving::rows(r, self.sites, &symbols, output.full_trace))
+            .unwrap_or_default();
+        if output.json {
+            let mut value = json!({
+                "status": if self.failure.is_some() { "failure" } else { "pass" },
+                "module": self.module.display().to_string(),
+                "executions": self.executions,
+                "distinct_traces": self.distinct_traces,
+                "elapsed_ms": self.elapsed.as_secs_f64() * 1000.0,
+            });
+            let obj = value.as_object_mut().expect("an object");
+            if let Some(result) = self.result {
+                obj.insert("trace_hash".into(), json!(result.trace_hash));
+                obj.insert("steps".into(), json!(result.steps));
+                obj.insert("decisions".into(), json!(result.decisions.len()));
+                obj.insert("stdout".into(), json!(String::from_utf8_lossy(&result.stdout)));
+                obj.insert("stderr".into(), json!(String::from_utf8_lossy(&result.stderr)));
+            }
+            if let Some(failure) = self.failure {
+                let name = self
+                    .result
+                    .and_then(|r| r.thread_names.get(failure.thread as usize).cloned().flatten());
+                obj.insert(
+                    "failure".into(),
+                    json!({
+                        "kind": failure.kind.name(),
+                        "message": failure.message,
+                        "thread": failure.thread,
+                        "thread_name": name,
+                    }),
+                );
+                obj.insert("interleaving".into(), json!(rows));
+            }
+            if let Some(path) = &self.replay_file {
+                obj.insert("replay_file".into(), json!(path.display().to_string()));
+            }
+            if let serde_json::Value::Object(extra) = &self.extra {
+                for (k, v) in extra {
+                    obj.insert(k.clone(), v.clone());
+                }
+            }
+            println!("{}", serde_json::to_string_pretty(&value).expect("json"));
+            return code;
+        }
+        println!("weft: {}", self.headline);
+        let Some(result) = self.result else {
+            return code;
+        };
+        if let Some(failure) = self.failure {
+            let who = match result.thread_names.get(failure.thread as usize).cloned().flatten() {
+                Some(name) => format!("thread {} ({name})", failure.thread),
+                None if failure.thread == 0 => "thread 0 (main)".to_string(),
+                None => format!("thread {}", failure.thread),
+            };
+            println!("\nFAILURE: {} in {who}", failure.kind.name());
+            for line in failure.message.lines() {
+                println!("  {line}");
+            }
+            println!(
+                "\ninterleaving ({} steps, {} scheduling decisions, trace {}):",
+                result.steps,
+                result.decisions.len(),
+                result.trace_hash
+            );
+            print!("{}", interleaving::render(&rows, SHOWN_ROWS));
+            print_stream("guest stdout", &result.stdout);
+            if !failure.message.contains("panicked at") {
+                print_stream("guest stderr", &result.stderr);
+            }
+            if let Some(path) = &self.replay_file {
+                println!("\nreplay file: {}", path.display());
+                println!("replay with: weft replay {}", path.display());
+            }
+        } else {
+            println!("trace {}", result.trace_hash);
+        }
+        code
+    }
+}
+
+fn print_stream(title: &str, bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
+    }
+    println!("\n{title}:");
+    for line in String::from_utf8_lossy(bytes).lines() {
+        println!("  {line}");
+    }
+}
+
+/// Writes the replay file of `result` unless told not to; returns its path.
+pub fn save_replay(
+    output: &OutputArgs,
+    module: &ModuleArgs,
+    wasm: &[u8],
+    result: &ExecutionResult,
+    failure: &Failure,
+    found_by: FoundBy,
+) -> Result<Option<PathBuf>> {
+    if output.no_save {
+        return Ok(None);
+    }
+    let path = output.save_failure.clone().unwrap_or_else(|| {
+        let stem = module
+            .module
+            .file_stem()
+            .map_or("module".into(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from(format!("{stem}.weft.json"))
+    });
+    let file = ReplayFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        module: ModuleRef {
+            path: module.module.display().to_string(),
+            blake3: blake3::hash(wasm).to_hex().to_string(),
+        },
+        instrument: crate::instrument::InstrumentOptions { points: module.points },
+        run: module.run_config(),
+        found_by,
+        decisions: result.decisions.clone(),
+        trace_hash: result.trace_hash,
+        failure: Some(failure.clone()),
+    };
+    std::fs::write(&path, file.to_json())
+        .with_context(|| format!("cannot write the replay file `{}`", path.display()))?;
+    Ok(Some(path))
+}

@@ -1,0 +1,130 @@
+//! `weft explore`: executions under fresh schedules until one fails.
+
+use super::common::{ModuleArgs, OutputArgs, Report, save_replay};
+use crate::explore::{ExploreOptions, Progress, explore};
+use crate::sched::Strategy;
+use anyhow::Result;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::time::Duration;
+
+/// Explore schedules until a failure is found or a limit is reached.
+#[derive(Args, Debug)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// Scheduling strategy.
+    #[arg(long, value_enum, default_value = "random")]
+    strategy: Strategy,
+    /// Most executions (default 1000, or unlimited with --time-limit).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Most wall time for the whole exploration (e.g. `30s`, `2m`).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    time_limit: Option<Duration>,
+    /// Exploration seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// PCT bug depth `d` (number of priority change points + 1).
+    #[arg(long, default_value_t = 3)]
+    pct_depth: u32,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Shows progress once an exploration has run for a second.
+struct ProgressLine {
+    bar: ProgressBar,
+    shown: bool,
+}
+
+impl ProgressLine {
+    fn new() -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
+        ProgressLine { bar, shown: false }
+    }
+
+    fn update(&mut self, p: Progress) {
+        if !self.shown && p.elapsed >= Duration::from_secs(1) {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+            self.shown = true;
+        }
+        if self.shown {
+            let rate = p.executions as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            self.bar.set_message(format!(
+                "{} executions, {} distinct traces, {:.0}/s",
+                p.executions, p.distinct_traces, rate
+            ));
+            self.bar.tick();
+        }
+    }
+}
+
+pub fn run(args: ExploreArgs) -> Result<u8> {
+    let (wasm, mut program) = args.module.load()?;
+    let options = ExploreOptions {
+        strategy: args.strategy,
+        seed: args.seed,
+        pct_depth: args.pct_depth,
+        iterations: match (args.iterations, args.time_limit) {
+            (Some(n), _) => Some(n),
+            (None, Some(_)) => None,
+            (None, None) => Some(1000),
+        },
+        time_limit: args.time_limit,
+        run: args.module.run_config(),
+    };
+    let mut progress = ProgressLine::new();
+    let exploration = explore(&mut program, &options, |p| progress.update(p))?;
+    progress.bar.finish_and_clear();
+    let strategy = match args.strategy {
+        Strategy::Pct => format!("pct depth {}", args.pct_depth),
+        Strategy::Random => "random".to_string(),
+    };
+    let (headline, replay_file) = match &exploration.failure {
+        Some(found) => (
+            format!(
+                "{} failure found after {} executions ({strategy}, seed {}) in {:.2?}",
+                found.failure.kind.name(),
+                exploration.executions,
+                args.seed,
+                exploration.elapsed
+            ),
+            save_replay(
+                &args.output,
+                &args.module,
+                &wasm,
+                &found.result,
+                &found.failure,
+                found.found_by.clone(),
+            )?,
+        ),
+        None => (
+            format!(
+                "no failure in {} executions ({strategy}, seed {}) in {:.2?}, {} distinct traces",
+                exploration.executions, args.seed, exploration.elapsed, exploration.distinct_traces
+            ),
+            None,
+        ),
+    };
+    Ok(Report {
+        module: &args.module.module,
+        wasm: &wasm,
+        sites: program.sites(),
+        executions: exploration.executions,
+        distinct_traces: exploration.distinct_traces,
+        elapsed: exploration.elapsed,
+        headline,
+        result: exploration.failure.as_ref().map(|f| &f.result).or(exploration.last.as_ref()),
+        failure: exploration.failure.as_ref().map(|f| &f.failure),
+        replay_file,
+        extra: serde_json::json!({
+            "strategy": args.strategy.name(),
+            "seed": args.seed,
+            "pct_depth": (args.strategy == Strategy::Pct).then_some(args.pct_depth),
+            "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
+        }),
+    }
+    .print(&args.output))
+}

@@ -1,0 +1,49 @@
+//! The `weft` command line: parse, call the library, print. One file per
+//! command; `common` holds the options and output they share.
+
+mod common;
+mod explore;
+mod replay;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Deterministic testing of WebAssembly programs with threads.
+#[derive(Parser, Debug)]
+#[command(name = "weft", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    Run(run::RunArgs),
+    Explore(explore::ExploreArgs),
+    Replay(replay::ReplayArgs),
+}
+
+/// Exit code when no failure was found.
+pub const EXIT_PASS: u8 = 0;
+/// Exit code when a failure was found or reproduced.
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code for usage and input errors.
+pub const EXIT_ERROR: u8 = 2;
+
+/// Runs the command line and returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Explore(args) => explore::run(args),
+        Command::Replay(args) => replay::run(args),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("weft: error: {error:#}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! `weft run`: one execution under one schedule.
+
+use super::common::{ModuleArgs, OutputArgs, Report, save_replay};
+use crate::explore::run_once;
+use crate::sched::Strategy;
+use crate::trace::replay_file::FoundBy;
+use anyhow::Result;
+use clap::Args;
+use std::time::Instant;
+
+/// Run the module once under one schedule.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// Scheduler seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Scheduling strategy.
+    #[arg(long, value_enum, default_value = "random")]
+    strategy: Strategy,
+    /// PCT bug depth.
+    #[arg(long, default_value_t = 3)]
+    pct_depth: u32,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+pub fn run(args: RunArgs) -> Result<u8> {
+    let (wasm, mut program) = args.module.load()?;
+    let start = Instant::now();
+    let result = run_once(
+        &mut program,
+        args.strategy,
+        args.seed,
+        args.pct_depth,
+        &args.module.run_config(),
+    )?;
+    let failure = result.outcome.failure();
+    let replay_file = match &failure {
+        Some(failure) => save_replay(
+            &args.output,
+            &args.module,
+            &wasm,
+            &result,
+            failure,
+            FoundBy {
+                strategy: args.strategy,
+                seed: args.seed,
+                pct_depth: (args.strategy == Strategy::Pct).then_some(args.pct_depth),
+                execution: 1,
+            },
+        )?,
+        None => None,
+    };
+    let headline = match &failure {
+        Some(f) => format!(
+            "{} failure in one execution ({}, seed {})",
+            f.kind.name(),
+            args.strategy.name(),
+            args.seed
+        ),
+        None => format!("no failure in one execution ({}, seed {})", args.strategy.name(), args.seed),
+    };
+    Ok(Report {
+        module: &args.module.module,
+        wasm: &wasm,
+        sites: program.sites(),
+        executions: 1,
+        distinct_traces: 1,
+        elapsed: start.elapsed(),
+        headline,
+        result: Some(&result),
+        failure: failure.as_ref(),
+        replay_file,
+        extra: serde_json::json!({ "strategy": args.strategy.name(), "seed": args.seed }),
+    }
+    .print(&args.output))
+}

@@ -1,0 +1,209 @@
+//! Exploration: run a program under many schedules until one fails.
+//!
+//! Each execution gets its own scheduler seed, derived from the exploration
+//! seed and the execution's index, so an exploration is reproducible as a
+//! whole and every execution on its own (its decisions are recorded too).
+
+use crate::runtime::{ExecutionResult, Failure, Outcome, Program, RunConfig};
+use crate::sched::{PctScheduler, RandomScheduler, Scheduler, Strategy};
+use crate::trace::replay_file::FoundBy;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// How to explore.
+#[derive(Clone, Debug)]
+pub struct ExploreOptions {
+    /// Scheduling strategy.
+    pub strategy: Strategy,
+    /// Exploration seed.
+    pub seed: u64,
+    /// PCT bug depth `d`.
+    pub pct_depth: u32,
+    /// Stop after this many executions.
+    pub iterations: Option<u64>,
+    /// Stop after this much wall time.
+    pub time_limit: Option<Duration>,
+    /// Arguments, WASI seed and limits of every execution.
+    pub run: RunConfig,
+}
+
+impl Default for ExploreOptions {
+    fn default() -> Self {
+        ExploreOptions {
+            strategy: Strategy::Random,
+            seed: 0,
+            pct_depth: 3,
+            iterations: Some(1000),
+            time_limit: None,
+            run: RunConfig::default(),
+        }
+    }
+}
+
+/// PCT's guess of the number of steps of an execution before any has run;
+/// an exploration then uses the longest execution seen.
+const PCT_INITIAL_STEPS: u64 = 100;
+
+/// A failing execution and how it was found.
+#[derive(Clone, Debug)]
+pub struct FailingExecution {
+    /// The execution.
+    pub result: ExecutionResult,
+    /// Its failure.
+    pub failure: Failure,
+    /// Strategy, seed and index that produced it.
+    pub found_by: FoundBy,
+}
+
+/// What an exploration did.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    /// Executions run.
+    pub executions: u64,
+    /// Distinct traces among them.
+    pub distinct_traces: usize,
+    /// The first failure, if one was found.
+    pub failure: Option<FailingExecution>,
+    /// The last execution (the failing one if there is a failure).
+    pub last: Option<ExecutionResult>,
+    /// Wall time spent.
+    pub elapsed: Duration,
+}
+
+/// Progress of a running exploration, for display.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Executions so far.
+    pub executions: u64,
+    /// Distinct traces so far.
+    pub distinct_traces: usize,
+    /// Time since the start.
+    pub elapsed: Duration,
+}
+
+/// The host could not run the module at all (not a guest failure).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ExploreError(pub String);
+
+/// Scheduler seed of the `index`-th execution (from 0) of an exploration.
+pub fn execution_seed(seed: u64, index: u64) -> u64 {
+    // splitmix64 of the pair: nearby seeds give unrelated schedules.
+    let mut z = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A fresh scheduler of `strategy`.
+pub fn scheduler(strategy: Strategy, seed: u64, pct_depth: u32, pct_steps: u64) -> Box<dyn Scheduler> {
+    match strategy {
+        Strategy::Random => Box::new(RandomScheduler::new(seed)),
+        Strategy::Pct => Box::new(PctScheduler::new(seed, pct_depth, pct_steps)),
+    }
+}
+
+/// Runs one execution with a scheduler of `strategy` seeded with `seed`.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module.
+pub fn run_once(
+    program: &mut Program,
+    strategy: Strategy,
+    seed: u64,
+    pct_depth: u32,
+    run: &RunConfig,
+) -> Result<ExecutionResult, ExploreError> {
+    let sched = scheduler(strategy, seed, pct_depth, PCT_INITIAL_STEPS);
+    let (result, _) = program.execute(sched, run);
+    check_host(&result)?;
+    Ok(result)
+}
+
+fn check_host(result: &ExecutionResult) -> Result<(), ExploreError> {
+    match &result.outcome {
+        Outcome::HostError(message) => Err(ExploreError(message.clone())),
+        Outcome::Diverged(e) => Err(ExploreError(e.to_string())),
+        _ => Ok(()),
+    }
+}
+
+/// Explores `program` until a failure or a limit.
+///
+/// `progress` is called after every execution.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module.
+pub fn explore(
+    program: &mut Program,
+    options: &ExploreOptions,
+    mut progress: impl FnMut(Progress),
+) -> Result<Exploration, ExploreError> {
+    let start = Instant::now();
+    let mut traces = HashSet::new();
+    let mut pct_steps = PCT_INITIAL_STEPS;
+    let mut longest = 0;
+    let mut last = None;
+    let mut executions = 0;
+    loop {
+        if options.iterations.is_some_and(|n| executions >= n)
+            || options.time_limit.is_some_and(|t| start.elapsed() >= t)
+        {
+            break;
+        }
+        let seed = execution_seed(options.seed, executions);
+        let sched = scheduler(options.strategy, seed, options.pct_depth, pct_steps);
+        let (result, _) = program.execute(sched, &options.run);
+        check_host(&result)?;
+        executions += 1;
+        longest = longest.max(result.steps);
+        pct_steps = longest;
+        traces.insert(result.trace_hash);
+        progress(Progress {
+            executions,
+            distinct_traces: traces.len(),
+            elapsed: start.elapsed(),
+        });
+        if let Some(failure) = result.outcome.failure() {
+            let found_by = FoundBy {
+                strategy: options.strategy,
+                seed,
+                pct_depth: (options.strategy == Strategy::Pct).then_some(options.pct_depth),
+                execution: executions,
+            };
+            return Ok(Exploration {
+                executions,
+                distinct_traces: traces.len(),
+                failure: Some(FailingExecution {
+                    result: result.clone(),
+                    failure,
+                    found_by,
+                }),
+                last: Some(result),
+                elapsed: start.elapsed(),
+            });
+        }
+        last = Some(result);
+    }
+    Ok(Exploration {
+        executions,
+        distinct_traces: traces.len(),
+        failure: None,
+        last,
+        elapsed: start.elapsed(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::execution_seed;
+
+    #[test]
+    fn execution_seeds_differ() {
+        let seeds: std::collections::HashSet<u64> = (0..1000).map(|i| execution_seed(1, i)).collect();
+        assert_eq!(seeds.len(), 1000);
+        assert_eq!(execution_seed(5, 3), execution_seed(5, 3));
+    }
+}

@@ -1,0 +1,85 @@
+//! Replaying a saved execution and checking that it is the same one.
+
+use crate::runtime::{ExecutionResult, LoadError, Outcome, Program};
+use crate::sched::{ReplayScheduler, ScheduleError};
+use crate::trace::TraceHash;
+use crate::trace::replay_file::ReplayFile;
+
+/// Why a replay did not reproduce its execution.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The module is not the one the file was recorded with.
+    #[error(
+        "module hash mismatch: the replay file was recorded with a module whose blake3 is {expected}, but this module's is {found}"
+    )]
+    ModuleMismatch {
+        /// Hash in the file.
+        expected: String,
+        /// Hash of the given module.
+        found: String,
+    },
+    /// The module failed to load.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The recorded schedule does not fit the execution.
+    #[error(transparent)]
+    Diverged(#[from] ScheduleError),
+    /// The schedule was used up but the trace differs.
+    #[error(
+        "trace hash mismatch: the replay file expects trace {expected}, but the execution produced {found}"
+    )]
+    TraceMismatch {
+        /// Hash in the file.
+        expected: TraceHash,
+        /// Hash of this execution.
+        found: TraceHash,
+    },
+    /// The execution ended before using every recorded decision.
+    #[error("the schedule diverged: the execution ended after {used} of {recorded} recorded decisions")]
+    Unused {
+        /// Decisions used.
+        used: usize,
+        /// Decisions recorded.
+        recorded: usize,
+    },
+    /// The host could not run the module.
+    #[error("{0}")]
+    Host(String),
+}
+
+/// Re-runs the execution `file` describes on `wasm` and checks that it is
+/// the same: same module, same schedule, same trace hash.
+///
+/// # Errors
+///
+/// A [`ReplayError`] saying which check failed.
+pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<ExecutionResult, ReplayError> {
+    let found = blake3::hash(wasm).to_hex().to_string();
+    if !found.eq_ignore_ascii_case(&file.module.blake3) {
+        return Err(ReplayError::ModuleMismatch {
+            expected: file.module.blake3.clone(),
+            found,
+        });
+    }
+    let mut program = Program::load(wasm, file.instrument)?;
+    let scheduler = Box::new(ReplayScheduler::new(file.decisions.clone()));
+    let (result, _) = program.execute(scheduler, &file.run);
+    match &result.outcome {
+        Outcome::Diverged(e) => return Err(ReplayError::Diverged(e.clone())),
+        Outcome::HostError(e) => return Err(ReplayError::Host(e.clone())),
+        _ => {}
+    }
+    if result.decisions.len() != file.decisions.len() {
+        return Err(ReplayError::Unused {
+            used: result.decisions.len(),
+            recorded: file.decisions.len(),
+        });
+    }
+    if result.trace_hash != file.trace_hash {
+        return Err(ReplayError::TraceMismatch {
+            expected: file.trace_hash,
+            found: result.trace_hash,
+        });
+    }
+    Ok(result)
+}

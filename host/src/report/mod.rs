@@ -1,0 +1,4 @@
+//! Presenting results: the failing interleaving as text, and JSON.
+
+pub mod interleaving;
+pub mod symbols;

@@ -1,0 +1,192 @@
+//! Names for code sites: function names from the module's name section and
+//! source `file:line` from its DWARF, read from the original module.
+
+use crate::instrument::{Site, SiteTable};
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Where a code site is, for humans.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SiteName {
+    /// Demangled function name, if the name section has one.
+    pub function: Option<String>,
+    /// Source file, if DWARF has one.
+    pub file: Option<String>,
+    /// Source line.
+    pub line: Option<u32>,
+    /// The code is the guest's own (not its standard library or runtime).
+    pub user_code: bool,
+}
+
+impl SiteName {
+    /// `function (file:line)`, or whatever part of it is known.
+    pub fn describe(&self) -> String {
+        let place = match (&self.file, self.line) {
+            (Some(file), Some(line)) => Some(format!("{file}:{line}")),
+            (Some(file), None) => Some(file.clone()),
+            _ => None,
+        };
+        match (&self.function, place) {
+            (Some(f), Some(p)) => format!("{f} ({p})"),
+            (Some(f), None) => f.clone(),
+            (None, Some(p)) => p,
+            (None, None) => "?".into(),
+        }
+    }
+}
+
+/// Symbol information of one module.
+pub struct Symbols {
+    functions: HashMap<u32, String>,
+    dwarf: Option<addr2line::Context<gimli::EndianRcSlice<gimli::RunTimeEndian>>>,
+    cwd: String,
+}
+
+impl Symbols {
+    /// Reads the name section and DWARF of the original module `wasm`;
+    /// missing or malformed sections just mean fewer names.
+    pub fn new(wasm: &[u8]) -> Self {
+        let mut functions = HashMap::new();
+        let mut sections: HashMap<String, Vec<u8>> = HashMap::new();
+        for payload in wasmparser::Parser::new(0).parse_all(wasm).flatten() {
+            let wasmparser::Payload::CustomSection(reader) = payload else {
+                continue;
+            };
+            if reader.name() == "name" {
+                let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
+                    reader.data(),
+                    reader.data_offset(),
+                ));
+                for name in names.flatten() {
+                    if let wasmparser::Name::Function(map) = name {
+                        for naming in map.into_iter().flatten() {
+                            functions.insert(naming.index, demangle(naming.name));
+                        }
+                    }
+                }
+            } else if reader.name().starts_with(".debug_") {
+                sections.insert(reader.name().to_string(), reader.data().to_vec());
+            }
+        }
+        let dwarf = if sections.contains_key(".debug_info") {
+            let load = |id: gimli::SectionId| -> Result<_, gimli::Error> {
+                let data = sections.get(id.name()).cloned().unwrap_or_default();
+                Ok(gimli::EndianRcSlice::new(
+                    std::rc::Rc::from(data.into_boxed_slice()),
+                    gimli::RunTimeEndian::Little,
+                ))
+            };
+            gimli::Dwarf::load(load)
+                .ok()
+                .and_then(|d| addr2line::Context::from_dwarf(d).ok())
+        } else {
+            None
+        };
+        let cwd = std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        Symbols {
+            functions,
+            dwarf,
+            cwd,
+        }
+    }
+
+    /// Whether the module carries DWARF line information.
+    pub fn has_lines(&self) -> bool {
+        self.dwarf.is_some()
+    }
+
+    /// Names the site. Where code was inlined, the innermost frame that is
+    /// the guest's own code names it (a user's `counter.load()` is reported
+    /// at the user's line, not inside the standard library).
+    pub fn site(&self, site: &Site) -> SiteName {
+        let mut name = SiteName {
+            function: self.functions.get(&site.func).cloned(),
+            file: None,
+            line: None,
+            user_code: !self.has_lines(),
+        };
+        let Some(ctx) = &self.dwarf else {
+            return name;
+        };
+        let Ok(mut frames) = ctx.find_frames(site.code_offset as u64).skip_all_loads() else {
+            return name;
+        };
+        let mut innermost: Option<(Option<String>, Option<String>, Option<u32>)> = None;
+        while let Ok(Some(frame)) = frames.next() {
+            let file = frame.location.as_ref().and_then(|l| l.file).map(|f| self.shorten(f));
+            let line = frame.location.as_ref().and_then(|l| l.line);
+            let function = frame
+                .function
+                .as_ref()
+                .and_then(|f| f.demangle().ok())
+                .map(|f| f.into_owned());
+            if let Some(f) = &file
+                && !is_library_path(f)
+            {
+                name.file = Some(f.clone());
+                name.line = line;
+                name.function = match (function, name.function.take()) {
+                    // A closure or inlined helper has only a short DWARF name;
+                    // the name section's full path is more telling.
+                    (Some(short), Some(full)) if !short.contains("::") && full.ends_with(&short) => {
+                        Some(full)
+                    }
+                    (Some(f), _) => Some(f),
+                    (None, full) => full,
+                };
+                name.user_code = true;
+                return name;
+            }
+            innermost.get_or_insert((function, file, line));
+        }
+        if let Some((function, file, line)) = innermost {
+            name.function = function.or(name.function);
+            name.file = file;
+            name.line = line;
+        }
+        name
+    }
+
+    /// Names every site of a table.
+    pub fn all(&self, sites: &SiteTable) -> Vec<SiteName> {
+        (0..sites.len() as u32)
+            .filter_map(|id| sites.get(id))
+            .map(|s| self.site(s))
+            .collect()
+    }
+
+    fn shorten(&self, file: &str) -> String {
+        if let Some(rest) = file.strip_prefix(&self.cwd) {
+            return rest.trim_start_matches('/').to_string();
+        }
+        for marker in ["/library/", "/wasi-libc/"] {
+            if let Some(at) = file.rfind(marker) {
+                return file[at + 1..].to_string();
+            }
+        }
+        file.to_string()
+    }
+}
+
+fn is_library_path(file: &str) -> bool {
+    const MARKERS: [&str; 6] = [
+        "library/",
+        "/rustc/",
+        "/.cargo/",
+        "wasi-libc",
+        "libc-top-half",
+        "libc-bottom-half",
+    ];
+    MARKERS.iter().any(|m| file.contains(m))
+}
+
+fn demangle(name: &str) -> String {
+    let demangled: Cow<str> = match rustc_demangle::try_demangle(name) {
+        Ok(d) => Cow::Owned(format!("{d:#}")),
+        Err(_) => Cow::Borrowed(name),
+    };
+    demangled.into_owned()
+}
