@@ -96,7 +96,12 @@ pub fn execution_seed(seed: u64, index: u64) -> u64 {
 }
 
 /// A fresh scheduler of `strategy`.
-pub fn scheduler(strategy: Strategy, seed: u64, pct_depth: u32, pct_steps: u64) -> Box<dyn Scheduler> {
+pub fn scheduler(
+    strategy: Strategy,
+    seed: u64,
+    pct_depth: u32,
+    pct_steps: u64,
+) -> Box<dyn Scheduler> {
     match strategy {
         Strategy::Random => Box::new(RandomScheduler::new(seed)),
         Strategy::Pct => Box::new(PctScheduler::new(seed, pct_depth, pct_steps)),
@@ -202,7 +207,8 @@ mod tests {
 
     #[test]
     fn execution_seeds_differ() {
-        let seeds: std::collections::HashSet<u64> = (0..1000).map(|i| execution_seed(1, i)).collect();
+        let seeds: std::collections::HashSet<u64> =
+            (0..1000).map(|i| execution_seed(1, i)).collect();
         assert_eq!(seeds.len(), 1000);
         assert_eq!(execution_seed(5, 3), execution_seed(5, 3));
     }

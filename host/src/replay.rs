@@ -35,7 +35,9 @@ pub enum ReplayError {
         found: TraceHash,
     },
     /// The execution ended before using every recorded decision.
-    #[error("the schedule diverged: the execution ended after {used} of {recorded} recorded decisions")]
+    #[error(
+        "the schedule diverged: the execution ended after {used} of {recorded} recorded decisions"
+    )]
     Unused {
         /// Decisions used.
         used: usize,

@@ -9,6 +9,8 @@ use crate::trace::replay_file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION}
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -33,6 +35,10 @@ pub struct ModuleArgs {
     /// Most threads per execution, the main thread included.
     #[arg(long, default_value_t = Limits::default().max_threads)]
     pub max_threads: u32,
+    /// Most fuel (about one unit per wasm instruction) per thread and
+    /// execution (beyond: a `step-limit` failure).
+    #[arg(long, default_value_t = Limits::default().max_fuel)]
+    pub max_fuel: u64,
     /// Most wall time per execution (e.g. `10s`).
     #[arg(long, value_parser = humantime::parse_duration, default_value = "30s")]
     pub execution_time_limit: Duration,
@@ -50,8 +56,13 @@ impl ModuleArgs {
     /// Loads and compiles the module.
     pub fn load(&self) -> Result<(Vec<u8>, Program)> {
         let wasm = self.read()?;
-        let program = Program::load(&wasm, crate::instrument::InstrumentOptions { points: self.points })
-            .with_context(|| format!("cannot load `{}`", self.module.display()))?;
+        let program = Program::load(
+            &wasm,
+            crate::instrument::InstrumentOptions {
+                points: self.points,
+            },
+        )
+        .with_context(|| format!("cannot load `{}`", self.module.display()))?;
         Ok((wasm, program))
     }
 
@@ -70,6 +81,7 @@ impl ModuleArgs {
                 max_steps: self.max_steps,
                 max_memory_bytes: self.max_memory_mib << 20,
                 max_threads: self.max_threads,
+                max_fuel: self.max_fuel,
                 time_limit: Some(self.execution_time_limit),
                 ..Limits::default()
             },
@@ -79,7 +91,8 @@ impl ModuleArgs {
 
 /// Reads a module file, assembling `.wat` text.
 pub fn read_module(path: &Path) -> Result<Vec<u8>> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read module `{}`", path.display()))?;
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read module `{}`", path.display()))?;
     if path.extension().is_some_and(|e| e == "wat") || bytes.starts_with(b"(") {
         return wat::parse_bytes(&bytes)
             .map(|b| b.into_owned())
@@ -127,7 +140,18 @@ pub struct Report<'a> {
 impl Report<'_> {
     /// Prints the report and returns the exit code.
     pub fn print(&self, output: &OutputArgs) -> u8 {
-        let code = if self.failure.is_some() { EXIT_FAILURE } else { EXIT_PASS };
+        let mut text = String::new();
+        let code = self.render(output, &mut text);
+        emit(&text);
+        code
+    }
+
+    fn render(&self, output: &OutputArgs, out: &mut String) -> u8 {
+        let code = if self.failure.is_some() {
+            EXIT_FAILURE
+        } else {
+            EXIT_PASS
+        };
         let symbols = Symbols::new(self.wasm);
         let rows = self
             .result
@@ -146,13 +170,22 @@ impl Report<'_> {
                 obj.insert("trace_hash".into(), json!(result.trace_hash));
                 obj.insert("steps".into(), json!(result.steps));
                 obj.insert("decisions".into(), json!(result.decisions.len()));
-                obj.insert("stdout".into(), json!(String::from_utf8_lossy(&result.stdout)));
-                obj.insert("stderr".into(), json!(String::from_utf8_lossy(&result.stderr)));
+                obj.insert(
+                    "stdout".into(),
+                    json!(String::from_utf8_lossy(&result.stdout)),
+                );
+                obj.insert(
+                    "stderr".into(),
+                    json!(String::from_utf8_lossy(&result.stderr)),
+                );
             }
             if let Some(failure) = self.failure {
-                let name = self
-                    .result
-                    .and_then(|r| r.thread_names.get(failure.thread as usize).cloned().flatten());
+                let name = self.result.and_then(|r| {
+                    r.thread_names
+                        .get(failure.thread as usize)
+                        .cloned()
+                        .flatten()
+                });
                 obj.insert(
                     "failure".into(),
                     json!({
@@ -172,53 +205,71 @@ impl Report<'_> {
                     obj.insert(k.clone(), v.clone());
                 }
             }
-            println!("{}", serde_json::to_string_pretty(&value).expect("json"));
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&value).expect("json")
+            );
             return code;
         }
-        println!("weft: {}", self.headline);
+        let _ = writeln!(out, "weft: {}", self.headline);
         let Some(result) = self.result else {
             return code;
         };
         if let Some(failure) = self.failure {
-            let who = match result.thread_names.get(failure.thread as usize).cloned().flatten() {
+            let who = match result
+                .thread_names
+                .get(failure.thread as usize)
+                .cloned()
+                .flatten()
+            {
                 Some(name) => format!("thread {} ({name})", failure.thread),
                 None if failure.thread == 0 => "thread 0 (main)".to_string(),
                 None => format!("thread {}", failure.thread),
             };
-            println!("\nFAILURE: {} in {who}", failure.kind.name());
+            let _ = writeln!(out, "\nFAILURE: {} in {who}", failure.kind.name());
             for line in failure.message.lines() {
-                println!("  {line}");
+                let _ = writeln!(out, "  {line}");
             }
-            println!(
+            let _ = writeln!(
+                out,
                 "\ninterleaving ({} steps, {} scheduling decisions, trace {}):",
                 result.steps,
                 result.decisions.len(),
                 result.trace_hash
             );
-            print!("{}", interleaving::render(&rows, SHOWN_ROWS));
-            print_stream("guest stdout", &result.stdout);
+            out.push_str(&interleaving::render(&rows, SHOWN_ROWS));
+            print_stream(out, "guest stdout", &result.stdout);
             if !failure.message.contains("panicked at") {
-                print_stream("guest stderr", &result.stderr);
+                print_stream(out, "guest stderr", &result.stderr);
             }
             if let Some(path) = &self.replay_file {
-                println!("\nreplay file: {}", path.display());
-                println!("replay with: weft replay {}", path.display());
+                let _ = writeln!(out, "\nreplay file: {}", path.display());
+                let _ = writeln!(out, "replay with: weft replay {}", path.display());
             }
         } else {
-            println!("trace {}", result.trace_hash);
+            let _ = writeln!(out, "trace {}", result.trace_hash);
         }
         code
     }
 }
 
-fn print_stream(title: &str, bytes: &[u8]) {
+fn print_stream(out: &mut String, title: &str, bytes: &[u8]) {
     if bytes.is_empty() {
         return;
     }
-    println!("\n{title}:");
+    let _ = writeln!(out, "\n{title}:");
     for line in String::from_utf8_lossy(bytes).lines() {
-        println!("  {line}");
+        let _ = writeln!(out, "  {line}");
     }
+}
+
+/// Writes `text` to stdout; a closed pipe (`weft ... | head`) is not an error.
+fn emit(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
 }
 
 /// Writes the replay file of `result` unless told not to; returns its path.
@@ -247,7 +298,9 @@ pub fn save_replay(
             path: module.module.display().to_string(),
             blake3: blake3::hash(wasm).to_hex().to_string(),
         },
-        instrument: crate::instrument::InstrumentOptions { points: module.points },
+        instrument: crate::instrument::InstrumentOptions {
+            points: module.points,
+        },
         run: module.run_config(),
         found_by,
         decisions: result.decisions.clone(),

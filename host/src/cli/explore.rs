@@ -116,7 +116,11 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
         distinct_traces: exploration.distinct_traces,
         elapsed: exploration.elapsed,
         headline,
-        result: exploration.failure.as_ref().map(|f| &f.result).or(exploration.last.as_ref()),
+        result: exploration
+            .failure
+            .as_ref()
+            .map(|f| &f.result)
+            .or(exploration.last.as_ref()),
         failure: exploration.failure.as_ref().map(|f| &f.failure),
         replay_file,
         extra: serde_json::json!({

@@ -37,7 +37,8 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
     });
     let wasm = read_module(&module)?;
     let start = Instant::now();
-    let result = replay(&file, &wasm).with_context(|| format!("cannot replay `{}`", args.file.display()))?;
+    let result =
+        replay(&file, &wasm).with_context(|| format!("cannot replay `{}`", args.file.display()))?;
     let program = Program::load(&wasm, file.instrument)?;
     let failure = result.outcome.failure();
     let headline = match &failure {
@@ -47,7 +48,11 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
             args.file.display(),
             result.trace_hash
         ),
-        None => format!("replayed `{}`: no failure (same trace {})", args.file.display(), result.trace_hash),
+        None => format!(
+            "replayed `{}`: no failure (same trace {})",
+            args.file.display(),
+            result.trace_hash
+        ),
     };
     let output = OutputArgs {
         json: args.json,

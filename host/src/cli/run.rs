@@ -60,7 +60,11 @@ pub fn run(args: RunArgs) -> Result<u8> {
             args.strategy.name(),
             args.seed
         ),
-        None => format!("no failure in one execution ({}, seed {})", args.strategy.name(), args.seed),
+        None => format!(
+            "no failure in one execution ({}, seed {})",
+            args.strategy.name(),
+            args.seed
+        ),
     };
     Ok(Report {
         module: &args.module.module,

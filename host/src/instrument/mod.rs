@@ -102,7 +102,10 @@ pub fn features() -> wasmparser::WasmFeatures {
 /// assert_eq!(out.sites.len(), 1);
 /// # Ok(()) }
 /// ```
-pub fn instrument(wasm: &[u8], options: &InstrumentOptions) -> Result<Instrumented, InstrumentError> {
+pub fn instrument(
+    wasm: &[u8],
+    options: &InstrumentOptions,
+) -> Result<Instrumented, InstrumentError> {
     wasmparser::Validator::new_with_features(features()).validate_all(wasm)?;
     let survey = survey::Survey::of(wasm)?;
     let mut rewriter = rewrite::Rewriter::new(&survey, options.points);
@@ -116,7 +119,9 @@ pub fn instrument(wasm: &[u8], options: &InstrumentOptions) -> Result<Instrument
     let out = module.finish();
     wasmparser::Validator::new_with_features(features())
         .validate_all(&out)
-        .map_err(|e| InstrumentError::Rewrite(format!("the rewritten module does not validate: {e}")))?;
+        .map_err(|e| {
+            InstrumentError::Rewrite(format!("the rewritten module does not validate: {e}"))
+        })?;
     Ok(Instrumented {
         wasm: out,
         sites: rewriter.sites,

@@ -90,9 +90,7 @@ pub(crate) fn atomic_access(op: &Operator) -> Option<Access> {
         | Operator::I32AtomicRmw16AndU { memarg }
         | Operator::I32AtomicRmw16OrU { memarg }
         | Operator::I32AtomicRmw16XorU { memarg }
-        | Operator::I32AtomicRmw16XchgU { memarg } => {
-            access(AtomicRmw, AddrValue(I32), memarg, 2)
-        }
+        | Operator::I32AtomicRmw16XchgU { memarg } => access(AtomicRmw, AddrValue(I32), memarg, 2),
         Operator::I64AtomicRmwAdd { memarg }
         | Operator::I64AtomicRmwSub { memarg }
         | Operator::I64AtomicRmwAnd { memarg }
@@ -110,17 +108,13 @@ pub(crate) fn atomic_access(op: &Operator) -> Option<Access> {
         | Operator::I64AtomicRmw16AndU { memarg }
         | Operator::I64AtomicRmw16OrU { memarg }
         | Operator::I64AtomicRmw16XorU { memarg }
-        | Operator::I64AtomicRmw16XchgU { memarg } => {
-            access(AtomicRmw, AddrValue(I64), memarg, 2)
-        }
+        | Operator::I64AtomicRmw16XchgU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 2),
         Operator::I64AtomicRmw32AddU { memarg }
         | Operator::I64AtomicRmw32SubU { memarg }
         | Operator::I64AtomicRmw32AndU { memarg }
         | Operator::I64AtomicRmw32OrU { memarg }
         | Operator::I64AtomicRmw32XorU { memarg }
-        | Operator::I64AtomicRmw32XchgU { memarg } => {
-            access(AtomicRmw, AddrValue(I64), memarg, 4)
-        }
+        | Operator::I64AtomicRmw32XchgU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 4),
         Operator::I32AtomicRmwCmpxchg { memarg } => {
             access(AtomicCmpxchg, AddrTwoValues(I32), memarg, 4)
         }
@@ -152,8 +146,12 @@ pub(crate) fn plain_access(op: &Operator) -> Option<Access> {
     use Operands::*;
     use Scalar::*;
     match *op {
-        Operator::I32Load { memarg } | Operator::F32Load { memarg } => access(Load, Addr, memarg, 4),
-        Operator::I64Load { memarg } | Operator::F64Load { memarg } => access(Load, Addr, memarg, 8),
+        Operator::I32Load { memarg } | Operator::F32Load { memarg } => {
+            access(Load, Addr, memarg, 4)
+        }
+        Operator::I64Load { memarg } | Operator::F64Load { memarg } => {
+            access(Load, Addr, memarg, 8)
+        }
         Operator::I32Load8S { memarg }
         | Operator::I32Load8U { memarg }
         | Operator::I64Load8S { memarg }

@@ -3,10 +3,10 @@
 //! and `memory.grow` by host calls.
 
 use super::InstrumentError;
+use super::Points;
 use super::ops::{self, Access, Operands, Replaced, Scalar};
 use super::sites::{Site, SiteTable};
 use super::survey::{MemoryPlan, Survey};
-use super::Points;
 use crate::abi::{self, Signature};
 use wasm_encoder::reencode::{Error, Reencode, utils};
 use wasm_encoder::{
@@ -145,7 +145,14 @@ impl<'s> Rewriter<'s> {
         }
     }
 
-    fn site(&mut self, kind: super::AccessKind, func: u32, pos: usize, offset: u64, width: u8) -> i32 {
+    fn site(
+        &mut self,
+        kind: super::AccessKind,
+        func: u32,
+        pos: usize,
+        offset: u64,
+        width: u8,
+    ) -> i32 {
         let code_offset = pos.saturating_sub(self.survey.code_section_start) as u32;
         self.sites.push(Site {
             kind,
@@ -254,7 +261,13 @@ impl Reencode for Rewriter<'_> {
         datum: wasmparser::Data<'_>,
     ) -> Result<()> {
         if self.shares_memory()
-            && matches!(datum.kind, wasmparser::DataKind::Active { memory_index: 0, .. })
+            && matches!(
+                datum.kind,
+                wasmparser::DataKind::Active {
+                    memory_index: 0,
+                    ..
+                }
+            )
         {
             // Applied once per execution by the host; keep the segment (its
             // index may be named by `data.drop`) but make it passive.
@@ -307,7 +320,11 @@ impl Reencode for Rewriter<'_> {
         Ok(())
     }
 
-    fn parse_function_body(&mut self, code: &mut CodeSection, body: FunctionBody<'_>) -> Result<()> {
+    fn parse_function_body(
+        &mut self,
+        code: &mut CodeSection,
+        body: FunctionBody<'_>,
+    ) -> Result<()> {
         let defined = self.next_defined;
         self.next_defined += 1;
         let func = self.survey.func_imports + defined;
@@ -335,13 +352,7 @@ impl Reencode for Rewriter<'_> {
         let mut f = Function::new(locals);
         for (pos, op) in operators {
             if let Some(access) = self.hooked(&op) {
-                let site = self.site(
-                    access.kind,
-                    func,
-                    pos,
-                    access.memarg.offset,
-                    access.width,
-                );
+                let site = self.site(access.kind, func, pos, access.memarg.offset, access.width);
                 self.emit_hooked(&mut f, access, site, &scratch);
                 f.instruction(&self.instruction(op)?);
             } else if let Some(replaced) = self.replacement(&op) {

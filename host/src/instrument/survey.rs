@@ -2,9 +2,7 @@
 //! (function types, import counts, the memory and where code begins).
 
 use super::InstrumentError;
-use wasmparser::{
-    CompositeInnerType, DataKind, ExternalKind, Operator, Parser, Payload, TypeRef,
-};
+use wasmparser::{CompositeInnerType, DataKind, ExternalKind, Operator, Parser, Payload, TypeRef};
 
 /// How the module's memory relates to threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -254,4 +252,3 @@ fn const_offset(expr: &wasmparser::ConstExpr) -> Result<u64, InstrumentError> {
     };
     Ok(value)
 }
-

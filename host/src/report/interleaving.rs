@@ -38,7 +38,12 @@ pub struct Row {
 /// The rows of `result`'s trace. Unless `full`, steps inside the guest's
 /// standard library or runtime are left out when the module has source
 /// lines to tell them apart.
-pub fn rows(result: &ExecutionResult, sites: &SiteTable, symbols: &Symbols, full: bool) -> Vec<Row> {
+pub fn rows(
+    result: &ExecutionResult,
+    sites: &SiteTable,
+    symbols: &Symbols,
+    full: bool,
+) -> Vec<Row> {
     let names = symbols.all(sites);
     let mut rows: Vec<Row> = Vec::new();
     for (step, event) in result.events.iter().enumerate() {
@@ -57,7 +62,10 @@ pub fn rows(result: &ExecutionResult, sites: &SiteTable, symbols: &Symbols, full
             EventKind::Label { label } => (
                 format!(
                     "event \"{}\"",
-                    result.labels.get(label as usize).map_or("?", String::as_str)
+                    result
+                        .labels
+                        .get(label as usize)
+                        .map_or("?", String::as_str)
                 ),
                 None,
             ),
@@ -66,7 +74,11 @@ pub fn rows(result: &ExecutionResult, sites: &SiteTable, symbols: &Symbols, full
             step,
             repeat: 1,
             thread: event.thread,
-            thread_name: result.thread_names.get(event.thread as usize).cloned().flatten(),
+            thread_name: result
+                .thread_names
+                .get(event.thread as usize)
+                .cloned()
+                .flatten(),
             event: text,
             addr,
             function: site.and_then(|s| s.function.clone()),
@@ -106,7 +118,9 @@ pub fn render(rows: &[Row], limit: usize) -> String {
     let mut out = String::new();
     let skipped = rows.len().saturating_sub(limit);
     if skipped > 0 {
-        out.push_str(&format!("  ... {skipped} earlier rows (--full-trace shows every step)\n"));
+        out.push_str(&format!(
+            "  ... {skipped} earlier rows (--full-trace shows every step)\n"
+        ));
     }
     for row in &rows[skipped..] {
         let who = match &row.thread_name {
@@ -131,7 +145,10 @@ pub fn render(rows: &[Row], limit: usize) -> String {
         } else {
             String::new()
         };
-        out.push_str(&format!("  {:>6}  thread {:<14} {:<28}{}\n", row.step, who, what, place));
+        out.push_str(&format!(
+            "  {:>6}  thread {:<14} {:<28}{}\n",
+            row.step, who, what, place
+        ));
     }
     out
 }

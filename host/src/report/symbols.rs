@@ -116,7 +116,11 @@ impl Symbols {
         };
         let mut innermost: Option<(Option<String>, Option<String>, Option<u32>)> = None;
         while let Ok(Some(frame)) = frames.next() {
-            let file = frame.location.as_ref().and_then(|l| l.file).map(|f| self.shorten(f));
+            let file = frame
+                .location
+                .as_ref()
+                .and_then(|l| l.file)
+                .map(|f| self.shorten(f));
             let line = frame.location.as_ref().and_then(|l| l.line);
             let function = frame
                 .function
@@ -131,7 +135,9 @@ impl Symbols {
                 name.function = match (function, name.function.take()) {
                     // A closure or inlined helper has only a short DWARF name;
                     // the name section's full path is more telling.
-                    (Some(short), Some(full)) if !short.contains("::") && full.ends_with(&short) => {
+                    (Some(short), Some(full))
+                        if !short.contains("::") && full.ends_with(&short) =>
+                    {
                         Some(full)
                     }
                     (Some(f), _) => Some(f),

@@ -126,7 +126,12 @@ pub(super) fn run(
     finish(state)
 }
 
-fn drive(program: &mut Program, exec: &ExecHandle, config: &RunConfig, main: ThreadId) -> Result<(), String> {
+fn drive(
+    program: &mut Program,
+    exec: &ExecHandle,
+    config: &RunConfig,
+    main: ThreadId,
+) -> Result<(), String> {
     let shared_memory = match &program.memory {
         MemoryPlan::Shared(plan) => {
             if plan.min_pages * 65536 > config.limits.max_memory_bytes {
@@ -167,7 +172,8 @@ fn drive(program: &mut Program, exec: &ExecHandle, config: &RunConfig, main: Thr
     let pre = instantiate_pre_with_memory(program, &main_store, &stores.shared_memory)
         .map_err(|e| format!("{e:#}"))?;
     let spawner = Spawner { stores, pre };
-    let mut threads: Vec<Option<ThreadFuture>> = vec![Some(spawner.thread(main_store, Entry::Main))];
+    let mut threads: Vec<Option<ThreadFuture>> =
+        vec![Some(spawner.thread(main_store, Entry::Main))];
     poll_loop(&spawner, &mut threads, exec);
     drop(threads);
     Ok(())
@@ -208,8 +214,9 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
             threads[tid as usize] = Some(future);
         }
         let Some(future) = threads.get_mut(current as usize).and_then(Option::as_mut) else {
-            exec.get()
-                .finish(Outcome::HostError(format!("thread {current} has no future")));
+            exec.get().finish(Outcome::HostError(format!(
+                "thread {current} has no future"
+            )));
             return;
         };
         match future.as_mut().poll(&mut cx) {
@@ -310,7 +317,9 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         ..
     } = state;
     scheduler.end_execution(step);
-    let outcome = end.unwrap_or(Outcome::HostError("the execution ended without an outcome".into()));
+    let outcome = end.unwrap_or(Outcome::HostError(
+        "the execution ended without an outcome".into(),
+    ));
     let trace_hash = TraceHash::of(&events, &outcome.summary());
     (
         ExecutionResult {

@@ -10,11 +10,11 @@ use super::{ThreadData, memory};
 use crate::abi;
 use crate::instrument::AccessKind;
 use crate::trace::EventKind;
-use wasmtime::{Result, bail};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use wasmtime::{Caller, Linker};
+use wasmtime::{Result, bail};
 
 /// A future that is pending exactly once: awaiting it suspends the calling
 /// guest thread until the executor polls that thread again.
@@ -53,7 +53,11 @@ pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
 
 /// Effective address of an access: the dynamic address plus the static
 /// offset of its site.
-fn effective(caller: &Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<(u32, AccessKind, u8)> {
+fn effective(
+    caller: &Caller<'_, ThreadData>,
+    addr: i32,
+    site: i32,
+) -> Result<(u32, AccessKind, u8)> {
     let exec = caller.data().exec.get();
     let Some(site_info) = exec.sites.get(site as u32) else {
         bail!("instrumentation error: unknown site {site}");
@@ -94,11 +98,12 @@ async fn wait(
 ) -> Result<i32> {
     let me = caller.data().tid;
     let (eff, _, width) = effective(caller, addr, site)?;
-    caller
-        .data()
-        .exec
-        .get()
-        .record(me, EventKind::Access(AccessKind::Wait), eff, Some(site as u32));
+    caller.data().exec.get().record(
+        me,
+        EventKind::Access(AccessKind::Wait),
+        eff,
+        Some(site as u32),
+    );
     yield_point(caller).await;
     check_wait_address(caller, eff, width)?;
     let bytes = memory::read(caller, eff as u64, width as u64)?;
@@ -124,14 +129,20 @@ async fn wait(
     Ok(exec.threads[me as usize].wake.take().unwrap_or(0))
 }
 
-async fn notify(caller: &mut Caller<'_, ThreadData>, addr: i32, count: i32, site: i32) -> Result<i32> {
+async fn notify(
+    caller: &mut Caller<'_, ThreadData>,
+    addr: i32,
+    count: i32,
+    site: i32,
+) -> Result<i32> {
     let me = caller.data().tid;
     let (eff, _, _) = effective(caller, addr, site)?;
-    caller
-        .data()
-        .exec
-        .get()
-        .record(me, EventKind::Access(AccessKind::Notify), eff, Some(site as u32));
+    caller.data().exec.get().record(
+        me,
+        EventKind::Access(AccessKind::Notify),
+        eff,
+        Some(site as u32),
+    );
     yield_point(caller).await;
     if eff % 4 != 0 {
         bail!("unaligned atomic: notify on address {eff:#x}");

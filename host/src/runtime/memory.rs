@@ -2,8 +2,8 @@
 //! single-threaded module's own exported memory.
 
 use super::ThreadData;
-use wasmtime::{Result, bail};
 use wasmtime::{Caller, Extern};
+use wasmtime::{Result, bail};
 
 /// Reads `len` bytes at `addr` of the calling thread's memory.
 pub(crate) fn read(caller: &mut Caller<'_, ThreadData>, addr: u64, len: u64) -> Result<Vec<u8>> {
@@ -54,7 +54,6 @@ pub(crate) fn read_u32(caller: &mut Caller<'_, ThreadData>, addr: u64) -> Result
     let bytes = read(caller, addr, 4)?;
     Ok(u32::from_le_bytes(bytes.try_into().expect("4 bytes")))
 }
-
 
 fn checked_range(addr: u64, len: u64) -> Result<std::ops::Range<usize>> {
     let end = addr

@@ -53,7 +53,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_steps: 1_000_000,
-            max_fuel: 5_000_000_000,
+            max_fuel: 1_000_000_000,
             max_memory_bytes: 512 << 20,
             max_threads: 64,
             max_output_bytes: 1 << 20,
@@ -242,7 +242,11 @@ impl Program {
             if !matches!(out.memory, MemoryPlan::Shared(_)) {
                 return Err(LoadError::SpawnWithoutSharedMemory);
             }
-            if !out.exported_funcs.iter().any(|e| e == abi::THREAD_START_EXPORT) {
+            if !out
+                .exported_funcs
+                .iter()
+                .any(|e| e == abi::THREAD_START_EXPORT)
+            {
                 return Err(LoadError::MissingExport(abi::THREAD_START_EXPORT));
             }
         }
@@ -250,7 +254,8 @@ impl Program {
             return Err(LoadError::MissingExport(abi::MAIN_EXPORT));
         }
         let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
-        let module = Module::new(&engine, &out.wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let module =
+            Module::new(&engine, &out.wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
         let mut linker = Linker::new(&engine);
         let link = |linker: &mut Linker<ThreadData>| -> wasmtime::Result<()> {
             wasi::add_to_linker(linker)?;

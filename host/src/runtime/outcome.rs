@@ -124,7 +124,11 @@ impl Outcome {
     pub fn failure(&self) -> Option<Failure> {
         let (kind, thread, message) = match self {
             Outcome::Exited(0) | Outcome::Diverged(_) | Outcome::HostError(_) => return None,
-            Outcome::Exited(code) => (FailureKind::Exit, 0, format!("the program exited with code {code}")),
+            Outcome::Exited(code) => (
+                FailureKind::Exit,
+                0,
+                format!("the program exited with code {code}"),
+            ),
             Outcome::Trap { thread, message } | Outcome::Assertion { thread, message } => {
                 (FailureKind::Assertion, *thread, message.clone())
             }
@@ -134,7 +138,11 @@ impl Outcome {
                     .map(|b| format!("thread {} waits on {:#x}", b.thread, b.addr))
                     .collect::<Vec<_>>()
                     .join(", ");
-                (FailureKind::Deadlock, 0, format!("deadlock: every live thread is blocked ({who})"))
+                (
+                    FailureKind::Deadlock,
+                    0,
+                    format!("deadlock: every live thread is blocked ({who})"),
+                )
             }
             Outcome::StepLimit { thread, steps } => (
                 FailureKind::StepLimit,
@@ -144,7 +152,9 @@ impl Outcome {
             Outcome::MemoryLimit { thread, limit } => (
                 FailureKind::MemoryLimit,
                 *thread,
-                format!("the guest failed after weft refused to grow its memory beyond {limit} bytes"),
+                format!(
+                    "the guest failed after weft refused to grow its memory beyond {limit} bytes"
+                ),
             ),
             Outcome::ThreadLimit { thread, limit } => (
                 FailureKind::ThreadLimit,

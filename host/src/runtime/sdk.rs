@@ -67,9 +67,13 @@ fn assert(mut caller: Caller<'_, ThreadData>, cond: i32, ptr: i32, len: i32) -> 
 
 /// Adds the `weft` SDK imports to `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
-    linker.func_wrap_async(abi::SDK_MODULE, abi::EVENT.name, |mut caller, (ptr, len): (i32, i32)| {
-        Box::new(async move { event(&mut caller, ptr, len).await })
-    })?;
+    linker.func_wrap_async(
+        abi::SDK_MODULE,
+        abi::EVENT.name,
+        |mut caller, (ptr, len): (i32, i32)| {
+            Box::new(async move { event(&mut caller, ptr, len).await })
+        },
+    )?;
     linker.func_wrap(abi::SDK_MODULE, abi::THREAD_NAME.name, thread_name)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ASSERT.name, assert)?;
     Ok(())

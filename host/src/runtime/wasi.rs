@@ -53,9 +53,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(MODULE, "args_get", args_get)?;
     linker.func_wrap(MODULE, "environ_sizes_get", environ_sizes_get)?;
     linker.func_wrap(MODULE, "environ_get", environ_get)?;
-    linker.func_wrap(MODULE, "proc_exit", |_: Caller<'_, ThreadData>, code: i32| -> Result<()> {
-        Err(wasmtime::Error::new(GuestExit(code)))
-    })?;
+    linker.func_wrap(
+        MODULE,
+        "proc_exit",
+        |_: Caller<'_, ThreadData>, code: i32| -> Result<()> {
+            Err(wasmtime::Error::new(GuestExit(code)))
+        },
+    )?;
     linker.func_wrap_async(MODULE, "sched_yield", |mut caller, (): ()| {
         Box::new(async move { hooks::sched_yield(&mut caller).await })
     })?;
@@ -70,7 +74,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     Ok(())
 }
 
-fn clock_time_get(mut caller: Caller<'_, ThreadData>, id: i32, _precision: i64, out: i32) -> Result<i32> {
+fn clock_time_get(
+    mut caller: Caller<'_, ThreadData>,
+    id: i32,
+    _precision: i64,
+    out: i32,
+) -> Result<i32> {
     let now = {
         let mut exec = caller.data().exec.get();
         exec.clock_ns += CLOCK_READ_TICK_NS;
@@ -100,7 +109,13 @@ fn random_get(mut caller: Caller<'_, ThreadData>, buf: i32, len: i32) -> Result<
     Ok(ERRNO_SUCCESS)
 }
 
-fn fd_write(mut caller: Caller<'_, ThreadData>, fd: i32, iovs: i32, iovs_len: i32, nwritten: i32) -> Result<i32> {
+fn fd_write(
+    mut caller: Caller<'_, ThreadData>,
+    fd: i32,
+    iovs: i32,
+    iovs_len: i32,
+    nwritten: i32,
+) -> Result<i32> {
     if fd != 1 && fd != 2 {
         return Ok(ERRNO_BADF);
     }
@@ -115,7 +130,11 @@ fn fd_write(mut caller: Caller<'_, ThreadData>, fd: i32, iovs: i32, iovs_len: i3
     {
         let mut exec = caller.data().exec.get();
         let limit = exec.limits.max_output_bytes;
-        let stream = if fd == 1 { &mut exec.stdout } else { &mut exec.stderr };
+        let stream = if fd == 1 {
+            &mut exec.stdout
+        } else {
+            &mut exec.stderr
+        };
         let room = limit.saturating_sub(stream.len());
         stream.extend_from_slice(&written[..written.len().min(room)]);
     }
@@ -126,8 +145,16 @@ fn fd_write(mut caller: Caller<'_, ThreadData>, fd: i32, iovs: i32, iovs_len: i3
 fn args_sizes_get(mut caller: Caller<'_, ThreadData>, argc_out: i32, size_out: i32) -> Result<i32> {
     let args = caller.data().args.clone();
     let size: usize = args.iter().map(|a| a.len() + 1).sum();
-    memory::write(&mut caller, argc_out as u32 as u64, &(args.len() as u32).to_le_bytes())?;
-    memory::write(&mut caller, size_out as u32 as u64, &(size as u32).to_le_bytes())?;
+    memory::write(
+        &mut caller,
+        argc_out as u32 as u64,
+        &(args.len() as u32).to_le_bytes(),
+    )?;
+    memory::write(
+        &mut caller,
+        size_out as u32 as u64,
+        &(size as u32).to_le_bytes(),
+    )?;
     Ok(ERRNO_SUCCESS)
 }
 
@@ -135,7 +162,11 @@ fn args_get(mut caller: Caller<'_, ThreadData>, argv: i32, buf: i32) -> Result<i
     let args = caller.data().args.clone();
     let mut at = buf as u32 as u64;
     for (i, arg) in args.iter().enumerate() {
-        memory::write(&mut caller, argv as u32 as u64 + 4 * i as u64, &(at as u32).to_le_bytes())?;
+        memory::write(
+            &mut caller,
+            argv as u32 as u64 + 4 * i as u64,
+            &(at as u32).to_le_bytes(),
+        )?;
         let mut bytes = arg.as_bytes().to_vec();
         bytes.push(0);
         memory::write(&mut caller, at, &bytes)?;
@@ -144,7 +175,11 @@ fn args_get(mut caller: Caller<'_, ThreadData>, argv: i32, buf: i32) -> Result<i
     Ok(ERRNO_SUCCESS)
 }
 
-fn environ_sizes_get(mut caller: Caller<'_, ThreadData>, count_out: i32, size_out: i32) -> Result<i32> {
+fn environ_sizes_get(
+    mut caller: Caller<'_, ThreadData>,
+    count_out: i32,
+    size_out: i32,
+) -> Result<i32> {
     memory::write(&mut caller, count_out as u32 as u64, &0u32.to_le_bytes())?;
     memory::write(&mut caller, size_out as u32 as u64, &0u32.to_le_bytes())?;
     Ok(ERRNO_SUCCESS)
@@ -219,14 +254,22 @@ async fn poll_oneoff(
         }
     } else {
         for sub in fd_ready {
-            let errno = if sub.tag == 1 || sub.tag == 2 { 0 } else { ERRNO_NOTSUP as u16 };
+            let errno = if sub.tag == 1 || sub.tag == 2 {
+                0
+            } else {
+                ERRNO_NOTSUP as u16
+            };
             out.push(event(sub.userdata, errno, sub.tag));
         }
     }
     for (i, bytes) in out.iter().enumerate() {
         memory::write(caller, events as u32 as u64 + 32 * i as u64, bytes)?;
     }
-    memory::write(caller, nevents_out as u32 as u64, &(out.len() as u32).to_le_bytes())?;
+    memory::write(
+        caller,
+        nevents_out as u32 as u64,
+        &(out.len() as u32).to_le_bytes(),
+    )?;
     Ok(ERRNO_SUCCESS)
 }
 

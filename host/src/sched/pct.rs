@@ -148,7 +148,8 @@ mod tests {
         s.thread_created(0);
         s.thread_created(1);
         let first = s.choose(&views(&[0, 1]), Some(0), 0).unwrap();
-        let switched = (1..=10).any(|step| s.choose(&views(&[0, 1]), Some(first), step).unwrap() != first);
+        let switched =
+            (1..=10).any(|step| s.choose(&views(&[0, 1]), Some(first), step).unwrap() != first);
         assert!(switched);
     }
 
@@ -161,8 +162,14 @@ mod tests {
         let first = s.choose(&views(&[0, 1]), None, 0).unwrap();
         let other = 1 - first;
         let enabled = [
-            ThreadView { id: first, yielding: true },
-            ThreadView { id: other, yielding: false },
+            ThreadView {
+                id: first,
+                yielding: true,
+            },
+            ThreadView {
+                id: other,
+                yielding: false,
+            },
         ];
         assert_eq!(s.choose(&enabled, Some(first), 1).unwrap(), other);
     }

@@ -82,7 +82,11 @@ mod tests {
         assert_eq!(s.choose(&views(&[0, 1]), None, 2), Ok(0));
         assert!(matches!(
             s.choose(&views(&[0, 1]), None, 3),
-            Err(ScheduleError::Diverged { decision: 2, expected: 2, .. })
+            Err(ScheduleError::Diverged {
+                decision: 2,
+                expected: 2,
+                ..
+            })
         ));
     }
 
@@ -91,7 +95,10 @@ mod tests {
         let mut s = ReplayScheduler::new(vec![]);
         assert!(matches!(
             s.choose(&views(&[0, 1]), None, 5),
-            Err(ScheduleError::Exhausted { decisions: 0, step: 5 })
+            Err(ScheduleError::Exhausted {
+                decisions: 0,
+                step: 5
+            })
         ));
     }
 }

@@ -117,7 +117,8 @@ impl ReplayFile {
             path: path.to_string(),
             message,
         };
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| malformed(e.to_string()))?;
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
             return Err(malformed(format!("missing `\"format\": \"{FORMAT}\"`")));
         }
@@ -128,8 +129,11 @@ impl ReplayFile {
                 found: version,
             });
         }
-        let file: ReplayFile = serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
-        if file.module.blake3.len() != 64 || !file.module.blake3.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let file: ReplayFile =
+            serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        if file.module.blake3.len() != 64
+            || !file.module.blake3.bytes().all(|b| b.is_ascii_hexdigit())
+        {
             return Err(malformed("`module.blake3` is not 64 hex digits".into()));
         }
         Ok(file)
@@ -194,7 +198,9 @@ mod tests {
 
     #[test]
     fn rejects_other_versions_and_garbage() {
-        let text = sample().to_json().replace("\"version\": 1", "\"version\": 99");
+        let text = sample()
+            .to_json()
+            .replace("\"version\": 1", "\"version\": 99");
         assert!(matches!(
             ReplayFile::parse(&text, "f"),
             Err(ReplayFileError::Version { found: 99, .. })

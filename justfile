@@ -1,0 +1,53 @@
+# Recipes of weft. On a fresh machine run them through ./x, which installs
+# the wasm target and `just` first.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+guest_target := "wasm32-wasip1-threads"
+
+# List the recipes.
+default:
+    @just --list
+
+# Build every sample and place it at target/samples/<name>.wasm.
+samples:
+    cargo build --quiet --release --target {{guest_target}} --manifest-path samples/Cargo.toml --target-dir target/guest
+    mkdir -p target/samples
+    for dir in samples/*/; do \
+        name=$(basename "$dir"); \
+        if [ -f "$dir/Cargo.toml" ]; then \
+            cp "target/guest/{{guest_target}}/release/$name.wasm" "target/samples/$name.wasm"; \
+        fi; \
+    done
+    @echo "samples: $(ls target/samples | wc -l) modules in target/samples/"
+
+# Build the weft binary.
+build:
+    cargo build --quiet -p weft
+
+# Find the lost update in samples/lost-update, then replay the saved failure.
+demo: samples build
+    @echo '$ weft explore target/samples/lost-update.wasm --save-failure target/lost-update.weft.json'
+    ./target/debug/weft explore target/samples/lost-update.wasm --save-failure target/lost-update.weft.json || [ $? -eq 1 ]
+    @echo
+    @echo '$ weft replay target/lost-update.weft.json'
+    ./target/debug/weft replay target/lost-update.weft.json || [ $? -eq 1 ]
+
+# The whole test suite: unit, end-to-end and doc tests.
+test: samples
+    if cargo nextest --version >/dev/null 2>&1; then \
+        cargo nextest run --workspace --no-fail-fast; \
+    else \
+        cargo test --workspace --no-fail-fast --lib --bins --tests; \
+    fi
+    cargo test --quiet --workspace --doc
+
+# Formatting and lints, as CI checks them.
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --quiet --workspace --all-targets -- -D warnings
+    cargo clippy --quiet --manifest-path samples/Cargo.toml --target {{guest_target}} --target-dir target/guest -- -D warnings
+
+# Hot-path benchmarks (release build).
+bench: samples
+    cargo run --quiet --release -p weft -- bench target/samples/lost-update.wasm
