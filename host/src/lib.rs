@@ -47,6 +47,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod bench;
 pub mod cli;
 pub mod explore;
 pub mod instrument;

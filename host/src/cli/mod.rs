@@ -1,6 +1,7 @@
 //! The `weft` command line: parse, call the library, print. One file per
 //! command; `common` holds the options and output they share.
 
+mod bench;
 mod common;
 mod explore;
 mod replay;
@@ -22,6 +23,7 @@ enum Command {
     Run(run::RunArgs),
     Explore(explore::ExploreArgs),
     Replay(replay::ReplayArgs),
+    Bench(bench::BenchArgs),
 }
 
 /// Exit code when no failure was found.
@@ -38,6 +40,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Bench(args) => bench::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -11,7 +11,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Row {
     /// Index of the first step of the row in the trace (from 0).
-    pub step: usize,
+    pub step: u64,
     /// How many identical consecutive steps the row stands for.
     pub repeat: usize,
     /// The thread.
@@ -71,7 +71,7 @@ pub fn rows(
             ),
         };
         let row = Row {
-            step,
+            step: result.events_dropped + step as u64,
             repeat: 1,
             thread: event.thread,
             thread_name: result

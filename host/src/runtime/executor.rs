@@ -14,7 +14,7 @@ use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
 use crate::instrument::MemoryPlan;
 use crate::sched::Scheduler;
-use crate::trace::{EventKind, ThreadId, TraceHash};
+use crate::trace::{EventKind, ThreadId};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -306,7 +306,7 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
 fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
     let ExecState {
         mut scheduler,
-        events,
+        trace,
         decisions,
         end,
         stdout,
@@ -320,11 +320,12 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
     let outcome = end.unwrap_or(Outcome::HostError(
         "the execution ended without an outcome".into(),
     ));
-    let trace_hash = TraceHash::of(&events, &outcome.summary());
+    let (events, events_dropped, trace_hash) = trace.finish(&outcome.summary());
     (
         ExecutionResult {
             outcome,
             events,
+            events_dropped,
             decisions,
             trace_hash,
             stdout,

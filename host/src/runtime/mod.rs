@@ -178,8 +178,11 @@ impl ResourceLimiter for ThreadData {
 pub struct ExecutionResult {
     /// How it ended.
     pub outcome: Outcome,
-    /// Every scheduling point, in order.
+    /// The most recent scheduling points, in order (all of them unless the
+    /// execution was very long).
     pub events: Vec<Event>,
+    /// Scheduling points before `events[0]` that were hashed but not kept.
+    pub events_dropped: u64,
     /// The thread chosen wherever more than one could run.
     pub decisions: Vec<ThreadId>,
     /// Hash of the events and the outcome.

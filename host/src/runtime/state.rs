@@ -6,7 +6,7 @@ use super::Limits;
 use super::outcome::{BlockedThread, Outcome};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Scheduler, ThreadView};
-use crate::trace::{Event, EventKind, ThreadId};
+use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::cell::{RefCell, RefMut};
@@ -62,7 +62,7 @@ pub(crate) struct ExecState {
     pub current: ThreadId,
     /// Scheduling points so far.
     pub step: u64,
-    pub events: Vec<Event>,
+    pub trace: TraceRecorder,
     /// The thread chosen at every point where more than one was enabled.
     pub decisions: Vec<ThreadId>,
     /// Virtual time in nanoseconds.
@@ -100,7 +100,7 @@ impl ExecState {
             threads: Vec::new(),
             current: 0,
             step: 0,
-            events: Vec::with_capacity(1024),
+            trace: TraceRecorder::default(),
             decisions: Vec::with_capacity(256),
             clock_ns: 0,
             next_ticket: 0,
@@ -139,7 +139,7 @@ impl ExecState {
         } else {
             thread.loads_in_a_row = 0;
         }
-        self.events.push(Event {
+        self.trace.push(Event {
             thread: me,
             kind,
             addr,
@@ -198,7 +198,13 @@ impl ExecState {
             return true;
         }
         let current = me_enabled.then_some(me);
-        let chosen = match self.scheduler.choose(&self.enabled, current, self.step) {
+        let chosen = if self.enabled.len() == 1 {
+            // No choice to make: the scheduler is asked only at decisions.
+            Ok(self.enabled[0].id)
+        } else {
+            self.scheduler.choose(&self.enabled, current, self.step)
+        };
+        let chosen = match chosen {
             Ok(chosen) if self.enabled.iter().any(|t| t.id == chosen) => chosen,
             Ok(chosen) => {
                 self.finish(Outcome::HostError(format!(

@@ -59,9 +59,10 @@ pub enum ScheduleError {
 
 /// A scheduling policy.
 ///
-/// The runtime calls [`Scheduler::choose`] at every scheduling point with the
-/// enabled threads (never empty, sorted by id); where more than one is
-/// enabled, the answer is a *decision* and is recorded.
+/// The runtime calls [`Scheduler::choose`] at every *decision*: a scheduling
+/// point where more than one thread is enabled (the list is sorted by id).
+/// The answer is recorded; points with a single enabled thread are not
+/// decisions and do not reach the scheduler.
 pub trait Scheduler {
     /// A new execution starts.
     fn begin_execution(&mut self);
@@ -69,9 +70,10 @@ pub trait Scheduler {
     /// A thread was created (the main thread too, first).
     fn thread_created(&mut self, id: ThreadId);
 
-    /// Picks the thread that runs next. `current` is the thread that reached
-    /// the point if it is still enabled; `step` counts scheduling points in
-    /// this execution.
+    /// Picks the thread that runs next among `enabled` (at least two).
+    /// `current` is the thread that reached the point if it is still
+    /// enabled; `step` counts scheduling points in this execution, including
+    /// those that were not decisions.
     ///
     /// # Errors
     ///

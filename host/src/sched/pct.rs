@@ -14,6 +14,9 @@
 //!   longest execution seen so far (as the explorer runs more executions).
 //! - Threads created during the execution get a random priority among the
 //!   initial ones when they are created.
+//! - The scheduler is consulted only where two or more threads can run; a
+//!   change point that falls between two such decisions takes effect at the
+//!   next one, on the thread that is running then.
 //! - A thread that runs only to let time pass (it yields, sleeps or times
 //!   out) drops below every other thread when chosen, so that a polling
 //!   loop of the highest-priority thread cannot starve the others.

@@ -39,9 +39,6 @@ impl Scheduler for ReplayScheduler {
         _current: Option<ThreadId>,
         step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        if enabled.len() == 1 {
-            return Ok(enabled[0].id);
-        }
         let Some(&expected) = self.decisions.get(self.next) else {
             return Err(ScheduleError::Exhausted {
                 decisions: self.decisions.len(),
@@ -77,7 +74,6 @@ mod tests {
     #[test]
     fn follows_decisions_and_reports_divergence() {
         let mut s = ReplayScheduler::new(vec![1, 0, 2]);
-        assert_eq!(s.choose(&views(&[0]), None, 0), Ok(0));
         assert_eq!(s.choose(&views(&[0, 1]), None, 1), Ok(1));
         assert_eq!(s.choose(&views(&[0, 1]), None, 2), Ok(0));
         assert!(matches!(

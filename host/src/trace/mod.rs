@@ -76,16 +76,91 @@ pub struct Event {
 }
 
 impl Event {
-    /// Feeds the event into a trace hasher in a fixed binary layout.
-    pub(crate) fn hash_into(&self, hasher: &mut blake3::Hasher) {
+    /// Appends the event to `out` in the fixed binary layout the trace hash
+    /// covers: thread, kind tag, payload, address, site (little endian).
+    #[inline]
+    fn encode(&self) -> [u8; ENCODED_LEN] {
         let (tag, payload) = self.kind.tag();
-        let mut buf = [0u8; 21];
-        buf[0..4].copy_from_slice(&self.thread.to_le_bytes());
-        buf[4] = tag;
-        buf[5..13].copy_from_slice(&payload.to_le_bytes());
-        buf[13..17].copy_from_slice(&self.addr.to_le_bytes());
-        buf[17..21].copy_from_slice(&self.site.map_or(u32::MAX, |s| s).to_le_bytes());
-        hasher.update(&buf);
+        let mut out = [0u8; ENCODED_LEN];
+        out[0..4].copy_from_slice(&self.thread.to_le_bytes());
+        out[4] = tag;
+        out[5..13].copy_from_slice(&payload.to_le_bytes());
+        out[13..17].copy_from_slice(&self.addr.to_le_bytes());
+        out[17..21].copy_from_slice(&self.site.map_or(u32::MAX, |s| s).to_le_bytes());
+        out
+    }
+}
+
+/// Records an execution's events: hashes all of them, keeps the most recent
+/// ones for reports, so that memory stays bounded however long the
+/// execution runs.
+#[derive(Debug)]
+pub struct TraceRecorder {
+    hasher: blake3::Hasher,
+    /// Events since the last hashed chunk.
+    recent: Vec<Event>,
+    /// The chunk before `recent` (already hashed).
+    older: Vec<Event>,
+    /// Events hashed and no longer kept.
+    dropped: u64,
+    /// Scratch buffer for encoding.
+    bytes: Vec<u8>,
+}
+
+/// Events per hashed chunk; at most two chunks are kept.
+const CHUNK: usize = 1 << 13;
+
+/// Bytes of one encoded event.
+const ENCODED_LEN: usize = 21;
+
+impl Default for TraceRecorder {
+    fn default() -> Self {
+        TraceRecorder {
+            hasher: blake3::Hasher::new(),
+            recent: Vec::with_capacity(1024),
+            older: Vec::new(),
+            dropped: 0,
+            bytes: Vec::new(),
+        }
+    }
+}
+
+impl TraceRecorder {
+    /// Records one event.
+    #[inline]
+    pub fn push(&mut self, event: Event) {
+        self.recent.push(event);
+        if self.recent.len() == CHUNK {
+            self.hash_recent();
+            self.dropped += self.older.len() as u64;
+            // Reuse the older chunk's allocation for the next one.
+            std::mem::swap(&mut self.older, &mut self.recent);
+            self.recent.clear();
+        }
+    }
+
+    fn hash_recent(&mut self) {
+        self.bytes.resize(self.recent.len() * ENCODED_LEN, 0);
+        for (event, out) in self
+            .recent
+            .iter()
+            .zip(self.bytes.chunks_exact_mut(ENCODED_LEN))
+        {
+            out.copy_from_slice(&event.encode());
+        }
+        self.hasher.update(&self.bytes);
+    }
+
+    /// Hashes the rest with `outcome` and returns the kept events, how many
+    /// earlier events were dropped, and the trace hash.
+    pub fn finish(mut self, outcome: &str) -> (Vec<Event>, u64, TraceHash) {
+        self.hash_recent();
+        self.hasher.update(outcome.as_bytes());
+        let mut hash = [0u8; 16];
+        hash.copy_from_slice(&self.hasher.finalize().as_bytes()[..16]);
+        let mut events = self.older;
+        events.extend(self.recent);
+        (events, self.dropped, TraceHash(hash))
     }
 }
 
@@ -93,20 +168,6 @@ impl Event {
 /// 128 bits of a blake3 hash, shown as 32 hex digits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TraceHash(pub [u8; 16]);
-
-impl TraceHash {
-    /// Hashes `events` followed by a textual summary of the outcome.
-    pub fn of(events: &[Event], outcome: &str) -> Self {
-        let mut hasher = blake3::Hasher::new();
-        for event in events {
-            event.hash_into(&mut hasher);
-        }
-        hasher.update(outcome.as_bytes());
-        let mut out = [0u8; 16];
-        out.copy_from_slice(&hasher.finalize().as_bytes()[..16]);
-        TraceHash(out)
-    }
-}
 
 impl fmt::Display for TraceHash {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

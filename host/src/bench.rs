@@ -1,0 +1,134 @@
+//! Measurements of the hot paths: a scheduling point that does not switch,
+//! a context switch, and whole executions per second.
+//!
+//! `weft bench` prints them; run it on a release build.
+
+use crate::runtime::{Outcome, Program, RunConfig};
+use crate::sched::{RandomScheduler, ScheduleError, Scheduler, ThreadView};
+use crate::trace::ThreadId;
+use std::time::{Duration, Instant};
+
+/// Loop iterations of the micro benchmarks.
+const ITERATIONS: u32 = 2_000_000;
+
+/// A loop of `ITERATIONS` instructions in `body`, in one or two threads.
+fn loop_module(body: &str, threads: u32) -> Vec<u8> {
+    let spawn = if threads == 2 {
+        "(drop (call $spawn (i32.const 0)))"
+    } else {
+        ""
+    };
+    wat::parse_str(format!(
+        r#"(module
+          (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+          (memory 1 1 shared)
+          (func $work (local $i i32)
+            (loop $l
+              {body}
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $l (i32.lt_u (local.get $i) (i32.const {ITERATIONS})))))
+          (func (export "wasi_thread_start") (param i32 i32) (call $work))
+          (func (export "_start") {spawn} (call $work)))"#
+    ))
+    .expect("the benchmark modules are valid")
+}
+
+/// Always switches to the next enabled thread: every point is a switch.
+struct RoundRobin;
+
+impl Scheduler for RoundRobin {
+    fn begin_execution(&mut self) {}
+    fn thread_created(&mut self, _id: ThreadId) {}
+    fn choose(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        _step: u64,
+    ) -> Result<ThreadId, ScheduleError> {
+        let next = enabled
+            .iter()
+            .find(|t| Some(t.id) > current)
+            .unwrap_or(&enabled[0]);
+        Ok(next.id)
+    }
+}
+
+fn time_module(wasm: &[u8], scheduler: Box<dyn Scheduler>) -> anyhow::Result<(Duration, u64)> {
+    let mut program = Program::load(wasm, Default::default())?;
+    let mut config = RunConfig::default();
+    config.limits.max_steps = u64::MAX;
+    config.limits.max_fuel = u64::MAX / 4;
+    config.limits.time_limit = None;
+    let start = Instant::now();
+    let (result, _) = program.execute(scheduler, &config);
+    let elapsed = start.elapsed();
+    anyhow::ensure!(
+        result.outcome.failure().is_none(),
+        "benchmark module failed: {:?}",
+        result.outcome
+    );
+    Ok((elapsed, result.steps))
+}
+
+/// The measured figures.
+#[derive(Clone, Copy, Debug)]
+pub struct BenchReport {
+    /// Cost of a scheduling point that does not switch, in nanoseconds
+    /// (hook call, event record, scheduler call), over a plain atomic load.
+    pub hook_ns: f64,
+    /// Cost of a context switch, in nanoseconds, beyond the hook.
+    pub switch_ns: f64,
+    /// Executions per second of the module given (random strategy).
+    pub executions_per_second: f64,
+    /// Executions measured.
+    pub executions: u64,
+}
+
+/// Runs the benchmarks; `module` is measured for executions per second.
+///
+/// # Errors
+///
+/// When a module cannot be loaded or a benchmark execution fails.
+pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
+    let per = |d: Duration, n: u64| d.as_nanos() as f64 / n as f64;
+    // Baseline: the same loop with a non-atomic load (no scheduling point).
+    let (base, _) = time_module(
+        &loop_module("(drop (i32.load (i32.const 0)))", 1),
+        Box::new(RoundRobin),
+    )?;
+    let (hooked, steps) = time_module(
+        &loop_module("(drop (i32.atomic.load (i32.const 0)))", 1),
+        Box::new(RoundRobin),
+    )?;
+    let hook_ns = (per(hooked, steps) - per(base, ITERATIONS as u64)).max(0.0);
+    let (switching, switch_steps) = time_module(
+        &loop_module("(drop (i32.atomic.load (i32.const 0)))", 2),
+        Box::new(RoundRobin),
+    )?;
+    let switch_ns = (per(switching, switch_steps) - per(hooked, steps)).max(0.0);
+
+    let mut program = Program::load(module, Default::default())?;
+    let config = RunConfig::default();
+    let mut run = |seed| {
+        let (result, _) = program.execute(Box::new(RandomScheduler::new(seed)), &config);
+        match result.outcome {
+            Outcome::HostError(e) => Err(anyhow::anyhow!(e)),
+            _ => Ok(()),
+        }
+    };
+    // Warm up (page faults, lazy initialisation), then measure; failing
+    // executions count like passing ones.
+    for seed in 0..20 {
+        run(seed)?;
+    }
+    let start = Instant::now();
+    for seed in 0..executions {
+        run(seed)?;
+    }
+    Ok(BenchReport {
+        hook_ns,
+        switch_ns,
+        executions_per_second: executions as f64 / start.elapsed().as_secs_f64(),
+        executions,
+    })
+}

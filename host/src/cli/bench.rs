@@ -1,0 +1,53 @@
+//! `weft bench`: hot-path figures on this machine.
+
+use super::common::read_module;
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Measure the cost of a scheduling point, of a context switch, and
+/// executions per second of a module (build in release for real figures).
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Module whose executions per second are measured (e.g.
+    /// target/samples/lost-update.wasm).
+    module: PathBuf,
+    /// Executions to time.
+    #[arg(long, default_value_t = 5000)]
+    executions: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: BenchArgs) -> Result<u8> {
+    let wasm = read_module(&args.module)?;
+    let report = crate::bench::measure(&wasm, args.executions)?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "hook_ns": report.hook_ns,
+                "switch_ns": report.switch_ns,
+                "executions_per_second": report.executions_per_second,
+                "executions": report.executions,
+            })
+        );
+    } else {
+        println!(
+            "scheduling point without switch: {:>8.1} ns",
+            report.hook_ns
+        );
+        println!(
+            "context switch:                  {:>8.1} ns",
+            report.switch_ns
+        );
+        println!(
+            "executions of {}: {:>8.0} /s ({} executions)",
+            args.module.display(),
+            report.executions_per_second,
+            report.executions
+        );
+    }
+    Ok(super::EXIT_PASS)
+}

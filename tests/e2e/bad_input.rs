@@ -1,0 +1,191 @@
+//! Bad input gets a clear message and exit 2; a guest at fault (endless
+//! loop, unbounded allocation or threads) gets a reported failure. Never a
+//! panic or a hang.
+
+use crate::support::{arg, sample, wat_file, weft_in};
+
+fn expect_input_error(args: &[&str], dir: &std::path::Path, message: &str) {
+    let out = weft_in(dir, args);
+    assert_eq!(
+        out.code, 2,
+        "{args:?}: stdout {} stderr {}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+}
+
+#[test]
+fn truncated_and_invalid_wasm() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(sample("lost-update")).unwrap();
+    let truncated = dir.path().join("truncated.wasm");
+    std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+    expect_input_error(&["run", arg(&truncated)], dir.path(), "invalid wasm module");
+    let garbage = dir.path().join("garbage.wasm");
+    std::fs::write(&garbage, b"\0asm\x01\0\0\0\x05garbage").unwrap();
+    expect_input_error(
+        &["explore", arg(&garbage)],
+        dir.path(),
+        "invalid wasm module",
+    );
+    let empty = dir.path().join("empty.wasm");
+    std::fs::write(&empty, b"").unwrap();
+    expect_input_error(&["run", arg(&empty)], dir.path(), "invalid wasm module");
+    expect_input_error(
+        &["run", "does-not-exist.wasm"],
+        dir.path(),
+        "cannot read module",
+    );
+}
+
+#[test]
+fn unknown_import_and_missing_exports() {
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = wat_file(
+        dir.path(),
+        "unknown",
+        r#"(module (import "env" "mystery" (func)) (func (export "_start") (call 0)))"#,
+    );
+    expect_input_error(&["run", arg(&unknown)], dir.path(), "imports `env.mystery`");
+    let no_start = wat_file(dir.path(), "nostart", r#"(module (func (export "main")))"#);
+    expect_input_error(
+        &["run", arg(&no_start)],
+        dir.path(),
+        "does not export `_start`",
+    );
+    let no_thread_start = wat_file(
+        dir.path(),
+        "nothreadstart",
+        r#"(module (import "wasi" "thread-spawn" (func (param i32) (result i32)))
+             (memory 1 1 shared) (func (export "_start")))"#,
+    );
+    expect_input_error(
+        &["run", arg(&no_thread_start)],
+        dir.path(),
+        "does not export `wasi_thread_start`",
+    );
+    let two_memories = wat_file(
+        dir.path(),
+        "twomem",
+        r#"(module (memory 1) (memory 1) (func (export "_start")))"#,
+    );
+    expect_input_error(
+        &["run", arg(&two_memories)],
+        dir.path(),
+        "more than one memory",
+    );
+    let bad_wat = wat_file(
+        dir.path(),
+        "bad",
+        "(module (func (export \"_start\") (i32.add)))",
+    );
+    expect_input_error(&["run", arg(&bad_wat)], dir.path(), "cannot assemble");
+}
+
+#[test]
+fn endless_loop_hits_the_step_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let spin = wat_file(
+        dir.path(),
+        "spin",
+        r#"(module (memory 1 1 shared)
+             (func (export "_start") (loop $l (drop (i32.atomic.load (i32.const 0))) (br $l))))"#,
+    );
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&spin),
+            "--max-steps",
+            "5000",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.json()["failure"]["kind"], "step-limit");
+    let compute = wat_file(
+        dir.path(),
+        "compute",
+        r#"(module (func (export "_start") (loop $l (br $l))))"#,
+    );
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&compute),
+            "--max-fuel",
+            "20000000",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.json()["failure"]["kind"], "step-limit");
+}
+
+#[test]
+fn unbounded_allocation_hits_the_memory_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&sample("alloc-forever")),
+            "--max-memory-mib",
+            "64",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "memory-limit");
+    assert!(
+        json["failure"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("67108864")
+    );
+}
+
+#[test]
+fn unbounded_threads_hit_the_thread_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = wat_file(
+        dir.path(),
+        "bomb",
+        r#"(module
+             (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+             (memory 1 1 shared)
+             (func (export "wasi_thread_start") (param i32 i32)
+               (loop $l (drop (i32.atomic.load (i32.const 0))) (br $l)))
+             (func (export "_start")
+               (loop $l
+                 (if (i32.lt_s (call $spawn (i32.const 0)) (i32.const 0)) (then unreachable))
+                 (br $l))))"#,
+    );
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&bomb),
+            "--max-threads",
+            "8",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(out.json()["failure"]["kind"], "thread-limit");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(dir.path(), &["explore"]);
+    assert_eq!(out.code, 2);
+    let out = weft_in(dir.path(), &["run", "x.wasm", "--strategy", "bogus"]);
+    assert_eq!(out.code, 2);
+}

@@ -1,0 +1,11 @@
+//! End-to-end tests: the `weft` binary against the samples and against
+//! hand-written WAT modules. The samples must be built first
+//! (`just samples`, which `just test` does).
+
+mod bad_input;
+mod determinism;
+mod instrumentation;
+mod replay_files;
+mod samples;
+mod support;
+mod wat_modules;

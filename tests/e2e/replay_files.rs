@@ -1,0 +1,139 @@
+//! Replay refuses what does not match: another module, an edited schedule,
+//! a malformed or foreign file.
+
+use crate::support::{arg, sample, weft_in};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Finds the lost update and returns (dir guard, replay file path).
+fn found_failure() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("lu.weft.json");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("lost-update")),
+            "--save-failure",
+            arg(&replay),
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    (dir, replay)
+}
+
+fn edit(path: &Path, change: impl FnOnce(&mut Value)) {
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    change(&mut value);
+    std::fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+}
+
+#[test]
+fn replay_reproduces_and_prints_the_interleaving() {
+    let (dir, replay) = found_failure();
+    let out = weft_in(dir.path(), &["replay", arg(&replay)]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("reproduced the assertion failure"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("lost an update"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("src/main.rs:"),
+        "source lines from DWARF: {}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("atomic load"), "{}", out.stdout);
+}
+
+#[test]
+fn another_module_is_refused() {
+    let (dir, replay) = found_failure();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "replay",
+            arg(&replay),
+            "--module",
+            arg(&sample("abba-deadlock")),
+        ],
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("module hash mismatch"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_edited_schedule_is_refused() {
+    let (dir, replay) = found_failure();
+    edit(&replay, |v| {
+        let decisions = v["decisions"].as_array_mut().unwrap();
+        for d in decisions.iter_mut().take(40) {
+            let t = d.as_u64().unwrap();
+            *d = Value::from(if t == 1 { 2 } else { 1 });
+        }
+    });
+    let out = weft_in(dir.path(), &["replay", arg(&replay)]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("diverged") || out.stderr.contains("trace hash mismatch"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_edited_trace_hash_is_refused() {
+    let (dir, replay) = found_failure();
+    edit(&replay, |v| v["trace_hash"] = Value::from("0".repeat(32)));
+    let out = weft_in(dir.path(), &["replay", arg(&replay)]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("trace hash mismatch"), "{}", out.stderr);
+}
+
+#[test]
+fn truncated_schedule_is_refused() {
+    let (dir, replay) = found_failure();
+    edit(&replay, |v| {
+        v["decisions"].as_array_mut().unwrap().truncate(10);
+    });
+    let out = weft_in(dir.path(), &["replay", arg(&replay)]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("diverged"), "{}", out.stderr);
+}
+
+#[test]
+fn malformed_and_foreign_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "garbage.weft.json",
+            "not json at all",
+            "is not a weft replay file",
+        ),
+        (
+            "other.weft.json",
+            "{\"format\": \"something-else\"}",
+            "is not a weft replay file",
+        ),
+        (
+            "future.weft.json",
+            "{\"format\": \"weft-replay\", \"version\": 7}",
+            "replay format version 7",
+        ),
+    ];
+    for (name, text, message) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = weft_in(dir.path(), &["replay", arg(&path)]);
+        assert_eq!(out.code, 2, "{name}");
+        assert!(out.stderr.contains(message), "{name}: {}", out.stderr);
+    }
+    let out = weft_in(dir.path(), &["replay", "missing.weft.json"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("cannot read"), "{}", out.stderr);
+}

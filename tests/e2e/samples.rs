@@ -1,0 +1,125 @@
+//! Every sample shows its manifest's expected outcome under both strategies;
+//! every failure found replays to the same trace in fresh processes.
+
+use crate::support::{arg, manifest, sample, sample_names, weft_in};
+
+fn check_sample(name: &str) {
+    let expect = manifest(name);
+    let module = sample(name);
+    let dir = tempfile::tempdir().unwrap();
+    for strategy in ["random", "pct"] {
+        let replay = dir.path().join(format!("{name}-{strategy}.weft.json"));
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--iterations",
+                "1000",
+                "--json",
+                "--save-failure",
+                arg(&replay),
+            ],
+        );
+        let json = out.json();
+        if expect["expect"] == "pass" {
+            assert_eq!(out.code, 0, "{name} under {strategy}: {}", out.stdout);
+            assert_eq!(json["status"], "pass");
+            assert_eq!(json["executions"], 1000);
+            continue;
+        }
+        assert_eq!(
+            out.code, 1,
+            "{name} under {strategy} found no failure: {}",
+            out.stdout
+        );
+        assert_eq!(json["status"], "failure");
+        assert_eq!(
+            json["failure"]["kind"], expect["kind"],
+            "{name} under {strategy}"
+        );
+        assert_eq!(json["replay_file"], arg(&replay));
+        let expected_hash = json["trace_hash"].as_str().unwrap().to_string();
+        for _ in 0..10 {
+            let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+            assert_eq!(
+                again.code, 1,
+                "replay of {name} ({strategy}): {}",
+                again.stderr
+            );
+            let again = again.json();
+            assert_eq!(again["trace_hash"], expected_hash.as_str());
+            assert_eq!(again["failure"]["kind"], expect["kind"]);
+        }
+    }
+}
+
+#[test]
+fn manifests_cover_the_required_samples() {
+    let names = sample_names();
+    for required in [
+        "lost-update",
+        "abba-deadlock",
+        "lazy-init-race",
+        "lost-wakeup",
+        "bounded-buffer",
+    ] {
+        assert!(
+            names.iter().any(|n| n == required),
+            "sample {required} is missing"
+        );
+    }
+    let correct = names
+        .iter()
+        .filter(|n| manifest(n)["expect"] == "pass")
+        .count();
+    assert!(correct >= 2, "at least two correct samples");
+}
+
+macro_rules! sample_tests {
+    ($($test:ident => $name:literal),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                check_sample($name);
+            }
+        )*
+    };
+}
+
+sample_tests! {
+    lost_update => "lost-update",
+    abba_deadlock => "abba-deadlock",
+    lazy_init_race => "lazy-init-race",
+    lost_wakeup => "lost-wakeup",
+    bounded_buffer => "bounded-buffer",
+    mutex_counter => "mutex-counter",
+    channel_pipeline => "channel-pipeline",
+    checksum => "checksum",
+    alloc_forever => "alloc-forever",
+    spin_forever => "spin-forever",
+}
+
+#[test]
+fn every_sample_has_a_test() {
+    let tested = [
+        "lost-update",
+        "abba-deadlock",
+        "lazy-init-race",
+        "lost-wakeup",
+        "bounded-buffer",
+        "mutex-counter",
+        "channel-pipeline",
+        "checksum",
+        "alloc-forever",
+        "spin-forever",
+    ];
+    for name in sample_names() {
+        assert!(
+            tested.contains(&name.as_str()),
+            "sample {name} has no test in samples.rs"
+        );
+    }
+}

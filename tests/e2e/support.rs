@@ -1,0 +1,95 @@
+//! Helpers shared by the end-to-end tests.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Path of a built sample module; fails clearly when samples are not built.
+pub fn sample(name: &str) -> PathBuf {
+    let path = root().join("target/samples").join(format!("{name}.wasm"));
+    assert!(
+        path.exists(),
+        "{} is missing: build the samples first (`just samples`)",
+        path.display()
+    );
+    path
+}
+
+/// A sample's manifest, `samples/<name>/sample.json`.
+pub fn manifest(name: &str) -> Value {
+    let text = std::fs::read_to_string(root().join("samples").join(name).join("sample.json"))
+        .expect("every sample has a manifest");
+    serde_json::from_str(&text).expect("manifests are JSON")
+}
+
+/// Names of every sample that has a manifest.
+pub fn sample_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("samples"))
+        .expect("samples/ exists")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("sample.json").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Output of one `weft` invocation.
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// stdout parsed as the JSON object `--json` prints.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// Runs `weft` with `args` in `dir`.
+pub fn weft_in(dir: &Path, args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the weft binary runs");
+    Output {
+        code: out
+            .status
+            .code()
+            .expect("weft exits normally, never by a signal"),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Runs `weft` with `args` in a fresh temporary directory (kept alive by the
+/// returned guard).
+pub fn weft(args: &[&str]) -> (Output, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    (weft_in(dir.path(), args), dir)
+}
+
+/// Writes `wat` text to a `.wat` file in `dir` and returns its path.
+pub fn wat_file(dir: &Path, name: &str, wat: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.wat"));
+    std::fs::write(&path, wat).expect("write the module");
+    path
+}
+
+/// A string path argument.
+pub fn arg(path: &Path) -> &str {
+    path.to_str().expect("utf-8 paths")
+}

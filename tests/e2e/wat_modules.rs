@@ -1,0 +1,152 @@
+//! Hand-written WAT modules: no memory, private memory, a defined shared
+//! memory with data segments, and threads through `wasi.thread-spawn`.
+
+use crate::support::{arg, wat_file, weft_in};
+
+#[test]
+fn module_without_memory_runs_as_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(dir.path(), "plain", r#"(module (func (export "_start")))"#);
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&m), "--iterations", "5", "--json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()["executions"], 5);
+}
+
+#[test]
+fn private_memory_module_prints_and_exits_with_its_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(
+        dir.path(),
+        "hello",
+        r#"(module
+             (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+             (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+             (memory (export "memory") 1)
+             (data (i32.const 16) "hello from wat\n")
+             (func (export "_start")
+               (i32.store (i32.const 0) (i32.const 16))
+               (i32.store (i32.const 4) (i32.const 15))
+               (drop (call $write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+               (call $exit (i32.const 3))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&m), "--json", "--no-save"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "exit");
+    assert_eq!(json["stdout"], "hello from wat\n");
+}
+
+/// Two threads add to a counter with an atomic read-modify-write (correct)
+/// or a separate load and store (racy); the main thread waits for both with
+/// wait/notify and checks the sum. The memory is defined in the module with
+/// an active data segment holding the start value 100.
+fn counter_module(racy: bool) -> String {
+    let bump = if racy {
+        "(i32.atomic.store (i32.const 0) (i32.add (i32.atomic.load (i32.const 0)) (i32.const 1)))"
+    } else {
+        "(drop (i32.atomic.rmw.add (i32.const 0) (i32.const 1)))"
+    };
+    format!(
+        r#"(module
+          (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+          (memory (export "memory") 1 1 shared)
+          (data (i32.const 0) "\64\00\00\00")
+          (func $work (local $i i32)
+            (loop $l
+              {bump}
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $l (i32.lt_u (local.get $i) (i32.const 5))))
+            (drop (i32.atomic.rmw.add (i32.const 4) (i32.const 1)))
+            (drop (memory.atomic.notify (i32.const 4) (i32.const 1))))
+          (func (export "wasi_thread_start") (param i32 i32) (call $work))
+          (func (export "_start") (local $done i32)
+            (drop (call $spawn (i32.const 0)))
+            (drop (call $spawn (i32.const 0)))
+            (block $all
+              (loop $wait
+                (local.set $done (i32.atomic.load (i32.const 4)))
+                (br_if $all (i32.eq (local.get $done) (i32.const 2)))
+                (drop (memory.atomic.wait32 (i32.const 4) (local.get $done) (i64.const -1)))
+                (br $wait)))
+            (if (i32.ne (i32.atomic.load (i32.const 0)) (i32.const 110)) (then unreachable))))"#
+    )
+}
+
+#[test]
+fn correct_wat_threads_pass_every_schedule() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(dir.path(), "counter", &counter_module(false));
+    for strategy in ["random", "pct"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&m),
+                "--strategy",
+                strategy,
+                "--iterations",
+                "500",
+                "--json",
+            ],
+        );
+        assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
+        assert!(out.json()["distinct_traces"].as_u64().unwrap() > 10);
+    }
+}
+
+#[test]
+fn racy_wat_threads_fail_and_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(dir.path(), "racy", &counter_module(true));
+    let out = weft_in(dir.path(), &["explore", arg(&m), "--json"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "assertion");
+    assert!(
+        json["failure"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unreachable")
+    );
+    let replay = json["replay_file"].as_str().unwrap();
+    let again = weft_in(dir.path(), &["replay", replay, "--json"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert_eq!(again.json()["trace_hash"], json["trace_hash"]);
+}
+
+#[test]
+fn timed_wait_times_out_in_virtual_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(
+        dir.path(),
+        "timeout",
+        r#"(module (memory 1 1 shared)
+             (func (export "_start")
+               (if (i32.ne (memory.atomic.wait32 (i32.const 0) (i32.const 0) (i64.const 5000000000))
+                           (i32.const 2))
+                 (then unreachable))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&m), "--json", "--no-save"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(out.json()["elapsed_ms"].as_f64().unwrap() < 5000.0);
+}
+
+#[test]
+fn wait_without_a_waker_is_a_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(
+        dir.path(),
+        "stuck",
+        r#"(module (memory 1 1 shared)
+             (func (export "_start")
+               (drop (memory.atomic.wait32 (i32.const 8) (i32.const 0) (i64.const -1)))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&m), "--json", "--no-save"]);
+    assert_eq!(out.code, 1);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "deadlock");
+    assert!(json["failure"]["message"].as_str().unwrap().contains("0x8"));
+}
