@@ -125,3 +125,38 @@ pub const ASSERT: Signature = Signature {
 
 /// Every `weft` SDK import.
 pub const SDK_IMPORTS: [Signature; 3] = [EVENT, THREAD_NAME, ASSERT];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(path: &str) -> String {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn every_sdk_binds_and_documents_every_import() {
+        let rust_sdk = read("guest-sdk/rust/src/lib.rs");
+        let doc = read("guest-sdk/ABI.md");
+        for sig in SDK_IMPORTS {
+            assert!(
+                rust_sdk.contains(&format!("pub fn {}(", sig.name)),
+                "the Rust SDK does not bind `weft.{}`",
+                sig.name
+            );
+            assert!(
+                doc.contains(&format!("`weft.{}`", sig.name)),
+                "ABI.md lacks `weft.{}`",
+                sig.name
+            );
+        }
+        for sig in RT_IMPORTS {
+            assert!(
+                doc.contains(&format!("`weft_rt.{}`", sig.name)),
+                "ABI.md lacks `weft_rt.{}`",
+                sig.name
+            );
+        }
+    }
+}

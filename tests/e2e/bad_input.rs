@@ -12,6 +12,12 @@ fn expect_input_error(args: &[&str], dir: &std::path::Path, message: &str) {
         out.stdout, out.stderr
     );
     assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
+    assert_eq!(
+        out.stderr.matches(message).count(),
+        1,
+        "said once: {}",
+        out.stderr
+    );
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
 }
 
@@ -80,7 +86,17 @@ fn unknown_import_and_missing_exports() {
         "bad",
         "(module (func (export \"_start\") (i32.add)))",
     );
-    expect_input_error(&["run", arg(&bad_wat)], dir.path(), "cannot assemble");
+    expect_input_error(
+        &["run", arg(&bad_wat)],
+        dir.path(),
+        "invalid wasm module: type mismatch",
+    );
+    let unparsable = wat_file(
+        dir.path(),
+        "unparsable",
+        "(module (func (export \"_start\")",
+    );
+    expect_input_error(&["run", arg(&unparsable)], dir.path(), "cannot assemble");
 }
 
 #[test]

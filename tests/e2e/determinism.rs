@@ -31,11 +31,14 @@ fn same_seed_same_schedule() {
 
 #[test]
 fn different_seeds_different_schedules() {
-    for strategy in ["random", "pct"] {
-        let traces: std::collections::HashSet<String> = ["1", "2", "3", "4"]
+    let distinct = |strategy| {
+        ["1", "2", "3", "4"]
             .iter()
             .map(|s| run(s, strategy).0)
-            .collect();
-        assert!(traces.len() >= 3, "{strategy}: {traces:?}");
-    }
+            .collect::<std::collections::HashSet<String>>()
+            .len()
+    };
+    assert_eq!(distinct("random"), 4);
+    // A single PCT execution mostly varies the threads' priorities.
+    assert!(distinct("pct") >= 2);
 }

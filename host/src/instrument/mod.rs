@@ -52,13 +52,19 @@ pub struct InstrumentOptions {
 pub enum InstrumentError {
     /// The input is not a valid wasm module.
     #[error("invalid wasm module: {0}")]
-    Invalid(#[from] wasmparser::BinaryReaderError),
+    Invalid(String),
     /// The module uses something weft does not support.
     #[error("unsupported module: {0}")]
     Unsupported(String),
     /// The rewrite failed; a weft bug if the input validated.
     #[error("cannot rewrite the module: {0}")]
     Rewrite(String),
+}
+
+impl From<wasmparser::BinaryReaderError> for InstrumentError {
+    fn from(e: wasmparser::BinaryReaderError) -> Self {
+        InstrumentError::Invalid(e.to_string())
+    }
 }
 
 /// A rewritten module and what the host needs to run it.

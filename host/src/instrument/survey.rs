@@ -88,12 +88,10 @@ impl Survey {
         let mut active_data: Vec<DataInit> = Vec::new();
         for payload in Parser::new(0).parse_all(wasm) {
             match payload? {
-                Payload::Version { encoding, .. } => {
-                    if encoding != wasmparser::Encoding::Module {
-                        return Err(InstrumentError::Unsupported(
-                            "components are not supported; give a core wasm module".into(),
-                        ));
-                    }
+                Payload::Version { encoding, .. } if encoding != wasmparser::Encoding::Module => {
+                    return Err(InstrumentError::Unsupported(
+                        "components are not supported; give a core wasm module".into(),
+                    ));
                 }
                 Payload::TypeSection(reader) => {
                     survey.has_type_section = true;

@@ -79,7 +79,7 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
 }
 
 fn check_wait_address(caller: &Caller<'_, ThreadData>, eff: u32, width: u8) -> Result<()> {
-    if eff % width as u32 != 0 {
+    if !eff.is_multiple_of(width as u32) {
         bail!("unaligned atomic: wait on address {eff:#x}");
     }
     match &caller.data().shared_memory {
@@ -144,7 +144,7 @@ async fn notify(
         Some(site as u32),
     );
     yield_point(caller).await;
-    if eff % 4 != 0 {
+    if !eff.is_multiple_of(4) {
         bail!("unaligned atomic: notify on address {eff:#x}");
     }
     Ok(caller.data().exec.get().notify(eff, count as u32) as i32)

@@ -307,9 +307,25 @@ impl Program {
     }
 }
 
+/// Instances, fiber stacks and tables kept ready by the pooling allocator:
+/// an execution creates one instance and one fiber per thread, so reusing
+/// them instead of mapping fresh ones is most of the per-execution cost.
+const POOL_SLOTS: u32 = 256;
+
 fn engine() -> wasmtime::Result<Engine> {
+    let mut pool = wasmtime::PoolingAllocationConfig::default();
+    pool.total_core_instances(POOL_SLOTS)
+        .total_stacks(POOL_SLOTS)
+        .total_tables(POOL_SLOTS)
+        .table_elements(1 << 16)
+        // Private (non-shared) memories only: shared memories are created
+        // per execution outside the pool.
+        .total_memories(8)
+        .max_memory_size(4 << 30);
     let mut config = Config::new();
     config
+        .allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool))
+        .async_stack_zeroing(false)
         .wasm_threads(true)
         .shared_memory(true)
         .consume_fuel(true)
