@@ -136,3 +136,177 @@ pub fn instrument(
         imported_funcs: survey.imported_funcs,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasmparser::{ExternalKind, Parser, Payload, TypeRef};
+
+    fn rewrite(wat: &str, points: Points) -> Instrumented {
+        let wasm = wat::parse_str(wat).unwrap();
+        instrument(&wasm, &InstrumentOptions { points }).unwrap()
+    }
+
+    fn imports(wasm: &[u8]) -> Vec<(String, String, bool)> {
+        let mut out = Vec::new();
+        for payload in Parser::new(0).parse_all(wasm) {
+            if let Payload::ImportSection(reader) = payload.unwrap() {
+                for import in reader.into_imports() {
+                    let import = import.unwrap();
+                    let is_memory = matches!(import.ty, TypeRef::Memory(_));
+                    out.push((
+                        import.module.to_string(),
+                        import.name.to_string(),
+                        is_memory,
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    fn export_index(wasm: &[u8], name: &str) -> u32 {
+        for payload in Parser::new(0).parse_all(wasm) {
+            if let Payload::ExportSection(reader) = payload.unwrap() {
+                for export in reader {
+                    let export = export.unwrap();
+                    if export.name == name && export.kind == ExternalKind::Func {
+                        return export.index;
+                    }
+                }
+            }
+        }
+        panic!("no export {name}");
+    }
+
+    const THREADED: &str = r#"(module
+        (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+        (import "env" "memory" (memory 1 10 shared))
+        (func $helper (result i32) (i32.atomic.load offset=8 (i32.const 0)))
+        (func (export "_start")
+          (i32.atomic.store (i32.const 0) (call $helper))
+          (drop (i32.atomic.rmw.add (i32.const 4) (i32.const 1)))
+          (drop (i64.atomic.rmw.cmpxchg (i32.const 16) (i64.const 1) (i64.const 2)))
+          (drop (memory.atomic.wait32 (i32.const 4) (i32.const 0) (i64.const -1)))
+          (drop (memory.atomic.notify (i32.const 4) (i32.const 1)))
+          (drop (memory.grow (i32.const 1)))
+          (drop (i32.load (i32.const 0)))))"#;
+
+    #[test]
+    fn hooks_every_synchronisation_instruction() {
+        let out = rewrite(THREADED, Points::Sync);
+        let kinds: Vec<AccessKind> = (0..out.sites.len() as u32)
+            .map(|i| out.sites.get(i).unwrap().kind)
+            .collect();
+        use AccessKind::*;
+        assert_eq!(
+            kinds,
+            vec![
+                AtomicLoad,
+                AtomicStore,
+                AtomicRmw,
+                AtomicCmpxchg,
+                Wait,
+                Notify
+            ]
+        );
+        assert_eq!(out.sites.get(0).unwrap().mem_offset, 8);
+        assert_eq!(out.sites.get(3).unwrap().width, 8);
+        let names: Vec<String> = imports(&out.wasm)
+            .into_iter()
+            .map(|(m, n, _)| format!("{m}.{n}"))
+            .collect();
+        assert_eq!(names[..2], ["wasi.thread-spawn", "env.memory"]);
+        for sig in crate::abi::RT_IMPORTS {
+            assert!(
+                names.contains(&format!("weft_rt.{}", sig.name)),
+                "{names:?}"
+            );
+        }
+        // `_start` was function 2 (after one import and $helper); six
+        // functions were imported before it.
+        assert_eq!(export_index(&out.wasm, "_start"), 2 + 6);
+        assert!(
+            matches!(out.memory, MemoryPlan::Shared(ref p) if p.min_pages == 1 && p.max_pages == 10)
+        );
+    }
+
+    #[test]
+    fn memory_points_hook_plain_accesses_too() {
+        let sync = rewrite(THREADED, Points::Sync);
+        let memory = rewrite(THREADED, Points::Memory);
+        assert_eq!(memory.sites.len(), sync.sites.len() + 1);
+        assert_eq!(
+            memory
+                .sites
+                .get(memory.sites.len() as u32 - 1)
+                .unwrap()
+                .kind,
+            AccessKind::Load
+        );
+    }
+
+    #[test]
+    fn module_without_types_or_imports_gets_both_sections() {
+        let out = rewrite(
+            r#"(module (memory 1 1 shared) (func (export "_start") (drop (i32.atomic.load (i32.const 0)))))"#,
+            Points::Sync,
+        );
+        // The defined shared memory became an import, and the hooks were added.
+        let imports = imports(&out.wasm);
+        assert!(
+            imports
+                .iter()
+                .any(|(m, n, mem)| m == "env" && n == "memory" && *mem)
+        );
+        assert_eq!(imports.len(), crate::abi::RT_IMPORTS.len() + 1);
+    }
+
+    #[test]
+    fn active_data_of_a_shared_memory_is_applied_by_the_host() {
+        let out = rewrite(
+            r#"(module (memory 1 1 shared) (data (i32.const 16) "abc") (func (export "_start")))"#,
+            Points::Sync,
+        );
+        let MemoryPlan::Shared(plan) = out.memory else {
+            panic!("the memory is shared");
+        };
+        assert!(plan.was_defined);
+        assert_eq!(
+            plan.init,
+            vec![DataInit {
+                offset: 16,
+                bytes: b"abc".to_vec()
+            }]
+        );
+    }
+
+    #[test]
+    fn private_memory_stays_in_the_module() {
+        let out = rewrite(
+            r#"(module (memory 1) (func (export "_start") (drop (memory.grow (i32.const 1)))))"#,
+            Points::Sync,
+        );
+        assert_eq!(out.memory, MemoryPlan::Private);
+        assert!(imports(&out.wasm).iter().all(|(_, _, mem)| !mem));
+    }
+
+    #[test]
+    fn rejects_what_weft_cannot_run() {
+        let reject = |wat: &str| {
+            let wasm = wat::parse_str(wat).unwrap();
+            instrument(&wasm, &InstrumentOptions::default())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(reject("(module (memory i64 1))").contains("memory64"));
+        assert!(reject("(module (import \"env\" \"memory\" (memory 1)))").contains("not shared"));
+        assert!(reject("(module (memory 1) (memory 1))").contains("more than one memory"));
+        assert!(
+            instrument(b"\0asm\x01\0\0\0\xff", &InstrumentOptions::default())
+                .unwrap_err()
+                .to_string()
+                .starts_with("invalid wasm module")
+        );
+    }
+}

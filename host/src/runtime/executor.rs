@@ -234,7 +234,7 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
                     Ok(()) if current == 0 => state.finish(Outcome::Exited(0)),
                     Ok(()) => {
                         state.record(current, EventKind::Exit, 0, None);
-                        state.threads[current as usize].state = ThreadState::Exited;
+                        state.set_state(current, ThreadState::Exited);
                         state.schedule(current);
                     }
                     Err(e) => {

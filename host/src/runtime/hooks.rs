@@ -191,7 +191,7 @@ pub(crate) async fn sched_yield(caller: &mut Caller<'_, ThreadData>) -> Result<i
     {
         let mut exec = caller.data().exec.get();
         exec.record(me, EventKind::Yield, 0, None);
-        exec.threads[me as usize].state = ThreadState::Yielded;
+        exec.set_state(me, ThreadState::Yielded);
     }
     yield_point(caller).await;
     Ok(0)

@@ -39,7 +39,9 @@ pub(crate) enum ThreadState {
 /// One guest thread.
 #[derive(Debug)]
 pub(crate) struct Thread {
-    pub state: ThreadState,
+    /// Changed only through [`ExecState::set_state`] and the methods of
+    /// `ExecState`, which keep the cached enabled list in step.
+    state: ThreadState,
     /// Name given through the SDK.
     pub name: Option<String>,
     /// Result a wait returns when the thread resumes (0 woken, 2 timed out).
@@ -83,7 +85,10 @@ pub(crate) struct ExecState {
     pub memory_limit_hit: bool,
     pub thread_limit_hit: bool,
     pub started: Instant,
+    /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
+    /// Some thread's state changed since `enabled` was computed.
+    enabled_stale: bool,
 }
 
 impl ExecState {
@@ -115,6 +120,7 @@ impl ExecState {
             thread_limit_hit: false,
             started: Instant::now(),
             enabled: Vec::with_capacity(8),
+            enabled_stale: true,
         }
     }
 
@@ -127,6 +133,7 @@ impl ExecState {
             wake: None,
             loads_in_a_row: 0,
         });
+        self.enabled_stale = true;
         self.scheduler.thread_created(id);
         id
     }
@@ -136,7 +143,9 @@ impl ExecState {
         let thread = &mut self.threads[me as usize];
         if kind == EventKind::Access(AccessKind::AtomicLoad) {
             thread.loads_in_a_row = thread.loads_in_a_row.saturating_add(1);
+            self.enabled_stale |= thread.loads_in_a_row == SPIN_LOADS;
         } else {
+            self.enabled_stale |= thread.loads_in_a_row >= SPIN_LOADS;
             thread.loads_in_a_row = 0;
         }
         self.trace.push(Event {
@@ -175,23 +184,10 @@ impl ExecState {
             self.finish(Outcome::TimeLimit { thread: me });
             return true;
         }
-        self.enabled.clear();
-        let mut me_enabled = false;
-        for (id, thread) in self.threads.iter().enumerate() {
-            let yielding = match thread.state {
-                ThreadState::Runnable => thread.loads_in_a_row >= SPIN_LOADS,
-                ThreadState::Yielded | ThreadState::Sleeping { .. } => true,
-                ThreadState::Waiting {
-                    deadline: Some(_), ..
-                } => true,
-                ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
-            };
-            me_enabled |= id as ThreadId == me;
-            self.enabled.push(ThreadView {
-                id: id as ThreadId,
-                yielding,
-            });
+        if self.enabled_stale {
+            self.refresh_enabled();
         }
+        let me_enabled = self.enabled.iter().any(|t| t.id == me);
         if self.enabled.is_empty() {
             let blocked = self.blocked_threads();
             self.finish(Outcome::Deadlock { blocked });
@@ -225,6 +221,32 @@ impl ExecState {
         chosen != me
     }
 
+    /// Recomputes the enabled threads.
+    fn refresh_enabled(&mut self) {
+        self.enabled.clear();
+        for (id, thread) in self.threads.iter().enumerate() {
+            let yielding = match thread.state {
+                ThreadState::Runnable => thread.loads_in_a_row >= SPIN_LOADS,
+                ThreadState::Yielded | ThreadState::Sleeping { .. } => true,
+                ThreadState::Waiting {
+                    deadline: Some(_), ..
+                } => true,
+                ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
+            };
+            self.enabled.push(ThreadView {
+                id: id as ThreadId,
+                yielding,
+            });
+        }
+        self.enabled_stale = false;
+    }
+
+    /// Sets a thread's scheduling state.
+    pub fn set_state(&mut self, id: ThreadId, state: ThreadState) {
+        self.threads[id as usize].state = state;
+        self.enabled_stale = true;
+    }
+
     /// Makes `id` runnable as it is chosen, letting virtual time pass to
     /// its wake-up time and timing out its wait if it has one.
     fn resume(&mut self, id: ThreadId) {
@@ -240,21 +262,26 @@ impl ExecState {
                 self.clock_ns = self.clock_ns.max(deadline);
                 thread.wake = Some(2);
             }
+            ThreadState::Runnable => return,
             _ => {}
         }
         thread.state = ThreadState::Runnable;
+        self.enabled_stale = true;
     }
 
     /// Puts `me` to sleep on `addr`.
     pub fn block(&mut self, me: ThreadId, addr: u32, deadline: Option<u64>, site: Option<SiteId>) {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
-        self.threads[me as usize].state = ThreadState::Waiting {
-            addr,
-            deadline,
-            site,
-            ticket,
-        };
+        self.set_state(
+            me,
+            ThreadState::Waiting {
+                addr,
+                deadline,
+                site,
+                ticket,
+            },
+        );
     }
 
     /// Wakes up to `count` threads waiting on `addr`, oldest first; returns
@@ -274,7 +301,7 @@ impl ExecState {
         waiters.sort_unstable();
         let woken = waiters.len().min(count as usize);
         for &(_, i) in &waiters[..woken] {
-            self.threads[i].state = ThreadState::Runnable;
+            self.set_state(i as ThreadId, ThreadState::Runnable);
             self.threads[i].wake = Some(0);
         }
         woken as u32

@@ -245,7 +245,7 @@ async fn poll_oneoff(
         {
             let mut exec = caller.data().exec.get();
             exec.record(me, EventKind::Sleep { until_ns: until }, 0, None);
-            exec.threads[me as usize].state = ThreadState::Sleeping { until };
+            exec.set_state(me, ThreadState::Sleeping { until });
         }
         hooks::yield_point(caller).await;
         let now = caller.data().exec.get().clock_ns;
