@@ -238,7 +238,12 @@ impl Report<'_> {
                 result.decisions.len(),
                 result.trace_hash
             );
-            out.push_str(&interleaving::render(&rows, SHOWN_ROWS));
+            let limit = if output.full_trace {
+                usize::MAX
+            } else {
+                SHOWN_ROWS
+            };
+            out.push_str(&interleaving::render(&rows, limit));
             print_stream(out, "guest stdout", &result.stdout);
             if !failure.message.contains("panicked at") {
                 print_stream(out, "guest stderr", &result.stderr);

@@ -119,7 +119,7 @@ pub fn render(rows: &[Row], limit: usize) -> String {
     let skipped = rows.len().saturating_sub(limit);
     if skipped > 0 {
         out.push_str(&format!(
-            "  ... {skipped} earlier rows (--full-trace shows every step)\n"
+            "  ... {skipped} earlier rows (--full-trace shows them all)\n"
         ));
     }
     for row in &rows[skipped..] {
