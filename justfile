@@ -5,18 +5,25 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 guest_target := "wasm32-wasip1-threads"
 
+# zig for C guests, from the venv ./x sets up (else `weft build` looks for
+# `zig` or the ziglang package itself).
+export WEFT_ZIG := if path_exists(".tools/venv/bin/python") == "true" { justfile_directory() + "/.tools/venv/bin/python -m ziglang" } else { "" }
+
 # List the recipes.
 default:
     @just --list
 
-# Build every sample and place it at target/samples/<name>.wasm.
-samples:
+# Build every sample and place it at target/samples/<name>.wasm: Rust crates
+# with cargo, C programs (main.c) with `weft build`.
+samples: build
     cargo build --quiet --release --target {{guest_target}} --manifest-path samples/Cargo.toml --target-dir target/guest
     mkdir -p target/samples
     for dir in samples/*/; do \
         name=$(basename "$dir"); \
         if [ -f "$dir/Cargo.toml" ]; then \
             cp "target/guest/{{guest_target}}/release/$name.wasm" "target/samples/$name.wasm"; \
+        elif [ -f "$dir/main.c" ]; then \
+            ./target/debug/weft build "$dir/main.c" -o "target/samples/$name.wasm"; \
         fi; \
     done
     @echo "samples: $(ls target/samples | wc -l) modules in target/samples/"

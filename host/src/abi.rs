@@ -138,8 +138,14 @@ mod tests {
     #[test]
     fn every_sdk_binds_and_documents_every_import() {
         let rust_sdk = read("guest-sdk/rust/src/lib.rs");
+        let c_sdk = read("guest-sdk/c/weft.h");
         let doc = read("guest-sdk/ABI.md");
         for sig in SDK_IMPORTS {
+            assert!(
+                c_sdk.contains(&format!("WEFT_IMPORT(\"{}\")", sig.name)),
+                "the C SDK does not bind `weft.{}`",
+                sig.name
+            );
             assert!(
                 rust_sdk.contains(&format!("pub fn {}(", sig.name)),
                 "the Rust SDK does not bind `weft.{}`",

@@ -48,6 +48,7 @@
 
 pub mod abi;
 pub mod bench;
+pub mod build;
 pub mod cli;
 pub mod explore;
 pub mod instrument;

@@ -3,6 +3,7 @@
 //! (`just samples`, which `just test` does).
 
 mod bad_input;
+mod build;
 mod determinism;
 mod instrumentation;
 mod replay_files;

@@ -100,6 +100,12 @@ sample_tests! {
     checksum => "checksum",
     alloc_forever => "alloc-forever",
     spin_forever => "spin-forever",
+    lost_update_c => "lost-update-c",
+    abba_deadlock_c => "abba-deadlock-c",
+    lazy_init_race_c => "lazy-init-race-c",
+    lost_wakeup_c => "lost-wakeup-c",
+    bounded_buffer_c => "bounded-buffer-c",
+    mutex_counter_c => "mutex-counter-c",
 }
 
 #[test]
@@ -115,6 +121,12 @@ fn every_sample_has_a_test() {
         "checksum",
         "alloc-forever",
         "spin-forever",
+        "lost-update-c",
+        "abba-deadlock-c",
+        "lazy-init-race-c",
+        "lost-wakeup-c",
+        "bounded-buffer-c",
+        "mutex-counter-c",
     ];
     for name in sample_names() {
         assert!(

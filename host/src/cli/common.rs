@@ -245,7 +245,13 @@ impl Report<'_> {
             };
             out.push_str(&interleaving::render(&rows, limit));
             print_stream(out, "guest stdout", &result.stdout);
-            if !failure.message.contains("panicked at") {
+            let stderr = String::from_utf8_lossy(&result.stderr);
+            let shown = stderr
+                .trim_end()
+                .lines()
+                .last()
+                .is_some_and(|last| failure.message.contains(last));
+            if !shown {
                 print_stream(out, "guest stderr", &result.stderr);
             }
             if let Some(path) = &self.replay_file {

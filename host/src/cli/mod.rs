@@ -2,6 +2,7 @@
 //! command; `common` holds the options and output they share.
 
 mod bench;
+mod build;
 mod common;
 mod explore;
 mod replay;
@@ -24,6 +25,7 @@ enum Command {
     Explore(explore::ExploreArgs),
     Replay(replay::ReplayArgs),
     Bench(bench::BenchArgs),
+    Build(build::BuildArgs),
 }
 
 /// Exit code when no failure was found.
@@ -41,6 +43,7 @@ pub fn main() -> ExitCode {
         Command::Explore(args) => explore::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Build(args) => build::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

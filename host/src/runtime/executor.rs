@@ -284,23 +284,31 @@ fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Out
     }
 }
 
-/// The panic message the guest printed, or else the trap's own message.
+/// The panic message the guest printed; else what it last wrote to stderr
+/// (a C `assert` message, say) with the trap; else the trap alone.
 fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
     let stderr = String::from_utf8_lossy(&state.stderr);
     if let Some(at) = stderr.rfind("panicked at") {
         let start = stderr[..at].rfind('\n').map_or(0, |i| i + 1);
-        let text = stderr[start..].trim_end();
-        let text = text
+        return stderr[start..]
+            .trim_end()
             .lines()
             .filter(|l| !l.starts_with("note: run with `RUST_BACKTRACE"))
             .collect::<Vec<_>>()
             .join("\n");
-        return text;
     }
-    match error.downcast_ref::<Trap>() {
-        Some(trap) => format!("wasm trap: {trap}"),
-        None => format!("{error}"),
+    let trap = match error.downcast_ref::<Trap>() {
+        Some(trap) => trap.to_string(),
+        None => error.to_string(),
+    };
+    let last_lines: Vec<&str> = stderr.trim_end().lines().rev().take(3).collect();
+    if last_lines.is_empty() {
+        return trap;
     }
+    let mut message: Vec<&str> = last_lines.into_iter().rev().collect();
+    let trap = format!("({trap})");
+    message.push(&trap);
+    message.join("\n")
 }
 
 fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {

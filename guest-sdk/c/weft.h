@@ -1,0 +1,38 @@
+/*
+ * Guest SDK of weft for C programs (a thin binding of guest-sdk/ABI.md).
+ *
+ * Build with `weft build prog.c`, which puts this header on the include path.
+ * Outside weft (any other compiler target) the calls compile to no-ops, and
+ * weft_assert falls back to assert().
+ */
+#ifndef WEFT_H
+#define WEFT_H
+
+#include <stddef.h>
+#include <string.h>
+
+#if defined(__wasm__)
+#define WEFT_IMPORT(name) __attribute__((import_module("weft"), import_name(name)))
+WEFT_IMPORT("event") void weft_abi_event(const char *name, size_t len);
+WEFT_IMPORT("thread_name") void weft_abi_thread_name(const char *name, size_t len);
+WEFT_IMPORT("assert") void weft_abi_assert(int cond, const char *msg, size_t len);
+
+/* Marks a named event of the calling thread; a scheduling point. */
+static inline void weft_event(const char *name) { weft_abi_event(name, strlen(name)); }
+
+/* Names the calling thread in weft's reports. */
+static inline void weft_thread_name(const char *name) { weft_abi_thread_name(name, strlen(name)); }
+
+/* Checks a property of every execution: when `cond` is false the execution
+ * fails with an `assertion` failure carrying `message`. */
+static inline void weft_assert(int cond, const char *message) {
+    weft_abi_assert(cond != 0, message, strlen(message));
+}
+#else
+#include <assert.h>
+static inline void weft_event(const char *name) { (void)name; }
+static inline void weft_thread_name(const char *name) { (void)name; }
+static inline void weft_assert(int cond, const char *message) { (void)message; assert(cond); }
+#endif
+
+#endif /* WEFT_H */

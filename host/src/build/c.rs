@@ -1,0 +1,154 @@
+//! C with real pthreads: `zig cc` compiles against the threaded wasi-libc
+//! that ships with Rust's `wasm32-wasip1-threads` target (zig's own wasi libc
+//! has only stub pthreads) and zig's wasi-libc headers.
+//!
+//! Tools are found as follows: zig is `$WEFT_ZIG` (a command line, e.g.
+//! `python3 -m ziglang`), else `zig` on the `PATH`, else `python3 -m ziglang`
+//! when the PyPI package is installed. The wasi-libc is
+//! `$WEFT_WASI_SYSROOT`, else the Rust target's `self-contained` folder.
+
+use super::BuildError;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The SDK header, written next to the build so `#include "weft.h"` and
+/// `#include <weft.h>` both work.
+const WEFT_H: &str = include_str!("../../../guest-sdk/c/weft.h");
+
+/// Most memory a C guest may grow to (64 MiB), and its main stack.
+const LINK_FLAGS: &str =
+    "--shared-memory,--import-memory,--export-memory,--max-memory=67108864,-z,stack-size=131072";
+
+/// Compiles the C file `source` into `output`.
+///
+/// # Errors
+///
+/// [`BuildError::MissingTool`] when zig or the wasi-libc cannot be found,
+/// [`BuildError::Compile`] with the compiler's output.
+pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
+    let zig = zig_command()?;
+    let sysroot = wasi_sysroot()?;
+    let zig_lib = zig_lib_dir(&zig)?;
+    let sdk_dir = std::env::temp_dir().join(format!("weft-sdk-{}", std::process::id()));
+    std::fs::create_dir_all(&sdk_dir).map_err(|e| BuildError::Io(e.to_string()))?;
+    std::fs::write(sdk_dir.join("weft.h"), WEFT_H).map_err(|e| BuildError::Io(e.to_string()))?;
+    let mut cmd = Command::new(&zig[0]);
+    cmd.args(&zig[1..])
+        .args([
+            "cc",
+            "-target",
+            "wasm32-wasi-musl",
+            "-mcpu=generic+atomics+bulk_memory",
+        ])
+        .args([
+            "-pthread",
+            "-nostdlib",
+            "-rtlib=compiler-rt",
+            "-g",
+            "-O1",
+            "-UNDEBUG",
+        ])
+        .arg("-isystem")
+        .arg(zig_lib.join("libc/include/wasm-wasi-musl"))
+        .arg("-isystem")
+        .arg(zig_lib.join("libc/include/generic-musl"))
+        .arg("-I")
+        .arg(&sdk_dir)
+        .arg(sysroot.join("crt1-command.o"))
+        .arg(source)
+        .arg(sysroot.join("libc.a"))
+        .arg(format!("-Wl,{LINK_FLAGS}"))
+        .arg("-o")
+        .arg(output);
+    let result = cmd.output();
+    let _ = std::fs::remove_dir_all(&sdk_dir);
+    let out = result
+        .map_err(|e| BuildError::MissingTool(format!("cannot run zig ({}): {e}", zig.join(" "))))?;
+    if !out.status.success() {
+        return Err(BuildError::Compile {
+            tool: "zig cc".into(),
+            file: source.display().to_string(),
+            output: String::from_utf8_lossy(&out.stderr).into_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The command that runs zig.
+fn zig_command() -> Result<Vec<String>, BuildError> {
+    if let Ok(cmd) = std::env::var("WEFT_ZIG") {
+        let words: Vec<String> = cmd.split_whitespace().map(String::from).collect();
+        if !words.is_empty() {
+            return Ok(words);
+        }
+    }
+    let works = |cmd: &[&str]| {
+        Command::new(cmd[0])
+            .args(&cmd[1..])
+            .arg("version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    for candidate in [&["zig"][..], &["python3", "-m", "ziglang"][..]] {
+        if works(candidate) {
+            return Ok(candidate.iter().map(|s| s.to_string()).collect());
+        }
+    }
+    Err(BuildError::MissingTool(
+        "building C needs zig: install it (`pip install ziglang`, or `./x setup`) or set WEFT_ZIG"
+            .into(),
+    ))
+}
+
+/// zig's library folder (it holds the wasi-libc headers): `lib/` beside
+/// the zig executable that `zig env` names (as JSON in older zig, ZON in
+/// newer; both spell `zig_exe` followed by a quoted path).
+fn zig_lib_dir(zig: &[String]) -> Result<PathBuf, BuildError> {
+    let out = Command::new(&zig[0])
+        .args(&zig[1..])
+        .arg("env")
+        .output()
+        .map_err(|e| BuildError::MissingTool(format!("cannot run `zig env`: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let exe = text
+        .find("zig_exe")
+        .and_then(|at| {
+            text[at..]
+                .split('"')
+                .skip(1)
+                .find(|part| part.contains('/'))
+        })
+        .ok_or_else(|| {
+            BuildError::MissingTool("`zig env` does not name the zig executable".into())
+        })?;
+    let lib = Path::new(exe).with_file_name("lib");
+    if lib.join("libc/include/wasm-wasi-musl").is_dir() {
+        Ok(lib)
+    } else {
+        Err(BuildError::MissingTool(format!(
+            "zig's wasi-libc headers are not under `{}`",
+            lib.display()
+        )))
+    }
+}
+
+/// The threaded wasi-libc (`libc.a`, `crt1-command.o`).
+fn wasi_sysroot() -> Result<PathBuf, BuildError> {
+    if let Ok(dir) = std::env::var("WEFT_WASI_SYSROOT") {
+        return Ok(PathBuf::from(dir));
+    }
+    let out = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| BuildError::MissingTool(format!("cannot run rustc to find wasi-libc: {e}")))?;
+    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let dir = Path::new(&sysroot).join("lib/rustlib/wasm32-wasip1-threads/lib/self-contained");
+    if dir.join("libc.a").exists() {
+        Ok(dir)
+    } else {
+        Err(BuildError::MissingTool(format!(
+            "no threaded wasi-libc at `{}`: run `rustup target add wasm32-wasip1-threads` or set WEFT_WASI_SYSROOT",
+            dir.display()
+        )))
+    }
+}

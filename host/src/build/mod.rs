@@ -1,0 +1,51 @@
+//! `weft build`: turns a source file into a module weft runs, with the right
+//! toolchain flags, so users never copy flags.
+//!
+//! One file per source language: [`c`] (C with pthreads, through `zig cc`
+//! and the threaded wasi-libc of Rust's `wasm32-wasip1-threads` target) and
+//! [`wat`] (WebAssembly text).
+
+pub mod c;
+pub mod wat;
+
+use std::path::{Path, PathBuf};
+
+/// Errors of a build.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The file's language is not one weft builds.
+    #[error("cannot build `{0}`: weft builds `.c` and `.wat` files")]
+    UnknownLanguage(String),
+    /// A tool the build needs is missing.
+    #[error("{0}")]
+    MissingTool(String),
+    /// The compiler rejected the source.
+    #[error("{tool} failed on `{file}`:\n{output}")]
+    Compile {
+        /// The tool.
+        tool: String,
+        /// The source file.
+        file: String,
+        /// What the tool printed.
+        output: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Builds `source` into `output` (default: the source path with `.wasm`).
+/// Returns the path written.
+///
+/// # Errors
+///
+/// A [`BuildError`] naming what is missing or what the compiler said.
+pub fn build(source: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError> {
+    let output = output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf);
+    match source.extension().and_then(|e| e.to_str()) {
+        Some("c") => c::build(source, &output)?,
+        Some("wat") => wat::build(source, &output)?,
+        _ => return Err(BuildError::UnknownLanguage(source.display().to_string())),
+    }
+    Ok(output)
+}

@@ -1,0 +1,21 @@
+//! `weft build`: a source file to a module weft runs.
+
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Build a C (pthreads) or WAT source file into a module weft runs.
+#[derive(Args, Debug)]
+pub struct BuildArgs {
+    /// The source file (`.c` or `.wat`).
+    source: PathBuf,
+    /// Where to write the module (default: the source with `.wasm`).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+pub fn run(args: BuildArgs) -> Result<u8> {
+    let written = crate::build::build(&args.source, args.output.as_deref())?;
+    eprintln!("weft: built {}", written.display());
+    Ok(super::EXIT_PASS)
+}
