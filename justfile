@@ -14,7 +14,7 @@ default:
     @just --list
 
 # Build every sample and place it at target/samples/<name>.wasm: Rust crates
-# with cargo, C programs (main.c) with `weft build`.
+# with cargo, C (main.c) and WAT (main.wat) programs with `weft build`.
 samples: build
     cargo build --quiet --release --target {{guest_target}} --manifest-path samples/Cargo.toml --target-dir target/guest
     mkdir -p target/samples
@@ -24,6 +24,8 @@ samples: build
             cp "target/guest/{{guest_target}}/release/$name.wasm" "target/samples/$name.wasm"; \
         elif [ -f "$dir/main.c" ]; then \
             ./target/debug/weft build "$dir/main.c" -o "target/samples/$name.wasm"; \
+        elif [ -f "$dir/main.wat" ]; then \
+            ./target/debug/weft build "$dir/main.wat" -o "target/samples/$name.wasm"; \
         fi; \
     done
     @echo "samples: $(ls target/samples | wc -l) modules in target/samples/"

@@ -106,6 +106,8 @@ sample_tests! {
     lost_wakeup_c => "lost-wakeup-c",
     bounded_buffer_c => "bounded-buffer-c",
     mutex_counter_c => "mutex-counter-c",
+    lost_update_wat => "lost-update-wat",
+    abba_deadlock_wat => "abba-deadlock-wat",
 }
 
 #[test]
@@ -127,6 +129,8 @@ fn every_sample_has_a_test() {
         "lost-wakeup-c",
         "bounded-buffer-c",
         "mutex-counter-c",
+        "lost-update-wat",
+        "abba-deadlock-wat",
     ];
     for name in sample_names() {
         assert!(
