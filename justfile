@@ -5,7 +5,7 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 guest_target := "wasm32-wasip1-threads"
 
-# zig for C guests, from the venv ./x sets up (else `weft build` looks for
+# zig for C and Zig guests, from the venv ./x sets up (else `weft build` looks for
 # `zig` or the ziglang package itself).
 export WEFT_ZIG := if path_exists(".tools/venv/bin/python") == "true" { justfile_directory() + "/.tools/venv/bin/python -m ziglang" } else { "" }
 
@@ -14,7 +14,8 @@ default:
     @just --list
 
 # Build every sample and place it at target/samples/<name>.wasm: Rust crates
-# with cargo, C (main.c) and WAT (main.wat) programs with `weft build`.
+# with cargo, C (main.c), Zig (main.zig) and WAT (main.wat) programs with
+# `weft build`.
 samples: build
     cargo build --quiet --release --target {{guest_target}} --manifest-path samples/Cargo.toml --target-dir target/guest
     mkdir -p target/samples
@@ -24,6 +25,8 @@ samples: build
             cp "target/guest/{{guest_target}}/release/$name.wasm" "target/samples/$name.wasm"; \
         elif [ -f "$dir/main.c" ]; then \
             ./target/debug/weft build "$dir/main.c" -o "target/samples/$name.wasm"; \
+        elif [ -f "$dir/main.zig" ]; then \
+            ./target/debug/weft build "$dir/main.zig" -o "target/samples/$name.wasm"; \
         elif [ -f "$dir/main.wat" ]; then \
             ./target/debug/weft build "$dir/main.wat" -o "target/samples/$name.wasm"; \
         fi; \

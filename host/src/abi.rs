@@ -139,11 +139,17 @@ mod tests {
     fn every_sdk_binds_and_documents_every_import() {
         let rust_sdk = read("guest-sdk/rust/src/lib.rs");
         let c_sdk = read("guest-sdk/c/weft.h");
+        let zig_sdk = read("guest-sdk/zig/weft.zig");
         let doc = read("guest-sdk/ABI.md");
         for sig in SDK_IMPORTS {
             assert!(
                 c_sdk.contains(&format!("WEFT_IMPORT(\"{}\")", sig.name)),
                 "the C SDK does not bind `weft.{}`",
+                sig.name
+            );
+            assert!(
+                zig_sdk.contains(&format!("extern \"weft\" fn {}(", sig.name)),
+                "the Zig SDK does not bind `weft.{}`",
                 sig.name
             );
             assert!(

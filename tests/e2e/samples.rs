@@ -108,6 +108,8 @@ sample_tests! {
     mutex_counter_c => "mutex-counter-c",
     lost_update_wat => "lost-update-wat",
     abba_deadlock_wat => "abba-deadlock-wat",
+    lost_update_zig => "lost-update-zig",
+    abba_deadlock_zig => "abba-deadlock-zig",
 }
 
 #[test]
@@ -131,6 +133,8 @@ fn every_sample_has_a_test() {
         "mutex-counter-c",
         "lost-update-wat",
         "abba-deadlock-wat",
+        "lost-update-zig",
+        "abba-deadlock-zig",
     ];
     for name in sample_names() {
         assert!(

@@ -75,7 +75,7 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
 }
 
 /// The command that runs zig.
-fn zig_command() -> Result<Vec<String>, BuildError> {
+pub(super) fn zig_command() -> Result<Vec<String>, BuildError> {
     if let Ok(cmd) = std::env::var("WEFT_ZIG") {
         let words: Vec<String> = cmd.split_whitespace().map(String::from).collect();
         if !words.is_empty() {

@@ -2,11 +2,12 @@
 //! toolchain flags, so users never copy flags.
 //!
 //! One file per source language: [`c`] (C with pthreads, through `zig cc`
-//! and the threaded wasi-libc of Rust's `wasm32-wasip1-threads` target) and
-//! [`wat`] (WebAssembly text).
+//! and the threaded wasi-libc of Rust's `wasm32-wasip1-threads` target),
+//! [`zig`] (Zig with `std.Thread`) and [`wat`] (WebAssembly text).
 
 pub mod c;
 pub mod wat;
+pub mod zig;
 
 use std::path::{Path, PathBuf};
 
@@ -14,7 +15,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// The file's language is not one weft builds.
-    #[error("cannot build `{0}`: weft builds `.c` and `.wat` files")]
+    #[error("cannot build `{0}`: weft builds `.c`, `.zig` and `.wat` files")]
     UnknownLanguage(String),
     /// A tool the build needs is missing.
     #[error("{0}")]
@@ -45,6 +46,7 @@ pub fn build(source: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError
     match source.extension().and_then(|e| e.to_str()) {
         Some("c") => c::build(source, &output)?,
         Some("wat") => wat::build(source, &output)?,
+        Some("zig") => zig::build(source, &output)?,
         _ => return Err(BuildError::UnknownLanguage(source.display().to_string())),
     }
     Ok(output)

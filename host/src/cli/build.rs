@@ -4,10 +4,11 @@ use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 
-/// Build a C (pthreads) or WAT source file into a module weft runs.
+/// Build a C (pthreads), Zig (std.Thread) or WAT source file into a module
+/// weft runs.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// The source file (`.c` or `.wat`).
+    /// The source file (`.c`, `.zig` or `.wat`).
     source: PathBuf,
     /// Where to write the module (default: the source with `.wasm`).
     #[arg(short, long)]

@@ -178,13 +178,15 @@ impl Symbols {
 }
 
 fn is_library_path(file: &str) -> bool {
-    const MARKERS: [&str; 6] = [
+    const MARKERS: [&str; 8] = [
         "library/",
         "/rustc/",
         "/.cargo/",
         "wasi-libc",
         "libc-top-half",
         "libc-bottom-half",
+        "/lib/std/",
+        "/lib/compiler_rt",
     ];
     MARKERS.iter().any(|m| file.contains(m))
 }
