@@ -16,6 +16,19 @@
 WEFT_IMPORT("event") void weft_abi_event(const char *name, size_t len);
 WEFT_IMPORT("thread_name") void weft_abi_thread_name(const char *name, size_t len);
 WEFT_IMPORT("assert") void weft_abi_assert(int cond, const char *msg, size_t len);
+WEFT_IMPORT("choose") long long weft_abi_choose(long long bound);
+WEFT_IMPORT("assume") void weft_abi_assume(int cond);
+WEFT_IMPORT("atomic_begin") void weft_atomic_begin(void);
+WEFT_IMPORT("atomic_end") void weft_atomic_end(void);
+
+/* A nondeterministic value in [0, bound) (any value when bound is 0),
+ * chosen by weft and saved for replay. */
+static inline unsigned long long weft_choose(unsigned long long bound) {
+    return (unsigned long long)weft_abi_choose((long long)bound);
+}
+
+/* Discards the execution (not a bug) when `cond` is false. */
+static inline void weft_assume(int cond) { weft_abi_assume(cond != 0); }
 
 /* Marks a named event of the calling thread; a scheduling point. */
 static inline void weft_event(const char *name) { weft_abi_event(name, strlen(name)); }
@@ -30,6 +43,13 @@ static inline void weft_assert(int cond, const char *message) {
 }
 #else
 #include <assert.h>
+#include <stdlib.h>
+static inline unsigned long long weft_choose(unsigned long long bound) {
+    return bound ? (unsigned long long)rand() % bound : (unsigned long long)rand();
+}
+static inline void weft_assume(int cond) { if (!cond) exit(0); }
+static inline void weft_atomic_begin(void) {}
+static inline void weft_atomic_end(void) {}
 static inline void weft_event(const char *name) { (void)name; }
 static inline void weft_thread_name(const char *name) { (void)name; }
 static inline void weft_assert(int cond, const char *message) { (void)message; assert(cond); }

@@ -26,6 +26,32 @@ const std = @import("std");
 extern "weft" fn event(name_ptr: [*]const u8, name_len: usize) void;
 extern "weft" fn thread_name(name_ptr: [*]const u8, name_len: usize) void;
 extern "weft" fn assert(cond: i32, msg_ptr: [*]const u8, msg_len: usize) void;
+extern "weft" fn choose(bound: i64) i64;
+extern "weft" fn assume(cond: i32) void;
+extern "weft" fn atomic_begin() void;
+extern "weft" fn atomic_end() void;
+
+/// A nondeterministic value in `0..bound` (any value when `bound` is 0),
+/// chosen by weft and saved in replay files.
+pub fn nondet(bound: u64) u64 {
+    return @bitCast(choose(@bitCast(bound)));
+}
+
+/// Discards the execution (not a bug) when `cond` is false.
+pub fn assumeThat(cond: bool) void {
+    assume(@intFromBool(cond));
+}
+
+/// Starts a section in which the calling thread is not preempted (unless it
+/// blocks); end it with `atomicEnd`.
+pub fn atomicBegin() void {
+    atomic_begin();
+}
+
+/// Ends the innermost `atomicBegin` section.
+pub fn atomicEnd() void {
+    atomic_end();
+}
 
 /// Marks a named event of the calling thread; a scheduling point.
 pub fn mark(name: []const u8) void {

@@ -96,8 +96,48 @@ pub const MEMORY_GROW: Signature = Signature {
     results: &[Val::I32],
 };
 
+/// `weft_rt.atomic_begin()` / `weft_rt.atomic_end()`: inserted around the
+/// bodies of functions named `__VERIFIER_atomic_*` (see [`ATOMIC_BEGIN`]).
+pub const RT_ATOMIC_BEGIN: Signature = Signature {
+    name: "atomic_begin",
+    params: &[],
+    results: &[],
+};
+
+/// See [`RT_ATOMIC_BEGIN`].
+pub const RT_ATOMIC_END: Signature = Signature {
+    name: "atomic_end",
+    params: &[],
+    results: &[],
+};
+
+/// `weft_rt.assume(cond)`: replaces the body of a program's own
+/// `assume_abort_if_not(int)` (see [`ASSUME`]).
+pub const RT_ASSUME: Signature = Signature {
+    name: "assume",
+    params: &[Val::I32],
+    results: &[],
+};
+
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 6] = [POINT, PARK, WAIT32, WAIT64, NOTIFY, MEMORY_GROW];
+pub const RT_IMPORTS: [Signature; 9] = [
+    POINT,
+    PARK,
+    WAIT32,
+    WAIT64,
+    NOTIFY,
+    MEMORY_GROW,
+    RT_ATOMIC_BEGIN,
+    RT_ATOMIC_END,
+    RT_ASSUME,
+];
+
+/// Functions whose bodies run as one atomic section (the verification
+/// convention of C concurrency benchmarks).
+pub const ATOMIC_FUNCTION_PREFIX: &str = "__VERIFIER_atomic_";
+
+/// A program-defined function whose body becomes `weft_rt.assume`.
+pub const ASSUME_FUNCTION: &str = "assume_abort_if_not";
 
 /// `weft.event(name_ptr, name_len)`: marks a named event of the calling
 /// thread; a scheduling point.
@@ -123,8 +163,48 @@ pub const ASSERT: Signature = Signature {
     results: &[],
 };
 
+/// `weft.choose(bound: i64) -> i64`: a nondeterministic value in
+/// `0..bound` (any 64-bit value when `bound` is 0), chosen by the
+/// scheduler's seeded generator and recorded for replay.
+pub const CHOOSE: Signature = Signature {
+    name: "choose",
+    params: &[Val::I64],
+    results: &[Val::I64],
+};
+
+/// `weft.assume(cond)`: when `cond` is 0 the execution is discarded (it is
+/// not a bug, the input was outside the program's assumptions).
+pub const ASSUME: Signature = Signature {
+    name: "assume",
+    params: &[Val::I32],
+    results: &[],
+};
+
+/// `weft.atomic_begin()`: the calling thread is not preempted until the
+/// matching `atomic_end` (unless it blocks). Sections nest.
+pub const ATOMIC_BEGIN: Signature = Signature {
+    name: "atomic_begin",
+    params: &[],
+    results: &[],
+};
+
+/// `weft.atomic_end()`: ends the innermost `atomic_begin` section.
+pub const ATOMIC_END: Signature = Signature {
+    name: "atomic_end",
+    params: &[],
+    results: &[],
+};
+
 /// Every `weft` SDK import.
-pub const SDK_IMPORTS: [Signature; 3] = [EVENT, THREAD_NAME, ASSERT];
+pub const SDK_IMPORTS: [Signature; 7] = [
+    EVENT,
+    THREAD_NAME,
+    ASSERT,
+    CHOOSE,
+    ASSUME,
+    ATOMIC_BEGIN,
+    ATOMIC_END,
+];
 
 #[cfg(test)]
 mod tests {

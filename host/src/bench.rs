@@ -51,6 +51,9 @@ impl Scheduler for RoundRobin {
             .unwrap_or(&enabled[0]);
         Ok(next.id)
     }
+    fn choose_value(&mut self, _bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        Ok(0)
+    }
 }
 
 fn time_module(wasm: &[u8], scheduler: Box<dyn Scheduler>) -> anyhow::Result<(Duration, u64)> {

@@ -19,7 +19,8 @@ pub struct ExploreOptions {
     pub seed: u64,
     /// PCT bug depth `d`.
     pub pct_depth: u32,
-    /// Stop after this many executions.
+    /// Stop after this many executions, not counting discarded ones (at
+    /// most 100 times as many run in all).
     pub iterations: Option<u64>,
     /// Stop after this much wall time.
     pub time_limit: Option<Duration>,
@@ -39,6 +40,10 @@ impl Default for ExploreOptions {
         }
     }
 }
+
+/// How many executions, discarded ones included, an exploration of `n`
+/// iterations may run at most (`n` times this).
+const DISCARD_FACTOR: u64 = 100;
 
 /// PCT's guess of the number of steps of an execution before any has run;
 /// an exploration then uses the longest execution seen.
@@ -62,6 +67,8 @@ pub struct Exploration {
     pub executions: u64,
     /// Distinct traces among them.
     pub distinct_traces: usize,
+    /// Executions discarded because a guest assumption was false.
+    pub discarded: u64,
     /// The first failure, if one was found.
     pub failure: Option<FailingExecution>,
     /// The last execution (the failing one if there is a failure).
@@ -152,8 +159,14 @@ pub fn explore(
     let mut longest = 0;
     let mut last = None;
     let mut executions = 0;
+    let mut discarded = 0;
     loop {
-        if options.iterations.is_some_and(|n| executions >= n)
+        // Discarded executions (a false guest assumption) do not count
+        // towards `iterations`, but at most DISCARD_FACTOR times as many run.
+        let counted = executions - discarded;
+        if options
+            .iterations
+            .is_some_and(|n| counted >= n || executions >= n.saturating_mul(DISCARD_FACTOR))
             || options.time_limit.is_some_and(|t| start.elapsed() >= t)
         {
             break;
@@ -163,6 +176,9 @@ pub fn explore(
         let (result, _) = program.execute(sched, &options.run);
         check_host(&result)?;
         executions += 1;
+        if matches!(result.outcome, Outcome::Discarded { .. }) {
+            discarded += 1;
+        }
         longest = longest.max(result.steps);
         pct_steps = longest;
         traces.insert(result.trace_hash);
@@ -181,6 +197,7 @@ pub fn explore(
             return Ok(Exploration {
                 executions,
                 distinct_traces: traces.len(),
+                discarded,
                 failure: Some(FailingExecution {
                     result: result.clone(),
                     failure,
@@ -195,6 +212,7 @@ pub fn explore(
     Ok(Exploration {
         executions,
         distinct_traces: traces.len(),
+        discarded,
         failure: None,
         last,
         elapsed: start.elapsed(),

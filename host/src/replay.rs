@@ -36,7 +36,7 @@ pub enum ReplayError {
     },
     /// The execution ended before using every recorded decision.
     #[error(
-        "the schedule diverged: the execution ended after {used} of {recorded} recorded decisions"
+        "the schedule diverged: the execution ended after {used} of {recorded} recorded choices"
     )]
     Unused {
         /// Decisions used.
@@ -64,17 +64,20 @@ pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<ExecutionResult, ReplayE
         });
     }
     let mut program = Program::load(wasm, file.instrument)?;
-    let scheduler = Box::new(ReplayScheduler::new(file.decisions.clone()));
+    let scheduler = Box::new(ReplayScheduler::new(
+        file.decisions.clone(),
+        file.values.clone(),
+    ));
     let (result, _) = program.execute(scheduler, &file.run);
     match &result.outcome {
         Outcome::Diverged(e) => return Err(ReplayError::Diverged(e.clone())),
         Outcome::HostError(e) => return Err(ReplayError::Host(e.clone())),
         _ => {}
     }
-    if result.decisions.len() != file.decisions.len() {
+    if result.decisions.len() != file.decisions.len() || result.values.len() != file.values.len() {
         return Err(ReplayError::Unused {
-            used: result.decisions.len(),
-            recorded: file.decisions.len(),
+            used: result.decisions.len() + result.values.len(),
+            recorded: file.decisions.len() + file.values.len(),
         });
     }
     if result.trace_hash != file.trace_hash {

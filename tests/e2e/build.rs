@@ -47,7 +47,8 @@ fn build_errors_are_clear() {
     let out = weft_in(dir.path(), &["build", arg(&rs)]);
     assert_eq!(out.code, 2);
     assert!(
-        out.stderr.contains("weft builds `.c`, `.zig` and `.wat` files"),
+        out.stderr
+            .contains("weft builds `.c`, `.zig` and `.wat` files"),
         "{}",
         out.stderr
     );

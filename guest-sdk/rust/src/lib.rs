@@ -19,6 +19,10 @@ mod ffi {
         pub fn event(name_ptr: *const u8, name_len: usize);
         pub fn thread_name(name_ptr: *const u8, name_len: usize);
         pub fn assert(cond: i32, msg_ptr: *const u8, msg_len: usize);
+        pub fn choose(bound: i64) -> i64;
+        pub fn assume(cond: i32);
+        pub fn atomic_begin();
+        pub fn atomic_end();
     }
 }
 
@@ -59,4 +63,48 @@ pub fn assert_always(cond: bool, message: &str) {
     if !cond {
         panic!("{}", message);
     }
+}
+
+/// A nondeterministic value in `0..bound` (any value when `bound` is 0),
+/// chosen by weft and saved in replay files. Natively: 0.
+pub fn choose(bound: u64) -> u64 {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: a plain value call.
+    return unsafe { ffi::choose(bound as i64) as u64 };
+    #[cfg(not(target_family = "wasm"))]
+    {
+        let _ = bound;
+        0
+    }
+}
+
+/// Discards the execution (it is not a bug) when `cond` is false: the input
+/// was outside what the program assumes.
+pub fn assume(cond: bool) {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: a plain value call.
+    unsafe {
+        ffi::assume(cond as i32)
+    };
+    #[cfg(not(target_family = "wasm"))]
+    let _ = cond;
+}
+
+/// Starts a section in which the calling thread is not preempted (unless it
+/// blocks); sections nest. End it with [`atomic_end`].
+pub fn atomic_begin() {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: a call without arguments.
+    unsafe {
+        ffi::atomic_begin()
+    };
+}
+
+/// Ends the innermost [`atomic_begin`] section.
+pub fn atomic_end() {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: a call without arguments.
+    unsafe {
+        ffi::atomic_end()
+    };
 }

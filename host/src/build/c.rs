@@ -2,6 +2,10 @@
 //! that ships with Rust's `wasm32-wasip1-threads` target (zig's own wasi libc
 //! has only stub pthreads) and zig's wasi-libc headers.
 //!
+//! Every program is linked with `guest-sdk/c/weft_verifier.c` (weak
+//! definitions of `__VERIFIER_*` and `reach_error`), so programs written for
+//! C verification tools build unchanged.
+//!
 //! Tools are found as follows: zig is `$WEFT_ZIG` (a command line, e.g.
 //! `python3 -m ziglang`), else `zig` on the `PATH`, else `python3 -m ziglang`
 //! when the PyPI package is installed. The wasi-libc is
@@ -14,6 +18,10 @@ use std::process::Command;
 /// The SDK header, written next to the build so `#include "weft.h"` and
 /// `#include <weft.h>` both work.
 const WEFT_H: &str = include_str!("../../../guest-sdk/c/weft.h");
+
+/// Weak definitions of the verification conventions (`__VERIFIER_*`,
+/// `reach_error`), linked into every C program.
+const WEFT_VERIFIER_C: &str = include_str!("../../../guest-sdk/c/weft_verifier.c");
 
 /// Most memory a C guest may grow to (64 MiB), and its main stack.
 const LINK_FLAGS: &str =
@@ -32,6 +40,8 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
     let sdk_dir = std::env::temp_dir().join(format!("weft-sdk-{}", std::process::id()));
     std::fs::create_dir_all(&sdk_dir).map_err(|e| BuildError::Io(e.to_string()))?;
     std::fs::write(sdk_dir.join("weft.h"), WEFT_H).map_err(|e| BuildError::Io(e.to_string()))?;
+    let verifier = sdk_dir.join("weft_verifier.c");
+    std::fs::write(&verifier, WEFT_VERIFIER_C).map_err(|e| BuildError::Io(e.to_string()))?;
     let mut cmd = Command::new(&zig[0]);
     cmd.args(&zig[1..])
         .args([
@@ -45,8 +55,10 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
             "-nostdlib",
             "-rtlib=compiler-rt",
             "-g",
-            "-O1",
+            "-O0",
             "-UNDEBUG",
+            // zig cc turns on UBSan by default; a plain C compiler does not.
+            "-fno-sanitize=all",
         ])
         .arg("-isystem")
         .arg(zig_lib.join("libc/include/wasm-wasi-musl"))
@@ -56,6 +68,7 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
         .arg(&sdk_dir)
         .arg(sysroot.join("crt1-command.o"))
         .arg(source)
+        .arg(&verifier)
         .arg(sysroot.join("libc.a"))
         .arg(format!("-Wl,{LINK_FLAGS}"))
         .arg("-o")

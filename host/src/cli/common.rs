@@ -315,6 +315,7 @@ pub fn save_replay(
         run: module.run_config(),
         found_by,
         decisions: result.decisions.clone(),
+        values: result.values.clone(),
         trace_hash: result.trace_hash,
         failure: Some(failure.clone()),
     };

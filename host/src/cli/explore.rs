@@ -102,8 +102,16 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
         ),
         None => (
             format!(
-                "no failure in {} executions ({strategy}, seed {}) in {:.2?}, {} distinct traces",
-                exploration.executions, args.seed, exploration.elapsed, exploration.distinct_traces
+                "no failure in {} executions ({strategy}, seed {}) in {:.2?}, {} distinct traces{}",
+                exploration.executions,
+                args.seed,
+                exploration.elapsed,
+                exploration.distinct_traces,
+                if exploration.discarded > 0 {
+                    format!(", {} discarded by guest assumptions", exploration.discarded)
+                } else {
+                    String::new()
+                }
             ),
             None,
         ),
@@ -128,6 +136,7 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
             "seed": args.seed,
             "pct_depth": (args.strategy == Strategy::Pct).then_some(args.pct_depth),
             "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
+            "discarded": exploration.discarded,
         }),
     }
     .print(&args.output))

@@ -223,9 +223,12 @@ mod tests {
                 "{names:?}"
             );
         }
-        // `_start` was function 2 (after one import and $helper); six
-        // functions were imported before it.
-        assert_eq!(export_index(&out.wasm, "_start"), 2 + 6);
+        // `_start` was function 2 (after one import and $helper); the
+        // weft_rt functions were imported before it.
+        assert_eq!(
+            export_index(&out.wasm, "_start"),
+            2 + crate::abi::RT_IMPORTS.len() as u32
+        );
         assert!(
             matches!(out.memory, MemoryPlan::Shared(ref p) if p.min_pages == 1 && p.max_pages == 10)
         );
@@ -289,6 +292,47 @@ mod tests {
         );
         assert_eq!(out.memory, MemoryPlan::Private);
         assert!(imports(&out.wasm).iter().all(|(_, _, mem)| !mem));
+    }
+
+    #[test]
+    fn verifier_functions_are_rewritten_by_name() {
+        let out = rewrite(
+            r#"(module
+                (func $__VERIFIER_atomic_step (param i32) (result i32)
+                  (if (local.get 0) (then (return (i32.const 1))))
+                  (i32.const 2))
+                (func $assume_abort_if_not (param i32)
+                  (if (i32.eqz (local.get 0)) (then unreachable)))
+                (func (export "_start")
+                  (drop (call $__VERIFIER_atomic_step (i32.const 0)))
+                  (call $assume_abort_if_not (i32.const 1))))"#,
+            Points::Sync,
+        );
+        let rt = |name: &str| {
+            crate::abi::RT_IMPORTS
+                .iter()
+                .position(|s| s.name == name)
+                .unwrap() as u32
+        };
+        let mut calls: Vec<Vec<u32>> = Vec::new();
+        for payload in Parser::new(0).parse_all(&out.wasm) {
+            if let Payload::CodeSectionEntry(body) = payload.unwrap() {
+                let mut reader = body.get_operators_reader().unwrap();
+                let mut called = Vec::new();
+                while !reader.eof() {
+                    if let wasmparser::Operator::Call { function_index } = reader.read().unwrap() {
+                        called.push(function_index);
+                    }
+                }
+                calls.push(called);
+            }
+        }
+        // Entry, the early return and the final end of the atomic function.
+        assert_eq!(
+            calls[0],
+            vec![rt("atomic_begin"), rt("atomic_end"), rt("atomic_end")]
+        );
+        assert_eq!(calls[1], vec![rt("assume")]);
     }
 
     #[test]

@@ -350,7 +350,27 @@ impl Reencode for Rewriter<'_> {
         let scratch = Scratch::at(local_count);
 
         let mut f = Function::new(locals);
-        for (pos, op) in operators {
+        let name = self.survey.func_names.get(&func).map(String::as_str);
+        if name == Some(abi::ASSUME_FUNCTION)
+            && self.survey.params_of_defined(defined as usize) == 1
+        {
+            // The program's own `assume_abort_if_not(int)` would abort, which
+            // weft would report as a bug; an assumption discards instead.
+            f.instruction(&Instruction::LocalGet(0));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ASSUME)));
+            f.instruction(&Instruction::End);
+            code.function(&f);
+            return Ok(());
+        }
+        let atomic = name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX));
+        if atomic {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_BEGIN)));
+        }
+        let last = operators.len().saturating_sub(1);
+        for (index, (pos, op)) in operators.into_iter().enumerate() {
+            if atomic && (index == last || matches!(op, wasmparser::Operator::Return)) {
+                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
+            }
             if let Some(access) = self.hooked(&op) {
                 let site = self.site(access.kind, func, pos, access.memarg.offset, access.width);
                 self.emit_hooked(&mut f, access, site, &scratch);

@@ -66,6 +66,8 @@ pub(crate) struct Survey {
     pub exported_funcs: Vec<String>,
     /// Imported functions as (module, name).
     pub imported_funcs: Vec<(String, String)>,
+    /// Names of functions from the name section, by function index.
+    pub func_names: std::collections::HashMap<u32, String>,
 }
 
 impl Survey {
@@ -82,6 +84,7 @@ impl Survey {
             has_import_section: false,
             exported_funcs: Vec::new(),
             imported_funcs: Vec::new(),
+            func_names: std::collections::HashMap::new(),
         };
         let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
         let mut defined_memories: Vec<wasmparser::MemoryType> = Vec::new();
@@ -143,6 +146,22 @@ impl Survey {
                         let export = export?;
                         if export.kind == ExternalKind::Func {
                             survey.exported_funcs.push(export.name.to_string());
+                        }
+                    }
+                }
+                Payload::CustomSection(reader) if reader.name() == "name" => {
+                    let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
+                        reader.data(),
+                        reader.data_offset(),
+                    ));
+                    // A malformed name section only costs the names.
+                    for name in names.flatten() {
+                        if let wasmparser::Name::Function(map) = name {
+                            for naming in map.into_iter().flatten() {
+                                survey
+                                    .func_names
+                                    .insert(naming.index, naming.name.to_string());
+                            }
                         }
                     }
                 }

@@ -185,6 +185,8 @@ pub struct ExecutionResult {
     pub events_dropped: u64,
     /// The thread chosen wherever more than one could run.
     pub decisions: Vec<ThreadId>,
+    /// The guest's nondeterministic values, in order.
+    pub values: Vec<u64>,
     /// Hash of the events and the outcome.
     pub trace_hash: TraceHash,
     /// Captured standard output.

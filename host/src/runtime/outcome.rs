@@ -66,6 +66,12 @@ pub enum Outcome {
         /// The thread that was running.
         thread: ThreadId,
     },
+    /// The guest's assumption (`weft.assume`) was false: the execution is
+    /// discarded, neither a pass nor a failure.
+    Discarded {
+        /// The thread whose assumption failed.
+        thread: ThreadId,
+    },
     /// A replayed schedule did not fit the execution.
     Diverged(ScheduleError),
     /// The host could not run the module (a missing export, an instantiation
@@ -123,7 +129,10 @@ impl Outcome {
     /// The guest failure this outcome is, if it is one.
     pub fn failure(&self) -> Option<Failure> {
         let (kind, thread, message) = match self {
-            Outcome::Exited(0) | Outcome::Diverged(_) | Outcome::HostError(_) => return None,
+            Outcome::Exited(0)
+            | Outcome::Discarded { .. }
+            | Outcome::Diverged(_)
+            | Outcome::HostError(_) => return None,
             Outcome::Exited(code) => (
                 FailureKind::Exit,
                 0,

@@ -65,6 +65,40 @@ fn assert(mut caller: Caller<'_, ThreadData>, cond: i32, ptr: i32, len: i32) -> 
     Err(wasmtime::Error::new(Ended))
 }
 
+fn choose(caller: Caller<'_, ThreadData>, bound: i64) -> Result<i64> {
+    match caller.data().exec.get().choose_value(bound as u64) {
+        Some(value) => Ok(value as i64),
+        None => Err(wasmtime::Error::new(Ended)),
+    }
+}
+
+fn assume(caller: Caller<'_, ThreadData>, cond: i32) -> Result<()> {
+    if cond != 0 {
+        return Ok(());
+    }
+    let me = caller.data().tid;
+    caller
+        .data()
+        .exec
+        .get()
+        .finish(Outcome::Discarded { thread: me });
+    Err(wasmtime::Error::new(Ended))
+}
+
+fn atomic_begin(caller: Caller<'_, ThreadData>) {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let depth = &mut exec.threads[me as usize].atomic_depth;
+    *depth = depth.saturating_add(1);
+}
+
+fn atomic_end(caller: Caller<'_, ThreadData>) {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let depth = &mut exec.threads[me as usize].atomic_depth;
+    *depth = depth.saturating_sub(1);
+}
+
 /// Adds the `weft` SDK imports to `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap_async(
@@ -76,5 +110,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     )?;
     linker.func_wrap(abi::SDK_MODULE, abi::THREAD_NAME.name, thread_name)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ASSERT.name, assert)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::CHOOSE.name, choose)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::ASSUME.name, assume)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::ATOMIC_BEGIN.name, atomic_begin)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::ATOMIC_END.name, atomic_end)?;
+    // The same behaviour, for calls that instrumentation inserts.
+    linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_BEGIN.name, atomic_begin)?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_END.name, atomic_end)?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_ASSUME.name, assume)?;
     Ok(())
 }

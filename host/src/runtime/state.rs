@@ -49,6 +49,9 @@ pub(crate) struct Thread {
     /// Atomic loads in a row since the thread's last other event: a thread
     /// that only reads is spinning and is treated as yielding.
     pub loads_in_a_row: u32,
+    /// Depth of `weft.atomic_begin` sections: while above 0 the thread is
+    /// not preempted (unless it blocks).
+    pub atomic_depth: u32,
 }
 
 /// Consecutive atomic loads after which a thread counts as spinning.
@@ -67,6 +70,8 @@ pub(crate) struct ExecState {
     pub trace: TraceRecorder,
     /// The thread chosen at every point where more than one was enabled.
     pub decisions: Vec<ThreadId>,
+    /// The guest's nondeterministic values.
+    pub values: Vec<u64>,
     /// Virtual time in nanoseconds.
     pub clock_ns: u64,
     next_ticket: u64,
@@ -107,6 +112,7 @@ impl ExecState {
             step: 0,
             trace: TraceRecorder::default(),
             decisions: Vec::with_capacity(256),
+            values: Vec::new(),
             clock_ns: 0,
             next_ticket: 0,
             spawn_queue: Vec::new(),
@@ -132,6 +138,7 @@ impl ExecState {
             name: None,
             wake: None,
             loads_in_a_row: 0,
+            atomic_depth: 0,
         });
         self.enabled_stale = true;
         self.scheduler.thread_created(id);
@@ -154,6 +161,21 @@ impl ExecState {
             addr,
             site,
         });
+    }
+
+    /// A nondeterministic value for the guest, recorded for replay; `None`
+    /// when the execution ended (a replayed schedule ran out of values).
+    pub fn choose_value(&mut self, bound: u64) -> Option<u64> {
+        match self.scheduler.choose_value(bound, self.step) {
+            Ok(value) => {
+                self.values.push(value);
+                Some(value)
+            }
+            Err(e) => {
+                self.finish(Outcome::Diverged(e));
+                None
+            }
+        }
     }
 
     /// Ends the execution unless it already ended.
@@ -194,9 +216,13 @@ impl ExecState {
             return true;
         }
         let current = me_enabled.then_some(me);
+        let atomic = me_enabled && self.threads[me as usize].atomic_depth > 0;
         let chosen = if self.enabled.len() == 1 {
             // No choice to make: the scheduler is asked only at decisions.
             Ok(self.enabled[0].id)
+        } else if atomic {
+            // Inside an atomic section the thread keeps running.
+            Ok(me)
         } else {
             self.scheduler.choose(&self.enabled, current, self.step)
         };
@@ -213,7 +239,7 @@ impl ExecState {
                 return true;
             }
         };
-        if self.enabled.len() > 1 {
+        if self.enabled.len() > 1 && !atomic {
             self.decisions.push(chosen);
         }
         self.resume(chosen);

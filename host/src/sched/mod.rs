@@ -45,6 +45,17 @@ pub enum ScheduleError {
         /// Threads that could run.
         enabled: Vec<ThreadId>,
     },
+    /// A replayed schedule has no value left for a guest choice, or the
+    /// recorded value is out of the requested range.
+    #[error("the schedule diverged at value choice {index} (step {step}): {problem}")]
+    ValueDiverged {
+        /// Index of the value in the schedule.
+        index: usize,
+        /// Scheduling step at which it happened.
+        step: u64,
+        /// What did not fit.
+        problem: String,
+    },
     /// A replayed schedule ended while the execution still had choices.
     #[error(
         "the schedule diverged: it has {decisions} decisions but the execution needs more (step {step})"
@@ -85,10 +96,23 @@ pub trait Scheduler {
         step: u64,
     ) -> Result<ThreadId, ScheduleError>;
 
+    /// A value in `0..bound` (any value when `bound` is 0) for a
+    /// nondeterministic choice of the guest (`weft.choose`).
+    ///
+    /// # Errors
+    ///
+    /// Only a replaying scheduler fails, when its recorded values run out.
+    fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError>;
+
     /// The execution ended after `steps` scheduling points.
     fn end_execution(&mut self, steps: u64) {
         let _ = steps;
     }
+}
+
+/// Maps a random 64-bit number to `0..bound` (any value when `bound` is 0).
+pub(crate) fn value_in(random: u64, bound: u64) -> u64 {
+    if bound == 0 { random } else { random % bound }
 }
 
 /// The exploration strategies a user can name.

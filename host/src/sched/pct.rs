@@ -113,6 +113,10 @@ impl Scheduler for PctScheduler {
         Ok(chosen.id)
     }
 
+    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        Ok(super::value_in(self.rng.next_u64(), bound))
+    }
+
     fn end_execution(&mut self, steps: u64) {
         self.max_steps = self.max_steps.max(steps);
     }

@@ -40,6 +40,10 @@ impl Scheduler for RandomScheduler {
         let pick = (self.rng.next_u64() % enabled.len() as u64) as usize;
         Ok(enabled[pick].id)
     }
+
+    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        Ok(super::value_in(self.rng.next_u64(), bound))
+    }
 }
 
 #[cfg(test)]

@@ -5,30 +5,36 @@ use super::{ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 
 /// Follows `decisions`, the choices recorded at every scheduling point where
-/// more than one thread was enabled.
+/// more than one thread was enabled, and `values`, the guest's
+/// nondeterministic values.
 #[derive(Debug)]
 pub struct ReplayScheduler {
-    /// The recorded choices.
+    /// The recorded thread choices.
     decisions: Vec<ThreadId>,
     /// Index of the next decision to use; never beyond `decisions.len()`.
     next: usize,
+    /// The recorded values.
+    values: Vec<u64>,
+    /// Index of the next value to use; never beyond `values.len()`.
+    next_value: usize,
 }
 
 impl ReplayScheduler {
-    /// A scheduler that replays `decisions`.
-    pub fn new(decisions: Vec<ThreadId>) -> Self {
-        ReplayScheduler { decisions, next: 0 }
-    }
-
-    /// Whether every decision was used.
-    pub fn finished(&self) -> bool {
-        self.next == self.decisions.len()
+    /// A scheduler that replays `decisions` and `values`.
+    pub fn new(decisions: Vec<ThreadId>, values: Vec<u64>) -> Self {
+        ReplayScheduler {
+            decisions,
+            next: 0,
+            values,
+            next_value: 0,
+        }
     }
 }
 
 impl Scheduler for ReplayScheduler {
     fn begin_execution(&mut self) {
         self.next = 0;
+        self.next_value = 0;
     }
 
     fn thread_created(&mut self, _id: ThreadId) {}
@@ -56,6 +62,26 @@ impl Scheduler for ReplayScheduler {
         self.next += 1;
         Ok(expected)
     }
+
+    fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError> {
+        let index = self.next_value;
+        let Some(&value) = self.values.get(index) else {
+            return Err(ScheduleError::ValueDiverged {
+                index,
+                step,
+                problem: format!("the schedule has only {} values", self.values.len()),
+            });
+        };
+        if bound != 0 && value >= bound {
+            return Err(ScheduleError::ValueDiverged {
+                index,
+                step,
+                problem: format!("the recorded value {value} is not below {bound}"),
+            });
+        }
+        self.next_value += 1;
+        Ok(value)
+    }
 }
 
 #[cfg(test)]
@@ -73,7 +99,7 @@ mod tests {
 
     #[test]
     fn follows_decisions_and_reports_divergence() {
-        let mut s = ReplayScheduler::new(vec![1, 0, 2]);
+        let mut s = ReplayScheduler::new(vec![1, 0, 2], vec![]);
         assert_eq!(s.choose(&views(&[0, 1]), None, 1), Ok(1));
         assert_eq!(s.choose(&views(&[0, 1]), None, 2), Ok(0));
         assert!(matches!(
@@ -87,8 +113,18 @@ mod tests {
     }
 
     #[test]
+    fn replays_values_and_checks_their_range() {
+        let mut s = ReplayScheduler::new(vec![], vec![3, 9]);
+        assert_eq!(s.choose_value(5, 0), Ok(3));
+        assert!(matches!(
+            s.choose_value(5, 1),
+            Err(ScheduleError::ValueDiverged { index: 1, .. })
+        ));
+    }
+
+    #[test]
     fn reports_exhaustion() {
-        let mut s = ReplayScheduler::new(vec![]);
+        let mut s = ReplayScheduler::new(vec![], vec![]);
         assert!(matches!(
             s.choose(&views(&[0, 1]), None, 5),
             Err(ScheduleError::Exhausted {

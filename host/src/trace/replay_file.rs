@@ -10,6 +10,7 @@
 //!   "run": { "args": [...], "random_seed": 0, "limits": { ... } },
 //!   "found_by": { "strategy": "random" | "pct", "seed": 7, "pct_depth": 3, "execution": 12 },
 //!   "decisions": [0, 1, 1, ...],     thread chosen wherever several could run
+//!   "values": [7, 0, ...],           the guest's nondeterministic values (if any)
 //!   "trace_hash": "<32 hex>",        hash of the expected trace
 //!   "failure": { "kind": "...", "message": "...", "thread": 0 }
 //! }
@@ -71,6 +72,9 @@ pub struct ReplayFile {
     pub found_by: FoundBy,
     /// The schedule.
     pub decisions: Vec<ThreadId>,
+    /// The guest's nondeterministic values (`weft.choose`), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<u64>,
     /// Hash of the expected trace.
     pub trace_hash: TraceHash,
     /// The failure the execution shows, if any.
@@ -181,6 +185,7 @@ mod tests {
                 execution: 4,
             },
             decisions: vec![0, 1, 1, 2, 0],
+            values: vec![42, 7],
             trace_hash: TraceHash([7; 16]),
             failure: Some(Failure {
                 kind: FailureKind::Deadlock,
