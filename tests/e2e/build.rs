@@ -60,3 +60,48 @@ fn build_errors_are_clear() {
     assert!(out.stderr.contains("zig cc failed"), "{}", out.stderr);
     assert!(out.stderr.contains("undefined_name"), "{}", out.stderr);
 }
+
+#[test]
+fn builds_folders_by_what_they_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let package = dir.path().join("racy");
+    std::fs::create_dir_all(package.join("src")).unwrap();
+    std::fs::write(
+        package.join("Cargo.toml"),
+        "[package]\nname = \"racy\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        package.join("src/main.rs"),
+        r#"use std::sync::atomic::{AtomicU32, Ordering::SeqCst};
+static N: AtomicU32 = AtomicU32::new(0);
+fn main() {
+    let t = std::thread::spawn(|| N.store(N.load(SeqCst) + 1, SeqCst));
+    N.store(N.load(SeqCst) + 1, SeqCst);
+    t.join().unwrap();
+    assert_eq!(N.load(SeqCst), 2);
+}
+"#,
+    )
+    .unwrap();
+    let out = weft_in(dir.path(), &["build", arg(&package)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let module = package.join("racy.wasm");
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&module), "--json", "--no-save"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "assertion");
+
+    let wat_dir = dir.path().join("tiny");
+    std::fs::create_dir_all(&wat_dir).unwrap();
+    std::fs::write(
+        wat_dir.join("main.wat"),
+        r#"(module (func (export "_start")))"#,
+    )
+    .unwrap();
+    let out = weft_in(dir.path(), &["build", arg(&wat_dir)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(wat_dir.join("tiny.wasm").exists());
+}

@@ -3,9 +3,12 @@
 //!
 //! One file per source language: [`c`] (C with pthreads, through `zig cc`
 //! and the threaded wasi-libc of Rust's `wasm32-wasip1-threads` target),
-//! [`zig`] (Zig with `std.Thread`) and [`wat`] (WebAssembly text).
+//! [`zig`] (Zig with `std.Thread`), [`wat`] (WebAssembly text) and [`rust`]
+//! (a Cargo package). A folder is built from the one source it holds
+//! (`Cargo.toml`, `main.c`, `main.zig` or `main.wat`).
 
 pub mod c;
+pub mod rust;
 pub mod wat;
 pub mod zig;
 
@@ -15,7 +18,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// The file's language is not one weft builds.
-    #[error("cannot build `{0}`: weft builds `.c`, `.zig` and `.wat` files")]
+    #[error(
+        "cannot build `{0}`: weft builds `.c`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.zig` or `main.wat`"
+    )]
     UnknownLanguage(String),
     /// A tool the build needs is missing.
     #[error("{0}")]
@@ -42,6 +47,9 @@ pub enum BuildError {
 ///
 /// A [`BuildError`] naming what is missing or what the compiler said.
 pub fn build(source: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError> {
+    if source.is_dir() {
+        return build_dir(source, output);
+    }
     let output = output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf);
     match source.extension().and_then(|e| e.to_str()) {
         Some("c") => c::build(source, &output)?,
@@ -50,4 +58,26 @@ pub fn build(source: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError
         _ => return Err(BuildError::UnknownLanguage(source.display().to_string())),
     }
     Ok(output)
+}
+
+/// Builds the one source a folder holds; the module is named after the
+/// folder unless `output` says otherwise.
+fn build_dir(dir: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError> {
+    let name = dir
+        .canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "module".into());
+    let output = output.map_or_else(|| dir.join(format!("{name}.wasm")), Path::to_path_buf);
+    if dir.join("Cargo.toml").exists() {
+        rust::build(dir, &output)?;
+        return Ok(output);
+    }
+    for main in ["main.c", "main.zig", "main.wat"] {
+        let source = dir.join(main);
+        if source.exists() {
+            return build(&source, Some(&output));
+        }
+    }
+    Err(BuildError::UnknownLanguage(dir.display().to_string()))
 }

@@ -4,11 +4,12 @@ use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 
-/// Build a C (pthreads), Zig (std.Thread) or WAT source file into a module
-/// weft runs.
+/// Build a C (pthreads), Zig (std.Thread) or WAT source file, or a folder
+/// (a Cargo package, or one holding `main.c`, `main.zig` or `main.wat`),
+/// into a module weft runs.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// The source file (`.c`, `.zig` or `.wat`).
+    /// The source file (`.c`, `.zig`, `.wat`) or folder.
     source: PathBuf,
     /// Where to write the module (default: the source with `.wasm`).
     #[arg(short, long)]
