@@ -30,7 +30,7 @@ fn transfer(from: *Account, to: *Account, amount: i64) void {
 pub fn main() !void {
     var alice = Account{ .balance = 100 };
     var bob = Account{ .balance = 100 };
-    const config: std.Thread.SpawnConfig = .{ .allocator = std.heap.page_allocator };
+    const config: std.Thread.SpawnConfig = .{ .allocator = std.heap.page_allocator, .stack_size = 64 * 1024 };
     start_gate.add(1);
     const one = try std.Thread.spawn(config, transfer, .{ &alice, &bob, 10 });
     const two = try std.Thread.spawn(config, transfer, .{ &bob, &alice, 20 });

@@ -28,7 +28,7 @@ fn worker() void {
 pub fn main() !void {
     start_gate.add(1);
     var handles: [threads]std.Thread = undefined;
-    for (&handles) |*h| h.* = try std.Thread.spawn(.{ .allocator = std.heap.page_allocator }, worker, .{});
+    for (&handles) |*h| h.* = try std.Thread.spawn(.{ .allocator = std.heap.page_allocator, .stack_size = 64 * 1024 }, worker, .{});
     start_gate.finish();
     for (handles) |h| h.join();
     const total = counter.load(.acquire);
