@@ -9,6 +9,7 @@
 //! - [`explore`]: many executions until a failure; [`replay`]: one again.
 //! - [`trace`]: events, trace hashes and the replay-file format.
 //! - [`report`]: the failing interleaving for people.
+//! - [`imunit`]: IMUnit schedules for multithreaded unit tests (in progress).
 //!
 //! # Examples
 //!
@@ -51,6 +52,7 @@ pub mod bench;
 pub mod build;
 pub mod cli;
 pub mod explore;
+pub mod imunit;
 pub mod instrument;
 pub mod replay;
 pub mod report;

@@ -1,0 +1,9 @@
+//! Schedule enforcement for multithreaded unit tests, after IMUnit
+//! (Jagannath, Gligoric, Jin, Luo, Rosu and Marinov, "Improved Multithreaded
+//! Unit Testing", ESEC/FSE 2011).
+//!
+//! - [`schedule`]: the schedule language (`a -> b`, `[a]@t -> b`, `&&`,
+//!   `||`, parentheses, comma-separated orderings): its syntax tree and
+//!   parser, with positioned errors.
+
+pub mod schedule;
