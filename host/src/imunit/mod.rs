@@ -5,5 +5,7 @@
 //! - [`schedule`]: the schedule language (`a -> b`, `[a]@t -> b`, `&&`,
 //!   `||`, parentheses, comma-separated orderings): its syntax tree and
 //!   parser, with positioned errors.
+//! - [`monitor`]: which orderings an event waits for and whether they hold.
 
+pub mod monitor;
 pub mod schedule;

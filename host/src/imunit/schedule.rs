@@ -291,7 +291,11 @@ impl<'a> Parser<'a> {
                 (_, Token::Comma) => orderings.push(self.ordering()?),
                 (_, Token::End) => return Ok(Schedule { orderings }),
                 (at, other) => {
-                    return Err(self.error(at, "`,` or the end of the schedule", other.to_string()));
+                    return Err(self.error(
+                        at,
+                        "`,` or the end of the schedule",
+                        other.to_string(),
+                    ));
                 }
             }
         }
