@@ -8,5 +8,6 @@ mod determinism;
 mod instrumentation;
 mod replay_files;
 mod samples;
+mod schedules;
 mod support;
 mod wat_modules;

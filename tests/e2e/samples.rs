@@ -7,7 +7,14 @@ fn check_sample(name: &str) {
     let expect = manifest(name);
     let module = sample(name);
     let dir = tempfile::tempdir().unwrap();
-    for strategy in ["random", "pct"] {
+    let strategies: Vec<String> = match expect["strategies"].as_array() {
+        Some(list) => list
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect(),
+        None => vec!["random".into(), "pct".into()],
+    };
+    for strategy in strategies.iter().map(String::as_str) {
         let replay = dir.path().join(format!("{name}-{strategy}.weft.json"));
         let out = weft_in(
             dir.path(),
@@ -113,6 +120,7 @@ sample_tests! {
     abba_deadlock_zig => "abba-deadlock-zig",
     verifier_account_c => "verifier-account-c",
     verifier_account_atomic_c => "verifier-account-atomic-c",
+    imunit_queue => "imunit-queue",
 }
 
 #[test]
@@ -140,6 +148,7 @@ fn every_sample_has_a_test() {
         "abba-deadlock-zig",
         "verifier-account-c",
         "verifier-account-atomic-c",
+        "imunit-queue",
     ];
     for name in sample_names() {
         assert!(

@@ -42,9 +42,21 @@ pub struct ModuleArgs {
     /// Most wall time per execution (e.g. `10s`).
     #[arg(long, value_parser = humantime::parse_duration, default_value = "30s")]
     pub execution_time_limit: Duration,
+    /// An IMUnit schedule to enforce, e.g. `"finishedAdd1 -> startingTake1,
+    /// [startingTake2] -> startingAdd2"`: a thread reaching a `weft.event`
+    /// whose orderings do not hold yet is held until they do.
+    #[arg(long, value_parser = parse_schedule)]
+    pub schedule: Option<String>,
     /// Arguments passed to the guest after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
+}
+
+/// Checks a schedule's syntax when the command line is parsed.
+fn parse_schedule(text: &str) -> Result<String, String> {
+    text.parse::<crate::imunit::schedule::Schedule>()
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
 }
 
 impl ModuleArgs {
@@ -85,6 +97,7 @@ impl ModuleArgs {
                 time_limit: Some(self.execution_time_limit),
                 ..Limits::default()
             },
+            schedule: self.schedule.clone(),
         }
     }
 }

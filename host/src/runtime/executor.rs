@@ -12,6 +12,7 @@ use super::state::{ExecHandle, ExecState, ThreadState};
 use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
+use crate::imunit::monitor::Monitor;
 use crate::instrument::MemoryPlan;
 use crate::sched::Scheduler;
 use crate::trace::{EventKind, ThreadId};
@@ -117,7 +118,14 @@ pub(super) fn run(
         config.random_seed,
     ));
     let main = exec.get().add_thread();
-    if let Err(e) = drive(program, &exec, config, main) {
+    if let Some(text) = &config.schedule {
+        match text.parse() {
+            Ok(schedule) => exec.get().monitor = Some(Monitor::new(schedule)),
+            Err(e) => exec.get().finish(Outcome::HostError(format!("{e}"))),
+        }
+    }
+    let ended = exec.get().end.is_some();
+    if !ended && let Err(e) = drive(program, &exec, config, main) {
         exec.get().finish(Outcome::HostError(e));
     }
     let state = exec

@@ -89,6 +89,10 @@ pub struct RunConfig {
     pub random_seed: u64,
     /// Bounds on the execution.
     pub limits: Limits,
+    /// An IMUnit schedule to enforce (active mode): a thread reaching a
+    /// `weft.event` whose orderings do not hold yet is held until they do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 impl Default for RunConfig {
@@ -97,6 +101,7 @@ impl Default for RunConfig {
             args: vec!["main.wasm".into()],
             random_seed: 0,
             limits: Limits::default(),
+            schedule: None,
         }
     }
 }

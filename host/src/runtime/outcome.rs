@@ -39,6 +39,21 @@ pub enum Outcome {
         /// Every live thread and what it waits for.
         blocked: Vec<BlockedThread>,
     },
+    /// Under an enforced schedule, every live thread was held at an event or
+    /// blocked: the schedule cannot be followed.
+    ScheduleDeadlock {
+        /// Held threads: (thread, event, orderings it waits for).
+        held: Vec<(ThreadId, String, Vec<String>)>,
+        /// Blocked threads.
+        blocked: Vec<BlockedThread>,
+    },
+    /// A schedule was misused (an event happened twice).
+    ScheduleError {
+        /// The thread.
+        thread: ThreadId,
+        /// What went wrong.
+        message: String,
+    },
     /// The execution reached the step limit (or a thread its compute budget):
     /// a livelock or an infinite loop.
     StepLimit {
@@ -97,6 +112,9 @@ pub enum FailureKind {
     ThreadLimit,
     /// Wall-time limit exceeded.
     TimeLimit,
+    /// An enforced schedule cannot be followed (every thread held or
+    /// blocked), or was misused.
+    ScheduleDeadlock,
 }
 
 impl FailureKind {
@@ -110,6 +128,7 @@ impl FailureKind {
             FailureKind::MemoryLimit => "memory-limit",
             FailureKind::ThreadLimit => "thread-limit",
             FailureKind::TimeLimit => "time-limit",
+            FailureKind::ScheduleDeadlock => "schedule-deadlock",
         }
     }
 }
@@ -152,6 +171,33 @@ impl Outcome {
                     0,
                     format!("deadlock: every live thread is blocked ({who})"),
                 )
+            }
+            Outcome::ScheduleDeadlock { held, blocked } => {
+                let mut who: Vec<String> = held
+                    .iter()
+                    .map(|(t, event, unmet)| {
+                        format!(
+                            "thread {t} is held at event `{event}` until {}",
+                            unmet.join(" and ")
+                        )
+                    })
+                    .collect();
+                who.extend(
+                    blocked
+                        .iter()
+                        .map(|b| format!("thread {} waits on {:#x}", b.thread, b.addr)),
+                );
+                (
+                    FailureKind::ScheduleDeadlock,
+                    0,
+                    format!(
+                        "schedule deadlock: no thread can go on ({})",
+                        who.join("; ")
+                    ),
+                )
+            }
+            Outcome::ScheduleError { thread, message } => {
+                (FailureKind::ScheduleDeadlock, *thread, message.clone())
             }
             Outcome::StepLimit { thread, steps } => (
                 FailureKind::StepLimit,

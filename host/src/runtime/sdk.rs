@@ -1,6 +1,7 @@
 //! The `weft` imports guest SDKs call (see `guest-sdk/ABI.md`).
 
 use super::outcome::Outcome;
+use super::state::ThreadState;
 use super::{ThreadData, hooks, memory};
 use crate::abi;
 use crate::trace::EventKind;
@@ -30,16 +31,45 @@ impl std::error::Error for Ended {}
 async fn event(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()> {
     let name = text(caller, ptr, len)?;
     let me = caller.data().tid;
+    // Under an enforced schedule the event waits until its orderings hold.
+    let must_wait = {
+        let mut exec = caller.data().exec.get();
+        let waits = exec.monitor.is_some() && {
+            exec.threads[me as usize].held_at = Some(name.clone());
+            !exec.held_unmet(me).is_empty()
+        };
+        if waits {
+            exec.set_state(me, ThreadState::Held);
+        } else {
+            exec.threads[me as usize].held_at = None;
+        }
+        waits
+    };
+    if must_wait {
+        hooks::yield_point(caller).await;
+        caller.data().exec.get().threads[me as usize].held_at = None;
+    }
     {
         let mut exec = caller.data().exec.get();
         let label = match exec.labels.iter().position(|l| *l == name) {
             Some(i) => i as u32,
             None => {
-                exec.labels.push(name);
+                exec.labels.push(name.clone());
                 exec.labels.len() as u32 - 1
             }
         };
         exec.record(me, EventKind::Label { label }, 0, None);
+        let thread = exec.thread_label(me);
+        if let Some(monitor) = exec.monitor.as_mut() {
+            if let Err(e) = monitor.happened(&name, &thread) {
+                exec.finish(Outcome::ScheduleError {
+                    thread: me,
+                    message: e.to_string(),
+                });
+                return Err(wasmtime::Error::new(Ended));
+            }
+            exec.schedule_changed();
+        }
     }
     hooks::yield_point(caller).await;
     Ok(())

@@ -4,6 +4,7 @@
 
 use super::Limits;
 use super::outcome::{BlockedThread, Outcome};
+use crate::imunit::monitor::Monitor;
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Scheduler, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
@@ -32,6 +33,8 @@ pub(crate) enum ThreadState {
         /// Order of arrival among all waits: notify wakes the oldest first.
         ticket: u64,
     },
+    /// Held at an SDK event until the enforced schedule lets it happen.
+    Held,
     /// Its entry function returned.
     Exited,
 }
@@ -52,6 +55,8 @@ pub(crate) struct Thread {
     /// Depth of `weft.atomic_begin` sections: while above 0 the thread is
     /// not preempted (unless it blocks).
     pub atomic_depth: u32,
+    /// The event a held thread waits to perform.
+    pub held_at: Option<String>,
 }
 
 /// Consecutive atomic loads after which a thread counts as spinning.
@@ -90,6 +95,8 @@ pub(crate) struct ExecState {
     pub memory_limit_hit: bool,
     pub thread_limit_hit: bool,
     pub started: Instant,
+    /// The enforced IMUnit schedule, if any.
+    pub monitor: Option<Monitor>,
     /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
@@ -125,6 +132,7 @@ impl ExecState {
             memory_limit_hit: false,
             thread_limit_hit: false,
             started: Instant::now(),
+            monitor: None,
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
         }
@@ -139,6 +147,7 @@ impl ExecState {
             wake: None,
             loads_in_a_row: 0,
             atomic_depth: 0,
+            held_at: None,
         });
         self.enabled_stale = true;
         self.scheduler.thread_created(id);
@@ -212,7 +221,21 @@ impl ExecState {
         let me_enabled = self.enabled.iter().any(|t| t.id == me);
         if self.enabled.is_empty() {
             let blocked = self.blocked_threads();
-            self.finish(Outcome::Deadlock { blocked });
+            let held: Vec<(ThreadId, String, Vec<String>)> = (0..self.threads.len() as ThreadId)
+                .filter(|&id| self.threads[id as usize].state == ThreadState::Held)
+                .map(|id| {
+                    let event = self.threads[id as usize]
+                        .held_at
+                        .clone()
+                        .unwrap_or_default();
+                    (id, event, self.held_unmet(id))
+                })
+                .collect();
+            if held.is_empty() {
+                self.finish(Outcome::Deadlock { blocked });
+            } else {
+                self.finish(Outcome::ScheduleDeadlock { held, blocked });
+            }
             return true;
         }
         let current = me_enabled.then_some(me);
@@ -251,6 +274,15 @@ impl ExecState {
     fn refresh_enabled(&mut self) {
         self.enabled.clear();
         for (id, thread) in self.threads.iter().enumerate() {
+            if thread.state == ThreadState::Held {
+                if self.held_may_go(id as ThreadId) {
+                    self.enabled.push(ThreadView {
+                        id: id as ThreadId,
+                        yielding: false,
+                    });
+                }
+                continue;
+            }
             let yielding = match thread.state {
                 ThreadState::Runnable => thread.loads_in_a_row >= SPIN_LOADS,
                 ThreadState::Yielded | ThreadState::Sleeping { .. } => true,
@@ -258,6 +290,7 @@ impl ExecState {
                     deadline: Some(_), ..
                 } => true,
                 ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
+                ThreadState::Held => unreachable!("handled above"),
             };
             self.enabled.push(ThreadView {
                 id: id as ThreadId,
@@ -265,6 +298,46 @@ impl ExecState {
             });
         }
         self.enabled_stale = false;
+    }
+
+    /// The name a thread has in schedules: its SDK name, `main` for the
+    /// first thread, else `T<id>`.
+    pub fn thread_label(&self, id: ThreadId) -> String {
+        match &self.threads[id as usize].name {
+            Some(name) => name.clone(),
+            None if id == 0 => "main".to_string(),
+            None => format!("T{id}"),
+        }
+    }
+
+    /// Whether the thread named `label` is blocked (waits on a futex or
+    /// sleeps), as schedules' `[event]` conditions mean it.
+    fn label_blocked(&self, label: &str) -> bool {
+        (0..self.threads.len() as ThreadId).any(|id| {
+            self.thread_label(id) == label
+                && matches!(
+                    self.threads[id as usize].state,
+                    ThreadState::Waiting { .. } | ThreadState::Sleeping { .. }
+                )
+        })
+    }
+
+    /// The orderings a held thread still waits for.
+    pub fn held_unmet(&self, id: ThreadId) -> Vec<String> {
+        let (Some(monitor), Some(event)) = (&self.monitor, &self.threads[id as usize].held_at)
+        else {
+            return Vec::new();
+        };
+        monitor.unmet(event, &self.thread_label(id), &|t| self.label_blocked(t))
+    }
+
+    fn held_may_go(&self, id: ThreadId) -> bool {
+        self.held_unmet(id).is_empty()
+    }
+
+    /// Marks that something a schedule condition reads has changed.
+    pub fn schedule_changed(&mut self) {
+        self.enabled_stale = true;
     }
 
     /// Sets a thread's scheduling state.

@@ -1,0 +1,92 @@
+//! IMUnit schedules enforced in active mode (`--schedule`).
+
+use crate::support::{arg, sample, weft_in};
+
+const BLOCKING: &str = "finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2";
+
+#[test]
+fn the_blocking_intent_makes_the_flaky_test_pass_every_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("imunit-queue");
+    for strategy in ["random", "pct"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--schedule",
+                BLOCKING,
+                "--json",
+                "--no-save",
+            ],
+        );
+        assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
+        assert_eq!(out.json()["executions"], 1000);
+    }
+}
+
+#[test]
+fn an_infeasible_schedule_is_a_schedule_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&sample("imunit-queue")),
+            "--schedule",
+            "[startingAdd2] -> startingTake2",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "schedule-deadlock");
+    let message = json["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("held at event `startingTake2`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_schedule_with_a_syntax_error_is_refused_with_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&sample("imunit-queue")),
+            "--schedule",
+            "[beforeget] - beforeput@putThread",
+        ],
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("column 13"), "{}", out.stderr);
+    assert!(out.stderr.contains("expected `->`"), "{}", out.stderr);
+}
+
+#[test]
+fn enforced_runs_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("q.weft.json");
+    // The non-blocking intent contradicts the test's assertion: a failure.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("imunit-queue")),
+            "--schedule",
+            "finishedAdd1 -> startingTake1, finishedAdd2 -> startingTake2",
+            "--save-failure",
+            arg(&replay),
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert_eq!(again.json()["trace_hash"], out.json()["trace_hash"]);
+}
