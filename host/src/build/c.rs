@@ -11,7 +11,7 @@
 //! when the PyPI package is installed. The wasi-libc is
 //! `$WEFT_WASI_SYSROOT`, else the Rust target's `self-contained` folder.
 
-use super::BuildError;
+use super::{BuildError, SdkDir, run_tool};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -37,11 +37,10 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
     let zig = zig_command()?;
     let sysroot = wasi_sysroot()?;
     let zig_lib = zig_lib_dir(&zig)?;
-    let sdk_dir = std::env::temp_dir().join(format!("weft-sdk-{}", std::process::id()));
-    std::fs::create_dir_all(&sdk_dir).map_err(|e| BuildError::Io(e.to_string()))?;
-    std::fs::write(sdk_dir.join("weft.h"), WEFT_H).map_err(|e| BuildError::Io(e.to_string()))?;
-    let verifier = sdk_dir.join("weft_verifier.c");
-    std::fs::write(&verifier, WEFT_VERIFIER_C).map_err(|e| BuildError::Io(e.to_string()))?;
+    let sdk = SdkDir::new(
+        "c",
+        &[("weft.h", WEFT_H), ("weft_verifier.c", WEFT_VERIFIER_C)],
+    )?;
     let mut cmd = Command::new(&zig[0]);
     cmd.args(&zig[1..])
         .args([
@@ -55,6 +54,9 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
             "-nostdlib",
             "-rtlib=compiler-rt",
             "-g",
+            // No optimisation: a `__VERIFIER_atomic_*` function is found by
+            // its name, and at -O1 LLVM inlines it away even with
+            // -fno-inline; reports also name the source's own functions.
             "-O0",
             "-UNDEBUG",
             // zig cc turns on UBSan by default; a plain C compiler does not.
@@ -65,26 +67,15 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
         .arg("-isystem")
         .arg(zig_lib.join("libc/include/generic-musl"))
         .arg("-I")
-        .arg(&sdk_dir)
+        .arg(sdk.path())
         .arg(sysroot.join("crt1-command.o"))
         .arg(source)
-        .arg(&verifier)
+        .arg(sdk.path().join("weft_verifier.c"))
         .arg(sysroot.join("libc.a"))
         .arg(format!("-Wl,{LINK_FLAGS}"))
         .arg("-o")
         .arg(output);
-    let result = cmd.output();
-    let _ = std::fs::remove_dir_all(&sdk_dir);
-    let out = result
-        .map_err(|e| BuildError::MissingTool(format!("cannot run zig ({}): {e}", zig.join(" "))))?;
-    if !out.status.success() {
-        return Err(BuildError::Compile {
-            tool: "zig cc".into(),
-            file: source.display().to_string(),
-            output: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
-    }
-    Ok(())
+    run_tool(cmd, "zig cc", source)
 }
 
 /// The command that runs zig.

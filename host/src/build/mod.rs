@@ -13,6 +13,7 @@ pub mod wat;
 pub mod zig;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// Errors of a build.
 #[derive(Debug, thiserror::Error)]
@@ -80,4 +81,50 @@ fn build_dir(dir: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError> {
         }
     }
     Err(BuildError::UnknownLanguage(dir.display().to_string()))
+}
+
+/// SDK files written to a temporary folder for one build; removed on drop.
+pub(crate) struct SdkDir {
+    path: PathBuf,
+}
+
+impl SdkDir {
+    /// Writes `files` (name, contents) to a fresh folder named after `tag`.
+    pub(crate) fn new(tag: &str, files: &[(&str, &str)]) -> Result<Self, BuildError> {
+        let path = std::env::temp_dir().join(format!("weft-{tag}-sdk-{}", std::process::id()));
+        let io = |e: std::io::Error| {
+            BuildError::Io(format!("cannot write the SDK to `{}`: {e}", path.display()))
+        };
+        std::fs::create_dir_all(&path).map_err(io)?;
+        for (name, contents) in files {
+            std::fs::write(path.join(name), contents).map_err(io)?;
+        }
+        Ok(SdkDir { path })
+    }
+
+    /// The folder.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for SdkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Runs a build tool on `source`; a failure carries what the tool printed.
+pub(crate) fn run_tool(mut command: Command, tool: &str, source: &Path) -> Result<(), BuildError> {
+    let out = command
+        .output()
+        .map_err(|e| BuildError::MissingTool(format!("cannot run {tool}: {e}")))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    Err(BuildError::Compile {
+        tool: tool.into(),
+        file: source.display().to_string(),
+        output: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
 }

@@ -3,8 +3,8 @@
 //! made importable as `@import("weft")`; it also provides the thread-safe
 //! page allocator Zig's wasm target lacks.
 
-use super::BuildError;
 use super::c::zig_command;
+use super::{BuildError, SdkDir, run_tool};
 use std::path::Path;
 use std::process::Command;
 
@@ -19,14 +19,12 @@ const WEFT_ZIG: &str = include_str!("../../../guest-sdk/zig/weft.zig");
 /// [`BuildError::Compile`] with the compiler's output.
 pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
     let zig = zig_command()?;
-    let sdk_dir = std::env::temp_dir().join(format!("weft-zig-sdk-{}", std::process::id()));
-    std::fs::create_dir_all(&sdk_dir).map_err(|e| BuildError::Io(e.to_string()))?;
-    let sdk = sdk_dir.join("weft.zig");
-    std::fs::write(&sdk, WEFT_ZIG).map_err(|e| BuildError::Io(e.to_string()))?;
+    let sdk = SdkDir::new("zig", &[("weft.zig", WEFT_ZIG)])?;
     let name = output
         .file_stem()
         .map_or("main".into(), |s| s.to_string_lossy().into_owned());
-    let result = Command::new(&zig[0])
+    let mut command = Command::new(&zig[0]);
+    command
         .args(&zig[1..])
         .args([
             "build-exe",
@@ -50,17 +48,6 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
         .arg(format!("-femit-bin={}", output.display()))
         .args(["--dep", "weft"])
         .arg(format!("-Mroot={}", source.display()))
-        .arg(format!("-Mweft={}", sdk.display()))
-        .output();
-    let _ = std::fs::remove_dir_all(&sdk_dir);
-    let out = result
-        .map_err(|e| BuildError::MissingTool(format!("cannot run zig ({}): {e}", zig.join(" "))))?;
-    if !out.status.success() {
-        return Err(BuildError::Compile {
-            tool: "zig build-exe".into(),
-            file: source.display().to_string(),
-            output: String::from_utf8_lossy(&out.stderr).into_owned(),
-        });
-    }
-    Ok(())
+        .arg(format!("-Mweft={}", sdk.path().join("weft.zig").display()));
+    run_tool(command, "zig build-exe", source)
 }

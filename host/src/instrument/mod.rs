@@ -22,6 +22,7 @@ pub mod sites;
 mod survey;
 
 pub use sites::{AccessKind, Site, SiteId, SiteTable};
+pub(crate) use survey::function_names;
 pub use survey::{DataInit, MemoryPlan, SharedMemoryPlan};
 
 use serde::{Deserialize, Serialize};

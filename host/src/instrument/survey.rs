@@ -150,20 +150,7 @@ impl Survey {
                     }
                 }
                 Payload::CustomSection(reader) if reader.name() == "name" => {
-                    let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
-                        reader.data(),
-                        reader.data_offset(),
-                    ));
-                    // A malformed name section only costs the names.
-                    for name in names.flatten() {
-                        if let wasmparser::Name::Function(map) = name {
-                            for naming in map.into_iter().flatten() {
-                                survey
-                                    .func_names
-                                    .insert(naming.index, naming.name.to_string());
-                            }
-                        }
-                    }
+                    survey.func_names.extend(function_names(&reader));
                 }
                 Payload::CodeSectionStart { range, .. } => {
                     survey.code_section_start = range.start;
@@ -268,4 +255,24 @@ fn const_offset(expr: &wasmparser::ConstExpr) -> Result<u64, InstrumentError> {
         }
     };
     Ok(value)
+}
+
+/// The function names of a `name` custom section, by function index; a
+/// malformed section only costs the names it cannot give.
+pub(crate) fn function_names(reader: &wasmparser::CustomSectionReader<'_>) -> Vec<(u32, String)> {
+    let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
+        reader.data(),
+        reader.data_offset(),
+    ));
+    let mut out = Vec::new();
+    for name in names.flatten() {
+        if let wasmparser::Name::Function(map) = name {
+            out.extend(
+                map.into_iter()
+                    .flatten()
+                    .map(|n| (n.index, n.name.to_string())),
+            );
+        }
+    }
+    out
 }

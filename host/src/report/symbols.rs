@@ -54,16 +54,8 @@ impl Symbols {
                 continue;
             };
             if reader.name() == "name" {
-                let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
-                    reader.data(),
-                    reader.data_offset(),
-                ));
-                for name in names.flatten() {
-                    if let wasmparser::Name::Function(map) = name {
-                        for naming in map.into_iter().flatten() {
-                            functions.insert(naming.index, demangle(naming.name));
-                        }
-                    }
+                for (index, name) in crate::instrument::function_names(&reader) {
+                    functions.insert(index, demangle(&name));
                 }
             } else if reader.name().starts_with(".debug_") {
                 sections.insert(reader.name().to_string(), reader.data().to_vec());

@@ -134,3 +134,19 @@ impl Strategy {
         }
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::ThreadView;
+    use crate::trace::ThreadId;
+
+    /// Enabled-thread views of `ids`, none of them yielding.
+    pub(crate) fn views(ids: &[ThreadId]) -> Vec<ThreadView> {
+        ids.iter()
+            .map(|&id| ThreadView {
+                id,
+                yielding: false,
+            })
+            .collect()
+    }
+}

@@ -125,15 +125,7 @@ impl Scheduler for PctScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn views(ids: &[ThreadId]) -> Vec<ThreadView> {
-        ids.iter()
-            .map(|&id| ThreadView {
-                id,
-                yielding: false,
-            })
-            .collect()
-    }
+    use crate::sched::tests::views;
 
     #[test]
     fn depth_one_runs_one_thread_until_it_blocks() {

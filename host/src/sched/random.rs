@@ -49,15 +49,7 @@ impl Scheduler for RandomScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn views(ids: &[ThreadId]) -> Vec<ThreadView> {
-        ids.iter()
-            .map(|&id| ThreadView {
-                id,
-                yielding: false,
-            })
-            .collect()
-    }
+    use crate::sched::tests::views;
 
     #[test]
     fn same_seed_same_choices_and_all_threads_chosen() {

@@ -87,15 +87,7 @@ impl Scheduler for ReplayScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn views(ids: &[ThreadId]) -> Vec<ThreadView> {
-        ids.iter()
-            .map(|&id| ThreadView {
-                id,
-                yielding: false,
-            })
-            .collect()
-    }
+    use crate::sched::tests::views;
 
     #[test]
     fn follows_decisions_and_reports_divergence() {
