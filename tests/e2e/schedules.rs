@@ -90,3 +90,29 @@ fn enforced_runs_replay() {
     assert_eq!(again.code, 1, "{}", again.stderr);
     assert_eq!(again.json()["trace_hash"], out.json()["trace_hash"]);
 }
+
+#[test]
+fn passive_mode_reports_a_violated_ordering() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("imunit-queue")),
+            "--schedule",
+            BLOCKING,
+            "--mode",
+            "passive",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "schedule-violation");
+    let message = json["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("happened before its orderings held"),
+        "{message}"
+    );
+}

@@ -47,6 +47,10 @@ pub struct ModuleArgs {
     /// whose orderings do not hold yet is held until they do.
     #[arg(long, value_parser = parse_schedule)]
     pub schedule: Option<String>,
+    /// `active`: make every execution follow `--schedule`; `passive`: run
+    /// the strategy's schedules and report an execution that violates it.
+    #[arg(long, value_enum, default_value = "active", requires = "schedule")]
+    pub mode: crate::runtime::ScheduleMode,
     /// Arguments passed to the guest after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -98,6 +102,7 @@ impl ModuleArgs {
                 ..Limits::default()
             },
             schedule: self.schedule.clone(),
+            schedule_mode: self.mode,
         }
     }
 }

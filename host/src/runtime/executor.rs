@@ -10,7 +10,7 @@ use super::outcome::Outcome;
 use super::sdk::Ended;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::wasi::GuestExit;
-use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
+use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ScheduleMode, ThreadData};
 use crate::abi;
 use crate::imunit::monitor::Monitor;
 use crate::instrument::MemoryPlan;
@@ -120,7 +120,11 @@ pub(super) fn run(
     let main = exec.get().add_thread();
     if let Some(text) = &config.schedule {
         match text.parse() {
-            Ok(schedule) => exec.get().monitor = Some(Monitor::new(schedule)),
+            Ok(schedule) => {
+                let mut state = exec.get();
+                state.monitor = Some(Monitor::new(schedule));
+                state.passive = config.schedule_mode == ScheduleMode::Passive;
+            }
             Err(e) => exec.get().finish(Outcome::HostError(format!("{e}"))),
         }
     }

@@ -89,10 +89,26 @@ pub struct RunConfig {
     pub random_seed: u64,
     /// Bounds on the execution.
     pub limits: Limits,
-    /// An IMUnit schedule to enforce (active mode): a thread reaching a
-    /// `weft.event` whose orderings do not hold yet is held until they do.
+    /// An IMUnit schedule: enforced in active mode (a thread reaching a
+    /// `weft.event` whose orderings do not hold yet is held until they do),
+    /// checked in passive mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// How `schedule` is applied.
+    #[serde(default)]
+    pub schedule_mode: ScheduleMode,
+}
+
+/// How an IMUnit schedule is applied.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScheduleMode {
+    /// weft makes every execution follow the schedule.
+    #[default]
+    Active,
+    /// Executions follow the strategy; an event that happens before its
+    /// orderings hold is a `schedule-violation` failure.
+    Passive,
 }
 
 impl Default for RunConfig {
@@ -102,6 +118,7 @@ impl Default for RunConfig {
             random_seed: 0,
             limits: Limits::default(),
             schedule: None,
+            schedule_mode: ScheduleMode::Active,
         }
     }
 }

@@ -47,6 +47,15 @@ pub enum Outcome {
         /// Blocked threads.
         blocked: Vec<BlockedThread>,
     },
+    /// In passive mode, an event happened before its orderings held.
+    ScheduleViolation {
+        /// The thread of the event.
+        thread: ThreadId,
+        /// The event.
+        event: String,
+        /// The orderings that did not hold.
+        violated: Vec<String>,
+    },
     /// A schedule was misused (an event happened twice).
     ScheduleError {
         /// The thread.
@@ -115,6 +124,8 @@ pub enum FailureKind {
     /// An enforced schedule cannot be followed (every thread held or
     /// blocked), or was misused.
     ScheduleDeadlock,
+    /// In passive mode, an execution violated the schedule.
+    ScheduleViolation,
 }
 
 impl FailureKind {
@@ -129,6 +140,7 @@ impl FailureKind {
             FailureKind::ThreadLimit => "thread-limit",
             FailureKind::TimeLimit => "time-limit",
             FailureKind::ScheduleDeadlock => "schedule-deadlock",
+            FailureKind::ScheduleViolation => "schedule-violation",
         }
     }
 }
@@ -196,6 +208,18 @@ impl Outcome {
                     ),
                 )
             }
+            Outcome::ScheduleViolation {
+                thread,
+                event,
+                violated,
+            } => (
+                FailureKind::ScheduleViolation,
+                *thread,
+                format!(
+                    "event `{event}` happened before its orderings held: {}",
+                    violated.join(", ")
+                ),
+            ),
             Outcome::ScheduleError { thread, message } => {
                 (FailureKind::ScheduleDeadlock, *thread, message.clone())
             }

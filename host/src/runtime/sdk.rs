@@ -34,7 +34,20 @@ async fn event(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Resul
     // Under an enforced schedule the event waits until its orderings hold.
     let must_wait = {
         let mut exec = caller.data().exec.get();
-        let waits = exec.monitor.is_some() && {
+        if exec.monitor.is_some() && exec.passive {
+            exec.threads[me as usize].held_at = Some(name.clone());
+            let violated = exec.held_unmet(me);
+            exec.threads[me as usize].held_at = None;
+            if !violated.is_empty() {
+                exec.finish(Outcome::ScheduleViolation {
+                    thread: me,
+                    event: name,
+                    violated,
+                });
+                return Err(wasmtime::Error::new(Ended));
+            }
+        }
+        let waits = exec.monitor.is_some() && !exec.passive && {
             exec.threads[me as usize].held_at = Some(name.clone());
             !exec.held_unmet(me).is_empty()
         };

@@ -95,8 +95,10 @@ pub(crate) struct ExecState {
     pub memory_limit_hit: bool,
     pub thread_limit_hit: bool,
     pub started: Instant,
-    /// The enforced IMUnit schedule, if any.
+    /// The IMUnit schedule, if any.
     pub monitor: Option<Monitor>,
+    /// Whether the schedule is only checked, not enforced.
+    pub passive: bool,
     /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
@@ -133,6 +135,7 @@ impl ExecState {
             thread_limit_hit: false,
             started: Instant::now(),
             monitor: None,
+            passive: false,
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
         }
