@@ -1,8 +1,12 @@
-//! IMUnit schedules enforced in active mode (`--schedule`).
+//! IMUnit schedules: enforced (`--schedule`), checked (`--mode passive`),
+//! and declared by the tests of a test module (`weft test`).
 
 use crate::support::{arg, sample, weft_in};
 
 const BLOCKING: &str = "finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2";
+
+/// The test of the sample that states the blocking intent.
+const TEST: &str = "take_with_add_blocking";
 
 #[test]
 fn the_blocking_intent_makes_the_flaky_test_pass_every_time() {
@@ -20,6 +24,8 @@ fn the_blocking_intent_makes_the_flaky_test_pass_every_time() {
                 BLOCKING,
                 "--json",
                 "--no-save",
+                "--",
+                TEST,
             ],
         );
         assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
@@ -39,6 +45,8 @@ fn an_infeasible_schedule_is_a_schedule_deadlock() {
             "[startingAdd2] -> startingTake2",
             "--json",
             "--no-save",
+            "--",
+            TEST,
         ],
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
@@ -83,6 +91,8 @@ fn enforced_runs_replay() {
             "--save-failure",
             arg(&replay),
             "--json",
+            "--",
+            TEST,
         ],
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
@@ -105,6 +115,8 @@ fn passive_mode_reports_a_violated_ordering() {
             "passive",
             "--json",
             "--no-save",
+            "--",
+            TEST,
         ],
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
@@ -115,4 +127,62 @@ fn passive_mode_reports_a_violated_ordering() {
         message.contains("happened before its orderings held"),
         "{message}"
     );
+}
+
+#[test]
+fn weft_test_runs_each_test_under_its_schedules() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("imunit-queue");
+    for strategy in ["random", "pct"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "test",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--iterations",
+                "300",
+            ],
+        );
+        assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("test take_with_add_blocking ["),
+            "{}",
+            out.stdout
+        );
+        assert!(
+            out.stdout.ends_with("2 passed, 0 failed\n"),
+            "{}",
+            out.stdout
+        );
+    }
+    let out = weft_in(
+        dir.path(),
+        &["test", arg(&module), "--filter", "non_blocking", "--json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["passed"], 1);
+    assert_eq!(json["tests"][0]["test"], "take_with_add_non_blocking");
+    // A schedule given on the command line replaces the declared ones.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "test",
+            arg(&module),
+            "--schedule",
+            "finishedAdd1 -> startingTake1",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("FAILED"), "{}", out.stdout);
+}
+
+#[test]
+fn weft_test_refuses_a_module_without_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(dir.path(), &["test", arg(&sample("checksum"))]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("is it a test module"), "{}", out.stderr);
 }

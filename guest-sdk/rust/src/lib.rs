@@ -108,3 +108,48 @@ pub fn atomic_end() {
         ffi::atomic_end()
     };
 }
+
+/// A unit test in a module run by `weft test`.
+pub struct Test {
+    /// The test's name, as `weft test --filter` matches it.
+    pub name: &'static str,
+    /// The test body.
+    pub run: fn(),
+    /// IMUnit schedules the test runs under, once each (none: run once
+    /// without a schedule).
+    pub schedules: &'static [&'static str],
+}
+
+/// The `main` of a test module: `weft test` first runs the module with
+/// `--weft-list` to learn its tests (one line per test: the name, then its
+/// schedules, separated by tabs), then runs it once per test and schedule
+/// with the test's name as the argument.
+#[cfg(target_family = "wasm")]
+pub fn run_tests(tests: &[Test]) {
+    extern crate std;
+    use std::{print, println};
+    let arg = std::env::args().nth(1);
+    match arg.as_deref() {
+        Some("--weft-list") => {
+            for test in tests {
+                print!("{}", test.name);
+                for schedule in test.schedules {
+                    print!("\t{schedule}");
+                }
+                println!();
+            }
+        }
+        Some(name) => match tests.iter().find(|t| t.name == name) {
+            Some(test) => (test.run)(),
+            None => {
+                std::eprintln!("no test named `{name}`");
+                std::process::exit(2);
+            }
+        },
+        None => {
+            for test in tests {
+                (test.run)();
+            }
+        }
+    }
+}

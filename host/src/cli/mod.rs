@@ -7,6 +7,7 @@ mod common;
 mod explore;
 mod replay;
 mod run;
+mod test;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +27,7 @@ enum Command {
     Replay(replay::ReplayArgs),
     Bench(bench::BenchArgs),
     Build(build::BuildArgs),
+    Test(test::TestArgs),
 }
 
 /// Exit code when no failure was found.
@@ -44,6 +46,7 @@ pub fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Build(args) => build::run(args),
+        Command::Test(args) => test::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

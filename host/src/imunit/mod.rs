@@ -6,6 +6,8 @@
 //!   `||`, parentheses, comma-separated orderings): its syntax tree and
 //!   parser, with positioned errors.
 //! - [`monitor`]: which orderings an event waits for and whether they hold.
+//! - [`tests_in_module`]: how `weft test` lists a module's tests.
 
 pub mod monitor;
 pub mod schedule;
+pub mod tests_in_module;

@@ -1,21 +1,23 @@
 //! The running example of IMUnit: a bounded blocking queue and its test
-//! `testTakeWithAdd`, written with events instead of sleeps.
+//! `testTakeWithAdd`, written with events instead of sleeps, once per
+//! intent (run them with `weft test`).
 //!
 //! addThread: `add(1)`, event `finishedAdd1`, event `startingAdd2`, `add(2)`,
 //! event `finishedAdd2`. main: starts addThread, event `startingTake1`,
 //! `take() == 1`, event `startingTake2`, `take() == 2`, join.
 //!
-//! The test's intent "the second take blocks on the empty queue before the
-//! second add" is the schedule
-//! `finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2`;
-//! the other intent, "nothing ever blocks", is
-//! `finishedAdd1 -> startingTake1, finishedAdd2 -> startingTake2`.
-//! Without a schedule the test is flaky: its check that the queue is empty
-//! when the second take starts fails whenever add(2) came first.
+//! - `take_with_add_blocking`: "the second take blocks on the empty queue
+//!   before the second add", the schedule
+//!   `finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2`.
+//! - `take_with_add_non_blocking`: "nothing ever blocks", the schedule
+//!   `finishedAdd1 -> startingTake1, finishedAdd2 -> startingTake2`.
+//!
+//! Without its schedule each test is flaky: its check of the queue when the
+//! second take starts depends on whether add(2) came first.
 use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
-use weft_guest::{event, thread_name};
+use weft_guest::{Test, event, run_tests, thread_name};
 
 struct BoundedQueue {
     items: Mutex<VecDeque<u32>>,
@@ -56,7 +58,9 @@ impl BoundedQueue {
     }
 }
 
-fn main() {
+/// Runs the test body; returns whether the queue was empty when the second
+/// take started.
+fn take_with_add() -> bool {
     let queue = Arc::new(BoundedQueue::new(1));
     let add_thread = {
         let queue = Arc::clone(&queue);
@@ -71,12 +75,32 @@ fn main() {
     };
     event("startingTake1");
     assert_eq!(queue.take(), 1);
-    let empty_before_second_take = queue.len() == 0;
     event("startingTake2");
+    let empty_before_second_take = queue.len() == 0;
     assert_eq!(queue.take(), 2);
     add_thread.join().unwrap();
-    assert!(
-        empty_before_second_take,
-        "the second take did not find the queue empty"
-    );
+    empty_before_second_take
+}
+
+fn take_with_add_blocking() {
+    assert!(take_with_add(), "the second take did not find the queue empty");
+}
+
+fn take_with_add_non_blocking() {
+    assert!(!take_with_add(), "the second take found the queue empty");
+}
+
+fn main() {
+    run_tests(&[
+        Test {
+            name: "take_with_add_blocking",
+            run: take_with_add_blocking,
+            schedules: &["finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2"],
+        },
+        Test {
+            name: "take_with_add_non_blocking",
+            run: take_with_add_non_blocking,
+            schedules: &["finishedAdd1 -> startingTake1, finishedAdd2 -> startingTake2"],
+        },
+    ]);
 }
