@@ -121,9 +121,9 @@ pub struct Test {
 }
 
 /// The `main` of a test module: `weft test` first runs the module with
-/// `--weft-list` to learn its tests (one line per test: the name, then its
-/// schedules, separated by tabs), then runs it once per test and schedule
-/// with the test's name as the argument.
+/// `--weft-list` to learn its tests (one line per test: `weft-test`, the
+/// name, then its schedules, separated by tabs), then runs it once per test
+/// and schedule with the test's name as the argument.
 #[cfg(target_family = "wasm")]
 pub fn run_tests(tests: &[Test]) {
     extern crate std;
@@ -132,7 +132,7 @@ pub fn run_tests(tests: &[Test]) {
     match arg.as_deref() {
         Some("--weft-list") => {
             for test in tests {
-                print!("{}", test.name);
+                print!("weft-test\t{}", test.name);
                 for schedule in test.schedules {
                     print!("\t{schedule}");
                 }

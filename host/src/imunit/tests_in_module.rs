@@ -1,9 +1,9 @@
 //! Unit tests inside a module, as `weft test` finds and runs them.
 //!
 //! Protocol (what the guest SDKs' `run_tests` implements): run with the
-//! argument `--weft-list`, the module prints one line per test, its name
-//! followed by the test's schedules, tab-separated; run with a test's name,
-//! it runs that test.
+//! argument `--weft-list`, the module prints one line per test: the marker
+//! `weft-test`, the test's name and its schedules, tab-separated (other
+//! output is ignored); run with a test's name, it runs that test.
 
 use crate::explore::{ExploreError, run_once};
 use crate::runtime::{Outcome, Program, RunConfig};
@@ -11,6 +11,9 @@ use crate::sched::Strategy;
 
 /// The argument that asks a test module for its tests.
 pub const LIST_ARG: &str = "--weft-list";
+
+/// How every line of the listing starts.
+pub const LIST_MARKER: &str = "weft-test\t";
 
 /// A test a module declares.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,7 +58,7 @@ pub fn list(program: &mut Program, base: &RunConfig) -> Result<Vec<TestCase>, Li
     }
     let tests: Vec<TestCase> = String::from_utf8_lossy(&result.stdout)
         .lines()
-        .filter(|line| !line.trim().is_empty())
+        .filter_map(|line| line.strip_prefix(LIST_MARKER))
         .map(|line| {
             let mut fields = line.split('\t');
             TestCase {
