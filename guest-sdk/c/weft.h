@@ -55,4 +55,42 @@ static inline void weft_thread_name(const char *name) { (void)name; }
 static inline void weft_assert(int cond, const char *message) { (void)message; assert(cond); }
 #endif
 
+/* A unit test of a test module run by `weft test`: its name, its body and
+ * the IMUnit schedules it runs under (a NULL-terminated list, or NULL). */
+struct weft_test {
+    const char *name;
+    void (*run)(void);
+    const char *const *schedules;
+};
+
+#include <stdio.h>
+
+/* The main of a test module. With `--weft-list` it prints one line per
+ * test (`weft-test`, the name and its schedules, tab-separated) for
+ * `weft test`; with a test's name it runs that test; with no argument it
+ * runs them all. Returns the process exit code. */
+static inline int weft_run_tests(int argc, char **argv, const struct weft_test *tests, size_t count) {
+    if (argc > 1 && strcmp(argv[1], "--weft-list") == 0) {
+        for (size_t i = 0; i < count; i++) {
+            printf("weft-test\t%s", tests[i].name);
+            for (const char *const *s = tests[i].schedules; s && *s; s++)
+                printf("\t%s", *s);
+            printf("\n");
+        }
+        return 0;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (argc <= 1 || strcmp(argv[1], tests[i].name) == 0) {
+            tests[i].run();
+            if (argc > 1)
+                return 0;
+        }
+    }
+    if (argc > 1) {
+        fprintf(stderr, "no test named `%s`\n", argv[1]);
+        return 2;
+    }
+    return 0;
+}
+
 #endif /* WEFT_H */

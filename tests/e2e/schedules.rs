@@ -186,3 +186,67 @@ fn weft_test_refuses_a_module_without_tests() {
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(out.stderr.contains("is it a test module"), "{}", out.stderr);
 }
+
+#[test]
+fn weft_test_runs_c_test_modules_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("flag_test.c");
+    std::fs::write(
+        &source,
+        r#"#include <pthread.h>
+#include <stdatomic.h>
+#include "weft.h"
+
+static atomic_int flag;
+
+static void *setter(void *arg) {
+    (void)arg;
+    weft_thread_name("setter");
+    atomic_store(&flag, 1);
+    weft_event("flagSet");
+    return 0;
+}
+
+/* Without its schedule the check may run before the flag is set. */
+static void flag_is_seen(void) {
+    pthread_t t;
+    pthread_create(&t, 0, setter, 0);
+    weft_event("checking");
+    weft_assert(atomic_load(&flag) == 1, "the flag was not set yet");
+    pthread_join(t, 0);
+}
+
+static const char *const flag_schedules[] = {"flagSet -> checking", 0};
+
+int main(int argc, char **argv) {
+    const struct weft_test tests[] = {{"flag_is_seen", flag_is_seen, flag_schedules}};
+    return weft_run_tests(argc, argv, tests, 1);
+}
+"#,
+    )
+    .unwrap();
+    let module = dir.path().join("flag_test.wasm");
+    let out = weft_in(dir.path(), &["build", arg(&source), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = weft_in(dir.path(), &["test", arg(&module), "--iterations", "300"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("test flag_is_seen [flagSet -> checking] ... ok"),
+        "{}",
+        out.stdout
+    );
+    // Without the schedule the same test is flaky.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--json",
+            "--no-save",
+            "--",
+            "flag_is_seen",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+}
