@@ -264,11 +264,14 @@ impl Report<'_> {
             out.push_str(&interleaving::render(&rows, limit));
             print_stream(out, "guest stdout", &result.stdout);
             let stderr = String::from_utf8_lossy(&result.stderr);
+            // The failure message already quotes the guest's last words
+            // (a panic or an assert message) unless they were only Rust's
+            // backtrace hint.
             let shown = stderr
                 .trim_end()
                 .lines()
-                .last()
-                .is_some_and(|last| failure.message.contains(last));
+                .rfind(|l| !l.starts_with("note: run with `RUST_BACKTRACE"))
+                .is_some_and(|last| failure.message.contains(last.trim()));
             if !shown {
                 print_stream(out, "guest stderr", &result.stderr);
             }
