@@ -270,7 +270,7 @@ impl Report<'_> {
             let shown = stderr
                 .trim_end()
                 .lines()
-                .rfind(|l| !l.starts_with("note: run with `RUST_BACKTRACE"))
+                .rfind(|l| !l.starts_with(crate::runtime::outcome::BACKTRACE_HINT))
                 .is_some_and(|last| failure.message.contains(last.trim()));
             if !shown {
                 print_stream(out, "guest stderr", &result.stderr);

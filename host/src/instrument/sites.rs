@@ -73,6 +73,14 @@ pub struct Site {
     pub width: u8,
 }
 
+impl Site {
+    /// The effective address of this site's access when the guest's dynamic
+    /// address operand is `base` (wasm wraps it to 32 bits).
+    pub fn address(&self, base: i32) -> u32 {
+        (base as u32 as u64).wrapping_add(self.mem_offset) as u32
+    }
+}
+
 /// All sites of one instrumented module, indexed by [`SiteId`].
 #[derive(Clone, Debug, Default)]
 pub struct SiteTable {

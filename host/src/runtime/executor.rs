@@ -6,7 +6,7 @@
 //! thread), exhausts a fuel slice (a time-slice scheduling point), or
 //! finishes.
 
-use super::outcome::Outcome;
+use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::wasi::GuestExit;
@@ -305,7 +305,7 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
         return stderr[start..]
             .trim_end()
             .lines()
-            .filter(|l| !l.starts_with("note: run with `RUST_BACKTRACE"))
+            .filter(|l| !l.starts_with(BACKTRACE_HINT))
             .collect::<Vec<_>>()
             .join("\n");
     }

@@ -5,10 +5,10 @@
 //! the one import that suspends its fiber. wait and notify are asynchronous
 //! imports that park by themselves.
 
-use super::state::{ExecHandle, ThreadState};
+use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
 use crate::abi;
-use crate::instrument::AccessKind;
+use crate::instrument::{AccessKind, Site};
 use crate::trace::EventKind;
 use std::future::Future;
 use std::pin::Pin;
@@ -58,23 +58,28 @@ fn effective(
     addr: i32,
     site: i32,
 ) -> Result<(u32, AccessKind, u8)> {
-    let exec = caller.data().exec.get();
-    let Some(site_info) = exec.sites.get(site as u32) else {
-        bail!("instrumentation error: unknown site {site}");
-    };
-    let eff = (addr as u32 as u64).wrapping_add(site_info.mem_offset) as u32;
-    Ok((eff, site_info.kind, site_info.width))
+    let site_info = site_of(&caller.data().exec.get(), site)?;
+    Ok((site_info.address(addr), site_info.kind, site_info.width))
+}
+
+/// The site an instrumented call names.
+fn site_of(exec: &ExecState, site: i32) -> Result<Site> {
+    match exec.sites.get(site as u32) {
+        Some(site_info) => Ok(*site_info),
+        None => bail!("instrumentation error: unknown site {site}"),
+    }
 }
 
 fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
-    let Some(site_info) = exec.sites.get(site as u32) else {
-        bail!("instrumentation error: unknown site {site}");
-    };
-    let eff = (addr as u32 as u64).wrapping_add(site_info.mem_offset) as u32;
-    let kind = site_info.kind;
-    exec.record(me, EventKind::Access(kind), eff, Some(site as u32));
+    let site_info = site_of(&exec, site)?;
+    exec.record(
+        me,
+        EventKind::Access(site_info.kind),
+        site_info.address(addr),
+        Some(site as u32),
+    );
     Ok(exec.schedule(me) as i32)
 }
 

@@ -4,6 +4,10 @@ use crate::sched::ScheduleError;
 use crate::trace::ThreadId;
 use serde::{Deserialize, Serialize};
 
+/// How Rust's hint to set `RUST_BACKTRACE` starts: a line of guest stderr
+/// that reports leave out of failure messages.
+pub(crate) const BACKTRACE_HINT: &str = "note: run with `RUST_BACKTRACE";
+
 /// What a blocked thread waits for, in a deadlock report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockedThread {
