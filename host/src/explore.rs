@@ -26,6 +26,9 @@ pub struct ExploreOptions {
     pub time_limit: Option<Duration>,
     /// Arguments, WASI seed and limits of every execution.
     pub run: RunConfig,
+    /// Run every iteration even after a failure (to measure how often a
+    /// program fails); the first failure is the one reported.
+    pub keep_going: bool,
 }
 
 impl Default for ExploreOptions {
@@ -37,6 +40,7 @@ impl Default for ExploreOptions {
             iterations: Some(1000),
             time_limit: None,
             run: RunConfig::default(),
+            keep_going: false,
         }
     }
 }
@@ -61,7 +65,7 @@ pub struct FailingExecution {
 }
 
 /// What an exploration did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Exploration {
     /// Executions run.
     pub executions: u64,
@@ -69,9 +73,12 @@ pub struct Exploration {
     pub distinct_traces: usize,
     /// Executions discarded because a guest assumption was false.
     pub discarded: u64,
+    /// Executions that failed (more than one only with `keep_going`).
+    pub failing_executions: u64,
     /// The first failure, if one was found.
     pub failure: Option<FailingExecution>,
-    /// The last execution (the failing one if there is a failure).
+    /// The last execution (the failing one when the exploration stopped at
+    /// a failure).
     pub last: Option<ExecutionResult>,
     /// Wall time spent.
     pub elapsed: Duration,
@@ -160,6 +167,8 @@ pub fn explore(
     let mut last = None;
     let mut executions = 0;
     let mut discarded = 0;
+    let mut failing_executions = 0;
+    let mut first_failure = None;
     loop {
         // Discarded executions (a false guest assumption) do not count
         // towards `iterations`, but at most DISCARD_FACTOR times as many run.
@@ -188,24 +197,24 @@ pub fn explore(
             elapsed: start.elapsed(),
         });
         if let Some(failure) = result.outcome.failure() {
-            let found_by = FoundBy {
-                strategy: options.strategy,
-                seed,
-                pct_depth: (options.strategy == Strategy::Pct).then_some(options.pct_depth),
-                execution: executions,
-            };
-            return Ok(Exploration {
-                executions,
-                distinct_traces: traces.len(),
-                discarded,
-                failure: Some(FailingExecution {
+            failing_executions += 1;
+            if first_failure.is_none() {
+                let found_by = FoundBy {
+                    strategy: options.strategy,
+                    seed,
+                    pct_depth: (options.strategy == Strategy::Pct).then_some(options.pct_depth),
+                    execution: executions,
+                };
+                first_failure = Some(FailingExecution {
                     result: result.clone(),
                     failure,
                     found_by,
-                }),
-                last: Some(result),
-                elapsed: start.elapsed(),
-            });
+                });
+            }
+            if !options.keep_going {
+                last = Some(result);
+                break;
+            }
         }
         last = Some(result);
     }
@@ -213,7 +222,8 @@ pub fn explore(
         executions,
         distinct_traces: traces.len(),
         discarded,
-        failure: None,
+        failing_executions,
+        failure: first_failure,
         last,
         elapsed: start.elapsed(),
     })

@@ -121,6 +121,8 @@ sample_tests! {
     verifier_account_c => "verifier-account-c",
     verifier_account_atomic_c => "verifier-account-atomic-c",
     imunit_queue => "imunit-queue",
+    imunit_tck => "imunit-tck",
+    imunit_errors => "imunit-errors",
 }
 
 #[test]
@@ -149,6 +151,8 @@ fn every_sample_has_a_test() {
         "verifier-account-c",
         "verifier-account-atomic-c",
         "imunit-queue",
+        "imunit-tck",
+        "imunit-errors",
     ];
     for name in sample_names() {
         assert!(

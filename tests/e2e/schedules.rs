@@ -250,3 +250,176 @@ int main(int argc, char **argv) {
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
 }
+
+#[test]
+fn tck_style_tests_are_flaky_with_sleeps_and_pass_with_their_schedules() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("imunit-tck");
+    for strategy in ["random", "pct"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "test",
+                arg(&module),
+                "--filter",
+                "_events",
+                "--strategy",
+                strategy,
+                "--iterations",
+                "300",
+                "--json",
+            ],
+        );
+        assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
+        assert_eq!(out.json()["passed"], 5, "{}", out.stdout);
+    }
+    let out = weft_in(
+        dir.path(),
+        &[
+            "test",
+            arg(&module),
+            "--filter",
+            "_sleep",
+            "--iterations",
+            "100",
+            "--keep-going",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failed"], 5, "{}", out.stdout);
+    for test in json["tests"].as_array().unwrap() {
+        let failing = test["failing_executions"].as_u64().unwrap();
+        assert!(
+            failing > 0 && failing < 100,
+            "{}: a flaky test fails sometimes, not always: {failing}/100",
+            test["test"]
+        );
+        assert_eq!(test["executions"], 100);
+    }
+}
+
+#[test]
+fn erroneous_schedules_fail_their_tests_with_what_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &["test", arg(&sample("imunit-errors")), "--json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failed"], 6, "{}", out.stdout);
+    let expected = [
+        (
+            "after_event_never_occurs",
+            "schedule-error",
+            "names event `workerDone`, which the test never fired",
+        ),
+        (
+            "thread_never_blocks",
+            "schedule-deadlock",
+            "thread `worker` ended without blocking after `workerReady`",
+        ),
+        (
+            "before_event_never_occurs",
+            "schedule-deadlock",
+            "before-event `workerStarted` has not happened",
+        ),
+        (
+            "unknown_thread",
+            "schedule-deadlock",
+            "no thread is named `wroker`",
+        ),
+        (
+            "event_fired_twice",
+            "schedule-error",
+            "event `tick` happened twice",
+        ),
+        (
+            "parse_error",
+            "schedule-error",
+            "parse error at column 15: expected `->`",
+        ),
+    ];
+    let tests = json["tests"].as_array().unwrap();
+    for (name, kind, fragment) in expected {
+        let test = tests
+            .iter()
+            .find(|t| t["test"] == name)
+            .unwrap_or_else(|| panic!("no result for {name}"));
+        assert_eq!(test["failure"]["kind"], kind, "{name}: {test}");
+        let message = test["failure"]["message"].as_str().unwrap();
+        assert!(message.contains(fragment), "{name}: {message}");
+    }
+}
+
+#[test]
+fn a_schedule_naming_a_thread_that_never_exists_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing waits on the unknown thread's event, so the run completes;
+    // the check at its end reports the name.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&sample("imunit-errors")),
+            "--schedule",
+            "mainGo -> workerReady@wroker",
+            "--json",
+            "--no-save",
+            "--",
+            "after_event_never_occurs",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "schedule-error");
+    let message = json["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("thread `wroker`"), "{message}");
+    assert!(message.contains("threads: main, worker"), "{message}");
+}
+
+#[test]
+fn implicit_start_and_end_events_order_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    // main may fire mainGo only after the worker ended.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("imunit-errors")),
+            "--schedule",
+            "end@worker -> mainGo",
+            "--mode",
+            "passive",
+            "--iterations",
+            "200",
+            "--json",
+            "--no-save",
+            "--",
+            "after_event_never_occurs",
+        ],
+    );
+    // Passive: some schedule fires mainGo first.
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "schedule-violation");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("imunit-errors")),
+            "--schedule",
+            "end@worker -> mainGo",
+            "--iterations",
+            "200",
+            "--json",
+            "--no-save",
+            "--",
+            "after_event_never_occurs",
+        ],
+    );
+    // Active: main is held until the worker ends; it never deadlocks
+    // although main joins the worker right after mainGo.
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}

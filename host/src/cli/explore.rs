@@ -74,6 +74,7 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
         },
         time_limit: args.time_limit,
         run: args.module.run_config(),
+        keep_going: false,
     };
     let mut progress = ProgressLine::new();
     let exploration = explore(&mut program, &options, |p| progress.update(p))?;

@@ -2,7 +2,8 @@
 
 use super::common::{ModuleArgs, OutputArgs};
 use super::{EXIT_FAILURE, EXIT_PASS};
-use crate::explore::{ExploreOptions, explore};
+use crate::imunit::runner::{TestOptions, TestRun, run_test, schedules_of};
+use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::list;
 use crate::sched::Strategy;
 use anyhow::Result;
@@ -29,74 +30,59 @@ pub struct TestArgs {
     /// Exploration seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// PCT depth.
+    #[arg(long, default_value_t = 3)]
+    pct_depth: u32,
+    /// Run every execution even after a failure, and report how many failed.
+    #[arg(long)]
+    keep_going: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
 
 pub fn run(args: TestArgs) -> Result<u8> {
     let (_, mut program) = args.module.load()?;
-    let base = args.module.run_config();
-    let tests = list(&mut program, &base)?;
+    let options = TestOptions {
+        base: args.module.run_config(),
+        strategy: args.strategy,
+        seed: args.seed,
+        pct_depth: args.pct_depth,
+        iterations: args.iterations,
+        keep_going: args.keep_going,
+    };
+    if let Some(text) = &options.base.schedule {
+        text.parse::<Schedule>()?;
+    }
+    let tests = list(&mut program, &options.base)?;
     let mut results = Vec::new();
     let (mut passed, mut failed) = (0, 0);
-    for test in tests.iter().filter(|t| {
+    let selected = tests.iter().filter(|t| {
         args.filter
             .as_ref()
             .is_none_or(|f| t.name.contains(f.as_str()))
-    }) {
-        let schedules: Vec<Option<String>> = match (&base.schedule, test.schedules.is_empty()) {
-            (Some(given), _) => vec![Some(given.clone())],
-            (None, true) => vec![None],
-            (None, false) => test.schedules.iter().cloned().map(Some).collect(),
-        };
-        for schedule in schedules {
-            let mut run = base.clone();
-            run.args.truncate(1);
-            run.args.push(test.name.clone());
-            if let Some(text) = &schedule
-                && let Err(e) = text.parse::<crate::imunit::schedule::Schedule>()
-            {
-                anyhow::bail!(
-                    "test `{}` declares a schedule that does not parse: {e}",
-                    test.name
-                );
-            }
-            run.schedule = schedule.clone();
-            let options = ExploreOptions {
-                strategy: args.strategy,
-                seed: args.seed,
-                iterations: Some(args.iterations),
-                run,
-                ..Default::default()
-            };
-            let exploration = explore(&mut program, &options, |_| {})?;
-            let failure = exploration.failure.as_ref().map(|f| &f.failure);
-            if failure.is_some() {
+    });
+    for test in selected {
+        for schedule in schedules_of(test, options.base.schedule.as_deref()) {
+            let outcome = run_test(&mut program, &options, test, schedule.as_deref())?;
+            if outcome.failure.is_some() {
                 failed += 1;
             } else {
                 passed += 1;
             }
             if !args.output.json {
-                let shown = schedule
-                    .as_deref()
-                    .map_or(String::new(), |s| format!(" [{s}]"));
-                let verdict = match failure {
-                    None => format!("ok ({} executions)", exploration.executions),
-                    Some(f) => format!(
-                        "FAILED after {} executions: {}: {}",
-                        exploration.executions,
-                        f.kind.name(),
-                        f.message.lines().next().unwrap_or_default()
-                    ),
-                };
-                let _ = writeln!(std::io::stdout(), "test {}{shown} ... {verdict}", test.name);
+                let _ = writeln!(std::io::stdout(), "{}", verdict_line(&outcome));
             }
             results.push(json!({
-                "test": test.name,
-                "schedule": schedule,
-                "status": if failure.is_some() { "failure" } else { "pass" },
-                "executions": exploration.executions,
-                "failure": failure.map(|f| json!({"kind": f.kind.name(), "message": f.message, "thread": f.thread})),
+                "test": outcome.test,
+                "schedule": outcome.schedule,
+                "status": if outcome.failure.is_some() { "failure" } else { "pass" },
+                "executions": outcome.exploration.executions,
+                "failing_executions": outcome.exploration.failing_executions,
+                "failure": outcome.failure.as_ref().map(|f| json!({
+                    "kind": f.kind.name(),
+                    "message": f.message,
+                    "thread": f.thread,
+                })),
             }));
         }
     }
@@ -116,4 +102,33 @@ pub fn run(args: TestArgs) -> Result<u8> {
         let _ = writeln!(std::io::stdout(), "{passed} passed, {failed} failed");
     }
     Ok(if failed > 0 { EXIT_FAILURE } else { EXIT_PASS })
+}
+
+/// `test NAME [SCHEDULE] ... ok (N executions)` or `... FAILED ...`.
+fn verdict_line(outcome: &TestRun) -> String {
+    let shown = outcome
+        .schedule
+        .as_deref()
+        .map_or(String::new(), |s| format!(" [{s}]"));
+    let executions = outcome.exploration.executions;
+    let failing = outcome.exploration.failing_executions;
+    let verdict = match &outcome.failure {
+        None => format!("ok ({executions} executions)"),
+        Some(f) => {
+            let how_often = if failing > 1 {
+                format!(
+                    "in {failing} of {executions} executions ({:.1}%)",
+                    100.0 * failing as f64 / executions as f64
+                )
+            } else {
+                format!("after {executions} executions")
+            };
+            format!(
+                "FAILED {how_often}: {}: {}",
+                f.kind.name(),
+                f.message.lines().next().unwrap_or_default()
+            )
+        }
+    };
+    format!("test {}{shown} ... {verdict}", outcome.test)
 }

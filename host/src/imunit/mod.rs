@@ -7,7 +7,10 @@
 //!   parser, with positioned errors.
 //! - [`monitor`]: which orderings an event waits for and whether they hold.
 //! - [`tests_in_module`]: how `weft test` lists a module's tests.
+//! - [`runner`]: one test under one schedule, with the checks that need
+//!   every execution.
 
 pub mod monitor;
+pub mod runner;
 pub mod schedule;
 pub mod tests_in_module;

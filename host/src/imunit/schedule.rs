@@ -280,7 +280,16 @@ impl<'a> Parser<'a> {
     fn ordering(&mut self) -> Result<Ordering, ParseError> {
         let condition = self.condition()?;
         self.expect(Token::Arrow, "`->`")?;
+        let at = self.tokens[self.next].0;
         let event = self.basic_event()?;
+        if event.name == "end" {
+            // A thread's exit is its last act: nothing could hold it back.
+            return Err(self.error(
+                at,
+                "an event that can wait (`end` can only come before `->`)",
+                "`end`".to_string(),
+            ));
+        }
         Ok(Ordering { condition, event })
     }
 
@@ -358,14 +367,30 @@ impl fmt::Display for Schedule {
 impl Condition {
     /// Every event the condition names.
     pub fn events(&self) -> Vec<&EventRef> {
+        self.atoms().into_iter().map(|(e, _)| e).collect()
+    }
+
+    /// Every event the condition names, each with whether it is bracketed
+    /// (`[e]`: its thread must be blocked).
+    pub fn atoms(&self) -> Vec<(&EventRef, bool)> {
         match self {
-            Condition::Happened(e) | Condition::Blocked(e) => vec![e],
+            Condition::Happened(e) => vec![(e, false)],
+            Condition::Blocked(e) => vec![(e, true)],
             Condition::And(a, b) | Condition::Or(a, b) => {
-                let mut all = a.events();
-                all.extend(b.events());
+                let mut all = a.atoms();
+                all.extend(b.atoms());
                 all
             }
         }
+    }
+}
+
+impl Schedule {
+    /// Every event reference in the schedule, conditions and ordered events.
+    pub fn event_refs(&self) -> impl Iterator<Item = &EventRef> {
+        self.orderings
+            .iter()
+            .flat_map(|o| o.condition.events().into_iter().chain([&o.event]))
     }
 }
 
@@ -402,7 +427,7 @@ mod tests {
 
     #[test]
     fn parses_threads_dots_and_precedence() {
-        let s = parse("(a@t1 || [b.c]@t2) && d -> e@main, x || y && z -> end@worker");
+        let s = parse("(a@t1 || [b.c]@t2) && d -> e@main, x || y && end@w -> start@worker");
         let first = &s.orderings[0];
         assert_eq!(first.event, event("e", Some("main")));
         let Condition::And(left, right) = &first.condition else {
@@ -452,5 +477,7 @@ mod tests {
         let e = "a@ -> b".parse::<Schedule>().unwrap_err();
         assert_eq!(e.expected, "a thread name after `@`");
         assert!("".parse::<Schedule>().is_err());
+        let e = "a -> end@t".parse::<Schedule>().unwrap_err();
+        assert_eq!(e.column, 6, "{e}");
     }
 }

@@ -8,11 +8,11 @@
 
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
-use super::state::{ExecHandle, ExecState, ThreadState};
+use super::state::{ExecHandle, ExecState};
 use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ScheduleMode, ThreadData};
 use crate::abi;
-use crate::imunit::monitor::Monitor;
+use crate::imunit::monitor::{Monitor, START};
 use crate::instrument::MemoryPlan;
 use crate::sched::Scheduler;
 use crate::trace::{EventKind, ThreadId};
@@ -123,6 +123,7 @@ pub(super) fn run(
             Ok(schedule) => {
                 let mut state = exec.get();
                 state.monitor = Some(Monitor::new(schedule));
+                state.monitor_event(main, START);
                 state.passive = config.schedule_mode == ScheduleMode::Passive;
             }
             Err(e) => exec.get().finish(Outcome::HostError(format!("{e}"))),
@@ -245,8 +246,7 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
                 match result {
                     Ok(()) if current == 0 => state.finish(Outcome::Exited(0)),
                     Ok(()) => {
-                        state.record(current, EventKind::Exit, 0, None);
-                        state.set_state(current, ThreadState::Exited);
+                        state.thread_exited(current);
                         state.schedule(current);
                     }
                     Err(e) => {

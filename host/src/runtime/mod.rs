@@ -17,7 +17,7 @@ mod sdk;
 mod state;
 mod wasi;
 
-pub use outcome::{BlockedThread, Failure, FailureKind, Outcome};
+pub use outcome::{BlockedThread, Failure, FailureKind, HeldThread, Outcome};
 
 use crate::abi;
 use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};

@@ -19,6 +19,22 @@ pub struct BlockedThread {
     pub site: Option<u32>,
 }
 
+/// A thread held at an event of an enforced schedule, in a schedule
+/// deadlock report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeldThread {
+    /// The thread.
+    pub thread: ThreadId,
+    /// Its name in schedules.
+    pub label: String,
+    /// The event it waits to perform.
+    pub event: String,
+    /// The orderings it waits for.
+    pub unmet: Vec<String>,
+    /// Why they do not hold (missing events, threads not blocked).
+    pub why: Vec<String>,
+}
+
 /// How one execution ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -46,8 +62,8 @@ pub enum Outcome {
     /// Under an enforced schedule, every live thread was held at an event or
     /// blocked: the schedule cannot be followed.
     ScheduleDeadlock {
-        /// Held threads: (thread, event, orderings it waits for).
-        held: Vec<(ThreadId, String, Vec<String>)>,
+        /// Held threads.
+        held: Vec<HeldThread>,
         /// Blocked threads.
         blocked: Vec<BlockedThread>,
     },
@@ -60,7 +76,8 @@ pub enum Outcome {
         /// The orderings that did not hold.
         violated: Vec<String>,
     },
-    /// A schedule was misused (an event happened twice).
+    /// A schedule was misused (an event happened twice, a thread it names
+    /// never existed).
     ScheduleError {
         /// The thread.
         thread: ThreadId,
@@ -126,8 +143,10 @@ pub enum FailureKind {
     /// Wall-time limit exceeded.
     TimeLimit,
     /// An enforced schedule cannot be followed (every thread held or
-    /// blocked), or was misused.
+    /// blocked).
     ScheduleDeadlock,
+    /// A schedule names what the test does not have, or an event repeats.
+    ScheduleError,
     /// In passive mode, an execution violated the schedule.
     ScheduleViolation,
 }
@@ -145,6 +164,7 @@ impl FailureKind {
             FailureKind::TimeLimit => "time-limit",
             FailureKind::ScheduleDeadlock => "schedule-deadlock",
             FailureKind::ScheduleViolation => "schedule-violation",
+            FailureKind::ScheduleError => "schedule-error",
         }
     }
 }
@@ -191,10 +211,18 @@ impl Outcome {
             Outcome::ScheduleDeadlock { held, blocked } => {
                 let mut who: Vec<String> = held
                     .iter()
-                    .map(|(t, event, unmet)| {
+                    .map(|h| {
+                        let why = if h.why.is_empty() {
+                            String::new()
+                        } else {
+                            format!(": {}", h.why.join(", "))
+                        };
                         format!(
-                            "thread {t} is held at event `{event}` until {}",
-                            unmet.join(" and ")
+                            "thread {} (`{}`) is held at event `{}` until {}{why}",
+                            h.thread,
+                            h.label,
+                            h.event,
+                            h.unmet.join(" and ")
                         )
                     })
                     .collect();
@@ -225,7 +253,7 @@ impl Outcome {
                 ),
             ),
             Outcome::ScheduleError { thread, message } => {
-                (FailureKind::ScheduleDeadlock, *thread, message.clone())
+                (FailureKind::ScheduleError, *thread, message.clone())
             }
             Outcome::StepLimit { thread, steps } => (
                 FailureKind::StepLimit,

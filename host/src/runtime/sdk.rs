@@ -4,6 +4,7 @@ use super::outcome::Outcome;
 use super::state::ThreadState;
 use super::{ThreadData, hooks, memory};
 use crate::abi;
+use crate::imunit::monitor::START;
 use crate::trace::EventKind;
 use wasmtime::{Caller, Linker, Result};
 
@@ -30,6 +31,29 @@ impl std::error::Error for Ended {}
 
 async fn event(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()> {
     let name = text(caller, ptr, len)?;
+    fire(caller, name).await
+}
+
+/// The thread takes its name; under a schedule that is its implicit
+/// `start` event.
+async fn thread_name(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()> {
+    let name = text(caller, ptr, len)?;
+    let me = caller.data().tid;
+    let first = {
+        let mut exec = caller.data().exec.get();
+        let first = me != 0 && exec.threads[me as usize].name.is_none();
+        exec.threads[me as usize].name = Some(name);
+        first && exec.monitor.is_some()
+    };
+    if first {
+        fire(caller, START.to_string()).await?;
+    }
+    Ok(())
+}
+
+/// The thread performs event `name`: checked (passive mode) or held until
+/// its orderings hold (active mode), then recorded.
+async fn fire(caller: &mut Caller<'_, ThreadData>, name: String) -> Result<()> {
     let me = caller.data().tid;
     // Under an enforced schedule the event waits until its orderings hold.
     let must_wait = {
@@ -72,26 +96,11 @@ async fn event(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Resul
             }
         };
         exec.record(me, EventKind::Label { label }, 0, None);
-        let thread = exec.thread_label(me);
-        if let Some(monitor) = exec.monitor.as_mut() {
-            if let Err(e) = monitor.happened(&name, &thread) {
-                exec.finish(Outcome::ScheduleError {
-                    thread: me,
-                    message: e.to_string(),
-                });
-                return Err(wasmtime::Error::new(Ended));
-            }
-            exec.schedule_changed();
+        if !exec.monitor_event(me, &name) {
+            return Err(wasmtime::Error::new(Ended));
         }
     }
     hooks::yield_point(caller).await;
-    Ok(())
-}
-
-fn thread_name(mut caller: Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()> {
-    let name = text(&mut caller, ptr, len)?;
-    let me = caller.data().tid;
-    caller.data().exec.get().threads[me as usize].name = Some(name);
     Ok(())
 }
 
@@ -151,7 +160,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
             Box::new(async move { event(&mut caller, ptr, len).await })
         },
     )?;
-    linker.func_wrap(abi::SDK_MODULE, abi::THREAD_NAME.name, thread_name)?;
+    linker.func_wrap_async(
+        abi::SDK_MODULE,
+        abi::THREAD_NAME.name,
+        |mut caller, (ptr, len): (i32, i32)| {
+            Box::new(async move { thread_name(&mut caller, ptr, len).await })
+        },
+    )?;
     linker.func_wrap(abi::SDK_MODULE, abi::ASSERT.name, assert)?;
     linker.func_wrap(abi::SDK_MODULE, abi::CHOOSE.name, choose)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ASSUME.name, assume)?;

@@ -3,8 +3,8 @@
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
 use super::Limits;
-use super::outcome::{BlockedThread, Outcome};
-use crate::imunit::monitor::Monitor;
+use super::outcome::{BlockedThread, HeldThread, Outcome};
+use crate::imunit::monitor::{END, Monitor, ThreadStatus};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Scheduler, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
@@ -193,6 +193,10 @@ impl ExecState {
     /// Ends the execution unless it already ended.
     pub fn finish(&mut self, outcome: Outcome) {
         if self.end.is_none() {
+            let outcome = match outcome {
+                Outcome::Exited(0) => self.unknown_schedule_threads().unwrap_or(outcome),
+                other => other,
+            };
             self.end = Some(outcome);
         }
     }
@@ -224,14 +228,20 @@ impl ExecState {
         let me_enabled = self.enabled.iter().any(|t| t.id == me);
         if self.enabled.is_empty() {
             let blocked = self.blocked_threads();
-            let held: Vec<(ThreadId, String, Vec<String>)> = (0..self.threads.len() as ThreadId)
+            let held: Vec<HeldThread> = (0..self.threads.len() as ThreadId)
                 .filter(|&id| self.threads[id as usize].state == ThreadState::Held)
                 .map(|id| {
                     let event = self.threads[id as usize]
                         .held_at
                         .clone()
                         .unwrap_or_default();
-                    (id, event, self.held_unmet(id))
+                    HeldThread {
+                        thread: id,
+                        label: self.thread_label(id),
+                        event,
+                        unmet: self.held_unmet(id),
+                        why: self.held_why(id),
+                    }
                 })
                 .collect();
             if held.is_empty() {
@@ -313,16 +323,25 @@ impl ExecState {
         }
     }
 
-    /// Whether the thread named `label` is blocked (waits on a futex or
-    /// sleeps), as schedules' `[event]` conditions mean it.
-    fn label_blocked(&self, label: &str) -> bool {
-        (0..self.threads.len() as ThreadId).any(|id| {
-            self.thread_label(id) == label
-                && matches!(
-                    self.threads[id as usize].state,
-                    ThreadState::Waiting { .. } | ThreadState::Sleeping { .. }
-                )
-        })
+    /// What the thread named `label` is doing, as schedules see it: blocked
+    /// means waiting on a futex or sleeping (what `[event]` conditions mean).
+    fn label_status(&self, label: &str) -> ThreadStatus {
+        let mut status = ThreadStatus::Unknown;
+        for id in 0..self.threads.len() as ThreadId {
+            if self.thread_label(id) != label {
+                continue;
+            }
+            let this = match self.threads[id as usize].state {
+                ThreadState::Waiting { .. } | ThreadState::Sleeping { .. } => ThreadStatus::Blocked,
+                ThreadState::Exited => ThreadStatus::Ended,
+                _ => ThreadStatus::Running,
+            };
+            // A live thread of that name counts over an ended one.
+            if status == ThreadStatus::Unknown || status == ThreadStatus::Ended {
+                status = this;
+            }
+        }
+        status
     }
 
     /// The orderings a held thread still waits for.
@@ -331,7 +350,71 @@ impl ExecState {
         else {
             return Vec::new();
         };
-        monitor.unmet(event, &self.thread_label(id), &|t| self.label_blocked(t))
+        monitor.unmet(event, &self.thread_label(id), &|t| self.label_status(t))
+    }
+
+    /// Why a held thread's orderings do not hold (see [`Monitor::why_unmet`]).
+    fn held_why(&self, id: ThreadId) -> Vec<String> {
+        let (Some(monitor), Some(event)) = (&self.monitor, &self.threads[id as usize].held_at)
+        else {
+            return Vec::new();
+        };
+        monitor.why_unmet(event, &self.thread_label(id), &|t| self.label_status(t))
+    }
+
+    /// Tells the schedule monitor that `event` happened in thread `me`.
+    /// Returns false (and ends the execution) when that misuses the schedule.
+    pub fn monitor_event(&mut self, me: ThreadId, event: &str) -> bool {
+        let thread = self.thread_label(me);
+        let Some(monitor) = self.monitor.as_mut() else {
+            return true;
+        };
+        if let Err(e) = monitor.happened(event, &thread) {
+            self.finish(Outcome::ScheduleError {
+                thread: me,
+                message: e.to_string(),
+            });
+            return false;
+        }
+        self.schedule_changed();
+        true
+    }
+
+    /// A thread exited: its implicit `end` event.
+    pub fn thread_exited(&mut self, me: ThreadId) {
+        self.record(me, EventKind::Exit, 0, None);
+        self.set_state(me, ThreadState::Exited);
+        self.monitor_event(me, END);
+    }
+
+    /// Checks, when the execution passed, that every thread the schedule
+    /// names existed; an outcome reporting those that did not.
+    fn unknown_schedule_threads(&self) -> Option<Outcome> {
+        let monitor = self.monitor.as_ref()?;
+        let unknown: Vec<&str> = monitor
+            .thread_names()
+            .into_iter()
+            .filter(|t| self.label_status(t) == ThreadStatus::Unknown)
+            .collect();
+        if unknown.is_empty() {
+            return None;
+        }
+        let threads: Vec<String> = (0..self.threads.len() as ThreadId)
+            .map(|id| self.thread_label(id))
+            .collect();
+        Some(Outcome::ScheduleError {
+            thread: 0,
+            message: format!(
+                "the schedule names thread{} {}, but no thread of the execution had that name (threads: {})",
+                if unknown.len() > 1 { "s" } else { "" },
+                unknown
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                threads.join(", ")
+            ),
+        })
     }
 
     fn held_may_go(&self, id: ThreadId) -> bool {

@@ -16,8 +16,12 @@ fn transfer(from: &Account, to: &Account, amount: i64) {
 }
 
 fn main() {
-    let alice = Arc::new(Account { balance: Mutex::new(100) });
-    let bob = Arc::new(Account { balance: Mutex::new(100) });
+    let alice = Arc::new(Account {
+        balance: Mutex::new(100),
+    });
+    let bob = Arc::new(Account {
+        balance: Mutex::new(100),
+    });
     let t1 = {
         let (alice, bob) = (Arc::clone(&alice), Arc::clone(&bob));
         thread::spawn(move || transfer(&alice, &bob, 10))

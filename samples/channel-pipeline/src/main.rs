@@ -1,9 +1,9 @@
 //! A correct program: a producer sends numbers through a channel to a
 //! squaring stage, which forwards the squares to a summing consumer. The
 //! channels carry all the synchronisation, so the sum is always right.
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
 use std::thread;
 
 const COUNT: u64 = 8;

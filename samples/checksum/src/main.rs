@@ -24,7 +24,12 @@ fn main() {
         .collect();
     values.sort_unstable();
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    println!("sorted {} values, min {} max {}", values.len(), values[0], values[values.len() - 1]);
+    println!(
+        "sorted {} values, min {} max {}",
+        values.len(),
+        values[0],
+        values[values.len() - 1]
+    );
     println!("fnv1a = {:016x}", fnv1a(&bytes));
 
     let mut text = String::new();
@@ -35,7 +40,11 @@ fn main() {
     for word in text.split_whitespace() {
         *counts.entry(word).or_default() += 1;
     }
-    let top: Vec<String> = counts.iter().take(5).map(|(w, c)| format!("{w}={c}")).collect();
+    let top: Vec<String> = counts
+        .iter()
+        .take(5)
+        .map(|(w, c)| format!("{w}={c}"))
+        .collect();
     println!("{} distinct words; first: {}", counts.len(), top.join(", "));
     println!("args: {:?}", &args[1..]);
 }

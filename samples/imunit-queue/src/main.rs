@@ -83,7 +83,10 @@ fn take_with_add() -> bool {
 }
 
 fn take_with_add_blocking() {
-    assert!(take_with_add(), "the second take did not find the queue empty");
+    assert!(
+        take_with_add(),
+        "the second take did not find the queue empty"
+    );
 }
 
 fn take_with_add_non_blocking() {

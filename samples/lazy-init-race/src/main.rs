@@ -38,7 +38,10 @@ fn main() {
         })
         .collect();
     let total: u32 = handles.into_iter().map(|h| h.join().unwrap()).sum();
-    println!("workers seen: {total}, loads: {}", LOADS.load(Ordering::SeqCst));
+    println!(
+        "workers seen: {total}, loads: {}",
+        LOADS.load(Ordering::SeqCst)
+    );
     weft_guest::assert_always(
         LOADS.load(Ordering::SeqCst) == 1,
         "the configuration was loaded more than once",

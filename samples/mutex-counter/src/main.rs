@@ -14,7 +14,8 @@ fn main() {
     let start = Arc::new(Barrier::new(WORKERS as usize));
     let workers: Vec<_> = (0..WORKERS)
         .map(|id| {
-            let (counter, log, start) = (Arc::clone(&counter), Arc::clone(&log), Arc::clone(&start));
+            let (counter, log, start) =
+                (Arc::clone(&counter), Arc::clone(&log), Arc::clone(&start));
             thread::spawn(move || {
                 start.wait();
                 for round in 0..ROUNDS {

@@ -1,0 +1,193 @@
+//! Running one unit test of a module under one schedule, as `weft test`
+//! does: an unscheduled probe execution that shows which events and
+//! threads the test has, then an exploration with the schedule enforced
+//! (or checked), then the checks that need every execution (schedule names
+//! the test never fires).
+
+use super::monitor::{END, START};
+use super::schedule::Schedule;
+use super::tests_in_module::TestCase;
+use crate::explore::{Exploration, ExploreError, ExploreOptions, explore, run_once};
+use crate::runtime::{Failure, FailureKind, Program, RunConfig};
+use crate::sched::Strategy;
+use std::collections::BTreeSet;
+
+/// How to run each test.
+#[derive(Clone, Debug)]
+pub struct TestOptions {
+    /// The run configuration shared by every test (its arguments are
+    /// replaced by the test's name; its schedule, if any, overrides the
+    /// tests' own).
+    pub base: RunConfig,
+    /// Scheduling strategy of the exploration.
+    pub strategy: Strategy,
+    /// Exploration seed.
+    pub seed: u64,
+    /// PCT depth.
+    pub pct_depth: u32,
+    /// Executions per test and schedule.
+    pub iterations: u64,
+    /// Run every execution even after a failure, to measure how often the
+    /// test fails.
+    pub keep_going: bool,
+}
+
+/// The verdict on one test under one schedule.
+#[derive(Debug)]
+pub struct TestRun {
+    /// The test's name.
+    pub test: String,
+    /// The schedule it ran under, if any.
+    pub schedule: Option<String>,
+    /// The exploration (its failure, if any, is in `failure`).
+    pub exploration: Exploration,
+    /// The failure: the exploration's, or a schedule naming events the test
+    /// never fires.
+    pub failure: Option<Failure>,
+}
+
+/// The schedules `test` runs under: the given one, else its own, else none.
+pub fn schedules_of(test: &TestCase, given: Option<&str>) -> Vec<Option<String>> {
+    match (given, test.schedules.is_empty()) {
+        (Some(given), _) => vec![Some(given.to_string())],
+        (None, true) => vec![None],
+        (None, false) => test.schedules.iter().cloned().map(Some).collect(),
+    }
+}
+
+/// Runs `test` under `schedule` for `options.iterations` executions.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module or the schedule
+/// does not parse.
+pub fn run_test(
+    program: &mut Program,
+    options: &TestOptions,
+    test: &TestCase,
+    schedule: Option<&str>,
+) -> Result<TestRun, ExploreError> {
+    if let Some(Err(e)) = schedule.map(str::parse::<Schedule>) {
+        // One test's bad schedule fails that test, not the whole run.
+        return Ok(TestRun {
+            test: test.name.clone(),
+            schedule: schedule.map(String::from),
+            exploration: Exploration::default(),
+            failure: Some(Failure {
+                kind: FailureKind::ScheduleError,
+                message: e.to_string(),
+                thread: 0,
+            }),
+        });
+    }
+    let mut run = options.base.clone();
+    run.args.truncate(1);
+    run.args.push(test.name.clone());
+    // The probe: which events the test fires when nothing holds it back.
+    run.schedule = None;
+    let probe = run_once(
+        program,
+        Strategy::Random,
+        options.seed,
+        options.pct_depth,
+        &run,
+    )?;
+    run.schedule = schedule.map(String::from);
+    let explore_options = ExploreOptions {
+        strategy: options.strategy,
+        seed: options.seed,
+        pct_depth: options.pct_depth,
+        iterations: Some(options.iterations),
+        run,
+        keep_going: options.keep_going,
+        ..Default::default()
+    };
+    let exploration = explore(program, &explore_options, |_| {})?;
+    let mut failure = exploration.failure.as_ref().map(|f| f.failure.clone());
+    if let Some(text) = schedule {
+        let fired: BTreeSet<&str> = probe
+            .labels
+            .iter()
+            .chain(exploration.failure.iter().flat_map(|f| &f.result.labels))
+            .chain(exploration.last.iter().flat_map(|r| &r.labels))
+            .map(String::as_str)
+            .collect();
+        if let Some(message) = never_fired(text, &fired, exploration.executions + 1) {
+            failure = Some(match failure {
+                // A deadlock on the missing event: the deadlock says who
+                // waits for it, the note why it never comes.
+                Some(mut f) if f.kind == FailureKind::ScheduleDeadlock => {
+                    f.message = format!("{}; {message}", f.message);
+                    f
+                }
+                // Otherwise the misnamed event is the cause: it comes first.
+                other => {
+                    let also = other.map_or(String::new(), |f| {
+                        format!(
+                            " (the exploration also failed: {}: {})",
+                            f.kind.name(),
+                            f.message.lines().next().unwrap_or_default()
+                        )
+                    });
+                    Failure {
+                        kind: FailureKind::ScheduleError,
+                        message: format!("{message}{also}"),
+                        thread: 0,
+                    }
+                }
+            });
+        }
+    }
+    Ok(TestRun {
+        test: test.name.clone(),
+        schedule: schedule.map(String::from),
+        exploration,
+        failure,
+    })
+}
+
+/// A message naming the events of `schedule` that never fired, if any.
+fn never_fired(schedule: &str, fired: &BTreeSet<&str>, executions: u64) -> Option<String> {
+    let schedule: Schedule = schedule.parse().ok()?;
+    let mut missing: Vec<String> = schedule
+        .event_refs()
+        .map(|r| r.name.as_str())
+        .filter(|name| *name != START && *name != END && !fired.contains(name))
+        .map(|name| format!("`{name}`"))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    missing.sort();
+    missing.dedup();
+    let known: Vec<&str> = fired
+        .iter()
+        .copied()
+        .filter(|name| *name != START)
+        .collect();
+    Some(format!(
+        "the schedule names event{} {}, which the test never fired in {executions} executions (misspelt or unreachable? the test fires: {})",
+        if missing.len() > 1 { "s" } else { "" },
+        missing.join(", "),
+        if known.is_empty() {
+            "no events".to_string()
+        } else {
+            known.join(", ")
+        }
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_events_that_never_fired() {
+        let fired: BTreeSet<&str> = ["a", "b", "start"].into_iter().collect();
+        assert_eq!(never_fired("a -> b, start@t -> a", &fired, 5), None);
+        let message = never_fired("a -> c, [d] -> b", &fired, 5).unwrap();
+        assert!(message.contains("events `c`, `d`"), "{message}");
+        assert!(message.contains("in 5 executions"), "{message}");
+        assert!(message.ends_with("the test fires: a, b)"), "{message}");
+    }
+}
