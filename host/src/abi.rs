@@ -119,8 +119,23 @@ pub const RT_ASSUME: Signature = Signature {
     results: &[],
 };
 
+/// `weft_rt.call(site)` / `weft_rt.returned(site)`: inserted around every
+/// call instruction when calls are logged (for schedule inference).
+pub const RT_CALL: Signature = Signature {
+    name: "call",
+    params: &[Val::I32],
+    results: &[],
+};
+
+/// See [`RT_CALL`].
+pub const RT_RETURNED: Signature = Signature {
+    name: "returned",
+    params: &[Val::I32],
+    results: &[],
+};
+
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 9] = [
+pub const RT_IMPORTS: [Signature; 11] = [
     POINT,
     PARK,
     WAIT32,
@@ -130,6 +145,8 @@ pub const RT_IMPORTS: [Signature; 9] = [
     RT_ATOMIC_BEGIN,
     RT_ATOMIC_END,
     RT_ASSUME,
+    RT_CALL,
+    RT_RETURNED,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

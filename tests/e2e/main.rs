@@ -5,6 +5,7 @@
 mod bad_input;
 mod build;
 mod determinism;
+mod inference;
 mod instrumentation;
 mod replay_files;
 mod samples;

@@ -139,6 +139,8 @@ fn weft_test_runs_each_test_under_its_schedules() {
             &[
                 "test",
                 arg(&module),
+                "--filter",
+                "blocking",
                 "--strategy",
                 strategy,
                 "--iterations",
@@ -171,6 +173,8 @@ fn weft_test_runs_each_test_under_its_schedules() {
         &[
             "test",
             arg(&module),
+            "--filter",
+            "blocking",
             "--schedule",
             "finishedAdd1 -> startingTake1",
         ],

@@ -71,15 +71,26 @@ impl ModuleArgs {
 
     /// Loads and compiles the module.
     pub fn load(&self) -> Result<(Vec<u8>, Program)> {
+        self.load_with(self.instrument_options())
+    }
+
+    /// Loads and compiles the module with these instrumentation options.
+    pub fn load_with(
+        &self,
+        options: crate::instrument::InstrumentOptions,
+    ) -> Result<(Vec<u8>, Program)> {
         let wasm = self.read()?;
-        let program = Program::load(
-            &wasm,
-            crate::instrument::InstrumentOptions {
-                points: self.points,
-            },
-        )
-        .with_context(|| format!("cannot load `{}`", self.module.display()))?;
+        let program = Program::load(&wasm, options)
+            .with_context(|| format!("cannot load `{}`", self.module.display()))?;
         Ok((wasm, program))
+    }
+
+    /// The instrumentation the options ask for.
+    pub fn instrument_options(&self) -> crate::instrument::InstrumentOptions {
+        crate::instrument::InstrumentOptions {
+            points: self.points,
+            ..Default::default()
+        }
     }
 
     /// Arguments, WASI seed and limits of every execution.
@@ -330,9 +341,7 @@ pub fn save_replay(
             path: module.module.display().to_string(),
             blake3: blake3::hash(wasm).to_hex().to_string(),
         },
-        instrument: crate::instrument::InstrumentOptions {
-            points: module.points,
-        },
+        instrument: module.instrument_options(),
         run: module.run_config(),
         found_by,
         decisions: result.decisions.clone(),

@@ -5,6 +5,7 @@ mod bench;
 mod build;
 mod common;
 mod explore;
+mod infer;
 mod replay;
 mod run;
 mod test;
@@ -28,6 +29,7 @@ enum Command {
     Bench(bench::BenchArgs),
     Build(build::BuildArgs),
     Test(test::TestArgs),
+    InferSchedule(infer::InferArgs),
 }
 
 /// Exit code when no failure was found.
@@ -47,6 +49,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Build(args) => build::run(args),
         Command::Test(args) => test::run(args),
+        Command::InferSchedule(args) => infer::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

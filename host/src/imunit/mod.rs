@@ -7,9 +7,11 @@
 //!   parser, with positioned errors.
 //! - [`monitor`]: which orderings an event waits for and whether they hold.
 //! - [`tests_in_module`]: how `weft test` lists a module's tests.
+//! - [`infer`]: events and schedules inferred from sleep-based tests.
 //! - [`runner`]: one test under one schedule, with the checks that need
 //!   every execution.
 
+pub mod infer;
 pub mod monitor;
 pub mod runner;
 pub mod schedule;

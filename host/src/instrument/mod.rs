@@ -46,6 +46,10 @@ pub enum Points {
 pub struct InstrumentOptions {
     /// Which instructions become scheduling points.
     pub points: Points,
+    /// Report every direct and indirect call and its return to the host
+    /// (schedule inference reads them; they are not scheduling points).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log_calls: bool,
 }
 
 /// Errors of [`instrument`].
@@ -115,7 +119,7 @@ pub fn instrument(
 ) -> Result<Instrumented, InstrumentError> {
     wasmparser::Validator::new_with_features(features()).validate_all(wasm)?;
     let survey = survey::Survey::of(wasm)?;
-    let mut rewriter = rewrite::Rewriter::new(&survey, options.points);
+    let mut rewriter = rewrite::Rewriter::new(&survey, *options);
     let mut module = wasm_encoder::Module::new();
     rewriter
         .parse_core_module(&mut module, wasmparser::Parser::new(0), wasm)
@@ -145,7 +149,14 @@ mod tests {
 
     fn rewrite(wat: &str, points: Points) -> Instrumented {
         let wasm = wat::parse_str(wat).unwrap();
-        instrument(&wasm, &InstrumentOptions { points }).unwrap()
+        instrument(
+            &wasm,
+            &InstrumentOptions {
+                points,
+                ..Default::default()
+            },
+        )
+        .unwrap()
     }
 
     fn imports(wasm: &[u8]) -> Vec<(String, String, bool)> {
@@ -192,6 +203,24 @@ mod tests {
           (drop (memory.atomic.notify (i32.const 4) (i32.const 1)))
           (drop (memory.grow (i32.const 1)))
           (drop (i32.load (i32.const 0)))))"#;
+
+    #[test]
+    fn logs_calls_only_when_asked() {
+        let wasm = wat::parse_str(THREADED).unwrap();
+        let options = InstrumentOptions {
+            log_calls: true,
+            ..Default::default()
+        };
+        let out = instrument(&wasm, &options).unwrap();
+        let calls: Vec<&Site> = (0..out.sites.len() as u32)
+            .filter_map(|i| out.sites.get(i))
+            .filter(|s| s.kind == AccessKind::Call)
+            .collect();
+        assert_eq!(calls.len(), 1, "the call of $helper");
+        assert_eq!(calls[0].callee, Some(1), "$helper is function 1");
+        let plain = rewrite(THREADED, Points::Sync);
+        assert_eq!(plain.sites.len() + 1, out.sites.len());
+    }
 
     #[test]
     fn hooks_every_synchronisation_instruction() {

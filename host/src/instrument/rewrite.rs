@@ -3,10 +3,10 @@
 //! and `memory.grow` by host calls.
 
 use super::InstrumentError;
-use super::Points;
 use super::ops::{self, Access, Operands, Replaced, Scalar};
 use super::sites::{Site, SiteTable};
 use super::survey::{MemoryPlan, Survey};
+use super::{InstrumentOptions, Points};
 use crate::abi::{self, Signature};
 use wasm_encoder::reencode::{Error, Reencode, utils};
 use wasm_encoder::{
@@ -57,7 +57,7 @@ impl Scratch {
 
 pub(crate) struct Rewriter<'s> {
     survey: &'s Survey,
-    points: Points,
+    options: InstrumentOptions,
     pub sites: SiteTable,
     /// Index of the next defined function whose body is parsed.
     next_defined: u32,
@@ -66,10 +66,10 @@ pub(crate) struct Rewriter<'s> {
 }
 
 impl<'s> Rewriter<'s> {
-    pub fn new(survey: &'s Survey, points: Points) -> Self {
+    pub fn new(survey: &'s Survey, options: InstrumentOptions) -> Self {
         Rewriter {
             survey,
-            points,
+            options,
             sites: SiteTable::default(),
             next_defined: 0,
             emitted_types: false,
@@ -132,7 +132,7 @@ impl<'s> Rewriter<'s> {
 
     /// The hooked access `op` is, under the configured points.
     fn hooked(&self, op: &wasmparser::Operator) -> Option<Access> {
-        ops::atomic_access(op).or_else(|| match self.points {
+        ops::atomic_access(op).or_else(|| match self.options.points {
             Points::Memory => ops::plain_access(op),
             Points::Sync => None,
         })
@@ -160,7 +160,37 @@ impl<'s> Rewriter<'s> {
             code_offset,
             mem_offset: offset,
             width,
+            callee: None,
         }) as i32
+    }
+
+    /// A call site (for call logging): `callee` is the original index of a
+    /// direct call's target.
+    fn call_site(&mut self, func: u32, pos: usize, callee: Option<u32>) -> i32 {
+        let code_offset = pos.saturating_sub(self.survey.code_section_start) as u32;
+        self.sites.push(Site {
+            kind: super::AccessKind::Call,
+            func,
+            code_offset,
+            mem_offset: 0,
+            width: 0,
+            callee,
+        }) as i32
+    }
+
+    /// The call instruction `op` is (direct: with its target), if calls are
+    /// logged.
+    fn logged_call(&self, op: &wasmparser::Operator) -> Option<Option<u32>> {
+        if !self.options.log_calls {
+            return None;
+        }
+        match op {
+            wasmparser::Operator::Call { function_index } => Some(Some(*function_index)),
+            wasmparser::Operator::CallIndirect { .. } | wasmparser::Operator::CallRef { .. } => {
+                Some(None)
+            }
+            _ => None,
+        }
     }
 
     fn emit_hooked(&mut self, f: &mut Function, access: Access, site: i32, scratch: &Scratch) {
@@ -371,7 +401,14 @@ impl Reencode for Rewriter<'_> {
             if atomic && (index == last || matches!(op, wasmparser::Operator::Return)) {
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
             }
-            if let Some(access) = self.hooked(&op) {
+            if let Some(callee) = self.logged_call(&op) {
+                let site = self.call_site(func, pos, callee);
+                f.instruction(&Instruction::I32Const(site));
+                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_CALL)));
+                f.instruction(&self.instruction(op)?);
+                f.instruction(&Instruction::I32Const(site));
+                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_RETURNED)));
+            } else if let Some(access) = self.hooked(&op) {
                 let site = self.site(access.kind, func, pos, access.memarg.offset, access.width);
                 self.emit_hooked(&mut f, access, site, &scratch);
                 f.instruction(&self.instruction(op)?);

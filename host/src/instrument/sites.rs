@@ -30,6 +30,8 @@ pub enum AccessKind {
     Load,
     /// A plain (non-atomic) store, instrumented with `--points memory`.
     Store,
+    /// A call instruction, logged when calls are (not a memory access).
+    Call,
 }
 
 impl AccessKind {
@@ -52,6 +54,7 @@ impl AccessKind {
             Self::Notify => "notify",
             Self::Load => "load",
             Self::Store => "store",
+            Self::Call => "call",
         }
     }
 }
@@ -71,6 +74,9 @@ pub struct Site {
     pub mem_offset: u64,
     /// Width of the access in bytes.
     pub width: u8,
+    /// For a [`AccessKind::Call`] site: the called function (original
+    /// index), or `None` for an indirect call.
+    pub callee: Option<u32>,
 }
 
 impl Site {

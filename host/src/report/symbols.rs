@@ -36,6 +36,20 @@ impl SiteName {
     }
 }
 
+/// One source frame of a code address (see [`Symbols::frames`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFrame {
+    /// Demangled function name (DWARF's, often without its path).
+    pub function: Option<String>,
+    /// Source file.
+    pub file: Option<String>,
+    /// Source line.
+    pub line: Option<u32>,
+    /// The file is the guest's own (not a standard library, libc or the
+    /// weft SDK).
+    pub user_code: bool,
+}
+
 /// Symbol information of one module.
 pub struct Symbols {
     functions: HashMap<u32, String>,
@@ -148,6 +162,44 @@ impl Symbols {
         name
     }
 
+    /// The source frames of the code at `code_offset`, innermost first:
+    /// the functions inlined there, then the function that holds the code.
+    /// Each frame's line is where it is at that code (for an outer frame:
+    /// the line of the inlined call). Empty without DWARF.
+    pub fn frames(&self, code_offset: u32) -> Vec<SourceFrame> {
+        let Some(ctx) = &self.dwarf else {
+            return Vec::new();
+        };
+        let Ok(mut frames) = ctx.find_frames(code_offset as u64).skip_all_loads() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        while let Ok(Some(frame)) = frames.next() {
+            let file = frame
+                .location
+                .as_ref()
+                .and_then(|l| l.file)
+                .map(|f| self.shorten(f));
+            out.push(SourceFrame {
+                function: frame
+                    .function
+                    .as_ref()
+                    .and_then(|f| f.demangle().ok())
+                    .map(|f| f.into_owned()),
+                user_code: file.as_deref().is_some_and(|f| !is_library_path(f)),
+                line: frame.location.as_ref().and_then(|l| l.line),
+                file,
+            });
+        }
+        out
+    }
+
+    /// The demangled name of function `index` (original index space), if
+    /// the name section has it.
+    pub fn function_name(&self, index: u32) -> Option<&str> {
+        self.functions.get(&index).map(String::as_str)
+    }
+
     /// Names every site of a table.
     pub fn all(&self, sites: &SiteTable) -> Vec<SiteName> {
         (0..sites.len() as u32)
@@ -170,7 +222,9 @@ impl Symbols {
 }
 
 fn is_library_path(file: &str) -> bool {
-    const MARKERS: [&str; 8] = [
+    const MARKERS: [&str; 10] = [
+        "guest-sdk/",
+        "/rust/deps/",
         "library/",
         "/rustc/",
         "/.cargo/",

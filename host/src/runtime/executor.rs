@@ -6,6 +6,7 @@
 //! thread), exhausts a fuel slice (a time-slice scheduling point), or
 //! finishes.
 
+use super::activity::Activity;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
 use super::state::{ExecHandle, ExecState};
@@ -117,6 +118,9 @@ pub(super) fn run(
         config.limits,
         config.random_seed,
     ));
+    if program.options().log_calls {
+        exec.get().activity = Some(Vec::new());
+    }
     let main = exec.get().add_thread();
     if let Some(text) = &config.schedule {
         match text.parse() {
@@ -244,7 +248,10 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
                 threads[current as usize] = None;
                 let mut state = exec.get();
                 match result {
-                    Ok(()) if current == 0 => state.finish(Outcome::Exited(0)),
+                    Ok(()) if current == 0 => {
+                        state.log(current, Activity::End);
+                        state.finish(Outcome::Exited(0));
+                    }
                     Ok(()) => {
                         state.thread_exited(current);
                         state.schedule(current);
@@ -335,6 +342,7 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         labels,
         threads,
         step,
+        activity,
         ..
     } = state;
     scheduler.end_execution(step);
@@ -355,6 +363,7 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             labels,
             thread_names: threads.into_iter().map(|t| t.name).collect(),
             steps: step,
+            activity: activity.unwrap_or_default(),
         },
         scheduler,
     )

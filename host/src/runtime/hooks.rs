@@ -5,6 +5,7 @@
 //! the one import that suspends its fiber. wait and notify are asynchronous
 //! imports that park by themselves.
 
+use super::activity::Activity;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
 use crate::abi;
@@ -80,6 +81,7 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
         site_info.address(addr),
         Some(site as u32),
     );
+    exec.log(me, Activity::Point(site as u32));
     Ok(exec.schedule(me) as i32)
 }
 
@@ -103,12 +105,16 @@ async fn wait(
 ) -> Result<i32> {
     let me = caller.data().tid;
     let (eff, _, width) = effective(caller, addr, site)?;
-    caller.data().exec.get().record(
-        me,
-        EventKind::Access(AccessKind::Wait),
-        eff,
-        Some(site as u32),
-    );
+    {
+        let mut exec = caller.data().exec.get();
+        exec.record(
+            me,
+            EventKind::Access(AccessKind::Wait),
+            eff,
+            Some(site as u32),
+        );
+        exec.log(me, Activity::Point(site as u32));
+    }
     yield_point(caller).await;
     check_wait_address(caller, eff, width)?;
     let bytes = memory::read(caller, eff as u64, width as u64)?;
@@ -125,12 +131,14 @@ async fn wait(
         let deadline = (timeout >= 0).then(|| exec.clock_ns.saturating_add(timeout as u64));
         exec.block(me, eff, deadline, Some(site as u32));
         exec.record(me, EventKind::Block, eff, Some(site as u32));
+        exec.log(me, Activity::BlockBegin);
         exec.schedule(me)
     };
     if must_park {
         park(caller.data().exec.clone()).await;
     }
     let mut exec = caller.data().exec.get();
+    exec.log(me, Activity::BlockEnd);
     Ok(exec.threads[me as usize].wake.take().unwrap_or(0))
 }
 
@@ -142,12 +150,16 @@ async fn notify(
 ) -> Result<i32> {
     let me = caller.data().tid;
     let (eff, _, _) = effective(caller, addr, site)?;
-    caller.data().exec.get().record(
-        me,
-        EventKind::Access(AccessKind::Notify),
-        eff,
-        Some(site as u32),
-    );
+    {
+        let mut exec = caller.data().exec.get();
+        exec.record(
+            me,
+            EventKind::Access(AccessKind::Notify),
+            eff,
+            Some(site as u32),
+        );
+        exec.log(me, Activity::Point(site as u32));
+    }
     yield_point(caller).await;
     if !eff.is_multiple_of(4) {
         bail!("unaligned atomic: notify on address {eff:#x}");
@@ -203,6 +215,12 @@ pub(crate) async fn sched_yield(caller: &mut Caller<'_, ThreadData>) -> Result<i
 }
 
 /// Adds the `weft_rt` imports and `wasi.thread-spawn` to `linker`.
+/// A logged call or return (see `InstrumentOptions::log_calls`).
+fn log_call(caller: &Caller<'_, ThreadData>, activity: Activity) {
+    let me = caller.data().tid;
+    caller.data().exec.get().log(me, activity);
+}
+
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::POINT.name, point)?;
     linker.func_wrap_async(abi::RT_MODULE, abi::PARK.name, |caller, (): ()| {
@@ -231,6 +249,18 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         },
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_GROW.name, memory_grow)?;
+    linker.func_wrap(
+        abi::RT_MODULE,
+        abi::RT_CALL.name,
+        |c: Caller<'_, ThreadData>, site: i32| {
+            log_call(&c, Activity::Call(site as u32));
+        },
+    )?;
+    linker.func_wrap(
+        abi::RT_MODULE,
+        abi::RT_RETURNED.name,
+        |c: Caller<'_, ThreadData>, site: i32| log_call(&c, Activity::Returned(site as u32)),
+    )?;
     linker.func_wrap_async(
         abi::THREAD_SPAWN.0,
         abi::THREAD_SPAWN.1,

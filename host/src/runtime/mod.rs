@@ -8,7 +8,9 @@
 //! - `hooks`, `wasi`, `sdk`: the host imports (instrumentation, WASI, SDK).
 //! - `executor`: the poll loop that runs one execution.
 //! - [`outcome`]: how an execution ends and the failure kinds.
+//! - [`activity`]: what threads did, for schedule inference.
 
+pub mod activity;
 mod executor;
 mod hooks;
 mod memory;
@@ -221,6 +223,9 @@ pub struct ExecutionResult {
     pub thread_names: Vec<Option<String>>,
     /// Scheduling points taken.
     pub steps: u64,
+    /// What each thread did, in order (empty unless the program was loaded
+    /// with `log_calls`).
+    pub activity: Vec<activity::Entry>,
 }
 
 /// A module compiled for weft, ready to execute under any schedule.

@@ -1,5 +1,6 @@
 //! The `weft` imports guest SDKs call (see `guest-sdk/ABI.md`).
 
+use super::activity::Activity;
 use super::outcome::Outcome;
 use super::state::ThreadState;
 use super::{ThreadData, hooks, memory};
@@ -96,6 +97,9 @@ async fn fire(caller: &mut Caller<'_, ThreadData>, name: String) -> Result<()> {
             }
         };
         exec.record(me, EventKind::Label { label }, 0, None);
+        if name != START {
+            exec.log(me, Activity::Event(name.clone()));
+        }
         if !exec.monitor_event(me, &name) {
             return Err(wasmtime::Error::new(Ended));
         }

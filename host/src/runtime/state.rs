@@ -3,6 +3,7 @@
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
 use super::Limits;
+use super::activity::{Activity, Entry};
 use super::outcome::{BlockedThread, HeldThread, Outcome};
 use crate::imunit::monitor::{END, Monitor, ThreadStatus};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
@@ -99,6 +100,8 @@ pub(crate) struct ExecState {
     pub monitor: Option<Monitor>,
     /// Whether the schedule is only checked, not enforced.
     pub passive: bool,
+    /// What threads did, when the program logs calls.
+    pub activity: Option<Vec<Entry>>,
     /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
@@ -138,6 +141,17 @@ impl ExecState {
             passive: false,
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
+            activity: None,
+        }
+    }
+
+    /// Notes what thread `me` did, if activity is recorded.
+    pub fn log(&mut self, me: ThreadId, activity: Activity) {
+        if let Some(log) = &mut self.activity {
+            log.push(Entry {
+                thread: me,
+                activity,
+            });
         }
     }
 
@@ -154,6 +168,7 @@ impl ExecState {
         });
         self.enabled_stale = true;
         self.scheduler.thread_created(id);
+        self.log(id, Activity::Start);
         id
     }
 
@@ -292,22 +307,26 @@ impl ExecState {
                     self.enabled.push(ThreadView {
                         id: id as ThreadId,
                         yielding: false,
+                        wakes_at: None,
                     });
                 }
                 continue;
             }
-            let yielding = match thread.state {
-                ThreadState::Runnable => thread.loads_in_a_row >= SPIN_LOADS,
-                ThreadState::Yielded | ThreadState::Sleeping { .. } => true,
+            let (yielding, wakes_at) = match thread.state {
+                ThreadState::Runnable => (thread.loads_in_a_row >= SPIN_LOADS, None),
+                ThreadState::Yielded => (true, None),
+                ThreadState::Sleeping { until } => (true, Some(until)),
                 ThreadState::Waiting {
-                    deadline: Some(_), ..
-                } => true,
+                    deadline: Some(deadline),
+                    ..
+                } => (true, Some(deadline)),
                 ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
                 ThreadState::Held => unreachable!("handled above"),
             };
             self.enabled.push(ThreadView {
                 id: id as ThreadId,
                 yielding,
+                wakes_at,
             });
         }
         self.enabled_stale = false;
@@ -383,6 +402,7 @@ impl ExecState {
     /// A thread exited: its implicit `end` event.
     pub fn thread_exited(&mut self, me: ThreadId) {
         self.record(me, EventKind::Exit, 0, None);
+        self.log(me, Activity::End);
         self.set_state(me, ThreadState::Exited);
         self.monitor_event(me, END);
     }

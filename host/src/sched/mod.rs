@@ -6,14 +6,18 @@
 //! - [`RandomScheduler`]: uniform random choice, seeded.
 //! - [`PctScheduler`]: probabilistic concurrency testing with depth `d`.
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
+//! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
+//!   else can run (for schedule inference).
 
 mod pct;
 mod random;
 mod replay;
+mod sleeps_last;
 
 pub use pct::PctScheduler;
 pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
+pub use sleeps_last::SleepsLastScheduler;
 
 use crate::trace::ThreadId;
 use serde::{Deserialize, Serialize};
@@ -26,6 +30,9 @@ pub struct ThreadView {
     /// The thread is enabled only because it yields, sleeps or waits with a
     /// timeout: running it lets virtual time pass rather than doing work.
     pub yielding: bool,
+    /// For a sleeping thread or a wait with a timeout: the virtual time it
+    /// is due to wake at.
+    pub wakes_at: Option<u64>,
 }
 
 /// Why a scheduler could not choose.
@@ -146,6 +153,7 @@ pub(crate) mod tests {
             .map(|&id| ThreadView {
                 id,
                 yielding: false,
+                wakes_at: None,
             })
             .collect()
     }

@@ -164,10 +164,12 @@ mod tests {
             ThreadView {
                 id: first,
                 yielding: true,
+                wakes_at: None,
             },
             ThreadView {
                 id: other,
                 yielding: false,
+                wakes_at: None,
             },
         ];
         assert_eq!(s.choose(&enabled, Some(first), 1).unwrap(), other);
