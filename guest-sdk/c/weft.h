@@ -20,6 +20,19 @@ WEFT_IMPORT("choose") long long weft_abi_choose(long long bound);
 WEFT_IMPORT("assume") void weft_abi_assume(int cond);
 WEFT_IMPORT("atomic_begin") void weft_atomic_begin(void);
 WEFT_IMPORT("atomic_end") void weft_atomic_end(void);
+WEFT_IMPORT("atomic_set") void weft_abi_atomic_set(const char *name, size_t len, const void *ptr, size_t size);
+WEFT_IMPORT("unit_begin") void weft_abi_unit_begin(const char *name, size_t len);
+WEFT_IMPORT("unit_end") void weft_unit_end(void);
+
+/* The `size` bytes at `ptr` form an atomic set named `name` (fields bound by
+ * one consistency property), for `weft serializability`. */
+static inline void weft_atomic_set(const char *name, const void *ptr, size_t size) {
+    weft_abi_atomic_set(name, strlen(name), ptr, size);
+}
+
+/* Starts a unit of work of the calling thread (a region that should keep
+ * atomic sets consistent); end it with weft_unit_end(). Units nest. */
+static inline void weft_unit_begin(const char *name) { weft_abi_unit_begin(name, strlen(name)); }
 
 /* A nondeterministic value in [0, bound) (any value when bound is 0),
  * chosen by weft and saved for replay. */
@@ -50,6 +63,11 @@ static inline unsigned long long weft_choose(unsigned long long bound) {
 static inline void weft_assume(int cond) { if (!cond) exit(0); }
 static inline void weft_atomic_begin(void) {}
 static inline void weft_atomic_end(void) {}
+static inline void weft_atomic_set(const char *name, const void *ptr, size_t size) {
+    (void)name; (void)ptr; (void)size;
+}
+static inline void weft_unit_begin(const char *name) { (void)name; }
+static inline void weft_unit_end(void) {}
 static inline void weft_event(const char *name) { (void)name; }
 static inline void weft_thread_name(const char *name) { (void)name; }
 static inline void weft_assert(int cond, const char *message) { (void)message; assert(cond); }

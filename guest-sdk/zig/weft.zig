@@ -30,6 +30,26 @@ extern "weft" fn choose(bound: i64) i64;
 extern "weft" fn assume(cond: i32) void;
 extern "weft" fn atomic_begin() void;
 extern "weft" fn atomic_end() void;
+extern "weft" fn atomic_set(name_ptr: [*]const u8, name_len: usize, ptr: [*]const u8, len: usize) void;
+extern "weft" fn unit_begin(name_ptr: [*]const u8, name_len: usize) void;
+extern "weft" fn unit_end() void;
+
+/// The memory of `value` (a pointer to a struct, say) forms an atomic set
+/// named `name`, for `weft serializability`.
+pub fn atomicSet(name: []const u8, value: anytype) void {
+    const bytes = std.mem.asBytes(value);
+    atomic_set(name.ptr, name.len, bytes.ptr, bytes.len);
+}
+
+/// Starts a unit of work of the calling thread; end it with `unitEnd`.
+pub fn unitBegin(name: []const u8) void {
+    unit_begin(name.ptr, name.len);
+}
+
+/// Ends the calling thread's innermost unit of work.
+pub fn unitEnd() void {
+    unit_end();
+}
 
 /// A nondeterministic value in `0..bound` (any value when `bound` is 0),
 /// chosen by weft and saved in replay files.

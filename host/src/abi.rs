@@ -212,8 +212,33 @@ pub const ATOMIC_END: Signature = Signature {
     results: &[],
 };
 
+/// `weft.atomic_set(name_ptr, name_len, ptr, len)`: the `len` bytes at
+/// `ptr` form an atomic set named `name` (fields bound by one consistency
+/// property), for `weft serializability`.
+pub const ATOMIC_SET: Signature = Signature {
+    name: "atomic_set",
+    params: &[Val::I32, Val::I32, Val::I32, Val::I32],
+    results: &[],
+};
+
+/// `weft.unit_begin(name_ptr, name_len)`: the calling thread starts a unit
+/// of work (a region that should leave atomic sets consistent); units nest,
+/// and an access belongs to the outermost one.
+pub const UNIT_BEGIN: Signature = Signature {
+    name: "unit_begin",
+    params: &[Val::I32, Val::I32],
+    results: &[],
+};
+
+/// `weft.unit_end()`: ends the calling thread's innermost unit of work.
+pub const UNIT_END: Signature = Signature {
+    name: "unit_end",
+    params: &[],
+    results: &[],
+};
+
 /// Every `weft` SDK import.
-pub const SDK_IMPORTS: [Signature; 7] = [
+pub const SDK_IMPORTS: [Signature; 10] = [
     EVENT,
     THREAD_NAME,
     ASSERT,
@@ -221,6 +246,9 @@ pub const SDK_IMPORTS: [Signature; 7] = [
     ASSUME,
     ATOMIC_BEGIN,
     ATOMIC_END,
+    ATOMIC_SET,
+    UNIT_BEGIN,
+    UNIT_END,
 ];
 
 #[cfg(test)]

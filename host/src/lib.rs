@@ -50,6 +50,7 @@
 pub mod abi;
 pub mod bench;
 pub mod build;
+pub mod check;
 pub mod cli;
 pub mod explore;
 pub mod imunit;

@@ -23,6 +23,9 @@ mod ffi {
         pub fn assume(cond: i32);
         pub fn atomic_begin();
         pub fn atomic_end();
+        pub fn atomic_set(name_ptr: *const u8, name_len: usize, ptr: *const u8, len: usize);
+        pub fn unit_begin(name_ptr: *const u8, name_len: usize);
+        pub fn unit_end();
     }
 }
 
@@ -107,6 +110,45 @@ pub fn atomic_end() {
     unsafe {
         ffi::atomic_end()
     };
+}
+
+/// Declares that the memory of `value` (a struct, say) forms an atomic set
+/// named `name`: its fields are bound by one consistency property, so units
+/// of work must access them serializably (`weft serializability`).
+pub fn atomic_set<T: ?Sized>(name: &str, value: &T) {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: the pointers and lengths describe a live `str` and a live
+    // value; the host only records the address range.
+    unsafe {
+        ffi::atomic_set(
+            name.as_ptr(),
+            name.len(),
+            value as *const T as *const u8,
+            core::mem::size_of_val(value),
+        )
+    };
+    #[cfg(not(target_family = "wasm"))]
+    let _ = (name, value);
+}
+
+/// Runs `body` as a unit of work named `name`: a region that should keep
+/// every atomic set it touches consistent. Units nest; an access belongs to
+/// the outermost one.
+pub fn unit_of_work<R>(name: &str, body: impl FnOnce() -> R) -> R {
+    #[cfg(target_family = "wasm")]
+    // SAFETY: as in `event`.
+    unsafe {
+        ffi::unit_begin(name.as_ptr(), name.len())
+    };
+    #[cfg(not(target_family = "wasm"))]
+    let _ = name;
+    let result = body();
+    #[cfg(target_family = "wasm")]
+    // SAFETY: a call without arguments.
+    unsafe {
+        ffi::unit_end()
+    };
+    result
 }
 
 /// A unit test in a module run by `weft test`.

@@ -54,6 +54,10 @@ pub struct ModuleArgs {
     /// Arguments passed to the guest after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
+    /// Record atomic-set accesses and check serializability (set by
+    /// `weft serializability`, not an option).
+    #[arg(skip)]
+    pub check_atomic_sets: bool,
 }
 
 /// Checks a schedule's syntax when the command line is parsed.
@@ -114,6 +118,7 @@ impl ModuleArgs {
             },
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,
+            check_atomic_sets: self.check_atomic_sets,
         }
     }
 }

@@ -8,6 +8,7 @@ mod explore;
 mod infer;
 mod replay;
 mod run;
+mod serializability;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +31,7 @@ enum Command {
     Build(build::BuildArgs),
     Test(test::TestArgs),
     InferSchedule(infer::InferArgs),
+    Serializability(serializability::SerializabilityArgs),
 }
 
 /// Exit code when no failure was found.
@@ -50,6 +52,7 @@ pub fn main() -> ExitCode {
         Command::Build(args) => build::run(args),
         Command::Test(args) => test::run(args),
         Command::InferSchedule(args) => infer::run(args),
+        Command::Serializability(args) => serializability::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -77,44 +77,44 @@ pub(crate) fn atomic_access(op: &Operator) -> Option<Access> {
         | Operator::I32AtomicRmwSub { memarg }
         | Operator::I32AtomicRmwAnd { memarg }
         | Operator::I32AtomicRmwOr { memarg }
-        | Operator::I32AtomicRmwXor { memarg }
-        | Operator::I32AtomicRmwXchg { memarg } => access(AtomicRmw, AddrValue(I32), memarg, 4),
+        | Operator::I32AtomicRmwXor { memarg } => access(AtomicRmw, AddrValue(I32), memarg, 4),
+        Operator::I32AtomicRmwXchg { memarg } => access(AtomicXchg, AddrValue(I32), memarg, 4),
         Operator::I32AtomicRmw8AddU { memarg }
         | Operator::I32AtomicRmw8SubU { memarg }
         | Operator::I32AtomicRmw8AndU { memarg }
         | Operator::I32AtomicRmw8OrU { memarg }
-        | Operator::I32AtomicRmw8XorU { memarg }
-        | Operator::I32AtomicRmw8XchgU { memarg } => access(AtomicRmw, AddrValue(I32), memarg, 1),
+        | Operator::I32AtomicRmw8XorU { memarg } => access(AtomicRmw, AddrValue(I32), memarg, 1),
+        Operator::I32AtomicRmw8XchgU { memarg } => access(AtomicXchg, AddrValue(I32), memarg, 1),
         Operator::I32AtomicRmw16AddU { memarg }
         | Operator::I32AtomicRmw16SubU { memarg }
         | Operator::I32AtomicRmw16AndU { memarg }
         | Operator::I32AtomicRmw16OrU { memarg }
-        | Operator::I32AtomicRmw16XorU { memarg }
-        | Operator::I32AtomicRmw16XchgU { memarg } => access(AtomicRmw, AddrValue(I32), memarg, 2),
+        | Operator::I32AtomicRmw16XorU { memarg } => access(AtomicRmw, AddrValue(I32), memarg, 2),
+        Operator::I32AtomicRmw16XchgU { memarg } => access(AtomicXchg, AddrValue(I32), memarg, 2),
         Operator::I64AtomicRmwAdd { memarg }
         | Operator::I64AtomicRmwSub { memarg }
         | Operator::I64AtomicRmwAnd { memarg }
         | Operator::I64AtomicRmwOr { memarg }
-        | Operator::I64AtomicRmwXor { memarg }
-        | Operator::I64AtomicRmwXchg { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 8),
+        | Operator::I64AtomicRmwXor { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 8),
+        Operator::I64AtomicRmwXchg { memarg } => access(AtomicXchg, AddrValue(I64), memarg, 8),
         Operator::I64AtomicRmw8AddU { memarg }
         | Operator::I64AtomicRmw8SubU { memarg }
         | Operator::I64AtomicRmw8AndU { memarg }
         | Operator::I64AtomicRmw8OrU { memarg }
-        | Operator::I64AtomicRmw8XorU { memarg }
-        | Operator::I64AtomicRmw8XchgU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 1),
+        | Operator::I64AtomicRmw8XorU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 1),
+        Operator::I64AtomicRmw8XchgU { memarg } => access(AtomicXchg, AddrValue(I64), memarg, 1),
         Operator::I64AtomicRmw16AddU { memarg }
         | Operator::I64AtomicRmw16SubU { memarg }
         | Operator::I64AtomicRmw16AndU { memarg }
         | Operator::I64AtomicRmw16OrU { memarg }
-        | Operator::I64AtomicRmw16XorU { memarg }
-        | Operator::I64AtomicRmw16XchgU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 2),
+        | Operator::I64AtomicRmw16XorU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 2),
+        Operator::I64AtomicRmw16XchgU { memarg } => access(AtomicXchg, AddrValue(I64), memarg, 2),
         Operator::I64AtomicRmw32AddU { memarg }
         | Operator::I64AtomicRmw32SubU { memarg }
         | Operator::I64AtomicRmw32AndU { memarg }
         | Operator::I64AtomicRmw32OrU { memarg }
-        | Operator::I64AtomicRmw32XorU { memarg }
-        | Operator::I64AtomicRmw32XchgU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 4),
+        | Operator::I64AtomicRmw32XorU { memarg } => access(AtomicRmw, AddrValue(I64), memarg, 4),
+        Operator::I64AtomicRmw32XchgU { memarg } => access(AtomicXchg, AddrValue(I64), memarg, 4),
         Operator::I32AtomicRmwCmpxchg { memarg } => {
             access(AtomicCmpxchg, AddrTwoValues(I32), memarg, 4)
         }

@@ -18,8 +18,10 @@ pub enum AccessKind {
     AtomicLoad,
     /// An atomic store.
     AtomicStore,
-    /// An atomic read-modify-write (`add`, `sub`, `and`, `or`, `xor`, `xchg`).
+    /// An atomic read-modify-write (`add`, `sub`, `and`, `or`, `xor`).
     AtomicRmw,
+    /// An atomic exchange (`xchg`): how locks are taken and released.
+    AtomicXchg,
     /// An atomic compare-and-exchange.
     AtomicCmpxchg,
     /// `memory.atomic.wait32` or `memory.atomic.wait64`.
@@ -39,7 +41,11 @@ impl AccessKind {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            Self::AtomicStore | Self::AtomicRmw | Self::AtomicCmpxchg | Self::Store
+            Self::AtomicStore
+                | Self::AtomicRmw
+                | Self::AtomicXchg
+                | Self::AtomicCmpxchg
+                | Self::Store
         )
     }
 
@@ -49,6 +55,7 @@ impl AccessKind {
             Self::AtomicLoad => "atomic load",
             Self::AtomicStore => "atomic store",
             Self::AtomicRmw => "atomic rmw",
+            Self::AtomicXchg => "atomic xchg",
             Self::AtomicCmpxchg => "atomic cmpxchg",
             Self::Wait => "wait",
             Self::Notify => "notify",

@@ -121,6 +121,9 @@ pub(super) fn run(
     if program.options().log_calls {
         exec.get().activity = Some(Vec::new());
     }
+    if config.check_atomic_sets {
+        exec.get().sets = Some(Default::default());
+    }
     let main = exec.get().add_thread();
     if let Some(text) = &config.schedule {
         match text.parse() {
@@ -240,6 +243,11 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
             Poll::Pending => {
                 let mut state = exec.get();
                 if !state.parked && state.end.is_none() {
+                    super::hooks::settle_sets(
+                        &mut state,
+                        spawner.stores.shared_memory.as_ref(),
+                        current,
+                    );
                     state.record(current, EventKind::Slice, 0, None);
                     state.schedule(current);
                 }
@@ -343,6 +351,7 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         threads,
         step,
         activity,
+        sets,
         ..
     } = state;
     scheduler.end_execution(step);
@@ -364,6 +373,7 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             thread_names: threads.into_iter().map(|t| t.name).collect(),
             steps: step,
             activity: activity.unwrap_or_default(),
+            atomic_sets: sets.map(|s| s.finish()),
         },
         scheduler,
     )

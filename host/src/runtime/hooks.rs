@@ -46,9 +46,26 @@ pub(crate) async fn park(exec: ExecHandle) {
 pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let exec = caller.data().exec.clone();
+    settle_sets(&mut exec.get(), caller.data().shared_memory.as_ref(), me);
     let must_park = exec.get().schedule(me);
     if must_park {
         park(exec).await;
+    }
+}
+
+/// Settles the thread's last atomic operation for the atomic-set checks (a
+/// scheduling point that is not an access: another thread may run next).
+pub(crate) fn settle_sets(
+    exec: &mut ExecState,
+    memory: Option<&wasmtime::SharedMemory>,
+    me: crate::trace::ThreadId,
+) {
+    if let Some(sets) = exec.sets.as_mut() {
+        sets.settle(me, |addr, width| {
+            memory.map_or(0, |m| memory::shared_value(m, addr, width))
+        });
+        exec.threads[me as usize].pending = None;
+        exec.schedule_changed();
     }
 }
 
@@ -75,6 +92,20 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let site_info = site_of(&exec, site)?;
+    if exec.sets.is_some() {
+        let watched = watch_sets(
+            &mut exec,
+            caller.data().shared_memory.as_ref(),
+            me,
+            site as u32,
+            &site_info,
+            site_info.address(addr),
+        );
+        // Plain accesses matter only where they touch an atomic set.
+        if !watched && matches!(site_info.kind, AccessKind::Load | AccessKind::Store) {
+            return Ok(0);
+        }
+    }
     exec.record(
         me,
         EventKind::Access(site_info.kind),
@@ -83,6 +114,28 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
     );
     exec.log(me, Activity::Point(site as u32));
     Ok(exec.schedule(me) as i32)
+}
+
+/// Records an access for the atomic-set checks (after settling the thread's
+/// previous atomic operation); returns whether it touches an atomic set.
+fn watch_sets(
+    exec: &mut ExecState,
+    memory: Option<&wasmtime::SharedMemory>,
+    me: crate::trace::ThreadId,
+    site_id: u32,
+    site: &Site,
+    addr: u32,
+) -> bool {
+    let read = |addr: u32, width: u8| memory.map_or(0, |m| memory::shared_value(m, addr, width));
+    let before = read(addr, site.width);
+    let Some(sets) = exec.sets.as_mut() else {
+        return false;
+    };
+    sets.settle(me, read);
+    let watched = sets.access(me, site_id, site, addr, before);
+    exec.threads[me as usize].pending = Some((site_id, addr));
+    exec.schedule_changed();
+    watched
 }
 
 fn check_wait_address(caller: &Caller<'_, ThreadData>, eff: u32, width: u8) -> Result<()> {
@@ -164,7 +217,7 @@ async fn notify(
     if !eff.is_multiple_of(4) {
         bail!("unaligned atomic: notify on address {eff:#x}");
     }
-    Ok(caller.data().exec.get().notify(eff, count as u32) as i32)
+    Ok(caller.data().exec.get().notify(me, eff, count as u32) as i32)
 }
 
 fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
@@ -194,6 +247,9 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             return Ok(-1);
         }
         let child = exec.add_thread();
+        if let Some(sets) = exec.sets.as_mut() {
+            sets.spawned(me, child);
+        }
         exec.spawn_queue.push((child, start_arg));
         exec.record(me, EventKind::Spawn { child }, 0, None);
         child

@@ -49,6 +49,21 @@ pub(crate) fn write(caller: &mut Caller<'_, ThreadData>, addr: u64, bytes: &[u8]
     }
 }
 
+/// The little-endian value of `width` (at most 8) bytes at `addr` of a
+/// shared memory; 0 out of bounds.
+pub(crate) fn shared_value(memory: &wasmtime::SharedMemory, addr: u32, width: u8) -> u64 {
+    let data = memory.data();
+    let start = addr as usize;
+    let Some(cells) = data.get(start..start + width.min(8) as usize) else {
+        return 0;
+    };
+    cells.iter().rev().fold(0, |value, cell| {
+        // SAFETY: only one guest thread runs at a time, and it is in a host
+        // call, so nothing writes the memory concurrently.
+        (value << 8) | unsafe { *cell.get() } as u64
+    })
+}
+
 /// Reads a little-endian `u32` at `addr`.
 pub(crate) fn read_u32(caller: &mut Caller<'_, ThreadData>, addr: u64) -> Result<u32> {
     let bytes = read(caller, addr, 4)?;

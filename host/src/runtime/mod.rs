@@ -11,6 +11,7 @@
 //! - [`activity`]: what threads did, for schedule inference.
 
 pub mod activity;
+pub mod atomic_sets;
 mod executor;
 mod hooks;
 mod memory;
@@ -99,6 +100,11 @@ pub struct RunConfig {
     /// How `schedule` is applied.
     #[serde(default)]
     pub schedule_mode: ScheduleMode,
+    /// Record accesses to atomic sets and fail an execution that is not
+    /// atomic-set serializable (needs a module instrumented with
+    /// `--points memory` for plain accesses).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub check_atomic_sets: bool,
 }
 
 /// How an IMUnit schedule is applied.
@@ -121,6 +127,7 @@ impl Default for RunConfig {
             limits: Limits::default(),
             schedule: None,
             schedule_mode: ScheduleMode::Active,
+            check_atomic_sets: false,
         }
     }
 }
@@ -226,6 +233,8 @@ pub struct ExecutionResult {
     /// What each thread did, in order (empty unless the program was loaded
     /// with `log_calls`).
     pub activity: Vec<activity::Entry>,
+    /// Accesses to atomic sets, when they were checked.
+    pub atomic_sets: Option<atomic_sets::SetLog>,
 }
 
 /// A module compiled for weft, ready to execute under any schedule.

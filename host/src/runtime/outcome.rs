@@ -92,6 +92,16 @@ pub enum Outcome {
         /// Steps taken.
         steps: u64,
     },
+    /// The execution was not atomic-set serializable: an access pattern
+    /// of [`crate::check::patterns`] happened.
+    Serializability {
+        /// The thread of the unit of work whose atomicity broke.
+        thread: ThreadId,
+        /// The pattern's number (1 to 11).
+        pattern: u8,
+        /// What happened.
+        message: String,
+    },
     /// The guest trapped after weft refused to grow memory past the limit.
     MemoryLimit {
         /// The thread that trapped.
@@ -149,6 +159,8 @@ pub enum FailureKind {
     ScheduleError,
     /// In passive mode, an execution violated the schedule.
     ScheduleViolation,
+    /// The execution was not atomic-set serializable.
+    Serializability,
 }
 
 impl FailureKind {
@@ -165,6 +177,7 @@ impl FailureKind {
             FailureKind::ScheduleDeadlock => "schedule-deadlock",
             FailureKind::ScheduleViolation => "schedule-violation",
             FailureKind::ScheduleError => "schedule-error",
+            FailureKind::Serializability => "serializability",
         }
     }
 }
@@ -260,6 +273,9 @@ impl Outcome {
                 *thread,
                 format!("step limit reached after {steps} steps: a livelock or an endless loop"),
             ),
+            Outcome::Serializability {
+                thread, message, ..
+            } => (FailureKind::Serializability, *thread, message.clone()),
             Outcome::MemoryLimit { thread, limit } => (
                 FailureKind::MemoryLimit,
                 *thread,

@@ -155,6 +155,36 @@ fn atomic_end(caller: Caller<'_, ThreadData>) {
     *depth = depth.saturating_sub(1);
 }
 
+fn atomic_set(
+    mut caller: Caller<'_, ThreadData>,
+    name_ptr: i32,
+    name_len: i32,
+    ptr: i32,
+    len: i32,
+) -> Result<()> {
+    let name = text(&mut caller, name_ptr, name_len)?;
+    if let Some(sets) = caller.data().exec.get().sets.as_mut() {
+        sets.register(name, ptr as u32, len as u32);
+    }
+    Ok(())
+}
+
+fn unit_begin(mut caller: Caller<'_, ThreadData>, name_ptr: i32, name_len: i32) -> Result<()> {
+    let name = text(&mut caller, name_ptr, name_len)?;
+    let me = caller.data().tid;
+    if let Some(sets) = caller.data().exec.get().sets.as_mut() {
+        sets.unit_begin(me, name);
+    }
+    Ok(())
+}
+
+fn unit_end(caller: Caller<'_, ThreadData>) {
+    let me = caller.data().tid;
+    if let Some(sets) = caller.data().exec.get().sets.as_mut() {
+        sets.unit_end(me);
+    }
+}
+
 /// Adds the `weft` SDK imports to `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap_async(
@@ -176,6 +206,9 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::SDK_MODULE, abi::ASSUME.name, assume)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ATOMIC_BEGIN.name, atomic_begin)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ATOMIC_END.name, atomic_end)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::ATOMIC_SET.name, atomic_set)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::UNIT_BEGIN.name, unit_begin)?;
+    linker.func_wrap(abi::SDK_MODULE, abi::UNIT_END.name, unit_end)?;
     // The same behaviour, for calls that instrumentation inserts.
     linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_BEGIN.name, atomic_begin)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_END.name, atomic_end)?;

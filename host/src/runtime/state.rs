@@ -4,6 +4,7 @@
 
 use super::Limits;
 use super::activity::{Activity, Entry};
+use super::atomic_sets::SetRecorder;
 use super::outcome::{BlockedThread, HeldThread, Outcome};
 use crate::imunit::monitor::{END, Monitor, ThreadStatus};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
@@ -58,6 +59,8 @@ pub(crate) struct Thread {
     pub atomic_depth: u32,
     /// The event a held thread waits to perform.
     pub held_at: Option<String>,
+    /// When atomic sets are checked: the access it stands at.
+    pub pending: Option<(SiteId, u32)>,
 }
 
 /// Consecutive atomic loads after which a thread counts as spinning.
@@ -102,6 +105,8 @@ pub(crate) struct ExecState {
     pub passive: bool,
     /// What threads did, when the program logs calls.
     pub activity: Option<Vec<Entry>>,
+    /// Accesses to atomic sets, when they are checked.
+    pub sets: Option<SetRecorder>,
     /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
@@ -142,6 +147,7 @@ impl ExecState {
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
             activity: None,
+            sets: None,
         }
     }
 
@@ -165,6 +171,7 @@ impl ExecState {
             loads_in_a_row: 0,
             atomic_depth: 0,
             held_at: None,
+            pending: None,
         });
         self.enabled_stale = true;
         self.scheduler.thread_created(id);
@@ -209,7 +216,10 @@ impl ExecState {
     pub fn finish(&mut self, outcome: Outcome) {
         if self.end.is_none() {
             let outcome = match outcome {
-                Outcome::Exited(0) => self.unknown_schedule_threads().unwrap_or(outcome),
+                Outcome::Exited(0) => self
+                    .unknown_schedule_threads()
+                    .or_else(|| self.serializability_violation())
+                    .unwrap_or(outcome),
                 other => other,
             };
             self.end = Some(outcome);
@@ -308,6 +318,8 @@ impl ExecState {
                         id: id as ThreadId,
                         yielding: false,
                         wakes_at: None,
+                        pending: None,
+                        locks_held: 0,
                     });
                 }
                 continue;
@@ -327,6 +339,11 @@ impl ExecState {
                 id: id as ThreadId,
                 yielding,
                 wakes_at,
+                pending: thread.pending,
+                locks_held: self
+                    .sets
+                    .as_ref()
+                    .map_or(0, |s| s.locks_held(id as ThreadId)),
             });
         }
         self.enabled_stale = false;
@@ -405,6 +422,42 @@ impl ExecState {
         self.log(me, Activity::End);
         self.set_state(me, ThreadState::Exited);
         self.monitor_event(me, END);
+    }
+
+    /// When atomic sets are checked and the execution passed: the first
+    /// problematic access pattern that happened, as the outcome.
+    fn serializability_violation(&self) -> Option<Outcome> {
+        let log = self.sets.as_ref()?.clone().finish();
+        let violation = crate::check::patterns::violations(&log)
+            .into_iter()
+            .next()?;
+        let pattern = violation.pattern();
+        let first = &log.accesses[violation.accesses[0]];
+        let steps: Vec<String> = violation
+            .accesses
+            .iter()
+            .map(|&i| {
+                let a = &log.accesses[i];
+                let unit = a.unit.map_or("?", |u| log.units[u as usize].name.as_str());
+                format!(
+                    "{}({:#x}) by `{unit}` in thread {}",
+                    if a.write { "W" } else { "R" },
+                    a.addr,
+                    a.thread
+                )
+            })
+            .collect();
+        Some(Outcome::Serializability {
+            thread: first.thread,
+            pattern: pattern.number,
+            message: format!(
+                "atomic set `{}` is not serializable: pattern {} ({}): {}",
+                log.sets[first.set as usize].name,
+                pattern.number,
+                pattern.name,
+                steps.join(", ")
+            ),
+        })
     }
 
     /// Checks, when the execution passed, that every thread the schedule
@@ -491,7 +544,7 @@ impl ExecState {
 
     /// Wakes up to `count` threads waiting on `addr`, oldest first; returns
     /// how many woke.
-    pub fn notify(&mut self, addr: u32, count: u32) -> u32 {
+    pub fn notify(&mut self, me: ThreadId, addr: u32, count: u32) -> u32 {
         let mut waiters: Vec<(u64, usize)> = self
             .threads
             .iter()
@@ -508,6 +561,9 @@ impl ExecState {
         for &(_, i) in &waiters[..woken] {
             self.set_state(i as ThreadId, ThreadState::Runnable);
             self.threads[i].wake = Some(0);
+            if let Some(sets) = &mut self.sets {
+                sets.woke(me, i as ThreadId, addr);
+            }
         }
         woken as u32
     }

@@ -6,19 +6,24 @@
 //! - [`RandomScheduler`]: uniform random choice, seeded.
 //! - [`PctScheduler`]: probabilistic concurrency testing with depth `d`.
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
+//! - [`AssetScheduler`]: AssetFuzzer's active scheduler, aiming at one
+//!   potential atomic-set violation.
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
 
+mod asset;
 mod pct;
 mod random;
 mod replay;
 mod sleeps_last;
 
+pub use asset::{AssetScheduler, Target};
 pub use pct::PctScheduler;
 pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use sleeps_last::SleepsLastScheduler;
 
+use crate::instrument::SiteId;
 use crate::trace::ThreadId;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +38,11 @@ pub struct ThreadView {
     /// For a sleeping thread or a wait with a timeout: the virtual time it
     /// is due to wake at.
     pub wakes_at: Option<u64>,
+    /// When atomic sets are checked: the access the thread is about to
+    /// make (its site and address), if it stands at one.
+    pub pending: Option<(SiteId, u32)>,
+    /// When atomic sets are checked: how many locks the thread holds.
+    pub locks_held: u32,
 }
 
 /// Why a scheduler could not choose.
@@ -154,6 +164,8 @@ pub(crate) mod tests {
                 id,
                 yielding: false,
                 wakes_at: None,
+                pending: None,
+                locks_held: 0,
             })
             .collect()
     }

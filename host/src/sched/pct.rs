@@ -165,11 +165,15 @@ mod tests {
                 id: first,
                 yielding: true,
                 wakes_at: None,
+                pending: None,
+                locks_held: 0,
             },
             ThreadView {
                 id: other,
                 yielding: false,
                 wakes_at: None,
+                pending: None,
+                locks_held: 0,
             },
         ];
         assert_eq!(s.choose(&enabled, Some(first), 1).unwrap(), other);

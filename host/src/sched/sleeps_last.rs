@@ -71,6 +71,8 @@ mod tests {
             id,
             yielding,
             wakes_at,
+            pending: None,
+            locks_held: 0,
         };
         let mixed = [view(0, true, Some(50)), view(1, false, None)];
         for step in 0..100 {

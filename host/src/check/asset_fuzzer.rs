@@ -1,0 +1,194 @@
+//! `weft serializability`: AssetFuzzer (profiling, potential violations,
+//! directed executions) or the random-monitor baseline, over one budget of
+//! executions; every execution is checked for the access patterns, so
+//! every reported violation happened in a replayable execution.
+
+use super::patterns::{PATTERNS, violations};
+use super::potential::{Potential, potential_violations};
+use crate::explore::{ExploreError, execution_seed};
+use crate::runtime::atomic_sets::SetLog;
+use crate::runtime::{ExecutionResult, Outcome, Program, RunConfig};
+use crate::sched::{AssetScheduler, RandomScheduler, Scheduler, Target};
+use std::time::{Duration, Instant};
+
+/// Which strategy looks for violations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SerialStrategy {
+    /// Profile, infer potential violations, then drive each one.
+    Assetfuzzer,
+    /// Random schedules with the pattern monitor on every execution.
+    RandomMonitor,
+}
+
+/// How to look.
+#[derive(Clone, Debug)]
+pub struct SerialOptions {
+    /// The strategy.
+    pub strategy: SerialStrategy,
+    /// Executions in all (profiling included).
+    pub budget: u64,
+    /// Profiling executions (AssetFuzzer).
+    pub profile_runs: u64,
+    /// Directed executions per potential violation, at most (AssetFuzzer).
+    pub attempts: u64,
+    /// Seed of the schedules.
+    pub seed: u64,
+    /// Run configuration (atomic-set checking is switched on).
+    pub run: RunConfig,
+}
+
+/// One violation that happened, identified by its pattern and code sites.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// Index in [`PATTERNS`].
+    pub pattern: usize,
+    /// The accesses, from the execution's log.
+    pub log: SetLog,
+    /// Their indices in `log.accesses`.
+    pub accesses: Vec<usize>,
+    /// The execution it happened in (for the replay file).
+    pub execution: ExecutionResult,
+    /// Its scheduler seed and index.
+    pub seed: u64,
+    /// 1-based index of the execution.
+    pub index: u64,
+}
+
+impl Found {
+    fn key(&self) -> (u8, Vec<u32>) {
+        (
+            PATTERNS[self.pattern].number,
+            self.accesses
+                .iter()
+                .map(|&i| self.log.accesses[i].site)
+                .collect(),
+        )
+    }
+}
+
+/// What the search did and found.
+#[derive(Debug, Default)]
+pub struct SerialReport {
+    /// Executions run.
+    pub executions: u64,
+    /// Executions in which some violation happened.
+    pub detecting: u64,
+    /// Potential violations phase I inferred (AssetFuzzer).
+    pub potential: usize,
+    /// Potential violations that a directed execution realised.
+    pub realised: usize,
+    /// Distinct violations, in the order found.
+    pub found: Vec<Found>,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// Some execution registered an atomic set and ran a unit of work.
+    pub annotated: bool,
+    /// A failure other than serializability (a crash), if one happened.
+    pub crash: Option<(ExecutionResult, u64, u64)>,
+}
+
+/// Runs the search.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module.
+pub fn search(
+    program: &mut Program,
+    options: &SerialOptions,
+) -> Result<SerialReport, ExploreError> {
+    let start = Instant::now();
+    let mut run = options.run.clone();
+    run.check_atomic_sets = true;
+    let mut report = SerialReport::default();
+    let mut execute = |report: &mut SerialReport, scheduler: Box<dyn Scheduler>, seed: u64| {
+        let (result, scheduler) = program.execute(scheduler, &run);
+        report.executions += 1;
+        let index = report.executions;
+        if let Outcome::HostError(message) = &result.outcome {
+            return Err(ExploreError(message.clone()));
+        }
+        if let Some(failure) = result.outcome.failure()
+            && failure.kind != crate::runtime::FailureKind::Serializability
+            && report.crash.is_none()
+        {
+            report.crash = Some((result.clone(), seed, index));
+        }
+        let log = result.atomic_sets.clone().unwrap_or_default();
+        report.annotated |= !log.sets.is_empty() && !log.units.is_empty();
+        let happened = violations(&log);
+        if !happened.is_empty() {
+            report.detecting += 1;
+        }
+        for v in happened {
+            let found = Found {
+                pattern: v.pattern,
+                accesses: v.accesses,
+                log: log.clone(),
+                execution: result.clone(),
+                seed,
+                index,
+            };
+            if !report.found.iter().any(|f| f.key() == found.key()) {
+                report.found.push(found);
+            }
+        }
+        Ok((log, scheduler))
+    };
+    match options.strategy {
+        SerialStrategy::RandomMonitor => {
+            for i in 0..options.budget {
+                let seed = execution_seed(options.seed, i);
+                execute(&mut report, Box::new(RandomScheduler::new(seed)), seed)?;
+            }
+        }
+        SerialStrategy::Assetfuzzer => {
+            let mut potentials: Vec<Potential> = Vec::new();
+            for i in 0..options.profile_runs.min(options.budget) {
+                let seed = execution_seed(options.seed, i);
+                let (log, _) = execute(&mut report, Box::new(RandomScheduler::new(seed)), seed)?;
+                for p in potential_violations(&log) {
+                    if !potentials.contains(&p) {
+                        potentials.push(p);
+                    }
+                }
+            }
+            report.potential = potentials.len();
+            let mut index = report.executions;
+            'targets: for potential in &potentials {
+                let target = Target {
+                    sites: potential.sites.clone(),
+                    by_u: PATTERNS[potential.pattern]
+                        .steps
+                        .iter()
+                        .map(|s| s.0 == super::patterns::Role::U)
+                        .collect(),
+                    vwls_empty: potential.vwls_empty,
+                };
+                for _ in 0..options.attempts {
+                    if report.executions >= options.budget {
+                        break 'targets;
+                    }
+                    let seed = execution_seed(options.seed, index);
+                    index += 1;
+                    let (log, _) = execute(
+                        &mut report,
+                        Box::new(AssetScheduler::new(seed, target.clone())),
+                        seed,
+                    )?;
+                    let sites = |v: &super::patterns::Violation| -> Vec<u32> {
+                        v.accesses.iter().map(|&i| log.accesses[i].site).collect()
+                    };
+                    if violations(&log).iter().any(|v| {
+                        PATTERNS[v.pattern].number == PATTERNS[potential.pattern].number
+                            && sites(v) == potential.sites
+                    }) {
+                        report.realised += 1;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    report.elapsed = start.elapsed();
+    Ok(report)
+}

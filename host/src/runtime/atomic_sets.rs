@@ -1,0 +1,343 @@
+//! What `weft serializability` needs from an execution: the accesses to
+//! atomic sets, each with its thread, unit of work, locks held and vector
+//! clock; lock releases; and which words are locks.
+//!
+//! Atomic sets and units of work come from the guest SDK
+//! (`weft.atomic_set`, `weft.unit_begin/end`). Locks are recognised from
+//! how futex-based locks (Rust's `Mutex`, wasi-libc's `pthread_mutex`, spin
+//! locks) use their lock word: a compare-exchange or exchange that turns
+//! it from 0 to non-zero acquires it; an exchange or store that turns a
+//! known lock word back to 0 releases it. Since only one thread runs
+//! between two of its scheduling points, the value an atomic operation left
+//! is read at the thread's next hook. The relaxed happens-before of the
+//! paper (program order, thread creation, and wait/notify on futexes that
+//! are not lock words) is kept as vector clocks.
+
+use crate::instrument::{AccessKind, Site, SiteId};
+use crate::trace::ThreadId;
+use std::collections::HashSet;
+
+/// A registered atomic set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AtomicSet {
+    /// Its name.
+    pub name: String,
+    /// First byte.
+    pub start: u32,
+    /// Length in bytes.
+    pub len: u32,
+}
+
+/// One execution of a unit of work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnitInstance {
+    /// The unit's name.
+    pub name: String,
+    /// The thread that ran it.
+    pub thread: ThreadId,
+}
+
+/// A read or write of an atomic set's memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetAccess {
+    /// The thread.
+    pub thread: ThreadId,
+    /// Its outermost open unit of work, by index in [`SetLog::units`].
+    pub unit: Option<u32>,
+    /// The set, by index in [`SetLog::sets`].
+    pub set: u32,
+    /// The address.
+    pub addr: u32,
+    /// A write (else a read).
+    pub write: bool,
+    /// Where in the code.
+    pub site: SiteId,
+    /// Locks the thread held (lock word addresses, sorted).
+    pub locks: Vec<u32>,
+    /// The thread's vector clock (relaxed happens-before).
+    pub clock: Vec<u32>,
+}
+
+/// A lock release: (index of the next access, thread, lock word).
+pub type Release = (usize, ThreadId, u32);
+
+/// Everything recorded in one execution.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SetLog {
+    /// The atomic sets registered.
+    pub sets: Vec<AtomicSet>,
+    /// The units of work that ran.
+    pub units: Vec<UnitInstance>,
+    /// Accesses to the sets, in the order they happened.
+    pub accesses: Vec<SetAccess>,
+    /// Lock releases, positioned among the accesses.
+    pub releases: Vec<Release>,
+    /// Addresses recognised as lock words.
+    pub lock_words: HashSet<u32>,
+}
+
+/// An atomic operation whose effect on a possible lock word is read at the
+/// thread's next hook.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    addr: u32,
+    width: u8,
+    before: u64,
+    kind: AccessKind,
+}
+
+/// Per-thread recording state.
+#[derive(Clone, Debug, Default)]
+struct ThreadRecord {
+    units: Vec<u32>,
+    locks: Vec<u32>,
+    clock: Vec<u32>,
+    pending: Option<Pending>,
+}
+
+/// Records a [`SetLog`] during an execution.
+#[derive(Clone, Debug, Default)]
+pub struct SetRecorder {
+    log: SetLog,
+    threads: Vec<ThreadRecord>,
+}
+
+impl SetRecorder {
+    fn thread(&mut self, id: ThreadId) -> &mut ThreadRecord {
+        let id = id as usize;
+        if self.threads.len() <= id {
+            self.threads.resize_with(id + 1, ThreadRecord::default);
+        }
+        let record = &mut self.threads[id];
+        if record.clock.len() <= id {
+            record.clock.resize(id + 1, 0);
+        }
+        record
+    }
+
+    /// The atomic set containing `addr`, if any.
+    pub fn set_of(&self, addr: u32) -> Option<u32> {
+        self.log
+            .sets
+            .iter()
+            .position(|s| addr >= s.start && addr - s.start < s.len)
+            .map(|i| i as u32)
+    }
+
+    /// `weft.atomic_set`.
+    pub fn register(&mut self, name: String, start: u32, len: u32) {
+        self.log.sets.push(AtomicSet { name, start, len });
+    }
+
+    /// `weft.unit_begin`.
+    pub fn unit_begin(&mut self, thread: ThreadId, name: String) {
+        let id = self.log.units.len() as u32;
+        self.log.units.push(UnitInstance { name, thread });
+        self.thread(thread).units.push(id);
+    }
+
+    /// `weft.unit_end`.
+    pub fn unit_end(&mut self, thread: ThreadId) {
+        self.thread(thread).units.pop();
+    }
+
+    /// Number of locks `thread` holds.
+    pub fn locks_held(&self, thread: ThreadId) -> u32 {
+        self.threads
+            .get(thread as usize)
+            .map_or(0, |t| t.locks.len() as u32)
+    }
+
+    /// A thread reached a hook: settles its previous atomic operation's
+    /// effect on lock words. `read(addr, width)` reads memory now.
+    pub fn settle(&mut self, thread: ThreadId, read: impl Fn(u32, u8) -> u64) {
+        let Some(p) = self.thread(thread).pending.take() else {
+            return;
+        };
+        let after = read(p.addr, p.width);
+        let acquires = p.before == 0
+            && after != 0
+            && matches!(p.kind, AccessKind::AtomicCmpxchg | AccessKind::AtomicXchg);
+        let releases = p.before != 0
+            && after == 0
+            && self.log.lock_words.contains(&p.addr)
+            && matches!(
+                p.kind,
+                AccessKind::AtomicXchg | AccessKind::AtomicStore | AccessKind::AtomicCmpxchg
+            );
+        if acquires {
+            self.log.lock_words.insert(p.addr);
+            let locks = &mut self.thread(thread).locks;
+            if !locks.contains(&p.addr) {
+                locks.push(p.addr);
+                locks.sort_unstable();
+            }
+        } else if releases {
+            let next = self.log.accesses.len();
+            self.thread(thread).locks.retain(|&l| l != p.addr);
+            self.log.releases.push((next, thread, p.addr));
+        }
+    }
+
+    /// Thread `thread` is about to perform the access of `site` at `addr`
+    /// (the value there is `before`); records it if it touches an atomic
+    /// set. Returns whether it does.
+    pub fn access(
+        &mut self,
+        thread: ThreadId,
+        site_id: SiteId,
+        site: &Site,
+        addr: u32,
+        before: u64,
+    ) -> bool {
+        if matches!(
+            site.kind,
+            AccessKind::AtomicCmpxchg | AccessKind::AtomicXchg | AccessKind::AtomicStore
+        ) && matches!(site.width, 1 | 4)
+        {
+            self.thread(thread).pending = Some(Pending {
+                addr,
+                width: site.width,
+                before,
+                kind: site.kind,
+            });
+        }
+        let Some(set) = self.set_of(addr) else {
+            return false;
+        };
+        let (reads, writes) = match site.kind {
+            AccessKind::AtomicLoad | AccessKind::Load => (true, false),
+            AccessKind::AtomicStore | AccessKind::Store => (false, true),
+            AccessKind::AtomicRmw | AccessKind::AtomicXchg | AccessKind::AtomicCmpxchg => {
+                (true, true)
+            }
+            AccessKind::Wait | AccessKind::Notify | AccessKind::Call => return false,
+        };
+        let record = self.thread(thread);
+        record.clock[thread as usize] += 1;
+        let unit = record.units.first().copied();
+        let (locks, clock) = (record.locks.clone(), record.clock.clone());
+        for write in [false, true] {
+            if (write && writes) || (!write && reads) {
+                self.log.accesses.push(SetAccess {
+                    thread,
+                    unit,
+                    set,
+                    addr,
+                    write,
+                    site: site_id,
+                    locks: locks.clone(),
+                    clock: clock.clone(),
+                });
+            }
+        }
+        true
+    }
+
+    /// `parent` created `child`: the child starts after everything the
+    /// parent did.
+    pub fn spawned(&mut self, parent: ThreadId, child: ThreadId) {
+        let clock = self.thread(parent).clock.clone();
+        join_clock(&mut self.thread(child).clock, &clock);
+    }
+
+    /// `waker` woke `woken` with a notify on `addr`: a happens-before edge
+    /// unless `addr` is a lock word (lock hand-offs are not part of the
+    /// relaxed happens-before).
+    pub fn woke(&mut self, waker: ThreadId, woken: ThreadId, addr: u32) {
+        if self.log.lock_words.contains(&addr) {
+            return;
+        }
+        let clock = self.thread(waker).clock.clone();
+        join_clock(&mut self.thread(woken).clock, &clock);
+    }
+
+    /// The log, without accesses to lock words.
+    pub fn finish(mut self) -> SetLog {
+        let words = self.log.lock_words.clone();
+        self.log.accesses.retain(|a| !words.contains(&a.addr));
+        self.log
+    }
+
+    /// The log so far (for checks at the end of the execution).
+    pub fn log(&self) -> &SetLog {
+        &self.log
+    }
+}
+
+fn join_clock(into: &mut Vec<u32>, from: &[u32]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        *a = (*a).max(*b);
+    }
+}
+
+/// Whether the access with clock `a` happens before the one with clock `b`
+/// (of another thread, or later in the same thread).
+pub fn happens_before(a: &[u32], b: &[u32]) -> bool {
+    let get = |c: &[u32], i: usize| c.get(i).copied().unwrap_or(0);
+    let n = a.len().max(b.len());
+    (0..n).all(|i| get(a, i) <= get(b, i)) && (0..n).any(|i| get(a, i) < get(b, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(kind: AccessKind) -> Site {
+        Site {
+            kind,
+            func: 0,
+            code_offset: 0,
+            mem_offset: 0,
+            width: 4,
+            callee: None,
+        }
+    }
+
+    #[test]
+    fn recognises_a_futex_lock_and_records_set_accesses_with_locksets() {
+        let mut r = SetRecorder::default();
+        r.register("account".into(), 100, 16);
+        r.unit_begin(1, "copy".into());
+        // Lock word at 8: cmpxchg 0 -> 1.
+        r.access(1, 0, &site(AccessKind::AtomicCmpxchg), 8, 0);
+        r.settle(1, |_, _| 1);
+        assert!(r.access(1, 1, &site(AccessKind::Load), 104, 0));
+        assert!(!r.access(1, 2, &site(AccessKind::Load), 300, 0));
+        // Release: xchg 1 -> 0.
+        r.access(1, 3, &site(AccessKind::AtomicXchg), 8, 1);
+        r.settle(1, |_, _| 0);
+        r.unit_end(1);
+        let log = r.finish();
+        assert_eq!(log.accesses.len(), 1);
+        assert_eq!(log.accesses[0].locks, vec![8]);
+        assert_eq!(log.accesses[0].unit, Some(0));
+        assert_eq!(log.releases, vec![(1, 1, 8)]);
+        // A counter bumped from 0 is not a lock.
+        let mut r = SetRecorder::default();
+        r.access(0, 0, &site(AccessKind::AtomicRmw), 8, 0);
+        r.settle(0, |_, _| 1);
+        assert_eq!(r.locks_held(0), 0);
+    }
+
+    #[test]
+    fn clocks_order_creation_but_not_lock_hand_offs() {
+        let mut r = SetRecorder::default();
+        r.register("s".into(), 0, 64);
+        r.access(0, 0, &site(AccessKind::Store), 0, 0);
+        r.spawned(0, 1);
+        r.access(1, 0, &site(AccessKind::Store), 4, 0);
+        let log = r.log().clone();
+        assert!(happens_before(
+            &log.accesses[0].clock,
+            &log.accesses[1].clock
+        ));
+        r.access(1, 0, &site(AccessKind::AtomicCmpxchg), 40, 0);
+        r.settle(1, |_, _| 1);
+        r.woke(1, 2, 40);
+        assert!(r.thread(2).clock.iter().all(|&c| c == 0));
+    }
+}
