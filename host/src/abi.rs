@@ -134,8 +134,17 @@ pub const RT_RETURNED: Signature = Signature {
     results: &[],
 };
 
+/// `bulk(dst, src, len, site) -> i32`: inserted before `memory.copy` and
+/// `memory.fill` (`src` is the fill value) with `--points memory`; like
+/// `point`, returns whether the thread must park.
+pub const BULK: Signature = Signature {
+    name: "bulk",
+    params: &[Val::I32, Val::I32, Val::I32, Val::I32],
+    results: &[Val::I32],
+};
+
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 11] = [
+pub const RT_IMPORTS: [Signature; 12] = [
     POINT,
     PARK,
     WAIT32,
@@ -147,6 +156,7 @@ pub const RT_IMPORTS: [Signature; 11] = [
     RT_ASSUME,
     RT_CALL,
     RT_RETURNED,
+    BULK,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

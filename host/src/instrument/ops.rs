@@ -176,6 +176,19 @@ pub(crate) fn plain_access(op: &Operator) -> Option<Access> {
     }
 }
 
+/// The bulk memory instruction `op` is (`memory.copy` or `memory.fill` on
+/// memory 0), if it is one.
+pub(crate) fn bulk_access(op: &Operator) -> Option<AccessKind> {
+    match *op {
+        Operator::MemoryCopy {
+            dst_mem: 0,
+            src_mem: 0,
+        } => Some(AccessKind::Copy),
+        Operator::MemoryFill { mem: 0 } => Some(AccessKind::Fill),
+        _ => None,
+    }
+}
+
 /// The host call that replaces `op`, if it is replaced.
 pub(crate) fn replaced(op: &Operator) -> Option<Replaced> {
     match *op {

@@ -130,6 +130,34 @@ impl<'s> Rewriter<'s> {
         self.emitted_imports = true;
     }
 
+    /// The bulk memory access `op` is, hooked with `--points memory`.
+    fn hooked_bulk(&self, op: &wasmparser::Operator) -> Option<super::AccessKind> {
+        match self.options.points {
+            Points::Memory => ops::bulk_access(op),
+            Points::Sync => None,
+        }
+    }
+
+    /// `memory.copy`/`memory.fill` with its three operands saved, passed to
+    /// `weft_rt.bulk`, and pushed back.
+    fn emit_bulk(&mut self, f: &mut Function, site: i32, scratch: &Scratch) {
+        let (dst, mid, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
+        f.instruction(&Instruction::LocalSet(len));
+        f.instruction(&Instruction::LocalSet(mid));
+        f.instruction(&Instruction::LocalSet(dst));
+        for local in [dst, mid, len] {
+            f.instruction(&Instruction::LocalGet(local));
+        }
+        f.instruction(&Instruction::I32Const(site));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::BULK)));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
+        f.instruction(&Instruction::End);
+        for local in [dst, mid, len] {
+            f.instruction(&Instruction::LocalGet(local));
+        }
+    }
+
     /// The hooked access `op` is, under the configured points.
     fn hooked(&self, op: &wasmparser::Operator) -> Option<Access> {
         ops::atomic_access(op).or_else(|| match self.options.points {
@@ -373,7 +401,9 @@ impl Reencode for Rewriter<'_> {
             let pos = reader.original_position();
             operators.push((pos, reader.read()?));
         }
-        let needs_scratch = operators.iter().any(|(_, op)| self.hooked(op).is_some());
+        let needs_scratch = operators
+            .iter()
+            .any(|(_, op)| self.hooked(op).is_some() || self.hooked_bulk(op).is_some());
         if needs_scratch {
             locals.extend(Scratch::DECLS);
         }
@@ -408,6 +438,10 @@ impl Reencode for Rewriter<'_> {
                 f.instruction(&self.instruction(op)?);
                 f.instruction(&Instruction::I32Const(site));
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_RETURNED)));
+            } else if let Some(kind) = self.hooked_bulk(&op) {
+                let site = self.site(kind, func, pos, 0, 0);
+                self.emit_bulk(&mut f, site, &scratch);
+                f.instruction(&self.instruction(op)?);
             } else if let Some(access) = self.hooked(&op) {
                 let site = self.site(access.kind, func, pos, access.memarg.offset, access.width);
                 self.emit_hooked(&mut f, access, site, &scratch);

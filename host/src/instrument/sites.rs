@@ -32,6 +32,12 @@ pub enum AccessKind {
     Load,
     /// A plain (non-atomic) store, instrumented with `--points memory`.
     Store,
+    /// `memory.copy`, hooked with `--points memory`: reads `len` bytes at
+    /// `src` and writes them at `dst`.
+    Copy,
+    /// `memory.fill`, hooked with `--points memory`: writes `len` bytes at
+    /// `dst`.
+    Fill,
     /// A call instruction, logged when calls are (not a memory access).
     Call,
 }
@@ -42,6 +48,8 @@ impl AccessKind {
         matches!(
             self,
             Self::AtomicStore
+                | Self::Copy
+                | Self::Fill
                 | Self::AtomicRmw
                 | Self::AtomicXchg
                 | Self::AtomicCmpxchg
@@ -61,6 +69,8 @@ impl AccessKind {
             Self::Notify => "notify",
             Self::Load => "load",
             Self::Store => "store",
+            Self::Copy => "memory.copy",
+            Self::Fill => "memory.fill",
             Self::Call => "call",
         }
     }

@@ -211,27 +211,69 @@ impl SetRecorder {
             AccessKind::AtomicRmw | AccessKind::AtomicXchg | AccessKind::AtomicCmpxchg => {
                 (true, true)
             }
-            AccessKind::Wait | AccessKind::Notify | AccessKind::Call => return false,
+            AccessKind::Wait
+            | AccessKind::Notify
+            | AccessKind::Call
+            | AccessKind::Copy
+            | AccessKind::Fill => return false,
         };
-        let record = self.thread(thread);
-        record.clock[thread as usize] += 1;
-        let unit = record.units.first().copied();
-        let (locks, clock) = (record.locks.clone(), record.clock.clone());
         for write in [false, true] {
             if (write && writes) || (!write && reads) {
-                self.log.accesses.push(SetAccess {
-                    thread,
-                    unit,
-                    set,
-                    addr,
-                    write,
-                    site: site_id,
-                    locks: locks.clone(),
-                    clock: clock.clone(),
-                });
+                self.push(thread, set, addr, write, site_id);
             }
         }
         true
+    }
+
+    /// Thread `thread` is about to run `memory.copy` (`kind` Copy: reads
+    /// `src..src+len`, writes `dst..dst+len`) or `memory.fill` (writes
+    /// `dst..dst+len`). A range counts as one access of every atomic set it
+    /// overlaps, at the first overlapping address. Returns whether it
+    /// touches a set.
+    pub fn access_range(
+        &mut self,
+        thread: ThreadId,
+        site_id: SiteId,
+        kind: AccessKind,
+        dst: u32,
+        src: u32,
+        len: u32,
+    ) -> bool {
+        let mut ranges = vec![(dst, true)];
+        if kind == AccessKind::Copy {
+            ranges.insert(0, (src, false));
+        }
+        let mut watched = false;
+        for (start, write) in ranges {
+            let end = start as u64 + len as u64;
+            for set in 0..self.log.sets.len() {
+                let s = &self.log.sets[set];
+                let (set_start, set_end) = (s.start as u64, s.start as u64 + s.len as u64);
+                if len == 0 || end <= set_start || start as u64 >= set_end {
+                    continue;
+                }
+                let at = (start as u64).max(set_start) as u32;
+                self.push(thread, set as u32, at, write, site_id);
+                watched = true;
+            }
+        }
+        watched
+    }
+
+    fn push(&mut self, thread: ThreadId, set: u32, addr: u32, write: bool, site: SiteId) {
+        let record = self.thread(thread);
+        record.clock[thread as usize] += 1;
+        let access = SetAccess {
+            thread,
+            unit: record.units.first().copied(),
+            set,
+            addr,
+            write,
+            site,
+            locks: record.locks.clone(),
+            clock: record.clock.clone(),
+        };
+        self.log.accesses.push(access);
     }
 
     /// `parent` created `child`: the child starts after everything the

@@ -138,6 +138,40 @@ fn watch_sets(
     watched
 }
 
+/// `weft_rt.bulk`: `memory.copy` or `memory.fill` is about to run.
+fn bulk(caller: Caller<'_, ThreadData>, dst: i32, src: i32, len: i32, site: i32) -> Result<i32> {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let site_info = site_of(&exec, site)?;
+    let memory = caller.data().shared_memory.as_ref();
+    if let Some(sets) = exec.sets.as_mut() {
+        sets.settle(me, |addr, width| {
+            memory.map_or(0, |m| memory::shared_value(m, addr, width))
+        });
+        let watched = sets.access_range(
+            me,
+            site as u32,
+            site_info.kind,
+            dst as u32,
+            src as u32,
+            len as u32,
+        );
+        exec.threads[me as usize].pending = Some((site as u32, dst as u32));
+        exec.schedule_changed();
+        if !watched {
+            return Ok(0);
+        }
+    }
+    exec.record(
+        me,
+        EventKind::Access(site_info.kind),
+        dst as u32,
+        Some(site as u32),
+    );
+    exec.log(me, Activity::Point(site as u32));
+    Ok(exec.schedule(me) as i32)
+}
+
 fn check_wait_address(caller: &Caller<'_, ThreadData>, eff: u32, width: u8) -> Result<()> {
     if !eff.is_multiple_of(width as u32) {
         bail!("unaligned atomic: wait on address {eff:#x}");
@@ -305,6 +339,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         },
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_GROW.name, memory_grow)?;
+    linker.func_wrap(abi::RT_MODULE, abi::BULK.name, bulk)?;
     linker.func_wrap(
         abi::RT_MODULE,
         abi::RT_CALL.name,

@@ -6,7 +6,7 @@
 //! W_credit(savings) R_copy(savings). Nothing crashes; `weft
 //! serializability` reports it.
 //!
-//! Run with the argument `atomic` for the correct copy, which reads both
+//! Run with the argument `correct` for the correct copy, which reads both
 //! balances under one lock and is never reported.
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -33,7 +33,9 @@ impl Account {
     }
 
     fn checking(&self) -> i64 {
-        unit_of_work("Account::checking", || self.balances.lock().unwrap().checking)
+        unit_of_work("Account::checking", || {
+            self.balances.lock().unwrap().checking
+        })
     }
 
     fn savings(&self) -> i64 {
@@ -72,14 +74,14 @@ impl Account {
 }
 
 fn main() {
-    let atomic = std::env::args().nth(1).as_deref() == Some("atomic");
+    let correct = std::env::args().nth(1).as_deref() == Some("correct");
     let x = Arc::new(Account::new(1000, 2000));
     atomic_set("x", &*x.balances.lock().unwrap());
     let copier = {
         let x = Arc::clone(&x);
         thread::spawn(move || {
             thread_name("copier");
-            let copy = if atomic {
+            let copy = if correct {
                 Account::atomic_copy_of(&x)
             } else {
                 Account::copy_of(&x)
