@@ -10,5 +10,6 @@ mod instrumentation;
 mod replay_files;
 mod samples;
 mod schedules;
+mod serializability;
 mod support;
 mod wat_modules;

@@ -123,6 +123,13 @@ sample_tests! {
     imunit_queue => "imunit-queue",
     imunit_tck => "imunit-tck",
     imunit_errors => "imunit-errors",
+    account => "account",
+    account_c => "account-c",
+    account_wat => "account-wat",
+    append_atomicity => "append-atomicity",
+    jigsaw_rlen => "jigsaw-rlen",
+    bank_transfer => "bank-transfer",
+    list_size => "list-size",
 }
 
 #[test]
@@ -153,6 +160,13 @@ fn every_sample_has_a_test() {
         "imunit-queue",
         "imunit-tck",
         "imunit-errors",
+        "account",
+        "account-c",
+        "account-wat",
+        "append-atomicity",
+        "jigsaw-rlen",
+        "bank-transfer",
+        "list-size",
     ];
     for name in sample_names() {
         assert!(
