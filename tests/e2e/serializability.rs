@@ -136,3 +136,64 @@ fn a_module_without_atomic_sets_is_told_how_to_declare_them() {
         out.stderr
     );
 }
+
+#[test]
+fn an_unannotated_c_program_is_checked_with_command_line_sets_and_units() {
+    let dir = tempfile::tempdir().unwrap();
+    // The C account without any weft call.
+    let annotated =
+        std::fs::read_to_string(crate::support::root().join("samples/account-c/main.c")).unwrap();
+    let plain: String = annotated
+        .lines()
+        .filter(|l| !l.contains("weft_") && !l.contains("weft.h"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let source = dir.path().join("account.c");
+    std::fs::write(&source, plain).unwrap();
+    let module = dir.path().join("account.wasm");
+    let out = weft_in(dir.path(), &["build", arg(&source), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let replay = dir.path().join("a.weft.json");
+    let annotations = [
+        "--atomic-set",
+        "x.b",
+        "--unit-of-work",
+        "copy_account",
+        "--unit-of-work",
+        "credit_*",
+    ];
+    let mut args = vec![
+        "serializability",
+        arg(&module),
+        "--json",
+        "--save-failure",
+        arg(&replay),
+    ];
+    args.extend(annotations);
+    let out = weft_in(dir.path(), &args);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["pattern"], 9);
+    assert_eq!(json["violations"][0]["atomic_set"], "x.b");
+    let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert_eq!(again.json()["failure"]["kind"], "serializability");
+    // Names that are not there are refused.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "serializability",
+            arg(&module),
+            "--atomic-set",
+            "nope",
+            "--unit-of-work",
+            "copy_account",
+        ],
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("no global variable `nope`"),
+        "{}",
+        out.stderr
+    );
+}

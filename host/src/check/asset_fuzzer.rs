@@ -29,7 +29,8 @@ pub struct SerialOptions {
     pub budget: u64,
     /// Profiling executions (AssetFuzzer).
     pub profile_runs: u64,
-    /// Directed executions per potential violation, at most (AssetFuzzer).
+    /// Directed executions per potential violation (AssetFuzzer; each runs
+    /// all of them, so the detection rate says how reliably it is hit).
     pub attempts: u64,
     /// Seed of the schedules.
     pub seed: u64,
@@ -164,6 +165,7 @@ pub fn search(
                         .collect(),
                     vwls_empty: potential.vwls_empty,
                 };
+                let mut realised = false;
                 for _ in 0..options.attempts {
                     if report.executions >= options.budget {
                         break 'targets;
@@ -181,9 +183,10 @@ pub fn search(
                     if violations(&log).iter().any(|v| {
                         PATTERNS[v.pattern].number == PATTERNS[potential.pattern].number
                             && sites(v) == potential.sites
-                    }) {
+                    }) && !realised
+                    {
+                        realised = true;
                         report.realised += 1;
-                        break;
                     }
                 }
             }

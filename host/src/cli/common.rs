@@ -58,6 +58,15 @@ pub struct ModuleArgs {
     /// `weft serializability`, not an option).
     #[arg(skip)]
     pub check_atomic_sets: bool,
+    /// Atomic sets given on the command line (`weft serializability`).
+    #[arg(skip)]
+    pub atomic_sets: Vec<crate::runtime::atomic_sets::AtomicSet>,
+    /// Call sites that are units of work (`weft serializability`).
+    #[arg(skip)]
+    pub unit_calls: Vec<(crate::instrument::SiteId, String)>,
+    /// Report calls to the host (for `--unit-of-work`).
+    #[arg(skip)]
+    pub log_calls: bool,
 }
 
 /// Checks a schedule's syntax when the command line is parsed.
@@ -93,7 +102,7 @@ impl ModuleArgs {
     pub fn instrument_options(&self) -> crate::instrument::InstrumentOptions {
         crate::instrument::InstrumentOptions {
             points: self.points,
-            ..Default::default()
+            log_calls: self.log_calls,
         }
     }
 
@@ -119,6 +128,8 @@ impl ModuleArgs {
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,
             check_atomic_sets: self.check_atomic_sets,
+            atomic_sets: self.atomic_sets.clone(),
+            unit_calls: self.unit_calls.clone(),
         }
     }
 }

@@ -7,6 +7,8 @@ use crate::check::asset_fuzzer::{Found, SerialOptions, SerialReport, SerialStrat
 use crate::check::patterns::PATTERNS;
 use crate::instrument::Points;
 use crate::report::symbols::Symbols;
+use crate::report::variables::global_region;
+use crate::runtime::atomic_sets::AtomicSet;
 use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use crate::trace::replay_file::FoundBy;
@@ -31,12 +33,21 @@ pub struct SerializabilityArgs {
     /// Profiling executions (phase I).
     #[arg(long, default_value_t = 10)]
     profile_runs: u64,
-    /// Directed executions per potential violation, at most (phase II).
+    /// Directed executions per potential violation (phase II).
     #[arg(long, default_value_t = 10)]
     attempts: u64,
     /// Seed of the schedules.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// A global variable (`name`, or one field: `name.field`) whose memory
+    /// is an atomic set; found through DWARF (repeatable).
+    #[arg(long, value_name = "NAME")]
+    atomic_set: Vec<String>,
+    /// Functions whose calls are units of work, by name pattern (`*` is any
+    /// text; matched against the end of the full name, e.g. `Account::*`);
+    /// repeatable. Functions the compiler inlined have no calls to watch.
+    #[arg(long, value_name = "PATTERN")]
+    unit_of_work: Vec<String>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -48,7 +59,21 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
     // Field accesses are plain loads and stores: hook them, and record.
     args.module.points = Points::Memory;
     args.module.check_atomic_sets = true;
+    args.module.log_calls = !args.unit_of_work.is_empty();
+    let symbols = Symbols::new(&args.module.read()?);
+    for name in &args.atomic_set {
+        let dwarf = symbols.dwarf().ok_or_else(|| {
+            anyhow::anyhow!("--atomic-set `{name}` needs DWARF debug information in the module")
+        })?;
+        let region = global_region(dwarf, name).map_err(anyhow::Error::msg)?;
+        args.module.atomic_sets.push(AtomicSet {
+            name: name.clone(),
+            start: region.start,
+            len: region.len,
+        });
+    }
     let (wasm, mut program) = args.module.load()?;
+    args.module.unit_calls = unit_calls(&program, &symbols, &args.unit_of_work)?;
     let options = SerialOptions {
         strategy: args.strategy,
         budget: args.iterations,
@@ -63,7 +88,6 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
             "the module registered no atomic set and ran no unit of work: declare them with the SDK (`atomic_set`, `unit_of_work`; C: `weft_atomic_set`, `weft_unit_begin/end`)"
         );
     }
-    let symbols = Symbols::new(&wasm);
     let first = report.found.first();
     let replay_file = match first {
         Some(found) => {
@@ -133,6 +157,61 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
     } else {
         EXIT_PASS
     })
+}
+
+/// The call sites whose callee matches one of `patterns`, each with the
+/// callee's name as the unit's name.
+fn unit_calls(
+    program: &Program,
+    symbols: &Symbols,
+    patterns: &[String],
+) -> Result<Vec<(u32, String)>> {
+    let mut calls = Vec::new();
+    for pattern in patterns {
+        let before = calls.len();
+        for id in 0..program.sites().len() as u32 {
+            let Some(site) = program.sites().get(id) else {
+                continue;
+            };
+            let (crate::instrument::AccessKind::Call, Some(callee)) = (site.kind, site.callee)
+            else {
+                continue;
+            };
+            if let Some(name) = symbols.function_name(callee)
+                && name_matches(name, pattern)
+            {
+                calls.push((id, name.to_string()));
+            }
+        }
+        if calls.len() == before {
+            bail!(
+                "--unit-of-work `{pattern}` matches no called function (a function the compiler inlined has no call to watch)"
+            );
+        }
+    }
+    Ok(calls)
+}
+
+/// Whether `pattern` (with `*` for any text) matches the whole of `name`
+/// or a part of it that starts after a `::`.
+fn name_matches(name: &str, pattern: &str) -> bool {
+    let mut starts = vec![0];
+    starts.extend(name.match_indices("::").map(|(i, _)| i + 2));
+    starts.into_iter().any(|s| glob(&name[s..], pattern))
+}
+
+fn glob(text: &str, pattern: &str) -> bool {
+    match pattern.split_once('*') {
+        None => text == pattern,
+        Some((head, rest)) => {
+            let Some(tail) = text.strip_prefix(head) else {
+                return false;
+            };
+            (0..=tail.len())
+                .filter(|&i| tail.is_char_boundary(i))
+                .any(|i| glob(&tail[i..], rest))
+        }
+    }
 }
 
 fn describe_line(f: &Found) -> String {
@@ -244,4 +323,18 @@ fn human(
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_matches;
+
+    #[test]
+    fn patterns_match_whole_names_or_their_path_tails() {
+        assert!(name_matches("account::Account::copy_of", "Account::*"));
+        assert!(name_matches("account::Account::copy_of", "*copy*"));
+        assert!(name_matches("copy_account", "copy_account"));
+        assert!(!name_matches("copy_account_slowly", "copy_account"));
+        assert!(!name_matches("account::Accountant::pay", "Account::*"));
+    }
 }

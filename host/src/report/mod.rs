@@ -2,3 +2,4 @@
 
 pub mod interleaving;
 pub mod symbols;
+pub mod variables;

@@ -50,10 +50,14 @@ pub struct SourceFrame {
     pub user_code: bool,
 }
 
+/// How DWARF sections are held.
+pub type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
+
 /// Symbol information of one module.
 pub struct Symbols {
     functions: HashMap<u32, String>,
-    dwarf: Option<addr2line::Context<gimli::EndianRcSlice<gimli::RunTimeEndian>>>,
+    dwarf: Option<addr2line::Context<Reader>>,
+    sections: Option<std::sync::Arc<gimli::Dwarf<Reader>>>,
     cwd: String,
 }
 
@@ -75,26 +79,28 @@ impl Symbols {
                 sections.insert(reader.name().to_string(), reader.data().to_vec());
             }
         }
-        let dwarf = if sections.contains_key(".debug_info") {
+        let parsed = if sections.contains_key(".debug_info") {
             let load = |id: gimli::SectionId| -> Result<_, gimli::Error> {
                 let data = sections.get(id.name()).cloned().unwrap_or_default();
-                Ok(gimli::EndianRcSlice::new(
-                    std::rc::Rc::from(data.into_boxed_slice()),
+                Ok(gimli::EndianArcSlice::new(
+                    std::sync::Arc::from(data.into_boxed_slice()),
                     gimli::RunTimeEndian::Little,
                 ))
             };
-            gimli::Dwarf::load(load)
-                .ok()
-                .and_then(|d| addr2line::Context::from_dwarf(d).ok())
+            gimli::Dwarf::load(load).ok().map(std::sync::Arc::new)
         } else {
             None
         };
+        let dwarf = parsed
+            .clone()
+            .and_then(|d| addr2line::Context::from_arc_dwarf(d).ok());
         let cwd = std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_default();
         Symbols {
             functions,
             dwarf,
+            sections: parsed,
             cwd,
         }
     }
@@ -192,6 +198,16 @@ impl Symbols {
             });
         }
         out
+    }
+
+    /// The module's DWARF, if it has any.
+    pub fn dwarf(&self) -> Option<&gimli::Dwarf<Reader>> {
+        self.sections.as_deref()
+    }
+
+    /// Every function of the name section: (index, demangled name).
+    pub fn function_names(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.functions.iter().map(|(i, n)| (*i, n.as_str()))
     }
 
     /// The demangled name of function `index` (original index space), if

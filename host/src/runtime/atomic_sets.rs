@@ -18,7 +18,7 @@ use crate::trace::ThreadId;
 use std::collections::HashSet;
 
 /// A registered atomic set.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AtomicSet {
     /// Its name.
     pub name: String,
@@ -100,9 +100,37 @@ struct ThreadRecord {
 pub struct SetRecorder {
     log: SetLog,
     threads: Vec<ThreadRecord>,
+    /// Call sites whose calls are units of work, with the unit's name.
+    unit_calls: std::collections::HashMap<SiteId, String>,
 }
 
 impl SetRecorder {
+    /// A recorder with the atomic sets and unit call sites given outside
+    /// the guest.
+    pub fn new(sets: &[AtomicSet], unit_calls: &[(SiteId, String)]) -> Self {
+        SetRecorder {
+            log: SetLog {
+                sets: sets.to_vec(),
+                ..Default::default()
+            },
+            unit_calls: unit_calls.iter().cloned().collect(),
+            ..Default::default()
+        }
+    }
+
+    /// A logged call at `site` starts (`returned`: ended): a unit of work
+    /// if the site was named one.
+    pub fn call(&mut self, thread: ThreadId, site: SiteId, returned: bool) {
+        let Some(name) = self.unit_calls.get(&site).cloned() else {
+            return;
+        };
+        if returned {
+            self.unit_end(thread);
+        } else {
+            self.unit_begin(thread, name);
+        }
+    }
+
     fn thread(&mut self, id: ThreadId) -> &mut ThreadRecord {
         let id = id as usize;
         if self.threads.len() <= id {

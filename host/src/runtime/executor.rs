@@ -7,6 +7,7 @@
 //! finishes.
 
 use super::activity::Activity;
+use super::atomic_sets::SetRecorder;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
 use super::state::{ExecHandle, ExecState};
@@ -118,11 +119,11 @@ pub(super) fn run(
         config.limits,
         config.random_seed,
     ));
-    if program.options().log_calls {
+    if program.options().log_calls && !config.check_atomic_sets {
         exec.get().activity = Some(Vec::new());
     }
     if config.check_atomic_sets {
-        exec.get().sets = Some(Default::default());
+        exec.get().sets = Some(SetRecorder::new(&config.atomic_sets, &config.unit_calls));
     }
     let main = exec.get().add_thread();
     if let Some(text) = &config.schedule {

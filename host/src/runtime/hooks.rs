@@ -305,10 +305,17 @@ pub(crate) async fn sched_yield(caller: &mut Caller<'_, ThreadData>) -> Result<i
 }
 
 /// Adds the `weft_rt` imports and `wasi.thread-spawn` to `linker`.
-/// A logged call or return (see `InstrumentOptions::log_calls`).
+/// A logged call or return (see `InstrumentOptions::log_calls`): noted in
+/// the activity log, and a unit of work when its site is one.
 fn log_call(caller: &Caller<'_, ThreadData>, activity: Activity) {
     let me = caller.data().tid;
-    caller.data().exec.get().log(me, activity);
+    let mut exec = caller.data().exec.get();
+    if let Some(sets) = exec.sets.as_mut()
+        && let Activity::Call(site) | Activity::Returned(site) = activity
+    {
+        sets.call(me, site, matches!(activity, Activity::Returned(_)));
+    }
+    exec.log(me, activity);
 }
 
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {

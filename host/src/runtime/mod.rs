@@ -105,6 +105,15 @@ pub struct RunConfig {
     /// `--points memory` for plain accesses).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub check_atomic_sets: bool,
+    /// Atomic sets given outside the guest (`--atomic-set`), registered at
+    /// the start of every execution.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub atomic_sets: Vec<atomic_sets::AtomicSet>,
+    /// Units of work given outside the guest (`--unit-of-work`): call sites
+    /// (of a module loaded with `log_calls`) whose call is a unit, with the
+    /// unit's name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unit_calls: Vec<(crate::instrument::SiteId, String)>,
 }
 
 /// How an IMUnit schedule is applied.
@@ -128,6 +137,8 @@ impl Default for RunConfig {
             schedule: None,
             schedule_mode: ScheduleMode::Active,
             check_atomic_sets: false,
+            atomic_sets: Vec::new(),
+            unit_calls: Vec::new(),
         }
     }
 }
