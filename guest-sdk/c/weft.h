@@ -23,6 +23,12 @@ WEFT_IMPORT("atomic_end") void weft_atomic_end(void);
 WEFT_IMPORT("atomic_set") void weft_abi_atomic_set(const char *name, size_t len, const void *ptr, size_t size);
 WEFT_IMPORT("unit_begin") void weft_abi_unit_begin(const char *name, size_t len);
 WEFT_IMPORT("unit_end") void weft_unit_end(void);
+/* Actors (see guest-sdk/ABI.md): the raw imports. */
+WEFT_IMPORT("actor_spawn") int weft_abi_actor_spawn(const char *type, size_t len);
+WEFT_IMPORT("actor_send") void weft_abi_actor_send(int to, const char *kind, size_t kind_len, const void *body, size_t body_len);
+WEFT_IMPORT("actor_receive") int weft_abi_actor_receive(void *buf, size_t cap, unsigned *header, int awaiting);
+WEFT_IMPORT("actor_become") void weft_abi_actor_become(const char *name, size_t len);
+WEFT_IMPORT("actor_unhandled") void weft_actor_unhandled(void);
 
 /* The `size` bytes at `ptr` form an atomic set named `name` (fields bound by
  * one consistency property), for `weft serializability`. */

@@ -33,6 +33,12 @@ extern "weft" fn atomic_end() void;
 extern "weft" fn atomic_set(name_ptr: [*]const u8, name_len: usize, ptr: [*]const u8, len: usize) void;
 extern "weft" fn unit_begin(name_ptr: [*]const u8, name_len: usize) void;
 extern "weft" fn unit_end() void;
+/// Actors (see guest-sdk/ABI.md): the raw imports.
+pub extern "weft" fn actor_spawn(type_ptr: [*]const u8, type_len: usize) i32;
+pub extern "weft" fn actor_send(to: i32, kind_ptr: [*]const u8, kind_len: usize, body_ptr: [*]const u8, body_len: usize) void;
+pub extern "weft" fn actor_receive(buf_ptr: [*]u8, buf_cap: usize, header_ptr: [*]u32, awaiting: i32) i32;
+pub extern "weft" fn actor_become(name_ptr: [*]const u8, name_len: usize) void;
+pub extern "weft" fn actor_unhandled() void;
 
 /// The memory of `value` (a pointer to a struct, say) forms an atomic set
 /// named `name`, for `weft serializability`.

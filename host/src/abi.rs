@@ -247,8 +247,53 @@ pub const UNIT_END: Signature = Signature {
     results: &[],
 };
 
+/// `weft.actor_spawn(type_ptr, type_len) -> i32`: registers a new actor of
+/// the named type; returns its id.
+pub const ACTOR_SPAWN: Signature = Signature {
+    name: "actor_spawn",
+    params: &[Val::I32, Val::I32],
+    results: &[Val::I32],
+};
+
+/// `weft.actor_send(to, kind_ptr, kind_len, body_ptr, body_len)`: puts a
+/// message of the named kind in weft's mailbox of actor `to` (`-1`: the
+/// driver, for replies to an ask).
+pub const ACTOR_SEND: Signature = Signature {
+    name: "actor_send",
+    params: &[Val::I32, Val::I32, Val::I32, Val::I32, Val::I32],
+    results: &[],
+};
+
+/// `weft.actor_receive(buf_ptr, buf_cap, header_ptr, awaiting) -> i32`:
+/// weft picks the next delivery; writes the header (receiver, sender, kind
+/// length, body length: four `u32`) at `header_ptr` and the kind followed by
+/// the body at `buf_ptr`; returns 1, or 0 when no message is left. With
+/// `awaiting` >= 0 the driver waits for a reply from that actor, and no
+/// message left is a deadlock.
+pub const ACTOR_RECEIVE: Signature = Signature {
+    name: "actor_receive",
+    params: &[Val::I32, Val::I32, Val::I32, Val::I32],
+    results: &[Val::I32],
+};
+
+/// `weft.actor_become(name_ptr, name_len)`: the receive being handled
+/// changes its actor's behaviour.
+pub const ACTOR_BECOME: Signature = Signature {
+    name: "actor_become",
+    params: &[Val::I32, Val::I32],
+    results: &[],
+};
+
+/// `weft.actor_unhandled()`: the receiver's current behaviour does not
+/// handle the message being delivered (a failure).
+pub const ACTOR_UNHANDLED: Signature = Signature {
+    name: "actor_unhandled",
+    params: &[],
+    results: &[],
+};
+
 /// Every `weft` SDK import.
-pub const SDK_IMPORTS: [Signature; 10] = [
+pub const SDK_IMPORTS: [Signature; 15] = [
     EVENT,
     THREAD_NAME,
     ASSERT,
@@ -259,6 +304,11 @@ pub const SDK_IMPORTS: [Signature; 10] = [
     ATOMIC_SET,
     UNIT_BEGIN,
     UNIT_END,
+    ACTOR_SPAWN,
+    ACTOR_SEND,
+    ACTOR_RECEIVE,
+    ACTOR_BECOME,
+    ACTOR_UNHANDLED,
 ];
 
 #[cfg(test)]

@@ -48,6 +48,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod actors;
 pub mod bench;
 pub mod build;
 pub mod check;

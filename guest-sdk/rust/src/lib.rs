@@ -26,8 +26,23 @@ mod ffi {
         pub fn atomic_set(name_ptr: *const u8, name_len: usize, ptr: *const u8, len: usize);
         pub fn unit_begin(name_ptr: *const u8, name_len: usize);
         pub fn unit_end();
+        pub fn actor_spawn(type_ptr: *const u8, type_len: usize) -> i32;
+        pub fn actor_send(
+            to: i32,
+            kind_ptr: *const u8,
+            kind_len: usize,
+            body_ptr: *const u8,
+            body_len: usize,
+        );
+        pub fn actor_receive(buf_ptr: *mut u8, buf_cap: usize, header: *mut u32, awaiting: i32)
+        -> i32;
+        pub fn actor_become(name_ptr: *const u8, name_len: usize);
+        pub fn actor_unhandled();
     }
 }
+
+#[cfg(target_family = "wasm")]
+pub mod actors;
 
 /// Marks a named event in the calling thread. Under weft it is a scheduling
 /// point and appears in traces and reports.

@@ -67,6 +67,9 @@ pub struct ModuleArgs {
     /// Report calls to the host (for `--unit-of-work`).
     #[arg(skip)]
     pub log_calls: bool,
+    /// Actor receives to deliver first (`weft actors`).
+    #[arg(skip)]
+    pub actor_schedule: Vec<u64>,
 }
 
 /// Checks a schedule's syntax when the command line is parsed.
@@ -130,6 +133,7 @@ impl ModuleArgs {
             check_atomic_sets: self.check_atomic_sets,
             atomic_sets: self.atomic_sets.clone(),
             unit_calls: self.unit_calls.clone(),
+            actor_schedule: self.actor_schedule.clone(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The `weft` command line: parse, call the library, print. One file per
 //! command; `common` holds the options and output they share.
 
+mod actors;
 mod bench;
 mod build;
 mod common;
@@ -32,6 +33,7 @@ enum Command {
     Test(test::TestArgs),
     InferSchedule(infer::InferArgs),
     Serializability(serializability::SerializabilityArgs),
+    Actors(actors::ActorsArgs),
 }
 
 /// Exit code when no failure was found.
@@ -53,6 +55,7 @@ pub fn main() -> ExitCode {
         Command::Test(args) => test::run(args),
         Command::InferSchedule(args) => infer::run(args),
         Command::Serializability(args) => serializability::run(args),
+        Command::Actors(args) => actors::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

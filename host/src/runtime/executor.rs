@@ -7,6 +7,7 @@
 //! finishes.
 
 use super::activity::Activity;
+use super::actors::Mailboxes;
 use super::atomic_sets::SetRecorder;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
@@ -121,6 +122,9 @@ pub(super) fn run(
     ));
     if program.options().log_calls && !config.check_atomic_sets {
         exec.get().activity = Some(Vec::new());
+    }
+    if !config.actor_schedule.is_empty() {
+        exec.get().actors = Some(Mailboxes::new(&config.actor_schedule));
     }
     if config.check_atomic_sets {
         exec.get().sets = Some(SetRecorder::new(&config.atomic_sets, &config.unit_calls));
@@ -353,6 +357,7 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         step,
         activity,
         sets,
+        actors,
         ..
     } = state;
     scheduler.end_execution(step);
@@ -375,6 +380,7 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             steps: step,
             activity: activity.unwrap_or_default(),
             atomic_sets: sets.map(|s| s.finish()),
+            actors: actors.map(|a| a.finish()),
         },
         scheduler,
     )

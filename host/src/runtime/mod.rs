@@ -11,6 +11,8 @@
 //! - [`activity`]: what threads did, for schedule inference.
 
 pub mod activity;
+mod actor_calls;
+pub mod actors;
 pub mod atomic_sets;
 mod executor;
 mod hooks;
@@ -114,6 +116,10 @@ pub struct RunConfig {
     /// unit's name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unit_calls: Vec<(crate::instrument::SiteId, String)>,
+    /// Actor receives (hashes) to deliver first, in this order; then
+    /// deliveries are free.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actor_schedule: Vec<u64>,
 }
 
 /// How an IMUnit schedule is applied.
@@ -139,6 +145,7 @@ impl Default for RunConfig {
             check_atomic_sets: false,
             atomic_sets: Vec::new(),
             unit_calls: Vec::new(),
+            actor_schedule: Vec::new(),
         }
     }
 }
@@ -246,6 +253,8 @@ pub struct ExecutionResult {
     pub activity: Vec<activity::Entry>,
     /// Accesses to atomic sets, when they were checked.
     pub atomic_sets: Option<atomic_sets::SetLog>,
+    /// What the guest's actors did, if it used any.
+    pub actors: Option<actors::ActorLog>,
 }
 
 /// A module compiled for weft, ready to execute under any schedule.
@@ -313,6 +322,7 @@ impl Program {
             wasi::add_to_linker(linker)?;
             hooks::add_to_linker(linker)?;
             sdk::add_to_linker(linker)?;
+            actor_calls::add_to_linker(linker)?;
             linker.allow_shadowing(true);
             Ok(())
         };

@@ -129,6 +129,27 @@ pub enum Outcome {
     },
     /// A replayed schedule did not fit the execution.
     Diverged(ScheduleError),
+    /// A schedule of actor receives could not be followed: its next receive
+    /// was not among the messages held. Neither a pass nor a failure.
+    ActorScheduleDiverged {
+        /// Receives of the schedule that were followed.
+        followed: usize,
+    },
+    /// An actor was delivered a message its current behaviour does not
+    /// handle.
+    UnhandledMessage {
+        /// The thread running the actors.
+        thread: ThreadId,
+        /// Which actor and message.
+        message: String,
+    },
+    /// The actors' driver waits for a reply that no message left can bring.
+    ActorDeadlock {
+        /// The thread running the actors.
+        thread: ThreadId,
+        /// Who waits for whom.
+        message: String,
+    },
     /// The host could not run the module (a missing export, an instantiation
     /// error): an input error, not a guest failure.
     HostError(String),
@@ -161,6 +182,8 @@ pub enum FailureKind {
     ScheduleViolation,
     /// The execution was not atomic-set serializable.
     Serializability,
+    /// An actor got a message its behaviour does not handle.
+    UnhandledMessage,
 }
 
 impl FailureKind {
@@ -178,6 +201,7 @@ impl FailureKind {
             FailureKind::ScheduleViolation => "schedule-violation",
             FailureKind::ScheduleError => "schedule-error",
             FailureKind::Serializability => "serializability",
+            FailureKind::UnhandledMessage => "unhandled-message",
         }
     }
 }
@@ -199,6 +223,7 @@ impl Outcome {
         let (kind, thread, message) = match self {
             Outcome::Exited(0)
             | Outcome::Discarded { .. }
+            | Outcome::ActorScheduleDiverged { .. }
             | Outcome::Diverged(_)
             | Outcome::HostError(_) => return None,
             Outcome::Exited(code) => (
@@ -276,6 +301,12 @@ impl Outcome {
             Outcome::Serializability {
                 thread, message, ..
             } => (FailureKind::Serializability, *thread, message.clone()),
+            Outcome::UnhandledMessage { thread, message } => {
+                (FailureKind::UnhandledMessage, *thread, message.clone())
+            }
+            Outcome::ActorDeadlock { thread, message } => {
+                (FailureKind::Deadlock, *thread, message.clone())
+            }
             Outcome::MemoryLimit { thread, limit } => (
                 FailureKind::MemoryLimit,
                 *thread,

@@ -4,6 +4,7 @@
 
 use super::Limits;
 use super::activity::{Activity, Entry};
+use super::actors::Mailboxes;
 use super::atomic_sets::SetRecorder;
 use super::outcome::{BlockedThread, HeldThread, Outcome};
 use crate::imunit::monitor::{END, Monitor, ThreadStatus};
@@ -107,6 +108,8 @@ pub(crate) struct ExecState {
     pub activity: Option<Vec<Entry>>,
     /// Accesses to atomic sets, when they are checked.
     pub sets: Option<SetRecorder>,
+    /// The guest's actors' mailboxes, once it uses actors.
+    pub actors: Option<Mailboxes>,
     /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
@@ -148,6 +151,7 @@ impl ExecState {
             enabled_stale: true,
             activity: None,
             sets: None,
+            actors: None,
         }
     }
 

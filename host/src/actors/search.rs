@@ -1,0 +1,164 @@
+//! `weft actors`: Bita (run, generate schedules for uncovered orderings,
+//! run them, repeat) or random deliveries, until a failure, the budget or
+//! the time limit; with the coverage of each criterion as it grows.
+
+use super::criteria::{Criterion, Goal, coverage, goals};
+use super::generate::generate;
+use crate::explore::{ExploreError, execution_seed};
+use crate::runtime::{ExecutionResult, Failure, Outcome, Program, RunConfig};
+use crate::sched::RandomScheduler;
+use std::collections::{HashSet, VecDeque};
+use std::time::{Duration, Instant};
+
+/// How deliveries are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ActorStrategy {
+    /// Schedules generated for uncovered orderings.
+    Bita,
+    /// A random delivery order each execution.
+    Random,
+}
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct ActorOptions {
+    /// The strategy.
+    pub strategy: ActorStrategy,
+    /// Criteria Bita generates schedules for (coverage is reported for all).
+    pub criteria: Vec<Criterion>,
+    /// Most executions.
+    pub budget: u64,
+    /// Most wall time.
+    pub time_limit: Option<Duration>,
+    /// Seed of the free deliveries.
+    pub seed: u64,
+    /// Run configuration.
+    pub run: RunConfig,
+}
+
+/// The coverage of one criterion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// The criterion.
+    pub criterion: Criterion,
+    /// Related pairs achieved in both orders.
+    pub covered: usize,
+    /// Related pairs seen.
+    pub pairs: usize,
+}
+
+/// A failing execution and how to reproduce it.
+#[derive(Clone, Debug)]
+pub struct ActorFailure {
+    /// The execution.
+    pub result: ExecutionResult,
+    /// Its failure.
+    pub failure: Failure,
+    /// The schedule it followed first.
+    pub schedule: Vec<u64>,
+    /// Its seed.
+    pub seed: u64,
+    /// 1-based index.
+    pub index: u64,
+}
+
+/// What the search did.
+#[derive(Clone, Debug, Default)]
+pub struct ActorReport {
+    /// Executions, the initial one included.
+    pub executions: u64,
+    /// Executions whose schedule could not be followed.
+    pub diverged: u64,
+    /// Schedules generated (Bita).
+    pub generated: u64,
+    /// Coverage per criterion.
+    pub coverage: Vec<Coverage>,
+    /// The first failure.
+    pub failure: Option<ActorFailure>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// Runs the search; `progress` sees the report after every execution.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module, or the module
+/// uses no actors.
+pub fn search(
+    program: &mut Program,
+    options: &ActorOptions,
+    mut progress: impl FnMut(&ActorReport),
+) -> Result<ActorReport, ExploreError> {
+    let start = Instant::now();
+    let mut report = ActorReport::default();
+    let mut achieved: Vec<HashSet<Goal>> = vec![HashSet::new(); Criterion::ALL.len()];
+    let mut planned = achieved.clone();
+    let mut queue: VecDeque<Vec<u64>> = VecDeque::from([Vec::new()]);
+    let slot = |c: Criterion| Criterion::ALL.iter().position(|&x| x == c).expect("listed");
+    while report.executions < options.budget
+        && options.time_limit.is_none_or(|t| start.elapsed() < t)
+    {
+        let schedule = match options.strategy {
+            ActorStrategy::Random => Vec::new(),
+            ActorStrategy::Bita => match queue.pop_front() {
+                Some(s) => s,
+                None => break,
+            },
+        };
+        let seed = execution_seed(options.seed, report.executions);
+        let mut run = options.run.clone();
+        run.actor_schedule = schedule.clone();
+        let (result, _) = program.execute(Box::new(RandomScheduler::new(seed)), &run);
+        report.executions += 1;
+        match &result.outcome {
+            Outcome::HostError(message) => return Err(ExploreError(message.clone())),
+            Outcome::ActorScheduleDiverged { .. } => report.diverged += 1,
+            _ => {}
+        }
+        let Some(log) = result.actors.clone() else {
+            return Err(ExploreError(
+                "the module uses no actors (weft.actor_* imports); see guest-sdk/ABI.md".into(),
+            ));
+        };
+        for c in Criterion::ALL {
+            let got = goals(&log, c);
+            achieved[slot(c)].extend(got.iter().copied());
+            planned[slot(c)].extend(got);
+        }
+        if options.strategy == ActorStrategy::Bita {
+            for &c in &options.criteria {
+                let new = generate(&log, c, &mut planned[slot(c)]);
+                report.generated += new.len() as u64;
+                queue.extend(new);
+            }
+        }
+        report.coverage = Criterion::ALL
+            .iter()
+            .map(|&c| {
+                let (covered, pairs) = coverage(&achieved[slot(c)]);
+                Coverage {
+                    criterion: c,
+                    covered,
+                    pairs,
+                }
+            })
+            .collect();
+        if let Some(failure) = result.outcome.failure() {
+            report.failure = Some(ActorFailure {
+                failure,
+                schedule,
+                seed,
+                index: report.executions,
+                result,
+            });
+        }
+        report.elapsed = start.elapsed();
+        progress(&report);
+        if report.failure.is_some() {
+            break;
+        }
+    }
+    report.elapsed = start.elapsed();
+    Ok(report)
+}

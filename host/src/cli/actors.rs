@@ -1,0 +1,190 @@
+//! `weft actors`: delivery orders of an actor program, generated for
+//! coverage (Bita) or random.
+
+use super::common::{ModuleArgs, OutputArgs, save_replay};
+use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::actors::chart;
+use crate::actors::criteria::Criterion;
+use crate::actors::search::{ActorOptions, ActorReport, ActorStrategy, search};
+use crate::sched::Strategy;
+use crate::trace::replay_file::FoundBy;
+use anyhow::Result;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::io::Write as _;
+use std::time::Duration;
+
+/// Which criteria Bita generates schedules for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CriterionArg {
+    /// Pairs of receives.
+    Pr,
+    /// Pairs of consecutive receives.
+    Pcr,
+    /// Pairs of a behaviour change and a receive.
+    Pbr,
+    /// All three.
+    All,
+}
+
+/// Explore the delivery orders of an actor program (the guest SDK's
+/// `actors`): Bita's coverage-guided schedules, or random ones.
+#[derive(Args, Debug)]
+pub struct ActorsArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// Coverage criterion to generate schedules for.
+    #[arg(long, value_enum, default_value = "pr")]
+    criterion: CriterionArg,
+    /// `bita`, or `random` delivery orders.
+    #[arg(long, value_enum, default_value = "bita")]
+    strategy: ActorStrategy,
+    /// Most executions (the initial one included).
+    #[arg(long, default_value_t = 1000)]
+    iterations: u64,
+    /// Most wall time (e.g. `30s`).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    time_limit: Option<Duration>,
+    /// Seed of the free deliveries.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+pub fn run(mut args: ActorsArgs) -> Result<u8> {
+    let (wasm, mut program) = args.module.load()?;
+    let options = ActorOptions {
+        strategy: args.strategy,
+        criteria: match args.criterion {
+            CriterionArg::Pr => vec![Criterion::Pr],
+            CriterionArg::Pcr => vec![Criterion::Pcr],
+            CriterionArg::Pbr => vec![Criterion::Pbr],
+            CriterionArg::All => Criterion::ALL.to_vec(),
+        },
+        budget: args.iterations,
+        time_limit: args.time_limit,
+        seed: args.seed,
+        run: args.module.run_config(),
+    };
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
+    let mut shown = false;
+    let report = search(&mut program, &options, |r| {
+        if !shown && r.elapsed >= Duration::from_secs(1) && !args.output.json {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        if shown {
+            bar.set_message(format!(
+                "{} executions, coverage {}",
+                r.executions,
+                coverage_line(r)
+            ));
+            bar.tick();
+        }
+    })?;
+    bar.finish_and_clear();
+    let replay_file = match &report.failure {
+        Some(found) => {
+            args.module.actor_schedule = found.schedule.clone();
+            save_replay(
+                &args.output,
+                &args.module,
+                &wasm,
+                &found.result,
+                &found.failure,
+                FoundBy {
+                    strategy: Strategy::Random,
+                    seed: found.seed,
+                    pct_depth: None,
+                    execution: found.index,
+                },
+            )?
+        }
+        None => None,
+    };
+    let strategy = match args.strategy {
+        ActorStrategy::Bita => "bita",
+        ActorStrategy::Random => "random",
+    };
+    let chart = report
+        .failure
+        .as_ref()
+        .and_then(|f| f.result.actors.as_ref())
+        .map(|log| chart::render(log, 80));
+    let mut out = std::io::stdout();
+    if args.output.json {
+        let coverage: serde_json::Map<String, serde_json::Value> = report
+            .coverage
+            .iter()
+            .map(|c| {
+                (
+                    c.criterion.name().to_string(),
+                    json!({"covered": c.covered, "pairs": c.pairs}),
+                )
+            })
+            .collect();
+        let value = json!({
+            "status": if report.failure.is_some() { "failure" } else { "pass" },
+            "strategy": strategy,
+            "executions": report.executions,
+            "generated_schedules": report.generated,
+            "diverged": report.diverged,
+            "coverage": coverage,
+            "failure": report.failure.as_ref().map(|f| json!({
+                "kind": f.failure.kind.name(),
+                "message": f.failure.message,
+                "thread": f.failure.thread,
+                "execution": f.index,
+            })),
+            "schedule": chart,
+            "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
+            "elapsed_ms": report.elapsed.as_millis() as u64,
+        });
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        let mut s = match &report.failure {
+            Some(f) => format!(
+                "weft: {} failure found after {} executions ({strategy}) in {:.2?}\n\nFAILURE: {}\n",
+                f.failure.kind.name(),
+                report.executions,
+                report.elapsed,
+                f.failure.message.trim_end()
+            ),
+            None => format!(
+                "weft: no failure in {} executions ({strategy}) in {:.2?}\n",
+                report.executions, report.elapsed
+            ),
+        };
+        s.push_str(&format!(
+            "coverage: {} ({} schedules generated, {} diverged)\n",
+            coverage_line(&report),
+            report.generated,
+            report.diverged
+        ));
+        if let Some(chart) = &chart {
+            s.push_str(&format!("\ndeliveries of the failing execution:\n{chart}"));
+        }
+        if let Some(path) = &replay_file {
+            s.push_str(&format!("\nreplay: weft replay {}\n", path.display()));
+        }
+        let _ = write!(out, "{s}");
+    }
+    Ok(if report.failure.is_some() {
+        EXIT_FAILURE
+    } else {
+        EXIT_PASS
+    })
+}
+
+/// `pr 3/4, pcr 2/3, pbr 0/1`.
+fn coverage_line(report: &ActorReport) -> String {
+    report
+        .coverage
+        .iter()
+        .map(|c| format!("{} {}/{}", c.criterion.name(), c.covered, c.pairs))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
