@@ -2,6 +2,7 @@
 //! hand-written WAT modules. The samples must be built first
 //! (`just samples`, which `just test` does).
 
+mod actors;
 mod bad_input;
 mod build;
 mod determinism;

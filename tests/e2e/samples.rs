@@ -130,6 +130,11 @@ sample_tests! {
     jigsaw_rlen => "jigsaw-rlen",
     bank_transfer => "bank-transfer",
     list_size => "list-size",
+    gatling => "gatling",
+    sleeping_barber => "sleeping-barber",
+    messenger => "messenger",
+    registry => "registry",
+    bank_actors => "bank-actors",
 }
 
 #[test]
@@ -167,6 +172,11 @@ fn every_sample_has_a_test() {
         "jigsaw-rlen",
         "bank-transfer",
         "list-size",
+        "gatling",
+        "sleeping-barber",
+        "messenger",
+        "registry",
+        "bank-actors",
     ];
     for name in sample_names() {
         assert!(

@@ -1,0 +1,88 @@
+//! `weft actors`: Bita's schedules and random deliveries on the actor
+//! samples, their correct variants, and replay.
+
+use crate::support::{arg, sample, weft_in};
+
+/// The actor samples and the failure kind of each.
+const BUGGY: [(&str, &str); 5] = [
+    ("gatling", "assertion"),
+    ("sleeping-barber", "assertion"),
+    ("messenger", "unhandled-message"),
+    ("registry", "unhandled-message"),
+    ("bank-actors", "assertion"),
+];
+
+fn actors(dir: &std::path::Path, module: &str, extra: &[&str]) -> crate::support::Output {
+    let module = sample(module);
+    let mut args = vec!["actors", arg(&module), "--json"];
+    args.extend_from_slice(extra);
+    weft_in(dir, &args)
+}
+
+#[test]
+fn bita_pr_finds_the_gatling_crash_with_the_papers_schedule_and_replays_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("gatling.weft.json");
+    let out = actors(
+        dir.path(),
+        "gatling",
+        &["--criterion", "pr", "--save-failure", arg(&replay)],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "assertion");
+    assert!(
+        json["executions"].as_u64().unwrap() <= 3,
+        "{}",
+        json["executions"]
+    );
+    assert!(json["coverage"]["pr"]["pairs"].as_u64().unwrap() > 0);
+    let chart = json["schedule"].as_str().unwrap();
+    // The Flush reaches the Writer before a Write.
+    let flush = chart.find("Flush").unwrap();
+    let late_write = chart[flush..].find("Write").is_some();
+    assert!(late_write, "{chart}");
+    let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert_eq!(again.json()["failure"]["kind"], "assertion");
+}
+
+#[test]
+fn every_actor_bug_is_found_and_no_correct_variant_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, kind) in BUGGY {
+        for strategy in ["bita", "random"] {
+            let out = actors(
+                dir.path(),
+                name,
+                &["--no-save", "--strategy", strategy, "--criterion", "all"],
+            );
+            assert_eq!(out.code, 1, "{name} {strategy}: {}", out.stdout);
+            assert_eq!(out.json()["failure"]["kind"], kind, "{name} {strategy}");
+            let out = actors(
+                dir.path(),
+                name,
+                &[
+                    "--no-save",
+                    "--strategy",
+                    strategy,
+                    "--criterion",
+                    "all",
+                    "--iterations",
+                    "200",
+                    "--",
+                    "correct",
+                ],
+            );
+            assert_eq!(out.code, 0, "{name} correct, {strategy}: {}", out.stdout);
+        }
+    }
+}
+
+#[test]
+fn a_module_without_actors_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = actors(dir.path(), "checksum", &["--no-save"]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("uses no actors"), "{}", out.stderr);
+}
