@@ -93,13 +93,22 @@ impl Generator<'_> {
     }
 }
 
-/// New schedules from `log` for goals of `criterion` not in `achieved`;
-/// the goals each schedule plans are added to `achieved`.
+/// A generated schedule and the goals it aims at (those it planned first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generated {
+    /// Receive hashes to deliver in this order.
+    pub schedule: Vec<u64>,
+    /// Goals this schedule added to the planned set.
+    pub aims: Vec<Goal>,
+}
+
+/// New schedules from `log` for goals of `criterion` not in `planned`; the
+/// goals each schedule plans are added to `planned`.
 pub fn generate(
     log: &ActorLog,
     criterion: Criterion,
-    achieved: &mut HashSet<Goal>,
-) -> Vec<Vec<u64>> {
+    planned: &mut HashSet<Goal>,
+) -> Vec<Generated> {
     let n = log.receives.len();
     let seq: Vec<usize> = (0..n).collect();
     let mhb = must_happen_before(log);
@@ -111,20 +120,27 @@ pub fn generate(
             }
             let (hi, hj) = (log.receives[i].hash, log.receives[j].hash);
             for (swap, goal) in [(false, (hi, hj)), (true, (hj, hi))] {
-                if achieved.contains(&goal) {
+                if planned.contains(&goal) {
                     continue;
                 }
                 let generator = Generator {
                     receives: &log.receives,
                     mhb: mhb.clone(),
                     criterion,
-                    achieved,
+                    achieved: planned,
                 };
                 let schedule = generator.schedule(&seq, i, j, swap, 0);
-                achieved.extend(goals_of(&log.receives, &schedule, criterion));
-                // The pair itself, even where the PR tail moved it.
-                achieved.insert(goal);
-                out.push(schedule.iter().map(|&k| log.receives[k].hash).collect());
+                // The pair itself counts even where the PR tail moved it.
+                let mut aims: Vec<Goal> = goals_of(&log.receives, &schedule, criterion)
+                    .into_iter()
+                    .chain([goal])
+                    .filter(|g| planned.insert(*g))
+                    .collect();
+                aims.sort_unstable();
+                out.push(Generated {
+                    schedule: schedule.iter().map(|&k| log.receives[k].hash).collect(),
+                    aims,
+                });
             }
         }
     }
@@ -170,12 +186,13 @@ mod tests {
     #[test]
     fn pr_puts_the_flush_before_the_write() {
         let log = gatling();
-        let mut achieved = super::super::criteria::goals(&log, Criterion::Pr);
-        let schedules = generate(&log, Criterion::Pr, &mut achieved);
+        let mut planned = super::super::criteria::goals(&log, Criterion::Pr);
+        let generated = generate(&log, Criterion::Pr, &mut planned);
         // The only unordered related pair is w / fl at the writer.
-        assert_eq!(schedules, vec![vec![1, 3, 4, 2]], "<ex, ad, fl, w>");
-        assert!(achieved.contains(&(4, 2)));
+        assert_eq!(generated.len(), 1);
+        assert_eq!(generated[0].schedule, vec![1, 3, 4, 2], "<ex, ad, fl, w>");
+        assert_eq!(generated[0].aims, vec![(4, 2)]);
         // Nothing left to generate.
-        assert!(generate(&log, Criterion::Pr, &mut achieved).is_empty());
+        assert!(generate(&log, Criterion::Pr, &mut planned).is_empty());
     }
 }

@@ -73,6 +73,8 @@ pub struct ActorReport {
     pub generated: u64,
     /// Coverage per criterion.
     pub coverage: Vec<Coverage>,
+    /// The coverage after executions 1, 2, 4, 8, ... and the last one.
+    pub growth: Vec<(u64, Vec<Coverage>)>,
     /// The first failure.
     pub failure: Option<ActorFailure>,
     /// Wall time.
@@ -94,17 +96,17 @@ pub fn search(
     let mut report = ActorReport::default();
     let mut achieved: Vec<HashSet<Goal>> = vec![HashSet::new(); Criterion::ALL.len()];
     let mut planned = achieved.clone();
-    let mut queue: VecDeque<Vec<u64>> = VecDeque::from([Vec::new()]);
+    // Schedules to run, each with the goals it was generated for.
+    let mut queue: VecDeque<(Vec<u64>, Vec<(usize, Goal)>)> = VecDeque::new();
     let slot = |c: Criterion| Criterion::ALL.iter().position(|&x| x == c).expect("listed");
     while report.executions < options.budget
         && options.time_limit.is_none_or(|t| start.elapsed() < t)
     {
-        let schedule = match options.strategy {
-            ActorStrategy::Random => Vec::new(),
-            ActorStrategy::Bita => match queue.pop_front() {
-                Some(s) => s,
-                None => break,
-            },
+        // With nothing (left) to follow, Bita runs a free execution, whose
+        // receives give it new orderings to aim at.
+        let (schedule, aims) = match options.strategy {
+            ActorStrategy::Random => (Vec::new(), Vec::new()),
+            ActorStrategy::Bita => queue.pop_front().unwrap_or_default(),
         };
         let seed = execution_seed(options.seed, report.executions);
         let mut run = options.run.clone();
@@ -126,11 +128,20 @@ pub fn search(
             achieved[slot(c)].extend(got.iter().copied());
             planned[slot(c)].extend(got);
         }
+        // A schedule that could not be followed leaves its goals open, for
+        // schedules generated from other executions.
+        for (c, goal) in aims {
+            if !achieved[c].contains(&goal) {
+                planned[c].remove(&goal);
+            }
+        }
         if options.strategy == ActorStrategy::Bita {
             for &c in &options.criteria {
-                let new = generate(&log, c, &mut planned[slot(c)]);
-                report.generated += new.len() as u64;
-                queue.extend(new);
+                for new in generate(&log, c, &mut planned[slot(c)]) {
+                    report.generated += 1;
+                    let aims = new.aims.iter().map(|&g| (slot(c), g)).collect();
+                    queue.push_back((new.schedule, aims));
+                }
             }
         }
         report.coverage = Criterion::ALL
@@ -144,6 +155,11 @@ pub fn search(
                 }
             })
             .collect();
+        if report.executions.is_power_of_two() {
+            report
+                .growth
+                .push((report.executions, report.coverage.clone()));
+        }
         if let Some(failure) = result.outcome.failure() {
             report.failure = Some(ActorFailure {
                 failure,
@@ -158,6 +174,15 @@ pub fn search(
         if report.failure.is_some() {
             break;
         }
+    }
+    if report
+        .growth
+        .last()
+        .is_some_and(|(n, _)| *n != report.executions)
+    {
+        report
+            .growth
+            .push((report.executions, report.coverage.clone()));
     }
     report.elapsed = start.elapsed();
     Ok(report)

@@ -5,7 +5,7 @@ use super::common::{ModuleArgs, OutputArgs, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
 use crate::actors::criteria::Criterion;
-use crate::actors::search::{ActorOptions, ActorReport, ActorStrategy, search};
+use crate::actors::search::{ActorOptions, ActorStrategy, Coverage, search};
 use crate::sched::Strategy;
 use crate::trace::replay_file::FoundBy;
 use anyhow::Result;
@@ -80,7 +80,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
             bar.set_message(format!(
                 "{} executions, coverage {}",
                 r.executions,
-                coverage_line(r)
+                coverage_line(&r.coverage)
             ));
             bar.tick();
         }
@@ -126,8 +126,21 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
                 )
             })
             .collect();
+        let growth: Vec<serde_json::Value> = report
+            .growth
+            .iter()
+            .map(|(executions, coverage)| {
+                let mut point = serde_json::Map::new();
+                point.insert("executions".into(), json!(executions));
+                for c in coverage {
+                    point.insert(c.criterion.name().into(), json!([c.covered, c.pairs]));
+                }
+                serde_json::Value::Object(point)
+            })
+            .collect();
         let value = json!({
             "status": if report.failure.is_some() { "failure" } else { "pass" },
+            "coverage_growth": growth,
             "strategy": strategy,
             "executions": report.executions,
             "generated_schedules": report.generated,
@@ -160,10 +173,16 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         };
         s.push_str(&format!(
             "coverage: {} ({} schedules generated, {} diverged)\n",
-            coverage_line(&report),
+            coverage_line(&report.coverage),
             report.generated,
             report.diverged
         ));
+        for (executions, coverage) in &report.growth {
+            s.push_str(&format!(
+                "  after {executions:>5} executions: {}\n",
+                coverage_line(coverage)
+            ));
+        }
         if let Some(chart) = &chart {
             s.push_str(&format!("\ndeliveries of the failing execution:\n{chart}"));
         }
@@ -180,9 +199,8 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
 }
 
 /// `pr 3/4, pcr 2/3, pbr 0/1`.
-fn coverage_line(report: &ActorReport) -> String {
-    report
-        .coverage
+fn coverage_line(coverage: &[Coverage]) -> String {
+    coverage
         .iter()
         .map(|c| format!("{} {}/{}", c.criterion.name(), c.covered, c.pairs))
         .collect::<Vec<_>>()
