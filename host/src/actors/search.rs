@@ -81,6 +81,9 @@ pub struct ActorReport {
     pub elapsed: Duration,
 }
 
+/// A schedule to run, and the goals (by criterion slot) it aims at.
+type Planned = (Vec<u64>, Vec<(usize, Goal)>);
+
 /// Runs the search; `progress` sees the report after every execution.
 ///
 /// # Errors
@@ -97,7 +100,7 @@ pub fn search(
     let mut achieved: Vec<HashSet<Goal>> = vec![HashSet::new(); Criterion::ALL.len()];
     let mut planned = achieved.clone();
     // Schedules to run, each with the goals it was generated for.
-    let mut queue: VecDeque<(Vec<u64>, Vec<(usize, Goal)>)> = VecDeque::new();
+    let mut queue: VecDeque<Planned> = VecDeque::new();
     let slot = |c: Criterion| Criterion::ALL.iter().position(|&x| x == c).expect("listed");
     while report.executions < options.budget
         && options.time_limit.is_none_or(|t| start.elapsed() < t)
