@@ -4,8 +4,9 @@
 use crate::support::{arg, sample, weft_in};
 
 /// The actor samples and the failure kind of each.
-const BUGGY: [(&str, &str); 5] = [
+const BUGGY: [(&str, &str); 6] = [
     ("gatling", "assertion"),
+    ("gatling-c", "assertion"),
     ("sleeping-barber", "assertion"),
     ("messenger", "unhandled-message"),
     ("registry", "unhandled-message"),

@@ -135,6 +135,7 @@ sample_tests! {
     messenger => "messenger",
     registry => "registry",
     bank_actors => "bank-actors",
+    gatling_c => "gatling-c",
 }
 
 #[test]
@@ -177,6 +178,7 @@ fn every_sample_has_a_test() {
         "messenger",
         "registry",
         "bank-actors",
+        "gatling-c",
     ];
     for name in sample_names() {
         assert!(

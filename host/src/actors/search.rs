@@ -7,7 +7,7 @@ use super::generate::generate;
 use crate::explore::{ExploreError, execution_seed};
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program, RunConfig};
 use crate::sched::RandomScheduler;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 /// How deliveries are chosen.
@@ -81,6 +81,10 @@ pub struct ActorReport {
     pub elapsed: Duration,
 }
 
+/// Schedules generated for one goal, at most (a goal whose schedules keep
+/// diverging is given up).
+const MAX_ATTEMPTS: u32 = 3;
+
 /// A schedule to run, and the goals (by criterion slot) it aims at.
 type Planned = (Vec<u64>, Vec<(usize, Goal)>);
 
@@ -101,6 +105,7 @@ pub fn search(
     let mut planned = achieved.clone();
     // Schedules to run, each with the goals it was generated for.
     let mut queue: VecDeque<Planned> = VecDeque::new();
+    let mut attempts: HashMap<(usize, Goal), u32> = HashMap::new();
     let slot = |c: Criterion| Criterion::ALL.iter().position(|&x| x == c).expect("listed");
     while report.executions < options.budget
         && options.time_limit.is_none_or(|t| start.elapsed() < t)
@@ -132,9 +137,11 @@ pub fn search(
             planned[slot(c)].extend(got);
         }
         // A schedule that could not be followed leaves its goals open, for
-        // schedules generated from other executions.
+        // schedules generated from other executions (a few times each).
         for (c, goal) in aims {
-            if !achieved[c].contains(&goal) {
+            let tries = attempts.entry((c, goal)).or_insert(0);
+            *tries += 1;
+            if !achieved[c].contains(&goal) && *tries < MAX_ATTEMPTS {
                 planned[c].remove(&goal);
             }
         }
