@@ -87,3 +87,35 @@ fn a_module_without_actors_is_refused() {
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(out.stderr.contains("uses no actors"), "{}", out.stderr);
 }
+
+#[test]
+fn a_driver_waiting_for_a_reply_that_cannot_come_is_a_deadlock() {
+    let dir = tempfile::tempdir().unwrap();
+    // The driver asks an actor (sends, then waits for its reply), but the
+    // actor's handler never replies.
+    let module = crate::support::wat_file(
+        dir.path(),
+        "silent",
+        r#"(module
+          (import "weft" "actor_spawn" (func $spawn (param i32 i32) (result i32)))
+          (import "weft" "actor_send" (func $send (param i32 i32 i32 i32 i32)))
+          (import "weft" "actor_receive" (func $receive (param i32 i32 i32 i32) (result i32)))
+          (memory (export "memory") 1)
+          (data (i32.const 0) "SilentPing")
+          (func (export "_start") (local $actor i32)
+            (local.set $actor (call $spawn (i32.const 0) (i32.const 6)))
+            (call $send (local.get $actor) (i32.const 6) (i32.const 4) (i32.const 0) (i32.const 0))
+            ;; the actor gets Ping and does nothing; then nothing is left
+            (loop $pump
+              (br_if $pump (call $receive (i32.const 64) (i32.const 256) (i32.const 32) (local.get $actor))))))"#,
+    );
+    let out = weft_in(dir.path(), &["actors", arg(&module), "--json", "--no-save"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "deadlock");
+    let message = json["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("waits for a reply from Silent #0"),
+        "{message}"
+    );
+}
