@@ -119,3 +119,40 @@ fn a_driver_waiting_for_a_reply_that_cannot_come_is_a_deadlock() {
         "{message}"
     );
 }
+
+#[test]
+fn random_delays_keep_the_natural_order_mostly() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = actors(
+        dir.path(),
+        "gatling",
+        &[
+            "--no-save",
+            "--strategy",
+            "random-delays",
+            "--delay-percent",
+            "10",
+        ],
+    );
+    let json = out.json();
+    assert_eq!(json["strategy"], "random-delays");
+    // The crash needs several overtakes: found, but later than Bita does.
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        json["executions"].as_u64().unwrap() > 3,
+        "{}",
+        json["executions"]
+    );
+    let out = actors(
+        dir.path(),
+        "gatling",
+        &[
+            "--no-save",
+            "--strategy",
+            "random-delays",
+            "--delay-percent",
+            "101",
+        ],
+    );
+    assert_eq!(out.code, 2);
+}

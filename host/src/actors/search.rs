@@ -17,6 +17,9 @@ pub enum ActorStrategy {
     Bita,
     /// A random delivery order each execution.
     Random,
+    /// Oldest message first, with random overtakes (`--delay-percent`):
+    /// the random delays of a real actor runtime.
+    RandomDelays,
 }
 
 /// How to search.
@@ -113,7 +116,7 @@ pub fn search(
         // With nothing (left) to follow, Bita runs a free execution, whose
         // receives give it new orderings to aim at.
         let (schedule, aims) = match options.strategy {
-            ActorStrategy::Random => (Vec::new(), Vec::new()),
+            ActorStrategy::Random | ActorStrategy::RandomDelays => (Vec::new(), Vec::new()),
             ActorStrategy::Bita => queue.pop_front().unwrap_or_default(),
         };
         let seed = execution_seed(options.seed, report.executions);

@@ -6,6 +6,7 @@ use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
 use crate::actors::criteria::Criterion;
 use crate::actors::search::{ActorOptions, ActorStrategy, Coverage, search};
+use crate::runtime::actors::Delivery;
 use crate::sched::Strategy;
 use crate::trace::replay_file::FoundBy;
 use anyhow::Result;
@@ -37,7 +38,8 @@ pub struct ActorsArgs {
     /// Coverage criterion to generate schedules for.
     #[arg(long, value_enum, default_value = "pr")]
     criterion: CriterionArg,
-    /// `bita`, or `random` delivery orders.
+    /// `bita`, `random` delivery orders, or `random-delays` (oldest first,
+    /// random overtakes).
     #[arg(long, value_enum, default_value = "bita")]
     strategy: ActorStrategy,
     /// Most executions (the initial one included).
@@ -49,11 +51,18 @@ pub struct ActorsArgs {
     /// Seed of the free deliveries.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// With `--strategy random-delays`: the percent chance that a random
+    /// message overtakes the oldest one.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u8).range(0..=100))]
+    delay_percent: u8,
     #[command(flatten)]
     output: OutputArgs,
 }
 
 pub fn run(mut args: ActorsArgs) -> Result<u8> {
+    if args.strategy == ActorStrategy::RandomDelays {
+        args.module.actor_delivery = Delivery::Delays(args.delay_percent);
+    }
     let (wasm, mut program) = args.module.load()?;
     let options = ActorOptions {
         strategy: args.strategy,
@@ -108,6 +117,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
     let strategy = match args.strategy {
         ActorStrategy::Bita => "bita",
         ActorStrategy::Random => "random",
+        ActorStrategy::RandomDelays => "random-delays",
     };
     let chart = report
         .failure

@@ -70,6 +70,9 @@ pub struct ModuleArgs {
     /// Actor receives to deliver first (`weft actors`).
     #[arg(skip)]
     pub actor_schedule: Vec<u64>,
+    /// How free actor deliveries are chosen (`weft actors`).
+    #[arg(skip)]
+    pub actor_delivery: crate::runtime::actors::Delivery,
 }
 
 /// Checks a schedule's syntax when the command line is parsed.
@@ -134,6 +137,7 @@ impl ModuleArgs {
             atomic_sets: self.atomic_sets.clone(),
             unit_calls: self.unit_calls.clone(),
             actor_schedule: self.actor_schedule.clone(),
+            actor_delivery: self.actor_delivery,
         }
     }
 }

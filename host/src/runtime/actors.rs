@@ -73,6 +73,19 @@ struct Pending {
     sent_in: Option<usize>,
 }
 
+/// How free deliveries (after any schedule) are chosen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Delivery {
+    /// Uniformly among the deliverable messages.
+    #[default]
+    Uniform,
+    /// The oldest message first, except that with this percent chance a
+    /// random other one overtakes it: the random message delays of a
+    /// real actor runtime.
+    Delays(u8),
+}
+
 /// Why a delivery could not be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoDelivery {
@@ -114,6 +127,8 @@ pub struct Mailboxes {
     /// Receive hashes still to follow.
     schedule: VecDeque<u64>,
     followed: usize,
+    /// How free deliveries are chosen.
+    delivery: Delivery,
 }
 
 /// A 64-bit hash of `parts`.
@@ -127,10 +142,12 @@ fn hash(parts: &[&[u8]]) -> u64 {
 }
 
 impl Mailboxes {
-    /// Mailboxes that deliver `schedule` (receive hashes) first.
-    pub fn new(schedule: &[u64]) -> Self {
+    /// Mailboxes that deliver `schedule` (receive hashes) first, then
+    /// choose as `delivery` says.
+    pub fn new(schedule: &[u64], delivery: Delivery) -> Self {
         Mailboxes {
             schedule: schedule.iter().copied().collect(),
+            delivery,
             ..Default::default()
         }
     }
@@ -239,7 +256,7 @@ impl Mailboxes {
     /// `choose(number of deliverable messages)`.
     pub fn deliver(
         &mut self,
-        choose: impl FnOnce(u64) -> Option<u64>,
+        mut choose: impl FnMut(u64) -> Option<u64>,
     ) -> Result<Delivered, NoDelivery> {
         self.current = None;
         let candidates = self.deliverable();
@@ -261,7 +278,17 @@ impl Mailboxes {
                 i
             }
             None => {
-                let Some(k) = choose(candidates.len() as u64) else {
+                let k = match self.delivery {
+                    Delivery::Uniform => choose(candidates.len() as u64),
+                    Delivery::Delays(percent) => match choose(100) {
+                        Some(coin) if coin < percent as u64 && candidates.len() > 1 => {
+                            choose(candidates.len() as u64 - 1).map(|k| k + 1)
+                        }
+                        Some(_) => Some(0),
+                        None => None,
+                    },
+                };
+                let Some(k) = k else {
                     return Err(NoDelivery::Quiet);
                 };
                 candidates[k as usize]
@@ -305,7 +332,7 @@ mod tests {
     use super::*;
 
     fn run(schedule: &[u64], picks: &[u64]) -> (ActorLog, Result<(), NoDelivery>) {
-        let mut m = Mailboxes::new(schedule);
+        let mut m = Mailboxes::new(schedule, Delivery::Uniform);
         let a = m.spawn("A".into());
         let b = m.spawn("B".into());
         m.send(a, "x".into(), vec![]);

@@ -7,7 +7,7 @@
 //! finishes.
 
 use super::activity::Activity;
-use super::actors::Mailboxes;
+use super::actors::{Delivery, Mailboxes};
 use super::atomic_sets::SetRecorder;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
@@ -123,8 +123,11 @@ pub(super) fn run(
     if program.options().log_calls && !config.check_atomic_sets {
         exec.get().activity = Some(Vec::new());
     }
-    if !config.actor_schedule.is_empty() {
-        exec.get().actors = Some(Mailboxes::new(&config.actor_schedule));
+    if !config.actor_schedule.is_empty() || config.actor_delivery != Delivery::Uniform {
+        exec.get().actors = Some(Mailboxes::new(
+            &config.actor_schedule,
+            config.actor_delivery,
+        ));
     }
     if config.check_atomic_sets {
         exec.get().sets = Some(SetRecorder::new(&config.atomic_sets, &config.unit_calls));

@@ -120,6 +120,13 @@ pub struct RunConfig {
     /// deliveries are free.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub actor_schedule: Vec<u64>,
+    /// How free actor deliveries are chosen.
+    #[serde(default, skip_serializing_if = "is_uniform")]
+    pub actor_delivery: actors::Delivery,
+}
+
+fn is_uniform(d: &actors::Delivery) -> bool {
+    *d == actors::Delivery::Uniform
 }
 
 /// How an IMUnit schedule is applied.
@@ -146,6 +153,7 @@ impl Default for RunConfig {
             atomic_sets: Vec::new(),
             unit_calls: Vec::new(),
             actor_schedule: Vec::new(),
+            actor_delivery: actors::Delivery::Uniform,
         }
     }
 }
