@@ -29,6 +29,8 @@ WEFT_IMPORT("actor_send") void weft_abi_actor_send(int to, const char *kind, siz
 WEFT_IMPORT("actor_receive") int weft_abi_actor_receive(void *buf, size_t cap, unsigned *header, int awaiting);
 WEFT_IMPORT("actor_become") void weft_abi_actor_become(const char *name, size_t len);
 WEFT_IMPORT("actor_unhandled") void weft_actor_unhandled(void);
+/* weft gen: calls method number `method` of the class under test. */
+WEFT_IMPORT("gen_call") long long weft_abi_gen_call(int method, long long a0, long long a1, long long a2, long long a3);
 
 /* The `size` bytes at `ptr` form an atomic set named `name` (fields bound by
  * one consistency property), for `weft serializability`. */

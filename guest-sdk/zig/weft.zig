@@ -39,6 +39,8 @@ pub extern "weft" fn actor_send(to: i32, kind_ptr: [*]const u8, kind_len: usize,
 pub extern "weft" fn actor_receive(buf_ptr: [*]u8, buf_cap: usize, header_ptr: [*]u32, awaiting: i32) i32;
 pub extern "weft" fn actor_become(name_ptr: [*]const u8, name_len: usize) void;
 pub extern "weft" fn actor_unhandled() void;
+/// weft gen: calls method number `method` of the class under test.
+pub extern "weft" fn gen_call(method: i32, a0: i64, a1: i64, a2: i64, a3: i64) i64;
 
 /// The memory of `value` (a pointer to a struct, say) forms an atomic set
 /// named `name`, for `weft serializability`.

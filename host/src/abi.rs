@@ -292,8 +292,18 @@ pub const ACTOR_UNHANDLED: Signature = Signature {
     results: &[],
 };
 
+/// `weft.gen_call(method, a0, a1, a2, a3) -> i64`: weft calls the exported
+/// method numbered `method` in the run's class (see `weft gen`) on the
+/// calling thread's instance, with the first arguments its type takes, and
+/// returns its result (0 for none).
+pub const GEN_CALL: Signature = Signature {
+    name: "gen_call",
+    params: &[Val::I32, Val::I64, Val::I64, Val::I64, Val::I64],
+    results: &[Val::I64],
+};
+
 /// Every `weft` SDK import.
-pub const SDK_IMPORTS: [Signature; 15] = [
+pub const SDK_IMPORTS: [Signature; 16] = [
     EVENT,
     THREAD_NAME,
     ASSERT,
@@ -309,6 +319,7 @@ pub const SDK_IMPORTS: [Signature; 15] = [
     ACTOR_RECEIVE,
     ACTOR_BECOME,
     ACTOR_UNHANDLED,
+    GEN_CALL,
 ];
 
 #[cfg(test)]

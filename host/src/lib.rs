@@ -60,4 +60,5 @@ pub mod replay;
 pub mod report;
 pub mod runtime;
 pub mod sched;
+pub mod testgen;
 pub mod trace;

@@ -13,4 +13,5 @@ mod samples;
 mod schedules;
 mod serializability;
 mod support;
+mod testgen;
 mod wat_modules;

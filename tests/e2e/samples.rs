@@ -136,6 +136,8 @@ sample_tests! {
     registry => "registry",
     bank_actors => "bank-actors",
     gatling_c => "gatling-c",
+    stringbuffer => "stringbuffer",
+    classes => "classes",
 }
 
 #[test]
@@ -179,6 +181,8 @@ fn every_sample_has_a_test() {
         "registry",
         "bank-actors",
         "gatling-c",
+        "stringbuffer",
+        "classes",
     ];
     for name in sample_names() {
         assert!(

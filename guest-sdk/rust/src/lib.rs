@@ -38,11 +38,15 @@ mod ffi {
         -> i32;
         pub fn actor_become(name_ptr: *const u8, name_len: usize);
         pub fn actor_unhandled();
+        pub fn gen_call(method: i32, a0: i64, a1: i64, a2: i64, a3: i64) -> i64;
     }
 }
 
 #[cfg(target_family = "wasm")]
 pub mod actors;
+
+#[cfg(target_family = "wasm")]
+pub mod class;
 
 /// Marks a named event in the calling thread. Under weft it is a scheduling
 /// point and appears in traces and reports.

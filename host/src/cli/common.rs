@@ -73,6 +73,9 @@ pub struct ModuleArgs {
     /// How free actor deliveries are chosen (`weft actors`).
     #[arg(skip)]
     pub actor_delivery: crate::runtime::actors::Delivery,
+    /// The exports `weft.gen_call` may call (`weft gen`).
+    #[arg(skip)]
+    pub gen_methods: Vec<String>,
 }
 
 /// Checks a schedule's syntax when the command line is parsed.
@@ -138,6 +141,7 @@ impl ModuleArgs {
             unit_calls: self.unit_calls.clone(),
             actor_schedule: self.actor_schedule.clone(),
             actor_delivery: self.actor_delivery,
+            gen_methods: self.gen_methods.clone(),
         }
     }
 }

@@ -6,6 +6,7 @@ mod bench;
 mod build;
 mod common;
 mod explore;
+mod generate;
 mod infer;
 mod replay;
 mod run;
@@ -34,6 +35,7 @@ enum Command {
     InferSchedule(infer::InferArgs),
     Serializability(serializability::SerializabilityArgs),
     Actors(actors::ActorsArgs),
+    Gen(generate::GenArgs),
 }
 
 /// Exit code when no failure was found.
@@ -56,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::InferSchedule(args) => infer::run(args),
         Command::Serializability(args) => serializability::run(args),
         Command::Actors(args) => actors::run(args),
+        Command::Gen(args) => generate::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

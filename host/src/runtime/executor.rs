@@ -129,6 +129,9 @@ pub(super) fn run(
             config.actor_delivery,
         ));
     }
+    if !config.gen_methods.is_empty() {
+        exec.get().gen_methods = Arc::new(config.gen_methods.clone());
+    }
     if config.check_atomic_sets {
         exec.get().sets = Some(SetRecorder::new(&config.atomic_sets, &config.unit_calls));
     }

@@ -15,6 +15,7 @@ mod actor_calls;
 pub mod actors;
 pub mod atomic_sets;
 mod executor;
+mod gen_calls;
 mod hooks;
 mod memory;
 pub mod outcome;
@@ -123,6 +124,9 @@ pub struct RunConfig {
     /// How free actor deliveries are chosen.
     #[serde(default, skip_serializing_if = "is_uniform")]
     pub actor_delivery: actors::Delivery,
+    /// The exports `weft.gen_call` may call, by number (`weft gen`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gen_methods: Vec<String>,
 }
 
 fn is_uniform(d: &actors::Delivery) -> bool {
@@ -154,6 +158,7 @@ impl Default for RunConfig {
             unit_calls: Vec::new(),
             actor_schedule: Vec::new(),
             actor_delivery: actors::Delivery::Uniform,
+            gen_methods: Vec::new(),
         }
     }
 }
@@ -331,6 +336,7 @@ impl Program {
             hooks::add_to_linker(linker)?;
             sdk::add_to_linker(linker)?;
             actor_calls::add_to_linker(linker)?;
+            gen_calls::add_to_linker(linker)?;
             linker.allow_shadowing(true);
             Ok(())
         };

@@ -184,6 +184,10 @@ pub enum FailureKind {
     Serializability,
     /// An actor got a message its behaviour does not handle.
     UnhandledMessage,
+    /// A generated concurrent test returned results no sequential order of
+    /// its calls gives (`weft gen`; found by comparing executions, never
+    /// the outcome of one).
+    Linearizability,
 }
 
 impl FailureKind {
@@ -202,6 +206,7 @@ impl FailureKind {
             FailureKind::ScheduleError => "schedule-error",
             FailureKind::Serializability => "serializability",
             FailureKind::UnhandledMessage => "unhandled-message",
+            FailureKind::Linearizability => "linearizability",
         }
     }
 }

@@ -110,6 +110,8 @@ pub(crate) struct ExecState {
     pub sets: Option<SetRecorder>,
     /// The guest's actors' mailboxes, once it uses actors.
     pub actors: Option<Mailboxes>,
+    /// The exports `weft.gen_call` may call, by number.
+    pub gen_methods: Arc<Vec<String>>,
     /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
@@ -152,6 +154,7 @@ impl ExecState {
             activity: None,
             sets: None,
             actors: None,
+            gen_methods: Arc::default(),
         }
     }
 

@@ -1,0 +1,186 @@
+//! `weft gen`: generated concurrent tests for a thread-safe class.
+
+use super::common::{ModuleArgs, OutputArgs, save_replay};
+use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::runtime::{Failure, FailureKind};
+use crate::sched::Strategy;
+use crate::testgen::class::find;
+use crate::testgen::search::{GenOptions, GenStrategy, Violation, search};
+use crate::trace::replay_file::FoundBy;
+use anyhow::Result;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::io::Write as _;
+use std::time::Duration;
+
+/// Generate concurrent tests for a thread-safe class (exports
+/// `<PREFIX>_new` and `<PREFIX>_<method>(handle, ...)`; the module's `main`
+/// runs the SDK's driver, `weft_guest::class::serve`) until one shows a
+/// thread-safety violation.
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    #[command(flatten)]
+    module: ModuleArgs,
+    /// The class's export prefix.
+    #[arg(long)]
+    class: String,
+    /// `covcon` (least covered method pairs first) or `random`.
+    #[arg(long, value_enum, default_value = "covcon")]
+    strategy: GenStrategy,
+    /// Most wall time.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    time_limit: Duration,
+    /// Most tests.
+    #[arg(long)]
+    max_tests: Option<u64>,
+    /// Schedules each test runs under (alternately random and PCT).
+    #[arg(long, default_value_t = 10)]
+    schedules_per_test: u64,
+    /// Seed of generation and schedules.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+pub fn run(mut args: GenArgs) -> Result<u8> {
+    let wasm = args.module.read()?;
+    let class = find(&wasm, &args.class)?;
+    let (_, mut program) = args.module.load()?;
+    let options = GenOptions {
+        strategy: args.strategy,
+        time_limit: args.time_limit,
+        max_tests: args.max_tests,
+        schedules_per_test: args.schedules_per_test.max(1),
+        seed: args.seed,
+        run: args.module.run_config(),
+    };
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+    bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
+    let mut shown = false;
+    let report = search(&mut program, &class, &options, |r| {
+        if !shown && r.elapsed >= Duration::from_secs(1) && !args.output.json {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        if shown {
+            bar.set_message(format!(
+                "{} tests, {} executions, pairs covered {}/{}",
+                r.tests, r.executions, r.covered, r.pairs
+            ));
+            bar.tick();
+        }
+    })?;
+    bar.finish_and_clear();
+    let strategy = match args.strategy {
+        GenStrategy::Covcon => "covcon",
+        GenStrategy::Random => "random",
+    };
+    let failure = report.failure.as_ref().map(|f| {
+        let (kind, message) = match &f.violation {
+            Violation::Crash(failure) => (failure.kind, failure.message.clone()),
+            Violation::Results { got } => (
+                FailureKind::Linearizability,
+                format!(
+                    "the results {} match none of the {} linearizations",
+                    got.iter()
+                        .map(|r| r.map_or("-".to_string(), |v| v.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    f.linearizations
+                ),
+            ),
+        };
+        (f, kind, message)
+    });
+    let replay_file = match &failure {
+        Some((f, kind, message)) => {
+            args.module.args = f.run.args[1..].to_vec();
+            args.module.gen_methods = f.run.gen_methods.clone();
+            save_replay(
+                &args.output,
+                &args.module,
+                &wasm,
+                &f.execution,
+                &Failure {
+                    kind: *kind,
+                    message: message.clone(),
+                    thread: f.execution.outcome.failure().map_or(0, |x| x.thread),
+                },
+                FoundBy {
+                    strategy: Strategy::Random,
+                    seed: f.seed,
+                    pct_depth: None,
+                    execution: f.tests,
+                },
+            )?
+        }
+        None => None,
+    };
+    let mut out = std::io::stdout();
+    if args.output.json {
+        let value = json!({
+            "status": if failure.is_some() { "failure" } else { "pass" },
+            "strategy": strategy,
+            "class": class.prefix,
+            "methods": class.methods.iter().map(|m| m.export.clone()).collect::<Vec<_>>(),
+            "tests": report.tests,
+            "executions": report.executions,
+            "pairs": {"covered": report.covered, "total": report.pairs},
+            "coverage_growth": report.growth.iter().map(|(t, ms, c)| json!({"tests": t, "ms": ms, "covered": c})).collect::<Vec<_>>(),
+            "failure": failure.as_ref().map(|(f, kind, message)| json!({
+                "kind": kind.name(),
+                "message": message,
+                "test": f.test.describe(&class),
+                "linearizations": f.linearizations,
+                "tests_to_failure": f.tests,
+                "ms_to_failure": f.elapsed.as_millis() as u64,
+            })),
+            "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
+            "elapsed_ms": report.elapsed.as_millis() as u64,
+        });
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        let mut s = match &failure {
+            Some((f, kind, message)) => format!(
+                "weft: thread-safety violation ({}) found after {} tests, {} executions ({strategy}) in {:.2?}\n\n  {}\n\ntest:\n{}\n\nnone of its {} linearizations (the suffixes' calls in every order, run sequentially) {}\n",
+                kind.name(),
+                f.tests,
+                report.executions,
+                f.elapsed,
+                message.lines().next().unwrap_or_default(),
+                indent(&f.test.describe(&class)),
+                f.linearizations,
+                match f.violation {
+                    Violation::Crash(_) => "fails that way",
+                    Violation::Results { .. } => "returns these results",
+                }
+            ),
+            None => format!(
+                "weft: no violation in {} tests, {} executions ({strategy}) in {:.2?}\n",
+                report.tests, report.executions, report.elapsed
+            ),
+        };
+        s.push_str(&format!(
+            "method pairs covered: {}/{}\n",
+            report.covered, report.pairs
+        ));
+        if let Some(path) = &replay_file {
+            s.push_str(&format!("replay: weft replay {}\n", path.display()));
+        }
+        let _ = write!(out, "{s}");
+    }
+    Ok(if failure.is_some() {
+        EXIT_FAILURE
+    } else {
+        EXIT_PASS
+    })
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,175 @@
+//! Concurrent method pairs: which pairs of methods ran at the same time
+//! (covered count `c`), how often each was chosen (tried count `r`), and
+//! CovCon's choice of the next pair.
+//!
+//! Two calls overlap when one starts while the other is running (its entry
+//! seen, its exit not yet). The score of a pair is 0 if it was never tried,
+//! else `max(|r - c|, 1) * max(r, 1)`; lower scores come first. Pairs are
+//! drawn at random from the lowest-scored ones (100, or a quarter of all
+//! pairs when there are fewer than 400), recomputed when that set is used
+//! up.
+
+use super::plan::{Report, Test};
+use rand_core::RngCore;
+
+/// Coverage of the concurrent method pairs of one class.
+#[derive(Clone, Debug)]
+pub struct PairCoverage {
+    methods: usize,
+    covered: Vec<u64>,
+    tried: Vec<u64>,
+    pool: Vec<usize>,
+}
+
+impl PairCoverage {
+    /// No pair covered or tried yet, for a class of `methods` methods.
+    pub fn new(methods: usize) -> Self {
+        let pairs = methods * (methods + 1) / 2;
+        PairCoverage {
+            methods,
+            covered: vec![0; pairs],
+            tried: vec![0; pairs],
+            pool: Vec::new(),
+        }
+    }
+
+    /// Index of the unordered pair `(a, b)`.
+    pub fn pair(&self, a: usize, b: usize) -> usize {
+        let (i, j) = (a.min(b), a.max(b));
+        i * self.methods - i * (i + 1) / 2 + j
+    }
+
+    /// The methods of pair `p`.
+    pub fn methods_of(&self, p: usize) -> (usize, usize) {
+        let mut k = 0;
+        for i in 0..self.methods {
+            for j in i..self.methods {
+                if k == p {
+                    return (i, j);
+                }
+                k += 1;
+            }
+        }
+        (0, 0)
+    }
+
+    /// Number of pairs.
+    pub fn pairs(&self) -> usize {
+        self.covered.len()
+    }
+
+    /// Pairs covered at least once.
+    pub fn covered_pairs(&self) -> usize {
+        self.covered.iter().filter(|&&c| c > 0).count()
+    }
+
+    /// How often pair `p` was tried.
+    pub fn tried(&self, p: usize) -> u64 {
+        self.tried[p]
+    }
+
+    fn score(&self, p: usize) -> u64 {
+        let (r, c) = (self.tried[p], self.covered[p]);
+        if r == 0 {
+            0
+        } else {
+            r.abs_diff(c).max(1) * r.max(1)
+        }
+    }
+
+    /// Picks the next pair (CovCon's prioritisation) and counts it tried.
+    pub fn choose(&mut self, rng: &mut impl RngCore) -> usize {
+        if self.pool.is_empty() {
+            let mut order: Vec<usize> = (0..self.pairs()).collect();
+            order.sort_by_key(|&p| (self.score(p), p));
+            let size = if self.pairs() < 400 {
+                (self.pairs() / 4).max(1)
+            } else {
+                100
+            };
+            order.truncate(size);
+            self.pool = order;
+        }
+        let pick = self
+            .pool
+            .swap_remove((rng.next_u64() % self.pool.len() as u64) as usize);
+        self.tried[pick] += 1;
+        pick
+    }
+
+    /// Counts the pairs that overlapped in one run of `test` (Algorithm 1:
+    /// a call starting counts once with every call other threads are in).
+    pub fn update(&mut self, test: &Test, report: &Report) {
+        let mut stacks: [Vec<usize>; 3] = Default::default();
+        for &(phase, call, entered) in &report.events {
+            let Some(method) = test.call(call).and_then(|c| c.method) else {
+                continue;
+            };
+            let phase = (phase as usize).min(2);
+            if entered {
+                for (other, stack) in stacks.iter().enumerate() {
+                    if other == phase {
+                        continue;
+                    }
+                    for &m in stack {
+                        let p = self.pair(method, m);
+                        self.covered[p] += 1;
+                    }
+                }
+                stacks[phase].push(method);
+            } else {
+                stacks[phase].pop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testgen::plan::{Arg, Call};
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn pairs_index_both_ways_and_untried_pairs_come_first() {
+        let mut c = PairCoverage::new(3);
+        assert_eq!(c.pairs(), 6);
+        for p in 0..6 {
+            let (a, b) = c.methods_of(p);
+            assert_eq!(c.pair(a, b), p);
+            assert_eq!(c.pair(b, a), p);
+        }
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let first: Vec<usize> = (0..6).map(|_| c.choose(&mut rng)).collect();
+        let mut sorted = first.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            vec![0, 1, 2, 3, 4, 5],
+            "every pair once before any twice"
+        );
+    }
+
+    #[test]
+    fn overlapping_calls_cover_their_pair() {
+        let call = |m| Call {
+            method: Some(m),
+            args: vec![Arg::Result(0)],
+        };
+        let test = Test {
+            prefix: vec![Call {
+                method: None,
+                args: vec![],
+            }],
+            suffixes: [vec![call(0)], vec![call(1)]],
+        };
+        let mut c = PairCoverage::new(2);
+        let report = Report {
+            events: vec![(1, 1, true), (2, 2, true), (2, 2, false), (1, 1, false)],
+            results: vec![],
+        };
+        c.update(&test, &report);
+        assert_eq!(c.covered_pairs(), 1);
+        assert_eq!(c.covered[c.pair(0, 1)], 1);
+    }
+}

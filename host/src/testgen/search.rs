@@ -1,0 +1,256 @@
+//! `weft gen`: generate concurrent tests (CovCon's prioritised pairs, or at
+//! random), run each under several schedules, and check them.
+//!
+//! Oracles:
+//! - a crash (trap, panic, assertion) or deadlock of the concurrent run
+//!   that no linearization reproduces (a linearization failing the same way
+//!   means the test itself is bad, not the class);
+//! - linearizability: the results of a passing concurrent run must be
+//!   those of some linearization (each run sequentially, from scratch).
+
+use super::class::Class;
+use super::coverage::PairCoverage;
+use super::generate::Generator;
+use super::oracle::interleavings;
+use super::plan::{Report, Test, read_report};
+use crate::explore::{ExploreError, execution_seed};
+use crate::runtime::{ExecutionResult, Failure, FailureKind, Outcome, Program, RunConfig};
+use crate::sched::{PctScheduler, RandomScheduler, Scheduler};
+use rand_core::SeedableRng;
+use std::time::{Duration, Instant};
+
+/// How tests are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GenStrategy {
+    /// CovCon: the least covered method pairs first.
+    Covcon,
+    /// Random pairs and suffixes (the ConTeGe baseline).
+    Random,
+}
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct GenOptions {
+    /// The strategy.
+    pub strategy: GenStrategy,
+    /// Most wall time.
+    pub time_limit: Duration,
+    /// Most tests, if bounded.
+    pub max_tests: Option<u64>,
+    /// Schedules each test runs under (alternately random and PCT).
+    pub schedules_per_test: u64,
+    /// Seed of generation and schedules.
+    pub seed: u64,
+    /// Run configuration (its arguments are replaced).
+    pub run: RunConfig,
+}
+
+/// What made a test fail.
+#[derive(Clone, Debug)]
+pub enum Violation {
+    /// The concurrent run crashed or deadlocked; no linearization did.
+    Crash(Failure),
+    /// The concurrent run's results match no linearization's.
+    Results {
+        /// The concurrent results, by call number.
+        got: Vec<Option<i64>>,
+    },
+}
+
+/// A thread-safety violation.
+#[derive(Clone, Debug)]
+pub struct GenFailure {
+    /// The test.
+    pub test: Test,
+    /// What went wrong.
+    pub violation: Violation,
+    /// The failing concurrent execution.
+    pub execution: ExecutionResult,
+    /// Its run configuration (for the replay file).
+    pub run: RunConfig,
+    /// Its scheduler seed.
+    pub seed: u64,
+    /// Linearizations run to confirm it.
+    pub linearizations: usize,
+    /// Tests generated before and with it.
+    pub tests: u64,
+    /// Wall time until found.
+    pub elapsed: Duration,
+}
+
+/// What the search did.
+#[derive(Clone, Debug, Default)]
+pub struct GenReport {
+    /// Tests generated.
+    pub tests: u64,
+    /// Executions (concurrent and sequential).
+    pub executions: u64,
+    /// Pairs covered and all pairs.
+    pub covered: usize,
+    /// All method pairs.
+    pub pairs: usize,
+    /// (tests, milliseconds, pairs covered) after each test.
+    pub growth: Vec<(u64, u64, usize)>,
+    /// The first violation.
+    pub failure: Option<GenFailure>,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// How one linearization ended (its failure kind, if it failed) and its
+/// results, by the original test's call numbers.
+type Linearization = (Option<FailureKind>, Vec<Option<i64>>);
+
+struct Runner<'a> {
+    program: &'a mut Program,
+    base: RunConfig,
+    executions: u64,
+}
+
+impl Runner<'_> {
+    fn config(&self, test: &Test) -> RunConfig {
+        let mut run = self.base.clone();
+        run.args.truncate(1);
+        run.args.push("--weft-gen".into());
+        run.args.push(test.plan());
+        run
+    }
+
+    fn run(
+        &mut self,
+        test: &Test,
+        scheduler: Box<dyn Scheduler>,
+    ) -> Result<(ExecutionResult, Report), ExploreError> {
+        let config = self.config(test);
+        let (result, _) = self.program.execute(scheduler, &config);
+        self.executions += 1;
+        if let Outcome::HostError(message) = &result.outcome {
+            return Err(ExploreError(message.clone()));
+        }
+        let report = read_report(&result.stdout);
+        Ok((result, report))
+    }
+
+    /// Runs every linearization: their failure kinds and results (mapped
+    /// back to the test's call numbers).
+    fn linearizations(&mut self, test: &Test) -> Result<Vec<Linearization>, ExploreError> {
+        let mut out = Vec::new();
+        for order in interleavings(test.suffixes[0].len(), test.suffixes[1].len()) {
+            let (linear, position) = test.linearized(&order);
+            let (result, report) = self.run(&linear, Box::new(RandomScheduler::new(0)))?;
+            let results = position
+                .iter()
+                .map(|&p| report.results.get(p).copied().flatten())
+                .collect();
+            out.push((result.outcome.failure().map(|f| f.kind), results));
+        }
+        Ok(out)
+    }
+}
+
+/// Runs the search; `progress` sees the report after every test.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module.
+pub fn search(
+    program: &mut Program,
+    class: &Class,
+    options: &GenOptions,
+    mut progress: impl FnMut(&GenReport),
+) -> Result<GenReport, ExploreError> {
+    let start = Instant::now();
+    let mut runner = Runner {
+        program,
+        base: options.run.clone(),
+        executions: 0,
+    };
+    runner.base.gen_methods = std::iter::once(class.constructor.clone())
+        .chain(class.methods.iter().map(|m| m.export.clone()))
+        .collect();
+    let mut coverage = PairCoverage::new(class.methods.len());
+    let mut choice = rand_pcg::Pcg64Mcg::seed_from_u64(options.seed);
+    let mut generator = Generator::new(
+        class,
+        rand_pcg::Pcg64Mcg::seed_from_u64(options.seed ^ 0x5eed),
+    );
+    let mut report = GenReport {
+        pairs: coverage.pairs(),
+        ..Default::default()
+    };
+    'search: while start.elapsed() < options.time_limit
+        && options.max_tests.is_none_or(|n| report.tests < n)
+    {
+        let tests = match options.strategy {
+            GenStrategy::Covcon => {
+                let pair = coverage.choose(&mut choice);
+                let (m1, m2) = coverage.methods_of(pair);
+                generator.for_pair(m1, m2, coverage.tried(pair))
+            }
+            GenStrategy::Random => vec![generator.random()],
+        };
+        for test in tests {
+            report.tests += 1;
+            let mut linear: Option<Vec<Linearization>> = None;
+            for s in 0..options.schedules_per_test {
+                let seed = execution_seed(options.seed, runner.executions);
+                let scheduler: Box<dyn Scheduler> = if s % 2 == 0 {
+                    Box::new(RandomScheduler::new(seed))
+                } else {
+                    Box::new(PctScheduler::new(seed, 2, 200))
+                };
+                let (result, run_report) = runner.run(&test, scheduler)?;
+                coverage.update(&test, &run_report);
+                let lin = match &linear {
+                    Some(l) => l,
+                    None => linear.insert(runner.linearizations(&test)?),
+                };
+                let violation = match result.outcome.failure() {
+                    Some(failure) => {
+                        if lin.iter().any(|(kind, _)| *kind == Some(failure.kind)) {
+                            // The calls fail sequentially too: a bad test.
+                            break;
+                        }
+                        Some(Violation::Crash(failure))
+                    }
+                    None => {
+                        let matches = lin.iter().any(|(kind, results)| {
+                            kind.is_none() && *results == run_report.results
+                        });
+                        (!matches && lin.iter().any(|(kind, _)| kind.is_none())).then(|| {
+                            Violation::Results {
+                                got: run_report.results.clone(),
+                            }
+                        })
+                    }
+                };
+                if let Some(violation) = violation {
+                    report.failure = Some(GenFailure {
+                        run: runner.config(&test),
+                        linearizations: lin.len(),
+                        test,
+                        violation,
+                        execution: result,
+                        seed,
+                        tests: report.tests,
+                        elapsed: start.elapsed(),
+                    });
+                    break 'search;
+                }
+            }
+            report.covered = coverage.covered_pairs();
+            report.growth.push((
+                report.tests,
+                start.elapsed().as_millis() as u64,
+                report.covered,
+            ));
+            report.executions = runner.executions;
+            report.elapsed = start.elapsed();
+            progress(&report);
+        }
+    }
+    report.covered = coverage.covered_pairs();
+    report.executions = runner.executions;
+    report.elapsed = start.elapsed();
+    Ok(report)
+}

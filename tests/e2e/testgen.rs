@@ -1,0 +1,96 @@
+//! `weft gen`: generated concurrent tests for the thread-safe classes of
+//! the samples, the correct classes, and bad input.
+
+use crate::support::{arg, sample, weft_in};
+
+fn generate(
+    dir: &std::path::Path,
+    module: &str,
+    class: &str,
+    extra: &[&str],
+) -> crate::support::Output {
+    let module = sample(module);
+    let mut args = vec!["gen", arg(&module), "--class", class, "--json"];
+    args.extend_from_slice(extra);
+    weft_in(dir, &args)
+}
+
+#[test]
+fn the_stringbuffer_append_is_found_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("sb.weft.json");
+    let out = generate(
+        dir.path(),
+        "stringbuffer",
+        "sb",
+        &["--time-limit", "60s", "--save-failure", arg(&replay)],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    let failure = &json["failure"];
+    assert!(
+        ["linearizability", "assertion"].contains(&failure["kind"].as_str().unwrap()),
+        "{failure}"
+    );
+    assert!(
+        failure["test"].as_str().unwrap().contains("sb_append"),
+        "{failure}"
+    );
+    assert!(failure["linearizations"].as_u64().unwrap() >= 2);
+    assert_eq!(json["pairs"]["total"], 15);
+    let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+    assert!(again.code <= 1, "{}", again.stderr);
+    assert_eq!(
+        again.json()["trace_hash"],
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&replay).unwrap())
+            .unwrap()["trace_hash"]
+    );
+}
+
+#[test]
+fn every_buggy_class_fails_and_no_correct_class_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for (class, kinds) in [
+        ("vec", &["linearizability", "assertion"][..]),
+        ("map", &["deadlock"][..]),
+        ("log", &["assertion", "linearizability"][..]),
+        ("range", &["linearizability", "assertion"][..]),
+    ] {
+        for strategy in ["covcon", "random"] {
+            let out = generate(
+                dir.path(),
+                "classes",
+                class,
+                &["--no-save", "--strategy", strategy, "--time-limit", "60s"],
+            );
+            assert_eq!(out.code, 1, "{class} {strategy}: {}", out.stdout);
+            let kind = out.json()["failure"]["kind"].as_str().unwrap().to_string();
+            assert!(kinds.contains(&kind.as_str()), "{class} {strategy}: {kind}");
+        }
+    }
+    for class in ["cvec", "cmap", "clog", "crange"] {
+        let out = generate(
+            dir.path(),
+            "classes",
+            class,
+            &["--no-save", "--max-tests", "60", "--time-limit", "60s"],
+        );
+        assert_eq!(out.code, 0, "{class}: {}", out.stdout);
+        assert_eq!(out.json()["tests"], 60);
+    }
+}
+
+#[test]
+fn a_prefix_without_a_class_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &["gen", arg(&sample("stringbuffer")), "--class", "nope"],
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("no constructor `nope_new`"),
+        "{}",
+        out.stderr
+    );
+}
