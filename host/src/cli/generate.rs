@@ -2,6 +2,8 @@
 
 use super::common::{ModuleArgs, OutputArgs, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::report::interleaving;
+use crate::report::symbols::Symbols;
 use crate::runtime::{Failure, FailureKind};
 use crate::sched::Strategy;
 use crate::testgen::class::find;
@@ -118,6 +120,17 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         }
         None => None,
     };
+    // The failing concurrent execution, step by step.
+    let interleaving = report.failure.as_ref().map(|f| {
+        let symbols = Symbols::new(&wasm);
+        let rows = interleaving::rows(
+            &f.execution,
+            program.sites(),
+            &symbols,
+            args.output.full_trace,
+        );
+        interleaving::render(&rows, 60)
+    });
     let mut out = std::io::stdout();
     if args.output.json {
         let value = json!({
@@ -136,6 +149,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
                 "linearizations": f.linearizations,
                 "tests_to_failure": f.tests,
                 "ms_to_failure": f.elapsed.as_millis() as u64,
+                "interleaving": interleaving,
             })),
             "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
             "elapsed_ms": report.elapsed.as_millis() as u64,
@@ -162,6 +176,9 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
                 report.tests, report.executions, report.elapsed
             ),
         };
+        if let Some(text) = &interleaving {
+            s.push_str(&format!("\nthe failing interleaving:\n{text}\n"));
+        }
         s.push_str(&format!(
             "method pairs covered: {}/{}\n",
             report.covered, report.pairs
