@@ -138,6 +138,7 @@ sample_tests! {
     gatling_c => "gatling-c",
     stringbuffer => "stringbuffer",
     classes => "classes",
+    range_c => "range-c",
 }
 
 #[test]
@@ -183,6 +184,7 @@ fn every_sample_has_a_test() {
         "gatling-c",
         "stringbuffer",
         "classes",
+        "range-c",
     ];
     for name in sample_names() {
         assert!(

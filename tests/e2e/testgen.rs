@@ -68,6 +68,21 @@ fn every_buggy_class_fails_and_no_correct_class_does() {
             assert!(kinds.contains(&kind.as_str()), "{class} {strategy}: {kind}");
         }
     }
+    // The C class, with the C driver (weft_class.h).
+    let out = generate(
+        dir.path(),
+        "range-c",
+        "range",
+        &["--no-save", "--time-limit", "60s"],
+    );
+    assert_eq!(out.code, 1, "range-c: {}", out.stdout);
+    let out = generate(
+        dir.path(),
+        "range-c",
+        "crange",
+        &["--no-save", "--max-tests", "60"],
+    );
+    assert_eq!(out.code, 0, "range-c crange: {}", out.stdout);
     for class in ["cvec", "cmap", "clog", "crange"] {
         let out = generate(
             dir.path(),

@@ -23,6 +23,9 @@ const WEFT_H: &str = include_str!("../../../guest-sdk/c/weft.h");
 /// `reach_error`), linked into every C program.
 const WEFT_VERIFIER_C: &str = include_str!("../../../guest-sdk/c/weft_verifier.c");
 
+/// The driver of `weft gen` class modules (`#include "weft_class.h"`).
+const WEFT_CLASS_H: &str = include_str!("../../../guest-sdk/c/weft_class.h");
+
 /// Most memory a C guest may grow to (64 MiB), and its main stack.
 const LINK_FLAGS: &str =
     "--shared-memory,--import-memory,--export-memory,--max-memory=67108864,-z,stack-size=131072";
@@ -39,7 +42,11 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
     let zig_lib = zig_lib_dir(&zig)?;
     let sdk = SdkDir::new(
         "c",
-        &[("weft.h", WEFT_H), ("weft_verifier.c", WEFT_VERIFIER_C)],
+        &[
+            ("weft.h", WEFT_H),
+            ("weft_class.h", WEFT_CLASS_H),
+            ("weft_verifier.c", WEFT_VERIFIER_C),
+        ],
     )?;
     let mut cmd = Command::new(&zig[0]);
     cmd.args(&zig[1..])
