@@ -49,6 +49,9 @@ pub struct GenArgs {
 pub fn run(mut args: GenArgs) -> Result<u8> {
     let wasm = args.module.read()?;
     let class = find(&wasm, &args.class)?;
+    // Calls are logged, so that methods calling methods count in the
+    // pair coverage.
+    args.module.log_calls = true;
     let (_, mut program) = args.module.load()?;
     let options = GenOptions {
         strategy: args.strategy,

@@ -30,6 +30,10 @@ pub enum Activity {
     BlockEnd,
     /// It fired this SDK event.
     Event(String),
+    /// `weft.gen_call` began calling the class's method with this number.
+    GenEnter(u32),
+    /// That call returned.
+    GenExit(u32),
 }
 
 /// An [`Activity`] and the thread that did it; an execution's activities

@@ -4,6 +4,7 @@
 //! guest thread with its stack.
 
 use super::ThreadData;
+use super::activity::Activity;
 use crate::abi;
 use wasmtime::{Caller, Extern, Linker, Result, Val, ValType};
 
@@ -32,7 +33,11 @@ async fn gen_call(caller: &mut Caller<'_, ThreadData>, method: i32, args: [i64; 
         })
         .collect();
     let mut results = vec![Val::I64(0); ty.results().len()];
+    let me = caller.data().tid;
+    let number = method as u32;
+    caller.data().exec.get().log(me, Activity::GenEnter(number));
     func.call_async(&mut *caller, &params, &mut results).await?;
+    caller.data().exec.get().log(me, Activity::GenExit(number));
     Ok(match results.first() {
         Some(Val::I32(v)) => *v as i64,
         Some(Val::I64(v)) => *v,

@@ -11,6 +11,8 @@ pub struct Method {
     pub name: String,
     /// Parameters after the handle (at most three).
     pub extra_params: usize,
+    /// Its function index in the module.
+    pub func: u32,
 }
 
 /// A class: its constructor and methods.
@@ -117,6 +119,7 @@ pub fn find(wasm: &[u8], prefix: &str) -> Result<Class, ClassError> {
                 export: name.clone(),
                 name: name[start.len()..].to_string(),
                 extra_params: params.len() - 1,
+                func: *index,
             })
         })
         .collect();

@@ -9,7 +9,10 @@
 //! pairs when there are fewer than 400), recomputed when that set is used
 //! up.
 
+use super::class::Class;
 use super::plan::{Report, Test};
+use crate::instrument::SiteTable;
+use crate::runtime::activity::{Activity, Entry};
 use rand_core::RngCore;
 
 /// Coverage of the concurrent method pairs of one class.
@@ -97,18 +100,15 @@ impl PairCoverage {
         pick
     }
 
-    /// Counts the pairs that overlapped in one run of `test` (Algorithm 1:
-    /// a call starting counts once with every call other threads are in).
-    pub fn update(&mut self, test: &Test, report: &Report) {
-        let mut stacks: [Vec<usize>; 3] = Default::default();
-        for &(phase, call, entered) in &report.events {
-            let Some(method) = test.call(call).and_then(|c| c.method) else {
-                continue;
-            };
-            let phase = (phase as usize).min(2);
+    /// Counts the pairs that overlapped in one run (Algorithm 1: a method
+    /// starting counts once with every method other threads are in).
+    /// `events` are (thread, method, entered), in the order they happened.
+    pub fn update(&mut self, events: &[MethodEvent]) {
+        let mut stacks: Vec<(usize, Vec<usize>)> = Vec::new();
+        for &(thread, method, entered) in events {
             if entered {
-                for (other, stack) in stacks.iter().enumerate() {
-                    if other == phase {
+                for (other, stack) in &stacks {
+                    if *other == thread {
                         continue;
                     }
                     for &m in stack {
@@ -116,12 +116,58 @@ impl PairCoverage {
                         self.covered[p] += 1;
                     }
                 }
-                stacks[phase].push(method);
-            } else {
-                stacks[phase].pop();
+                match stacks.iter_mut().find(|(t, _)| *t == thread) {
+                    Some((_, stack)) => stack.push(method),
+                    None => stacks.push((thread, vec![method])),
+                }
+            } else if let Some((_, stack)) = stacks.iter_mut().find(|(t, _)| *t == thread) {
+                stack.pop();
             }
         }
     }
+}
+
+/// A method entry or exit: (thread, method, entered).
+pub type MethodEvent = (usize, usize, bool);
+
+/// The top-level calls a driver reported, as method events (phases stand
+/// for threads).
+pub fn report_events(test: &Test, report: &Report) -> Vec<MethodEvent> {
+    report
+        .events
+        .iter()
+        .filter_map(|&(phase, call, entered)| {
+            let method = test.call(call)?.method?;
+            Some((phase as usize, method, entered))
+        })
+        .collect()
+}
+
+/// Every method entry and exit of an execution, nested calls included:
+/// the driver's calls (`weft.gen_call`) and calls of a method's function
+/// from inside the module (a module loaded with `log_calls`).
+pub fn activity_events(activity: &[Entry], sites: &SiteTable, class: &Class) -> Vec<MethodEvent> {
+    let by_func = |func: u32| class.methods.iter().position(|m| m.func == func);
+    activity
+        .iter()
+        .filter_map(|e| {
+            let thread = e.thread as usize;
+            match e.activity {
+                // Number 0 is the constructor; method k is number k + 1.
+                Activity::GenEnter(n) if n > 0 => Some((thread, n as usize - 1, true)),
+                Activity::GenExit(n) if n > 0 => Some((thread, n as usize - 1, false)),
+                Activity::Call(site) => {
+                    let m = by_func(sites.get(site)?.callee?)?;
+                    Some((thread, m, true))
+                }
+                Activity::Returned(site) => {
+                    let m = by_func(sites.get(site)?.callee?)?;
+                    Some((thread, m, false))
+                }
+                _ => None,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -168,8 +214,21 @@ mod tests {
             events: vec![(1, 1, true), (2, 2, true), (2, 2, false), (1, 1, false)],
             results: vec![],
         };
-        c.update(&test, &report);
+        c.update(&report_events(&test, &report));
         assert_eq!(c.covered_pairs(), 1);
         assert_eq!(c.covered[c.pair(0, 1)], 1);
+        // A nested call counts too: thread 1 in method 0 calls method 1
+        // while thread 2 enters method 1.
+        let mut c = PairCoverage::new(2);
+        c.update(&[
+            (1, 0, true),
+            (1, 1, true),
+            (2, 1, true),
+            (2, 1, false),
+            (1, 1, false),
+            (1, 0, false),
+        ]);
+        assert_eq!(c.covered[c.pair(1, 0)], 1);
+        assert_eq!(c.covered[c.pair(1, 1)], 1);
     }
 }

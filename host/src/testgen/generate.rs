@@ -159,11 +159,13 @@ mod tests {
                     export: "sb_append".into(),
                     name: "append".into(),
                     extra_params: 1,
+                    func: 1,
                 },
                 Method {
                     export: "sb_len".into(),
                     name: "len".into(),
                     extra_params: 0,
+                    func: 2,
                 },
             ],
         };

@@ -9,7 +9,7 @@
 //!   those of some linearization (each run sequentially, from scratch).
 
 use super::class::Class;
-use super::coverage::PairCoverage;
+use super::coverage::{PairCoverage, activity_events, report_events};
 use super::generate::Generator;
 use super::oracle::interleavings;
 use super::plan::{Report, Test, read_report};
@@ -200,7 +200,12 @@ pub fn search(
                     Box::new(PctScheduler::new(seed, 2, 200))
                 };
                 let (result, run_report) = runner.run(&test, scheduler)?;
-                coverage.update(&test, &run_report);
+                let events = if result.activity.is_empty() {
+                    report_events(&test, &run_report)
+                } else {
+                    activity_events(&result.activity, runner.program.sites(), class)
+                };
+                coverage.update(&events);
                 let lin = match &linear {
                     Some(l) => l,
                     None => linear.insert(runner.linearizations(&test)?),
