@@ -164,13 +164,7 @@ fn receive(
     {
         let mut exec = caller.data().exec.get();
         let text = format!("deliver {} to #{}", delivered.kind, delivered.to as i32);
-        let label = match exec.labels.iter().position(|l| *l == text) {
-            Some(i) => i as u32,
-            None => {
-                exec.labels.push(text);
-                exec.labels.len() as u32 - 1
-            }
-        };
+        let label = exec.label(&text);
         exec.record(me, EventKind::Label { label }, delivered.to, None);
     }
     Ok(1)

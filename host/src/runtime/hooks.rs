@@ -6,6 +6,7 @@
 //! imports that park by themselves.
 
 use super::activity::Activity;
+use super::atomic_sets::SetRecorder;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
 use crate::abi;
@@ -60,13 +61,31 @@ pub(crate) fn settle_sets(
     memory: Option<&wasmtime::SharedMemory>,
     me: crate::trace::ThreadId,
 ) {
-    if let Some(sets) = exec.sets.as_mut() {
-        sets.settle(me, |addr, width| {
-            memory.map_or(0, |m| memory::shared_value(m, addr, width))
-        });
-        exec.threads[me as usize].pending = None;
-        exec.schedule_changed();
-    }
+    watch_sets(exec, memory, me, None, |_, _| false);
+}
+
+/// The atomic-set recorder's part of a hook of thread `me`, when atomic
+/// sets are checked: settles the thread's previous atomic operation, lets
+/// `access` record what the thread is about to do (it gets the recorder and
+/// a reader of shared memory, and says whether an atomic set is touched),
+/// and notes the access the thread now stands at. Returns what `access`
+/// said (false when sets are not checked).
+fn watch_sets(
+    exec: &mut ExecState,
+    memory: Option<&wasmtime::SharedMemory>,
+    me: crate::trace::ThreadId,
+    at: Option<(u32, u32)>,
+    access: impl FnOnce(&mut SetRecorder, &dyn Fn(u32, u8) -> u64) -> bool,
+) -> bool {
+    let Some(sets) = exec.sets.as_mut() else {
+        return false;
+    };
+    let read = |addr: u32, width: u8| memory.map_or(0, |m| memory::shared_value(m, addr, width));
+    sets.settle(me, read);
+    let watched = access(sets, &read);
+    exec.threads[me as usize].pending = at;
+    exec.schedule_changed();
+    watched
 }
 
 /// Effective address of an access: the dynamic address plus the static
@@ -93,13 +112,14 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
     let mut exec = caller.data().exec.get();
     let site_info = site_of(&exec, site)?;
     if exec.sets.is_some() {
+        let eff = site_info.address(addr);
+        let at = Some((site as u32, eff));
         let watched = watch_sets(
             &mut exec,
             caller.data().shared_memory.as_ref(),
             me,
-            site as u32,
-            &site_info,
-            site_info.address(addr),
+            at,
+            |sets, read| sets.access(me, site as u32, &site_info, eff, read(eff, site_info.width)),
         );
         // Plain accesses matter only where they touch an atomic set.
         if !watched && matches!(site_info.kind, AccessKind::Load | AccessKind::Store) {
@@ -116,48 +136,29 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
     Ok(exec.schedule(me) as i32)
 }
 
-/// Records an access for the atomic-set checks (after settling the thread's
-/// previous atomic operation); returns whether it touches an atomic set.
-fn watch_sets(
-    exec: &mut ExecState,
-    memory: Option<&wasmtime::SharedMemory>,
-    me: crate::trace::ThreadId,
-    site_id: u32,
-    site: &Site,
-    addr: u32,
-) -> bool {
-    let read = |addr: u32, width: u8| memory.map_or(0, |m| memory::shared_value(m, addr, width));
-    let before = read(addr, site.width);
-    let Some(sets) = exec.sets.as_mut() else {
-        return false;
-    };
-    sets.settle(me, read);
-    let watched = sets.access(me, site_id, site, addr, before);
-    exec.threads[me as usize].pending = Some((site_id, addr));
-    exec.schedule_changed();
-    watched
-}
-
 /// `weft_rt.bulk`: `memory.copy` or `memory.fill` is about to run.
 fn bulk(caller: Caller<'_, ThreadData>, dst: i32, src: i32, len: i32, site: i32) -> Result<i32> {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let site_info = site_of(&exec, site)?;
-    let memory = caller.data().shared_memory.as_ref();
-    if let Some(sets) = exec.sets.as_mut() {
-        sets.settle(me, |addr, width| {
-            memory.map_or(0, |m| memory::shared_value(m, addr, width))
-        });
-        let watched = sets.access_range(
+    if exec.sets.is_some() {
+        let at = Some((site as u32, dst as u32));
+        let watched = watch_sets(
+            &mut exec,
+            caller.data().shared_memory.as_ref(),
             me,
-            site as u32,
-            site_info.kind,
-            dst as u32,
-            src as u32,
-            len as u32,
+            at,
+            |sets, _| {
+                sets.access_range(
+                    me,
+                    site as u32,
+                    site_info.kind,
+                    dst as u32,
+                    src as u32,
+                    len as u32,
+                )
+            },
         );
-        exec.threads[me as usize].pending = Some((site as u32, dst as u32));
-        exec.schedule_changed();
         if !watched {
             return Ok(0);
         }

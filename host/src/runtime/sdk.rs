@@ -89,13 +89,7 @@ async fn fire(caller: &mut Caller<'_, ThreadData>, name: String) -> Result<()> {
     }
     {
         let mut exec = caller.data().exec.get();
-        let label = match exec.labels.iter().position(|l| *l == name) {
-            Some(i) => i as u32,
-            None => {
-                exec.labels.push(name.clone());
-                exec.labels.len() as u32 - 1
-            }
-        };
+        let label = exec.label(&name);
         exec.record(me, EventKind::Label { label }, 0, None);
         if name != START {
             exec.log(me, Activity::Event(name.clone()));

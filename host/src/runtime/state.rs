@@ -158,6 +158,17 @@ impl ExecState {
         }
     }
 
+    /// The index of `text` in the label table, added if new.
+    pub fn label(&mut self, text: &str) -> u32 {
+        match self.labels.iter().position(|l| l == text) {
+            Some(i) => i as u32,
+            None => {
+                self.labels.push(text.to_string());
+                self.labels.len() as u32 - 1
+            }
+        }
+    }
+
     /// Notes what thread `me` did, if activity is recorded.
     pub fn log(&mut self, me: ThreadId, activity: Activity) {
         if let Some(log) = &mut self.activity {

@@ -165,6 +165,14 @@ fn with_both<R>(
     Some(f(&mut first, Some(&mut second)))
 }
 
+fn map_put_in(r: &Registry<Mutex<Vec<(i32, i32)>>>, h: i32, k: i32, v: i32) -> i32 {
+    r.get(h).map_or(-1, |m| {
+        let mut m = m.lock().unwrap();
+        put_into(&mut m, k, v);
+        m.len() as i32
+    })
+}
+
 fn map_put_all_in(r: &Registry<Mutex<Vec<(i32, i32)>>>, h: i32, other: i32, ordered: bool) -> i32 {
     with_both(r, h, other, ordered, |m, o| {
         if let Some(o) = o {
@@ -194,11 +202,7 @@ pub extern "C" fn map_new() -> i32 {
 }
 #[unsafe(no_mangle)]
 pub extern "C" fn map_put(h: i32, k: i32, v: i32) -> i32 {
-    MAPS.get(h).map_or(-1, |m| {
-        let mut m = m.lock().unwrap();
-        put_into(&mut m, k, v);
-        m.len() as i32
-    })
+    map_put_in(&MAPS, h, k, v)
 }
 #[unsafe(no_mangle)]
 pub extern "C" fn map_put_all(h: i32, other: i32) -> i32 {
@@ -215,11 +219,7 @@ pub extern "C" fn cmap_new() -> i32 {
 }
 #[unsafe(no_mangle)]
 pub extern "C" fn cmap_put(h: i32, k: i32, v: i32) -> i32 {
-    CMAPS.get(h).map_or(-1, |m| {
-        let mut m = m.lock().unwrap();
-        put_into(&mut m, k, v);
-        m.len() as i32
-    })
+    map_put_in(&CMAPS, h, k, v)
 }
 #[unsafe(no_mangle)]
 pub extern "C" fn cmap_put_all(h: i32, other: i32) -> i32 {
@@ -243,13 +243,17 @@ pub extern "C" fn log_new() -> i32 {
 pub extern "C" fn log_add_handler(h: i32, id: i32) -> i32 {
     vec_push_to(&LOGS, h, id)
 }
-#[unsafe(no_mangle)]
-pub extern "C" fn log_remove_handler(h: i32, id: i32) -> i32 {
-    LOGS.get(h).map_or(-1, |l| {
+fn remove_handler_in(r: &Registry<Mutex<Vec<i32>>>, h: i32, id: i32) -> i32 {
+    r.get(h).map_or(-1, |l| {
         let mut l = l.lock().unwrap();
         l.retain(|&x| x != id);
         l.len() as i32
     })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn log_remove_handler(h: i32, id: i32) -> i32 {
+    remove_handler_in(&LOGS, h, id)
 }
 /// Sends a record to every handler: their count first, then one by one.
 #[unsafe(no_mangle)]
@@ -274,11 +278,7 @@ pub extern "C" fn clog_add_handler(h: i32, id: i32) -> i32 {
 }
 #[unsafe(no_mangle)]
 pub extern "C" fn clog_remove_handler(h: i32, id: i32) -> i32 {
-    CLOGS.get(h).map_or(-1, |l| {
-        let mut l = l.lock().unwrap();
-        l.retain(|&x| x != id);
-        l.len() as i32
-    })
+    remove_handler_in(&CLOGS, h, id)
 }
 /// Sends a record to a snapshot of the handlers.
 #[unsafe(no_mangle)]
@@ -322,12 +322,16 @@ pub extern "C" fn range_set_max(h: i32, v: i32) -> i32 {
     ok as i32
 }
 /// The number of integers in the range; the invariant is checked.
-#[unsafe(no_mangle)]
-pub extern "C" fn range_width(h: i32) -> i32 {
-    let Some(r) = RANGES.get(h) else { return -1 };
+fn width_in(r: &Registry<Mutex<(i32, i32)>>, h: i32) -> i32 {
+    let Some(r) = r.get(h) else { return -1 };
     let (min, max) = *r.lock().unwrap();
     assert!(min <= max, "the range is inverted: {min} > {max}");
     max.wrapping_sub(min)
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn range_width(h: i32) -> i32 {
+    width_in(&RANGES, h)
 }
 
 #[unsafe(no_mangle)]
@@ -356,10 +360,7 @@ pub extern "C" fn crange_set_max(h: i32, v: i32) -> i32 {
 }
 #[unsafe(no_mangle)]
 pub extern "C" fn crange_width(h: i32) -> i32 {
-    let Some(r) = CRANGES.get(h) else { return -1 };
-    let (min, max) = *r.lock().unwrap();
-    assert!(min <= max, "the range is inverted: {min} > {max}");
-    max.wrapping_sub(min)
+    width_in(&CRANGES, h)
 }
 
 fn main() {

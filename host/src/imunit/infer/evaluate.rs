@@ -132,21 +132,19 @@ pub fn evaluate(
             ))
         })
         .collect();
-    let good = mapped
-        .iter()
-        .flatten()
-        .filter(|m| reference_orderings.contains(*m))
-        .count();
-    let found: BTreeSet<&(String, String, bool)> = mapped
+    // Inferred orderings that are reference ones (several may map to the
+    // same), and the distinct reference orderings they hit.
+    let good: Vec<&(String, String, bool)> = mapped
         .iter()
         .flatten()
         .filter(|m| reference_orderings.contains(*m))
         .collect();
+    let found: BTreeSet<&(String, String, bool)> = good.iter().copied().collect();
     let share = |n: usize, of: usize| if of == 0 { 1.0 } else { n as f64 / of as f64 };
     Evaluation {
         event_precision: share(matches.len(), inference.events.len()),
         event_recall: share(recalled.len(), reference.len()),
-        ordering_precision: share(good, inference.orderings.len()),
+        ordering_precision: share(good.len(), inference.orderings.len()),
         ordering_recall: share(found.len(), reference_orderings.len()),
         matched_events,
         reference_events: reference.len(),
