@@ -143,8 +143,26 @@ pub const BULK: Signature = Signature {
     results: &[Val::I32],
 };
 
+/// `memory_size() -> i32`: replaces `memory.size` on a shared memory; the
+/// size in pages the guest sees in this execution.
+pub const MEMORY_SIZE: Signature = Signature {
+    name: "memory_size",
+    params: &[],
+    results: &[Val::I32],
+};
+
+/// `bounds(addr: i32, len: i32) -> i64`: called before `memory.copy`,
+/// `memory.fill` or `memory.init` on a shared memory when the range passes
+/// the size the calling instance last knew; traps if `addr + len` is out of
+/// bounds, else returns the memory's current size in bytes.
+pub const BOUNDS: Signature = Signature {
+    name: "bounds",
+    params: &[Val::I32, Val::I32],
+    results: &[Val::I64],
+};
+
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 12] = [
+pub const RT_IMPORTS: [Signature; 14] = [
     POINT,
     PARK,
     WAIT32,
@@ -157,6 +175,8 @@ pub const RT_IMPORTS: [Signature; 12] = [
     RT_CALL,
     RT_RETURNED,
     BULK,
+    MEMORY_SIZE,
+    BOUNDS,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

@@ -8,6 +8,7 @@ mod build;
 mod determinism;
 mod inference;
 mod instrumentation;
+mod memory_reuse;
 mod replay_files;
 mod samples;
 mod schedules;

@@ -40,6 +40,17 @@ pub(crate) enum Replaced {
     Wait64(MemArg),
     Notify(MemArg),
     MemoryGrow,
+    MemorySize,
+}
+
+/// Which operands of a bulk memory instruction address the memory: the
+/// range `[operand, operand + len)` of each must be in bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BulkRanges {
+    /// `memory.copy`: destination and source.
+    DstAndSrc,
+    /// `memory.fill` and `memory.init`: the destination only.
+    Dst,
 }
 
 fn access(kind: AccessKind, operands: Operands, memarg: MemArg, width: u8) -> Option<Access> {
@@ -196,6 +207,22 @@ pub(crate) fn replaced(op: &Operator) -> Option<Replaced> {
         Operator::MemoryAtomicWait64 { memarg } => Some(Replaced::Wait64(memarg)),
         Operator::MemoryAtomicNotify { memarg } => Some(Replaced::Notify(memarg)),
         Operator::MemoryGrow { mem: 0 } => Some(Replaced::MemoryGrow),
+        Operator::MemorySize { mem: 0 } => Some(Replaced::MemorySize),
+        _ => None,
+    }
+}
+
+/// The memory ranges `op` writes or reads in bulk (three operands, length
+/// last), if it is a bulk instruction on memory 0.
+pub(crate) fn bulk_ranges(op: &Operator) -> Option<BulkRanges> {
+    match *op {
+        Operator::MemoryCopy {
+            dst_mem: 0,
+            src_mem: 0,
+        } => Some(BulkRanges::DstAndSrc),
+        Operator::MemoryFill { mem: 0 } | Operator::MemoryInit { mem: 0, .. } => {
+            Some(BulkRanges::Dst)
+        }
         _ => None,
     }
 }

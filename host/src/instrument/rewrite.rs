@@ -3,7 +3,7 @@
 //! and `memory.grow` by host calls.
 
 use super::InstrumentError;
-use super::ops::{self, Access, Operands, Replaced, Scalar};
+use super::ops::{self, Access, BulkRanges, Operands, Replaced, Scalar};
 use super::sites::{Site, SiteTable};
 use super::survey::{MemoryPlan, Survey};
 use super::{InstrumentOptions, Points};
@@ -63,6 +63,7 @@ pub(crate) struct Rewriter<'s> {
     next_defined: u32,
     emitted_types: bool,
     emitted_imports: bool,
+    emitted_globals: bool,
 }
 
 impl<'s> Rewriter<'s> {
@@ -74,6 +75,7 @@ impl<'s> Rewriter<'s> {
             next_defined: 0,
             emitted_types: false,
             emitted_imports: false,
+            emitted_globals: false,
         }
     }
 
@@ -88,6 +90,73 @@ impl<'s> Rewriter<'s> {
 
     fn shares_memory(&self) -> bool {
         matches!(self.survey.memory, MemoryPlan::Shared(_))
+    }
+
+    /// Index of the appended global that holds the shared memory's size in
+    /// bytes as this instance last learnt it (only ever too small: the
+    /// memory does not shrink during an execution).
+    fn known_size_global(&self) -> u32 {
+        self.survey.global_count
+    }
+
+    /// Appends the known-size global when the memory is shared.
+    fn append_globals(&mut self, globals: &mut wasm_encoder::GlobalSection) {
+        if let MemoryPlan::Shared(plan) = &self.survey.memory {
+            globals.global(
+                wasm_encoder::GlobalType {
+                    val_type: ValType::I64,
+                    mutable: true,
+                    shared: false,
+                },
+                &wasm_encoder::ConstExpr::i64_const((plan.min_pages * 65536) as i64),
+            );
+        }
+        self.emitted_globals = true;
+    }
+
+    /// Before a bulk instruction on the shared memory: checks each range it
+    /// touches against the known size and, past it, asks `weft_rt.bounds`,
+    /// which traps when the range is out of bounds. (weft keeps the size
+    /// the guest sees, which can be smaller than the mapping wasmtime
+    /// checks against.)
+    fn emit_bounds_guard(&mut self, f: &mut Function, ranges: BulkRanges, scratch: &Scratch) {
+        let (first, second, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
+        let known = self.known_size_global();
+        f.instruction(&Instruction::LocalSet(len));
+        f.instruction(&Instruction::LocalSet(second));
+        f.instruction(&Instruction::LocalSet(first));
+        let starts = match ranges {
+            BulkRanges::DstAndSrc => &[first, second][..],
+            BulkRanges::Dst => &[first][..],
+        };
+        for &start in starts {
+            f.instruction(&Instruction::LocalGet(start));
+            f.instruction(&Instruction::I64ExtendI32U);
+            f.instruction(&Instruction::LocalGet(len));
+            f.instruction(&Instruction::I64ExtendI32U);
+            f.instruction(&Instruction::I64Add);
+            f.instruction(&Instruction::GlobalGet(known));
+            f.instruction(&Instruction::I64GtU);
+            f.instruction(&Instruction::If(BlockType::Empty));
+            f.instruction(&Instruction::LocalGet(start));
+            f.instruction(&Instruction::LocalGet(len));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::BOUNDS)));
+            f.instruction(&Instruction::GlobalSet(known));
+            f.instruction(&Instruction::End);
+        }
+        for local in [first, second, len] {
+            f.instruction(&Instruction::LocalGet(local));
+        }
+    }
+
+    /// The ranges to check before `op`, a bulk instruction on the shared
+    /// memory.
+    fn guarded_bulk(&self, op: &wasmparser::Operator) -> Option<BulkRanges> {
+        if self.shares_memory() {
+            ops::bulk_ranges(op)
+        } else {
+            None
+        }
     }
 
     fn append_types(&mut self, types: &mut TypeSection) {
@@ -168,7 +237,7 @@ impl<'s> Rewriter<'s> {
 
     fn replacement(&self, op: &wasmparser::Operator) -> Option<Replaced> {
         match ops::replaced(op) {
-            Some(Replaced::MemoryGrow) if !self.shares_memory() => None,
+            Some(Replaced::MemoryGrow | Replaced::MemorySize) if !self.shares_memory() => None,
             other => other,
         }
     }
@@ -260,6 +329,7 @@ impl<'s> Rewriter<'s> {
             Replaced::Wait64(m) => (abi::WAIT64, Some(self.site(Wait, func, pos, m.offset, 8))),
             Replaced::Notify(m) => (abi::NOTIFY, Some(self.site(Notify, func, pos, m.offset, 4))),
             Replaced::MemoryGrow => (abi::MEMORY_GROW, None),
+            Replaced::MemorySize => (abi::MEMORY_SIZE, None),
         };
         if let Some(site) = site {
             f.instruction(&Instruction::I32Const(site));
@@ -296,6 +366,16 @@ impl Reencode for Rewriter<'_> {
     ) -> Result<()> {
         utils::parse_import_section(self, imports, section)?;
         self.append_imports(imports);
+        Ok(())
+    }
+
+    fn parse_global_section(
+        &mut self,
+        globals: &mut wasm_encoder::GlobalSection,
+        section: wasmparser::GlobalSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_global_section(self, globals, section)?;
+        self.append_globals(globals);
         Ok(())
     }
 
@@ -375,6 +455,24 @@ impl Reencode for Rewriter<'_> {
             self.append_imports(&mut imports);
             module.section(&imports);
         }
+        if !self.emitted_globals
+            && !self.survey.has_global_section
+            && self.shares_memory()
+            && past(&[
+                SectionId::Custom,
+                SectionId::Type,
+                SectionId::Import,
+                SectionId::Function,
+                SectionId::Table,
+                SectionId::Memory,
+                SectionId::Tag,
+                SectionId::Global,
+            ])
+        {
+            let mut globals = wasm_encoder::GlobalSection::new();
+            self.append_globals(&mut globals);
+            module.section(&globals);
+        }
         Ok(())
     }
 
@@ -401,9 +499,11 @@ impl Reencode for Rewriter<'_> {
             let pos = reader.original_position();
             operators.push((pos, reader.read()?));
         }
-        let needs_scratch = operators
-            .iter()
-            .any(|(_, op)| self.hooked(op).is_some() || self.hooked_bulk(op).is_some());
+        let needs_scratch = operators.iter().any(|(_, op)| {
+            self.hooked(op).is_some()
+                || self.hooked_bulk(op).is_some()
+                || self.guarded_bulk(op).is_some()
+        });
         if needs_scratch {
             locals.extend(Scratch::DECLS);
         }
@@ -438,6 +538,13 @@ impl Reencode for Rewriter<'_> {
                 f.instruction(&self.instruction(op)?);
                 f.instruction(&Instruction::I32Const(site));
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_RETURNED)));
+            } else if let Some(ranges) = self.guarded_bulk(&op) {
+                if let Some(kind) = self.hooked_bulk(&op) {
+                    let site = self.site(kind, func, pos, 0, 0);
+                    self.emit_bulk(&mut f, site, &scratch);
+                }
+                self.emit_bounds_guard(&mut f, ranges, &scratch);
+                f.instruction(&self.instruction(op)?);
             } else if let Some(kind) = self.hooked_bulk(&op) {
                 let site = self.site(kind, func, pos, 0, 0);
                 self.emit_bulk(&mut f, site, &scratch);

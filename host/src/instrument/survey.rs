@@ -68,6 +68,10 @@ pub(crate) struct Survey {
     pub imported_funcs: Vec<(String, String)>,
     /// Names of functions from the name section, by function index.
     pub func_names: std::collections::HashMap<u32, String>,
+    /// Number of globals, imported and defined.
+    pub global_count: u32,
+    /// Whether the module has a global section.
+    pub has_global_section: bool,
 }
 
 impl Survey {
@@ -85,6 +89,8 @@ impl Survey {
             exported_funcs: Vec::new(),
             imported_funcs: Vec::new(),
             func_names: std::collections::HashMap::new(),
+            global_count: 0,
+            has_global_section: false,
         };
         let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
         let mut defined_memories: Vec<wasmparser::MemoryType> = Vec::new();
@@ -120,6 +126,7 @@ impl Survey {
                                     .imported_funcs
                                     .push((import.module.to_string(), import.name.to_string()));
                             }
+                            TypeRef::Global(_) => survey.global_count += 1,
                             TypeRef::Memory(ty) => {
                                 if imported_memory.is_some() {
                                     return Err(multi_memory());
@@ -135,6 +142,10 @@ impl Survey {
                     for ty in reader {
                         survey.defined_func_types.push(ty?);
                     }
+                }
+                Payload::GlobalSection(reader) => {
+                    survey.has_global_section = true;
+                    survey.global_count += reader.count();
                 }
                 Payload::MemorySection(reader) => {
                     for ty in reader {

@@ -9,6 +9,7 @@
 use super::activity::Activity;
 use super::actors::{Delivery, Mailboxes};
 use super::atomic_sets::SetRecorder;
+use super::guest_memory::GuestMemory;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
 use super::state::{ExecHandle, ExecState};
@@ -23,7 +24,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
-use wasmtime::{InstancePre, MemoryType, SharedMemory, Store, Trap};
+use wasmtime::{InstancePre, Store, Trap};
 
 type ThreadFuture = Pin<Box<dyn Future<Output = wasmtime::Result<()>>>>;
 
@@ -50,7 +51,7 @@ enum Entry {
 struct StoreFactory {
     engine: wasmtime::Engine,
     exec: ExecHandle,
-    shared_memory: Option<SharedMemory>,
+    shared_memory: Option<Arc<GuestMemory>>,
     args: Arc<Vec<String>>,
     max_memory_bytes: u64,
     max_fuel: u64,
@@ -163,32 +164,16 @@ fn drive(
     config: &RunConfig,
     main: ThreadId,
 ) -> Result<(), String> {
-    let shared_memory = match &program.memory {
-        MemoryPlan::Shared(plan) => {
-            if plan.min_pages * 65536 > config.limits.max_memory_bytes {
-                return Err(format!(
-                    "the module's initial memory ({} bytes) exceeds the memory limit ({} bytes)",
-                    plan.min_pages * 65536,
-                    config.limits.max_memory_bytes
-                ));
-            }
-            let ty = MemoryType::shared(plan.min_pages as u32, plan.max_pages as u32);
-            let memory = SharedMemory::new(&program.engine, ty).map_err(|e| e.to_string())?;
-            for init in &plan.init {
-                let data = memory.data();
-                let end = init.offset as usize + init.bytes.len();
-                let Some(cells) = data.get(init.offset as usize..end) else {
-                    return Err("a data segment does not fit in the initial memory".into());
-                };
-                for (cell, byte) in cells.iter().zip(&init.bytes) {
-                    // SAFETY: no guest thread has started yet.
-                    unsafe { *cell.get() = *byte };
-                }
-            }
-            Some(memory)
-        }
-        _ => None,
-    };
+    if let MemoryPlan::Shared(plan) = &program.memory
+        && plan.min_pages * 65536 > config.limits.max_memory_bytes
+    {
+        return Err(format!(
+            "the module's initial memory ({} bytes) exceeds the memory limit ({} bytes)",
+            plan.min_pages * 65536,
+            config.limits.max_memory_bytes
+        ));
+    }
+    let shared_memory = program.take_memory()?;
     let stores = StoreFactory {
         engine: program.engine.clone(),
         exec: exec.clone(),
@@ -200,27 +185,18 @@ fn drive(
     // The main store exists before the instance template so that the shared
     // memory can be defined in the linker with it.
     let main_store = stores.store(main).map_err(|e| e.to_string())?;
-    let pre = instantiate_pre_with_memory(program, &main_store, &stores.shared_memory)
+    let pre = program
+        .instance_pre(&main_store, stores.shared_memory.as_deref())
         .map_err(|e| format!("{e:#}"))?;
     let spawner = Spawner { stores, pre };
     let mut threads: Vec<Option<ThreadFuture>> =
         vec![Some(spawner.thread(main_store, Entry::Main))];
     poll_loop(&spawner, &mut threads, exec);
     drop(threads);
-    Ok(())
-}
-
-fn instantiate_pre_with_memory(
-    program: &mut Program,
-    store: &Store<ThreadData>,
-    shared_memory: &Option<SharedMemory>,
-) -> wasmtime::Result<InstancePre<ThreadData>> {
-    if let (MemoryPlan::Shared(plan), Some(memory)) = (&program.memory, shared_memory) {
-        program
-            .linker
-            .define(store, &plan.import.0, &plan.import.1, memory.clone())?;
+    if let Some(memory) = spawner.stores.shared_memory {
+        program.recycle_memory(memory);
     }
-    program.linker.instantiate_pre(&program.module)
+    Ok(())
 }
 
 fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &ExecHandle) {
@@ -256,7 +232,7 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
                 if !state.parked && state.end.is_none() {
                     super::hooks::settle_sets(
                         &mut state,
-                        spawner.stores.shared_memory.as_ref(),
+                        spawner.stores.shared_memory.as_deref(),
                         current,
                     );
                     state.record(current, EventKind::Slice, 0, None);

@@ -7,6 +7,7 @@
 
 use super::activity::Activity;
 use super::atomic_sets::SetRecorder;
+use super::guest_memory::GuestMemory;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
 use crate::abi;
@@ -47,7 +48,7 @@ pub(crate) async fn park(exec: ExecHandle) {
 pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let exec = caller.data().exec.clone();
-    settle_sets(&mut exec.get(), caller.data().shared_memory.as_ref(), me);
+    settle_sets(&mut exec.get(), caller.data().shared_memory.as_deref(), me);
     let must_park = exec.get().schedule(me);
     if must_park {
         park(exec).await;
@@ -58,7 +59,7 @@ pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
 /// scheduling point that is not an access: another thread may run next).
 pub(crate) fn settle_sets(
     exec: &mut ExecState,
-    memory: Option<&wasmtime::SharedMemory>,
+    memory: Option<&GuestMemory>,
     me: crate::trace::ThreadId,
 ) {
     watch_sets(exec, memory, me, None, |_, _| false);
@@ -72,7 +73,7 @@ pub(crate) fn settle_sets(
 /// said (false when sets are not checked).
 fn watch_sets(
     exec: &mut ExecState,
-    memory: Option<&wasmtime::SharedMemory>,
+    memory: Option<&GuestMemory>,
     me: crate::trace::ThreadId,
     at: Option<(u32, u32)>,
     access: impl FnOnce(&mut SetRecorder, &dyn Fn(u32, u8) -> u64) -> bool,
@@ -116,7 +117,7 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
         let at = Some((site as u32, eff));
         let watched = watch_sets(
             &mut exec,
-            caller.data().shared_memory.as_ref(),
+            caller.data().shared_memory.as_deref(),
             me,
             at,
             |sets, read| sets.access(me, site as u32, &site_info, eff, read(eff, site_info.width)),
@@ -145,7 +146,7 @@ fn bulk(caller: Caller<'_, ThreadData>, dst: i32, src: i32, len: i32, site: i32)
         let at = Some((site as u32, dst as u32));
         let watched = watch_sets(
             &mut exec,
-            caller.data().shared_memory.as_ref(),
+            caller.data().shared_memory.as_deref(),
             me,
             at,
             |sets, _| {
@@ -178,7 +179,7 @@ fn check_wait_address(caller: &Caller<'_, ThreadData>, eff: u32, width: u8) -> R
         bail!("unaligned atomic: wait on address {eff:#x}");
     }
     match &caller.data().shared_memory {
-        Some(shared) if (eff as usize + width as usize) <= shared.data_size() => Ok(()),
+        Some(shared) if (eff as usize + width as usize) <= shared.visible_bytes() => Ok(()),
         Some(_) => bail!("out of bounds memory access: wait on address {eff:#x}"),
         None => bail!("memory.atomic.wait on a memory that is not shared"),
     }
@@ -259,7 +260,7 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
     let Some(shared) = &caller.data().shared_memory else {
         bail!("instrumentation error: memory_grow without a shared memory");
     };
-    let old = shared.size();
+    let old = shared.size_pages() as u64;
     let new_bytes = (old + delta as u32 as u64) * 65536;
     let mut exec = caller.data().exec.get();
     if new_bytes > exec.limits.max_memory_bytes {
@@ -268,9 +269,31 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
     }
     drop(exec);
     match shared.grow(delta as u32 as u64) {
-        Ok(old) => Ok(old as i32),
-        Err(_) => Ok(-1),
+        Some(old) => Ok(old as i32),
+        None => Ok(-1),
     }
+}
+
+/// `weft_rt.memory_size`: the shared memory's size in pages as the guest
+/// sees it.
+fn memory_size(caller: Caller<'_, ThreadData>) -> Result<i32> {
+    match &caller.data().shared_memory {
+        Some(shared) => Ok(shared.size_pages() as i32),
+        None => bail!("instrumentation error: memory_size without a shared memory"),
+    }
+}
+
+/// `weft_rt.bounds`: traps unless `[addr, addr + len)` is inside the shared
+/// memory; returns the memory's size in bytes.
+fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<i64> {
+    let Some(shared) = &caller.data().shared_memory else {
+        bail!("instrumentation error: bounds without a shared memory");
+    };
+    let size = shared.visible_bytes() as u64;
+    if addr as u32 as u64 + len as u32 as u64 > size {
+        return Err(wasmtime::Trap::MemoryOutOfBounds.into());
+    }
+    Ok(size as i64)
 }
 
 async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Result<i32> {
@@ -348,6 +371,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_GROW.name, memory_grow)?;
     linker.func_wrap(abi::RT_MODULE, abi::BULK.name, bulk)?;
+    linker.func_wrap(abi::RT_MODULE, abi::MEMORY_SIZE.name, memory_size)?;
+    linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
     linker.func_wrap(
         abi::RT_MODULE,
         abi::RT_CALL.name,

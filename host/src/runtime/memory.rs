@@ -2,6 +2,7 @@
 //! single-threaded module's own exported memory.
 
 use super::ThreadData;
+use super::guest_memory::GuestMemory;
 use wasmtime::{Caller, Extern};
 use wasmtime::{Result, bail};
 
@@ -9,8 +10,7 @@ use wasmtime::{Result, bail};
 pub(crate) fn read(caller: &mut Caller<'_, ThreadData>, addr: u64, len: u64) -> Result<Vec<u8>> {
     let range = checked_range(addr, len)?;
     if let Some(shared) = &caller.data().shared_memory {
-        let data = shared.data();
-        let Some(cells) = data.get(range) else {
+        let Some(cells) = shared.cells().get(range) else {
             bail!("out of bounds memory access by a WASI call at {addr:#x}");
         };
         // SAFETY: only one guest thread runs at a time and it is inside this
@@ -29,8 +29,7 @@ pub(crate) fn read(caller: &mut Caller<'_, ThreadData>, addr: u64, len: u64) -> 
 pub(crate) fn write(caller: &mut Caller<'_, ThreadData>, addr: u64, bytes: &[u8]) -> Result<()> {
     let range = checked_range(addr, bytes.len() as u64)?;
     if let Some(shared) = &caller.data().shared_memory {
-        let data = shared.data();
-        let Some(cells) = data.get(range) else {
+        let Some(cells) = shared.cells().get(range) else {
             bail!("out of bounds memory access by a WASI call at {addr:#x}");
         };
         for (cell, byte) in cells.iter().zip(bytes) {
@@ -51,8 +50,8 @@ pub(crate) fn write(caller: &mut Caller<'_, ThreadData>, addr: u64, bytes: &[u8]
 
 /// The little-endian value of `width` (at most 8) bytes at `addr` of a
 /// shared memory; 0 out of bounds.
-pub(crate) fn shared_value(memory: &wasmtime::SharedMemory, addr: u32, width: u8) -> u64 {
-    let data = memory.data();
+pub(crate) fn shared_value(memory: &GuestMemory, addr: u32, width: u8) -> u64 {
+    let data = memory.cells();
     let start = addr as usize;
     let Some(cells) = data.get(start..start + width.min(8) as usize) else {
         return 0;

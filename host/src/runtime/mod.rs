@@ -16,9 +16,11 @@ pub mod actors;
 pub mod atomic_sets;
 mod executor;
 mod gen_calls;
+mod guest_memory;
 mod hooks;
 mod memory;
 pub mod outcome;
+mod resident_pages;
 mod sdk;
 mod state;
 mod wasi;
@@ -33,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use state::ExecHandle;
 use std::sync::Arc;
 use std::time::Duration;
-use wasmtime::{Config, Engine, Linker, Module, ResourceLimiter, SharedMemory};
+use wasmtime::{Config, Engine, Linker, Module, ResourceLimiter};
 use wasmtime_wasi::p1::WasiP1Ctx;
 
 /// Bounds on one execution; a guest that exceeds one fails with the matching
@@ -192,7 +194,7 @@ pub enum LoadError {
 pub(crate) struct ThreadData {
     tid: ThreadId,
     exec: ExecHandle,
-    shared_memory: Option<SharedMemory>,
+    shared_memory: Option<Arc<guest_memory::GuestMemory>>,
     args: Arc<Vec<String>>,
     max_memory_bytes: u64,
     wasi: Option<WasiP1Ctx>,
@@ -279,6 +281,16 @@ pub struct Program {
     memory: MemoryPlan,
     hash: blake3::Hash,
     options: InstrumentOptions,
+    /// Whether executions share one memory, reset in between (see
+    /// [`guest_memory`]): not when the module makes WASI calls that weft
+    /// passes on to wasmtime-wasi, which checks guest pointers against the
+    /// whole mapping rather than the size the guest sees.
+    reuses_memory: bool,
+    /// The shared memory kept for the next execution.
+    warm_memory: Option<Arc<guest_memory::GuestMemory>>,
+    /// The instance template, built for `warm_memory` (or for a module
+    /// without shared memory).
+    instance_pre: Option<wasmtime::InstancePre<ThreadData>>,
 }
 
 /// Fuel between two time-slice scheduling points of a thread that reaches
@@ -324,6 +336,10 @@ impl Program {
                 return Err(LoadError::MissingExport(abi::THREAD_START_EXPORT));
             }
         }
+        let delegates_wasi = out
+            .imported_funcs
+            .iter()
+            .any(|(m, n)| m == wasi::MODULE && !wasi::SHADOWED.contains(&n.as_str()));
         if !out.exported_funcs.iter().any(|e| e == abi::MAIN_EXPORT) {
             return Err(LoadError::MissingExport(abi::MAIN_EXPORT));
         }
@@ -349,7 +365,55 @@ impl Program {
             memory: out.memory,
             hash,
             options,
+            reuses_memory: !delegates_wasi,
+            warm_memory: None,
+            instance_pre: None,
         })
+    }
+
+    /// The shared memory for the next execution: the warm one, else a new
+    /// one (`None` when the module has no shared memory).
+    fn take_memory(&mut self) -> Result<Option<Arc<guest_memory::GuestMemory>>, String> {
+        let MemoryPlan::Shared(plan) = &self.memory else {
+            return Ok(None);
+        };
+        if let Some(memory) = self.warm_memory.take() {
+            return Ok(Some(memory));
+        }
+        self.instance_pre = None;
+        let memory = guest_memory::GuestMemory::new(&self.engine, plan)?;
+        Ok(Some(Arc::new(memory)))
+    }
+
+    /// Keeps an execution's memory for the next one, reset, when the
+    /// program reuses memories.
+    fn recycle_memory(&mut self, memory: Arc<guest_memory::GuestMemory>) {
+        if self.reuses_memory && Arc::strong_count(&memory) == 1 && memory.reset().is_ok() {
+            self.warm_memory = Some(memory);
+        }
+    }
+
+    /// The instance template over `memory` (which `take_memory` gave),
+    /// built once per memory.
+    fn instance_pre(
+        &mut self,
+        store: &wasmtime::Store<ThreadData>,
+        memory: Option<&guest_memory::GuestMemory>,
+    ) -> wasmtime::Result<wasmtime::InstancePre<ThreadData>> {
+        if let Some(pre) = &self.instance_pre {
+            return Ok(pre.clone());
+        }
+        if let (MemoryPlan::Shared(plan), Some(memory)) = (&self.memory, memory) {
+            self.linker.define(
+                store,
+                &plan.import.0,
+                &plan.import.1,
+                memory.shared().clone(),
+            )?;
+        }
+        let pre = self.linker.instantiate_pre(&self.module)?;
+        self.instance_pre = Some(pre.clone());
+        Ok(pre)
     }
 
     /// The blake3 hash of the original module bytes.
@@ -391,6 +455,9 @@ fn engine() -> wasmtime::Result<Engine> {
         .total_stacks(POOL_SLOTS)
         .total_tables(POOL_SLOTS)
         .table_elements(1 << 16)
+        // Reset tables with memset instead of decommitting them: a
+        // decommitted table page faults again at the next execution.
+        .table_keep_resident(1 << 20)
         // Private (non-shared) memories only: shared memories are created
         // per execution outside the pool.
         .total_memories(8)
@@ -402,6 +469,9 @@ fn engine() -> wasmtime::Result<Engine> {
         .wasm_threads(true)
         .shared_memory(true)
         .consume_fuel(true)
+        // Reports show the interleaving, not wasm stacks: capturing one on
+        // every trap (a panicking guest traps) would only cost time.
+        .wasm_backtrace_max_frames(None)
         .cranelift_opt_level(wasmtime::OptLevel::Speed);
     Engine::new(&config)
 }

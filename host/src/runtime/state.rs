@@ -93,6 +93,9 @@ pub(crate) struct ExecState {
     pub parked: bool,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
+    /// Bit `fd` is set once the guest closed stdin (0), stdout (1) or
+    /// stderr (2).
+    pub closed_stdio: u8,
     /// Generator behind `random_get`.
     pub random: Pcg64Mcg,
     /// Labels of SDK events, indexed by [`EventKind::Label`].
@@ -142,6 +145,7 @@ impl ExecState {
             parked: false,
             stdout: Vec::new(),
             stderr: Vec::new(),
+            closed_stdio: 0,
             random: Pcg64Mcg::seed_from_u64(random_seed),
             labels: Vec::new(),
             memory_limit_hit: false,

@@ -4,7 +4,8 @@
 //! Shadowed here: clocks (a virtual clock), `poll_oneoff` (sleeps in virtual
 //! time), `random_get` (a seeded generator), `sched_yield` (a scheduling
 //! point), `proc_exit` (ends every thread), `fd_write` on stdout/stderr
-//! (captured per execution), and args/environ (fixed by the run's options).
+//! (captured per execution), `fd_fdstat_get`/`fd_seek`/`fd_close` (stdio is
+//! all there is), and args/environ (fixed by the run's options).
 //! Everything else (file descriptors, paths) goes to wasmtime-wasi with a
 //! context that has no preopened directories, an empty stdin and no
 //! network, so the guest sees no filesystem.
@@ -16,12 +17,36 @@ use crate::trace::EventKind;
 use rand_core::RngCore;
 use wasmtime::{Caller, Linker, Result};
 
-const MODULE: &str = "wasi_snapshot_preview1";
+/// The WASI preview 1 import module.
+pub(crate) const MODULE: &str = "wasi_snapshot_preview1";
+
+/// The calls weft defines itself; the others go to wasmtime-wasi.
+pub(crate) const SHADOWED: &[&str] = &[
+    "clock_time_get",
+    "clock_res_get",
+    "random_get",
+    "fd_write",
+    "fd_fdstat_get",
+    "fd_seek",
+    "fd_close",
+    "args_sizes_get",
+    "args_get",
+    "environ_sizes_get",
+    "environ_get",
+    "proc_exit",
+    "sched_yield",
+    "poll_oneoff",
+];
 
 const ERRNO_SUCCESS: i32 = 0;
 const ERRNO_BADF: i32 = 8;
 const ERRNO_INVAL: i32 = 28;
 const ERRNO_NOTSUP: i32 = 58;
+const ERRNO_SPIPE: i32 = 70;
+
+/// Rights of stdin and of stdout/stderr (`fd_read`, `fd_write`).
+const RIGHT_FD_READ: u64 = 1 << 1;
+const RIGHT_FD_WRITE: u64 = 1 << 6;
 
 /// Virtual nanoseconds that pass on every clock read, so that a loop
 /// waiting for time to pass terminates.
@@ -50,6 +75,9 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(MODULE, "clock_res_get", clock_res_get)?;
     linker.func_wrap(MODULE, "random_get", random_get)?;
     linker.func_wrap(MODULE, "fd_write", fd_write)?;
+    linker.func_wrap(MODULE, "fd_fdstat_get", fd_fdstat_get)?;
+    linker.func_wrap(MODULE, "fd_seek", fd_seek)?;
+    linker.func_wrap(MODULE, "fd_close", fd_close)?;
     linker.func_wrap(MODULE, "args_sizes_get", args_sizes_get)?;
     linker.func_wrap(MODULE, "args_get", args_get)?;
     linker.func_wrap(MODULE, "environ_sizes_get", environ_sizes_get)?;
@@ -117,7 +145,7 @@ fn fd_write(
     iovs_len: i32,
     nwritten: i32,
 ) -> Result<i32> {
-    if fd != 1 && fd != 2 {
+    if (fd != 1 && fd != 2) || !stdio_open(&caller, fd) {
         return Ok(ERRNO_BADF);
     }
     let mut written = Vec::new();
@@ -140,6 +168,55 @@ fn fd_write(
         stream.extend_from_slice(&written[..written.len().min(room)]);
     }
     memory::write(&mut caller, nwritten as u32 as u64, &count.to_le_bytes())?;
+    Ok(ERRNO_SUCCESS)
+}
+
+/// Whether `fd` is one of stdin, stdout and stderr and the guest has not
+/// closed it. No other descriptor exists: there is no filesystem.
+fn stdio_open(caller: &Caller<'_, ThreadData>, fd: i32) -> bool {
+    (0..3).contains(&fd) && caller.data().exec.get().closed_stdio & (1 << fd) == 0
+}
+
+/// Describes stdin, stdout and stderr as streams that are not terminals,
+/// as wasmtime-wasi does for streams it does not inherit.
+fn fd_fdstat_get(mut caller: Caller<'_, ThreadData>, fd: i32, out: i32) -> Result<i32> {
+    if !stdio_open(&caller, fd) {
+        return Ok(ERRNO_BADF);
+    }
+    let rights = if fd == 0 {
+        RIGHT_FD_READ
+    } else {
+        RIGHT_FD_WRITE
+    };
+    // filetype (u8) 0 = unknown, flags (u16) at 2, rights at 8 and 16.
+    let mut fdstat = [0u8; 24];
+    fdstat[8..16].copy_from_slice(&rights.to_le_bytes());
+    fdstat[16..24].copy_from_slice(&rights.to_le_bytes());
+    memory::write(&mut caller, out as u32 as u64, &fdstat)?;
+    Ok(ERRNO_SUCCESS)
+}
+
+/// Streams cannot seek.
+fn fd_seek(
+    caller: Caller<'_, ThreadData>,
+    fd: i32,
+    _offset: i64,
+    _whence: i32,
+    _out: i32,
+) -> Result<i32> {
+    Ok(if stdio_open(&caller, fd) {
+        ERRNO_SPIPE
+    } else {
+        ERRNO_BADF
+    })
+}
+
+/// Closes stdin, stdout or stderr for every thread of the execution.
+fn fd_close(caller: Caller<'_, ThreadData>, fd: i32) -> Result<i32> {
+    if !stdio_open(&caller, fd) {
+        return Ok(ERRNO_BADF);
+    }
+    caller.data().exec.get().closed_stdio |= 1 << fd;
     Ok(ERRNO_SUCCESS)
 }
 

@@ -1,0 +1,267 @@
+//! The shared memory of a program's executions: mapped once, then reset to
+//! its initial image between executions instead of mapped, faulted in and
+//! unmapped every time.
+//!
+//! weft keeps the size the guest sees (the *visible* size): every execution
+//! starts at the module's initial size, even when an earlier one grew the
+//! mapping. Pages past the visible size are inaccessible, so a guest access
+//! there traps as it would in a fresh memory; `memory.size`, `memory.grow`
+//! and the bounds of bulk instructions go through weft (instrumentation
+//! replaces or guards them), and host code checks against the visible size.
+
+use super::resident_pages;
+use crate::instrument::SharedMemoryPlan;
+use std::cell::UnsafeCell;
+use std::ops::Range;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use wasmtime::{Engine, MemoryType, SharedMemory};
+
+/// Bytes in a wasm page.
+const WASM_PAGE: usize = 65536;
+
+/// Bytes compared, and rewritten if they differ, at a time by a reset.
+const RESTORE_CHUNK: usize = 4096;
+
+/// A shared memory with the size its guest sees.
+pub(crate) struct GuestMemory {
+    shared: SharedMemory,
+    initial_bytes: usize,
+    max_bytes: usize,
+    /// Bytes the guest can access in the current execution.
+    visible: AtomicUsize,
+    /// The initial contents (active data segments), from address 0; zero
+    /// past its end.
+    image: Vec<u8>,
+    /// Scratch for the ranges of resident pages.
+    resident: Mutex<Vec<Range<usize>>>,
+}
+
+impl GuestMemory {
+    /// Maps a memory as `plan` describes and writes its data segments.
+    pub fn new(engine: &Engine, plan: &SharedMemoryPlan) -> Result<Self, String> {
+        let ty = MemoryType::shared(plan.min_pages as u32, plan.max_pages as u32);
+        let shared = SharedMemory::new(engine, ty).map_err(|e| e.to_string())?;
+        let initial_bytes = plan.min_pages as usize * WASM_PAGE;
+        let mut image = Vec::new();
+        for init in &plan.init {
+            let start = init.offset as usize;
+            let end = start + init.bytes.len();
+            if end > initial_bytes {
+                return Err("a data segment does not fit in the initial memory".into());
+            }
+            if image.len() < end {
+                image.resize(end, 0);
+            }
+            image[start..end].copy_from_slice(&init.bytes);
+        }
+        let memory = GuestMemory {
+            shared,
+            initial_bytes,
+            max_bytes: plan.max_pages as usize * WASM_PAGE,
+            visible: AtomicUsize::new(initial_bytes),
+            image,
+            resident: Mutex::new(Vec::new()),
+        };
+        // SAFETY: no guest thread has started; the image fits (checked above).
+        unsafe { memory.bytes_mut(0, memory.image.len()) }.copy_from_slice(&memory.image);
+        Ok(memory)
+    }
+
+    /// The wasmtime memory every thread's instance imports.
+    pub fn shared(&self) -> &SharedMemory {
+        &self.shared
+    }
+
+    /// Bytes the guest can access.
+    pub fn visible_bytes(&self) -> usize {
+        self.visible.load(Ordering::Relaxed)
+    }
+
+    /// The guest's `memory.size`, in wasm pages.
+    pub fn size_pages(&self) -> u32 {
+        (self.visible_bytes() / WASM_PAGE) as u32
+    }
+
+    /// The accessible bytes, as cells (guest threads may write them).
+    pub fn cells(&self) -> &[UnsafeCell<u8>] {
+        &self.shared.data()[..self.visible_bytes()]
+    }
+
+    /// The guest's `memory.grow`: the old size in pages, or `None` when the
+    /// memory cannot grow by `delta_pages`.
+    pub fn grow(&self, delta_pages: u64) -> Option<u64> {
+        let old = self.visible_bytes();
+        let new = (delta_pages as usize)
+            .checked_mul(WASM_PAGE)
+            .and_then(|delta| old.checked_add(delta))
+            .filter(|&new| new <= self.max_bytes)?;
+        let mapped = self.shared.data_size();
+        if new <= mapped {
+            self.protect(old, new, true).ok()?;
+        } else {
+            self.protect(old, mapped, true).ok()?;
+            if self
+                .shared
+                .grow(((new - mapped) / WASM_PAGE) as u64)
+                .is_err()
+            {
+                // Leave the pages as the guest saw them.
+                self.protect(old, mapped, false).ok()?;
+                return None;
+            }
+        }
+        self.visible.store(new, Ordering::Relaxed);
+        Some((old / WASM_PAGE) as u64)
+    }
+
+    /// Puts the memory back as it was before the first execution: restores
+    /// the pages the execution may have changed and hides the pages past the
+    /// initial size. Call only when no guest thread exists.
+    pub fn reset(&self) -> std::io::Result<()> {
+        // Only the part the guest could reach may have changed.
+        let reachable = self.visible_bytes();
+        let mut ranges = self.resident.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the memory's mapping starts page-aligned and its first
+        // `reachable` bytes are mapped.
+        unsafe {
+            resident_pages::resident(self.shared.data().as_ptr().cast(), reachable, &mut ranges)
+        }?;
+        for range in ranges.iter() {
+            for start in range.clone().step_by(RESTORE_CHUNK) {
+                let end = (start + RESTORE_CHUNK).min(range.end);
+                // SAFETY: no guest thread runs; the range is accessible.
+                let bytes = unsafe { self.bytes_mut(start, end - start) };
+                let image_end = end.min(self.image.len()).max(start);
+                restore(bytes, self.image.get(start..image_end).unwrap_or(&[]));
+            }
+        }
+        drop(ranges);
+        self.protect(self.initial_bytes, self.shared.data_size(), false)?;
+        self.visible.store(self.initial_bytes, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Makes `[start, end)` of the mapping accessible or not.
+    fn protect(&self, start: usize, end: usize, accessible: bool) -> std::io::Result<()> {
+        if end <= start {
+            return Ok(());
+        }
+        let prot = if accessible {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_NONE
+        };
+        // SAFETY: the range lies within the memory's mapping (at most its
+        // current length), and both ends are multiples of the wasm page size,
+        // hence of the host page size.
+        let result = unsafe {
+            libc::mprotect(
+                self.shared.data().as_ptr().add(start) as *mut libc::c_void,
+                end - start,
+                prot,
+            )
+        };
+        if result != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// The bytes `[start, start + len)` as a mutable slice.
+    ///
+    /// # Safety
+    ///
+    /// No guest thread may run while the slice lives, and the range must be
+    /// accessible.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn bytes_mut(&self, start: usize, len: usize) -> &mut [u8] {
+        let cells = &self.shared.data()[start..start + len];
+        // SAFETY: `UnsafeCell<u8>` has the layout of `u8`; exclusivity is
+        // the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(UnsafeCell::raw_get(cells.as_ptr()), len) }
+    }
+}
+
+/// Makes `bytes` equal to `target` followed by zeros, writing only where
+/// they differ (a page never written stays shared with the zero page).
+fn restore(bytes: &mut [u8], target: &[u8]) {
+    let (head, tail) = bytes.split_at_mut(target.len());
+    if head != target {
+        head.copy_from_slice(target);
+    }
+    if !is_zero(tail) {
+        tail.fill(0);
+    }
+}
+
+/// Whether every byte is 0 (a word at a time, without early exit, so that
+/// the loop vectorises).
+fn is_zero(bytes: &[u8]) -> bool {
+    // SAFETY: every bit pattern is a valid u64.
+    let (prefix, words, suffix) = unsafe { bytes.align_to::<u64>() };
+    prefix.iter().chain(suffix).all(|&b| b == 0)
+        && words
+            .chunks(64)
+            .all(|chunk| chunk.iter().fold(0, |acc, w| acc | w) == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instrument::DataInit;
+
+    fn memory(init: Vec<DataInit>) -> GuestMemory {
+        let mut config = wasmtime::Config::new();
+        config.wasm_threads(true).shared_memory(true);
+        let engine = Engine::new(&config).unwrap();
+        let plan = SharedMemoryPlan {
+            import: ("env".into(), "memory".into()),
+            min_pages: 2,
+            max_pages: 8,
+            was_defined: true,
+            init,
+        };
+        GuestMemory::new(&engine, &plan).unwrap()
+    }
+
+    fn write(memory: &GuestMemory, addr: usize, bytes: &[u8]) {
+        unsafe { memory.bytes_mut(addr, bytes.len()) }.copy_from_slice(bytes);
+    }
+
+    fn read(memory: &GuestMemory, addr: usize, len: usize) -> Vec<u8> {
+        unsafe { memory.bytes_mut(addr, len) }.to_vec()
+    }
+
+    #[test]
+    fn reset_restores_the_image_and_the_initial_size() {
+        let memory = memory(vec![DataInit {
+            offset: 100,
+            bytes: b"hello".to_vec(),
+        }]);
+        assert_eq!(read(&memory, 100, 5), b"hello");
+        write(&memory, 100, b"HELLO");
+        write(&memory, 70_000, b"x");
+        assert_eq!(memory.grow(3), Some(2));
+        assert_eq!(memory.size_pages(), 5);
+        write(&memory, 4 * WASM_PAGE + 7, b"grown");
+        memory.reset().unwrap();
+        assert_eq!(memory.size_pages(), 2);
+        assert_eq!(memory.cells().len(), 2 * WASM_PAGE);
+        assert_eq!(read(&memory, 100, 5), b"hello");
+        assert_eq!(read(&memory, 70_000, 1), [0]);
+        // Growing again shows zeroed pages, whether mapped before or new.
+        assert_eq!(memory.grow(5), Some(2));
+        assert_eq!(read(&memory, 4 * WASM_PAGE + 7, 5), [0; 5]);
+        assert_eq!(read(&memory, 7 * WASM_PAGE - 1, 1), [0]);
+    }
+
+    #[test]
+    fn growth_stops_at_the_declared_maximum() {
+        let memory = memory(Vec::new());
+        assert_eq!(memory.grow(7), None);
+        assert_eq!(memory.grow(6), Some(2));
+        assert_eq!(memory.grow(1), None);
+        assert_eq!(memory.grow(0), Some(8));
+    }
+}
