@@ -161,6 +161,34 @@ pub const BOUNDS: Signature = Signature {
     results: &[Val::I64],
 };
 
+/// Where the instrumented module of a program with shared memory keeps the
+/// scheduling points its thread passed without calling the host: a
+/// one-page private memory (memory 1) of each instance, exported under
+/// `export`. While `budget` (an i32 at that offset) is non-zero, a point
+/// decrements it and appends its `(site, addr)` pair (two i32) at
+/// `entries + end`, advancing `end` (an i32 byte offset) by 8. The host
+/// grants a budget only where its scheduling decision is forced, and reads
+/// the entries back before it records anything else of that thread.
+pub const POINT_BUFFER: PointBuffer = PointBuffer {
+    export: "weft_points",
+    budget: 0,
+    end: 4,
+    entries: 16,
+};
+
+/// The layout of [`POINT_BUFFER`].
+#[derive(Clone, Copy, Debug)]
+pub struct PointBuffer {
+    /// Export name of the memory.
+    pub export: &'static str,
+    /// Offset of the remaining budget (i32).
+    pub budget: u64,
+    /// Offset of the end of the entries, relative to `entries` (i32).
+    pub end: u64,
+    /// Offset of the first entry.
+    pub entries: u64,
+}
+
 /// Every `weft_rt` import, in the order instrumentation appends them.
 pub const RT_IMPORTS: [Signature; 14] = [
     POINT,

@@ -33,6 +33,26 @@ fn loop_module(body: &str, threads: u32) -> Vec<u8> {
     .expect("the benchmark modules are valid")
 }
 
+/// Keeps the running thread while it can run: with two threads enabled,
+/// every point is a decision that does not switch.
+struct KeepRunning;
+
+impl Scheduler for KeepRunning {
+    fn begin_execution(&mut self) {}
+    fn thread_created(&mut self, _id: ThreadId) {}
+    fn choose(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        _step: u64,
+    ) -> Result<ThreadId, ScheduleError> {
+        Ok(current.unwrap_or(enabled[0].id))
+    }
+    fn choose_value(&mut self, _bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        Ok(0)
+    }
+}
+
 /// Always switches to the next enabled thread: every point is a switch.
 struct RoundRobin;
 
@@ -76,10 +96,15 @@ fn time_module(wasm: &[u8], scheduler: Box<dyn Scheduler>) -> anyhow::Result<(Du
 /// The measured figures.
 #[derive(Clone, Copy, Debug)]
 pub struct BenchReport {
-    /// Cost of a scheduling point that does not switch, in nanoseconds
-    /// (hook call, event record, scheduler call), over a plain atomic load.
+    /// Cost of a scheduling point that does not switch, in nanoseconds, over
+    /// a plain load: one thread can run, so the point passes inside wasm on
+    /// the thread's budget and the host records it later.
     pub hook_ns: f64,
-    /// Cost of a context switch, in nanoseconds, beyond the hook.
+    /// Cost of a scheduling point where two threads can run and the
+    /// scheduler keeps the running one: a host call, the event record and
+    /// the scheduler's decision.
+    pub decision_ns: f64,
+    /// Cost of a context switch, in nanoseconds, beyond a decision point.
     pub switch_ns: f64,
     /// Executions per second of the module given (random strategy).
     pub executions_per_second: f64,
@@ -104,11 +129,16 @@ pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
         Box::new(RoundRobin),
     )?;
     let hook_ns = (per(hooked, steps) - per(base, ITERATIONS as u64)).max(0.0);
+    let (deciding, decision_steps) = time_module(
+        &loop_module("(drop (i32.atomic.load (i32.const 0)))", 2),
+        Box::new(KeepRunning),
+    )?;
+    let decision_ns = (per(deciding, decision_steps) - per(base, ITERATIONS as u64)).max(0.0);
     let (switching, switch_steps) = time_module(
         &loop_module("(drop (i32.atomic.load (i32.const 0)))", 2),
         Box::new(RoundRobin),
     )?;
-    let switch_ns = (per(switching, switch_steps) - per(hooked, steps)).max(0.0);
+    let switch_ns = (per(switching, switch_steps) - per(deciding, decision_steps)).max(0.0);
 
     let mut program = Program::load(module, Default::default())?;
     let config = RunConfig::default();
@@ -130,6 +160,7 @@ pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
     }
     Ok(BenchReport {
         hook_ns,
+        decision_ns,
         switch_ns,
         executions_per_second: executions as f64 / start.elapsed().as_secs_f64(),
         executions,

@@ -28,6 +28,7 @@ pub fn run(args: BenchArgs) -> Result<u8> {
             "{}",
             serde_json::json!({
                 "hook_ns": report.hook_ns,
+                "decision_ns": report.decision_ns,
                 "switch_ns": report.switch_ns,
                 "executions_per_second": report.executions_per_second,
                 "executions": report.executions,
@@ -37,6 +38,10 @@ pub fn run(args: BenchArgs) -> Result<u8> {
         println!(
             "scheduling point without switch: {:>8.1} ns",
             report.hook_ns
+        );
+        println!(
+            "scheduling point with decision:  {:>8.1} ns",
+            report.decision_ns
         );
         println!(
             "context switch:                  {:>8.1} ns",

@@ -24,15 +24,18 @@ struct Scratch {
     i64s: [u32; 2],
     f32: u32,
     f64: u32,
+    /// Offset of the next entry in the point buffer.
+    entry: u32,
 }
 
 impl Scratch {
-    const DECLS: [(u32, ValType); 5] = [
+    const DECLS: [(u32, ValType); 6] = [
         (1, ValType::I32),
         (2, ValType::I32),
         (2, ValType::I64),
         (1, ValType::F32),
         (1, ValType::F64),
+        (1, ValType::I32),
     ];
 
     fn at(base: u32) -> Self {
@@ -42,6 +45,7 @@ impl Scratch {
             i64s: [base + 3, base + 4],
             f32: base + 5,
             f64: base + 6,
+            entry: base + 7,
         }
     }
 
@@ -64,6 +68,8 @@ pub(crate) struct Rewriter<'s> {
     emitted_types: bool,
     emitted_imports: bool,
     emitted_globals: bool,
+    emitted_memories: bool,
+    emitted_exports: bool,
 }
 
 impl<'s> Rewriter<'s> {
@@ -76,6 +82,8 @@ impl<'s> Rewriter<'s> {
             emitted_types: false,
             emitted_imports: false,
             emitted_globals: false,
+            emitted_memories: false,
+            emitted_exports: false,
         }
     }
 
@@ -147,6 +155,69 @@ impl<'s> Rewriter<'s> {
         for local in [first, second, len] {
             f.instruction(&Instruction::LocalGet(local));
         }
+    }
+
+    /// A point that, while the host has granted the thread a budget, only
+    /// appends `(site, addr)` to the point buffer and spends one unit;
+    /// without budget it calls `weft_rt.point`. Leaves "must park" on the
+    /// stack. (See [`abi::POINT_BUFFER`] for the buffer's layout.)
+    fn emit_buffered_point(&mut self, f: &mut Function, site: i32, scratch: &Scratch) {
+        let buffer = |offset: u64| wasm_encoder::MemArg {
+            offset,
+            align: 2,
+            memory_index: 1,
+        };
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.budget)));
+        f.instruction(&Instruction::If(BlockType::Result(ValType::I32)));
+        // budget -= 1
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.budget)));
+        f.instruction(&Instruction::I32Const(1));
+        f.instruction(&Instruction::I32Sub);
+        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.budget)));
+        // entries[end] = (site, addr); end += 8
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.end)));
+        f.instruction(&Instruction::LocalTee(scratch.entry));
+        f.instruction(&Instruction::I32Const(site));
+        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.entries)));
+        f.instruction(&Instruction::LocalGet(scratch.entry));
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.entries + 4)));
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::LocalGet(scratch.entry));
+        f.instruction(&Instruction::I32Const(8));
+        f.instruction(&Instruction::I32Add);
+        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.end)));
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::Else);
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        f.instruction(&Instruction::I32Const(site));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::POINT)));
+        f.instruction(&Instruction::End);
+    }
+
+    /// Defines the point buffer memory (exported for the host) when the
+    /// memory is shared: memory 1, after the imported shared memory.
+    fn define_point_buffer(&self, memories: &mut wasm_encoder::MemorySection) {
+        memories.memory(MemoryType {
+            minimum: 1,
+            maximum: Some(1),
+            memory64: false,
+            shared: false,
+            page_size_log2: None,
+        });
+    }
+
+    fn export_point_buffer(&mut self, exports: &mut wasm_encoder::ExportSection) {
+        exports.export(
+            abi::POINT_BUFFER.export,
+            wasm_encoder::ExportKind::Memory,
+            1,
+        );
+        self.emitted_exports = true;
     }
 
     /// The ranges to check before `op`, a bulk instruction on the shared
@@ -303,9 +374,14 @@ impl<'s> Rewriter<'s> {
                 f.instruction(&Instruction::LocalSet(scratch.value(ty, 0)));
             }
         }
-        f.instruction(&Instruction::LocalTee(scratch.addr));
-        f.instruction(&Instruction::I32Const(site));
-        f.instruction(&Instruction::Call(point));
+        f.instruction(&Instruction::LocalSet(scratch.addr));
+        if self.shares_memory() {
+            self.emit_buffered_point(f, site, scratch);
+        } else {
+            f.instruction(&Instruction::LocalGet(scratch.addr));
+            f.instruction(&Instruction::I32Const(site));
+            f.instruction(&Instruction::Call(point));
+        }
         f.instruction(&Instruction::If(BlockType::Empty));
         f.instruction(&Instruction::Call(park));
         f.instruction(&Instruction::End);
@@ -369,6 +445,18 @@ impl Reencode for Rewriter<'_> {
         Ok(())
     }
 
+    fn parse_export_section(
+        &mut self,
+        exports: &mut wasm_encoder::ExportSection,
+        section: wasmparser::ExportSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_export_section(self, exports, section)?;
+        if self.shares_memory() {
+            self.export_point_buffer(exports);
+        }
+        Ok(())
+    }
+
     fn parse_global_section(
         &mut self,
         globals: &mut wasm_encoder::GlobalSection,
@@ -384,10 +472,13 @@ impl Reencode for Rewriter<'_> {
         memories: &mut wasm_encoder::MemorySection,
         section: wasmparser::MemorySectionReader<'_>,
     ) -> Result<()> {
-        if let MemoryPlan::Shared(plan) = &self.survey.memory
-            && plan.was_defined
-        {
-            // The definition became an import.
+        if let MemoryPlan::Shared(plan) = &self.survey.memory {
+            if !plan.was_defined {
+                utils::parse_memory_section(self, memories, section)?;
+            }
+            // (A defined shared memory became an import.)
+            self.define_point_buffer(memories);
+            self.emitted_memories = true;
             return Ok(());
         }
         utils::parse_memory_section(self, memories, section)
@@ -455,6 +546,22 @@ impl Reencode for Rewriter<'_> {
             self.append_imports(&mut imports);
             module.section(&imports);
         }
+        if !self.emitted_memories
+            && self.shares_memory()
+            && past(&[
+                SectionId::Custom,
+                SectionId::Type,
+                SectionId::Import,
+                SectionId::Function,
+                SectionId::Table,
+                SectionId::Memory,
+            ])
+        {
+            let mut memories = wasm_encoder::MemorySection::new();
+            self.define_point_buffer(&mut memories);
+            module.section(&memories);
+            self.emitted_memories = true;
+        }
         if !self.emitted_globals
             && !self.survey.has_global_section
             && self.shares_memory()
@@ -472,6 +579,24 @@ impl Reencode for Rewriter<'_> {
             let mut globals = wasm_encoder::GlobalSection::new();
             self.append_globals(&mut globals);
             module.section(&globals);
+        }
+        if !self.emitted_exports
+            && self.shares_memory()
+            && past(&[
+                SectionId::Custom,
+                SectionId::Type,
+                SectionId::Import,
+                SectionId::Function,
+                SectionId::Table,
+                SectionId::Memory,
+                SectionId::Tag,
+                SectionId::Global,
+                SectionId::Export,
+            ])
+        {
+            let mut exports = wasm_encoder::ExportSection::new();
+            self.export_point_buffer(&mut exports);
+            module.section(&exports);
         }
         Ok(())
     }

@@ -10,6 +10,7 @@ use super::activity::Activity;
 use super::actors::{Delivery, Mailboxes};
 use super::atomic_sets::SetRecorder;
 use super::guest_memory::GuestMemory;
+use super::point_buffer::PointBuffer;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::sdk::Ended;
 use super::state::{ExecHandle, ExecState};
@@ -88,6 +89,16 @@ impl Spawner {
         let pre = self.pre.clone();
         Box::pin(async move {
             let instance = pre.instantiate_async(&mut store).await?;
+            if store.data().shared_memory.is_some()
+                && let Some(buffer) = instance.get_memory(&mut store, abi::POINT_BUFFER.export)
+            {
+                let base = buffer.data_ptr(&store);
+                let tid = store.data().tid;
+                // SAFETY: the executor drains and forgets the buffer before
+                // it drops this thread's store.
+                store.data().exec.get().threads[tid as usize].points =
+                    Some(unsafe { PointBuffer::new(base) });
+            }
             match entry {
                 Entry::Main => {
                     let start = instance
@@ -240,6 +251,11 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
                 }
             }
             Poll::Ready(result) => {
+                {
+                    let mut state = exec.get();
+                    state.drain_points(current);
+                    state.threads[current as usize].points = None;
+                }
                 threads[current as usize] = None;
                 let mut state = exec.get();
                 match result {

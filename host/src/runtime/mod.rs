@@ -18,6 +18,7 @@ mod executor;
 mod gen_calls;
 mod guest_memory;
 mod hooks;
+mod point_buffer;
 mod memory;
 pub mod outcome;
 mod resident_pages;
@@ -458,9 +459,13 @@ fn engine() -> wasmtime::Result<Engine> {
         // Reset tables with memset instead of decommitting them: a
         // decommitted table page faults again at the next execution.
         .table_keep_resident(1 << 20)
-        // Private (non-shared) memories only: shared memories are created
-        // per execution outside the pool.
-        .total_memories(8)
+        // Private memories: a single-threaded module's own, and the point
+        // buffer of every thread of a module with shared memory (shared
+        // memories live outside the pool).
+        .total_memories(POOL_SLOTS)
+        // Reset by memset the pages a buffer used rather than unmapping them.
+        .linear_memory_keep_resident(1 << 16)
+        .pagemap_scan(wasmtime::Enabled::Auto)
         .max_memory_size(4 << 30);
     let mut config = Config::new();
     config

@@ -7,6 +7,7 @@ use super::activity::{Activity, Entry};
 use super::actors::Mailboxes;
 use super::atomic_sets::SetRecorder;
 use super::outcome::{BlockedThread, HeldThread, Outcome};
+use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use crate::imunit::monitor::{END, Monitor, ThreadStatus};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Scheduler, ThreadView};
@@ -62,6 +63,9 @@ pub(crate) struct Thread {
     pub held_at: Option<String>,
     /// When atomic sets are checked: the access it stands at.
     pub pending: Option<(SiteId, u32)>,
+    /// Its instance's point buffer, once it started (modules with shared
+    /// memory only).
+    pub points: Option<PointBuffer>,
 }
 
 /// Consecutive atomic loads after which a thread counts as spinning.
@@ -103,6 +107,8 @@ pub(crate) struct ExecState {
     pub memory_limit_hit: bool,
     pub thread_limit_hit: bool,
     pub started: Instant,
+    /// The step at or after which the time limit is checked next.
+    next_time_check: u64,
     /// The IMUnit schedule, if any.
     pub monitor: Option<Monitor>,
     /// Whether the schedule is only checked, not enforced.
@@ -151,6 +157,7 @@ impl ExecState {
             memory_limit_hit: false,
             thread_limit_hit: false,
             started: Instant::now(),
+            next_time_check: MAX_BUDGET,
             monitor: None,
             passive: false,
             enabled: Vec::with_capacity(8),
@@ -194,6 +201,7 @@ impl ExecState {
             atomic_depth: 0,
             held_at: None,
             pending: None,
+            points: None,
         });
         self.enabled_stale = true;
         self.scheduler.thread_created(id);
@@ -201,8 +209,36 @@ impl ExecState {
         id
     }
 
-    /// Records an event of thread `me`.
+    /// Records the scheduling points thread `me` passed inside wasm on its
+    /// budget (each a step), and takes the rest of the budget back.
+    pub fn drain_points(&mut self, me: ThreadId) {
+        let Some(buffer) = self.threads[me as usize].points else {
+            return;
+        };
+        buffer.drain(|site, addr| {
+            self.step += 1;
+            match self.sites.get(site).copied() {
+                Some(info) => self.push_event(
+                    me,
+                    EventKind::Access(info.kind),
+                    info.address(addr as i32),
+                    Some(site),
+                ),
+                None => self.finish(Outcome::HostError(format!(
+                    "instrumentation error: unknown site {site}"
+                ))),
+            }
+        });
+    }
+
+    /// Records an event of thread `me` (after the points it passed on its
+    /// budget).
     pub fn record(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
+        self.drain_points(me);
+        self.push_event(me, kind, addr, site);
+    }
+
+    fn push_event(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
         let thread = &mut self.threads[me as usize];
         if kind == EventKind::Access(AccessKind::AtomicLoad) {
             thread.loads_in_a_row = thread.loads_in_a_row.saturating_add(1);
@@ -251,6 +287,7 @@ impl ExecState {
     /// A scheduling point of thread `me`: picks who runs next and returns
     /// whether `me` must park (another thread runs, or the execution ended).
     pub fn schedule(&mut self, me: ThreadId) -> bool {
+        self.drain_points(me);
         if self.end.is_some() {
             return true;
         }
@@ -262,12 +299,15 @@ impl ExecState {
             });
             return true;
         }
-        if self.step & 0xff == 0
+        if self.step >= self.next_time_check
             && let Some(limit) = self.limits.time_limit
             && self.started.elapsed() > limit
         {
             self.finish(Outcome::TimeLimit { thread: me });
             return true;
+        }
+        if self.step >= self.next_time_check {
+            self.next_time_check = self.step + MAX_BUDGET;
         }
         if self.enabled_stale {
             self.refresh_enabled();
@@ -327,7 +367,25 @@ impl ExecState {
         }
         self.resume(chosen);
         self.current = chosen;
+        if chosen == me {
+            self.grant_budget(me);
+        }
         chosen != me
+    }
+
+    /// Lets `me`, which runs on, pass its next points inside wasm while no
+    /// other thread can run and nothing but the trace needs each point.
+    fn grant_budget(&mut self, me: ThreadId) {
+        let Some(buffer) = self.threads[me as usize].points else {
+            return;
+        };
+        if self.enabled.len() != 1 || self.sets.is_some() || self.activity.is_some() {
+            return;
+        }
+        let budget = MAX_BUDGET
+            .min(self.limits.max_steps.saturating_sub(self.step))
+            .min(self.next_time_check.saturating_sub(self.step));
+        buffer.grant(budget);
     }
 
     /// Recomputes the enabled threads.

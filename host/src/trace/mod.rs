@@ -48,16 +48,17 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    fn tag(self) -> (u8, u64) {
+    /// The kind's tag byte and its payload, if it carries one.
+    fn tag(self) -> (u8, Option<u64>) {
         match self {
-            EventKind::Access(kind) => (kind as u8, 0),
-            EventKind::Block => (32, 0),
-            EventKind::Spawn { child } => (33, child as u64),
-            EventKind::Exit => (34, 0),
-            EventKind::Yield => (35, 0),
-            EventKind::Sleep { until_ns } => (36, until_ns),
-            EventKind::Slice => (37, 0),
-            EventKind::Label { label } => (38, label as u64),
+            EventKind::Access(kind) => (kind as u8, None),
+            EventKind::Block => (32, None),
+            EventKind::Spawn { child } => (33, Some(child as u64)),
+            EventKind::Exit => (34, None),
+            EventKind::Yield => (35, None),
+            EventKind::Sleep { until_ns } => (36, Some(until_ns)),
+            EventKind::Slice => (37, None),
+            EventKind::Label { label } => (38, Some(label as u64)),
         }
     }
 }
@@ -76,18 +77,28 @@ pub struct Event {
 }
 
 impl Event {
-    /// Appends the event to `out` in the fixed binary layout the trace hash
-    /// covers: thread, kind tag, payload, address, site (little endian).
+    /// Appends the event to `out` in the binary layout the trace hash
+    /// covers: kind tag, address and site (u32, `u32::MAX` for none, little
+    /// endian), thread (LEB128), then the payload (u64) for the kinds that
+    /// carry one. Most events are accesses of low-numbered threads: 10
+    /// bytes.
     #[inline]
-    fn encode(&self) -> [u8; ENCODED_LEN] {
+    fn encode(&self, out: &mut Vec<u8>) {
         let (tag, payload) = self.kind.tag();
-        let mut out = [0u8; ENCODED_LEN];
-        out[0..4].copy_from_slice(&self.thread.to_le_bytes());
-        out[4] = tag;
-        out[5..13].copy_from_slice(&payload.to_le_bytes());
-        out[13..17].copy_from_slice(&self.addr.to_le_bytes());
-        out[17..21].copy_from_slice(&self.site.map_or(u32::MAX, |s| s).to_le_bytes());
-        out
+        let mut fixed = [0u8; 9];
+        fixed[0] = tag;
+        fixed[1..5].copy_from_slice(&self.addr.to_le_bytes());
+        fixed[5..9].copy_from_slice(&self.site.unwrap_or(u32::MAX).to_le_bytes());
+        out.extend_from_slice(&fixed);
+        let mut thread = self.thread;
+        while thread >= 0x80 {
+            out.push(thread as u8 | 0x80);
+            thread >>= 7;
+        }
+        out.push(thread as u8);
+        if let Some(payload) = payload {
+            out.extend_from_slice(&payload.to_le_bytes());
+        }
     }
 }
 
@@ -110,8 +121,6 @@ pub struct TraceRecorder {
 /// Events per hashed chunk; at most two chunks are kept.
 const CHUNK: usize = 1 << 13;
 
-/// Bytes of one encoded event.
-const ENCODED_LEN: usize = 21;
 
 impl Default for TraceRecorder {
     fn default() -> Self {
@@ -140,13 +149,9 @@ impl TraceRecorder {
     }
 
     fn hash_recent(&mut self) {
-        self.bytes.resize(self.recent.len() * ENCODED_LEN, 0);
-        for (event, out) in self
-            .recent
-            .iter()
-            .zip(self.bytes.chunks_exact_mut(ENCODED_LEN))
-        {
-            out.copy_from_slice(&event.encode());
+        self.bytes.clear();
+        for event in &self.recent {
+            event.encode(&mut self.bytes);
         }
         self.hasher.update(&self.bytes);
     }

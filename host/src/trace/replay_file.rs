@@ -1,10 +1,11 @@
 //! The replay file: everything needed to re-run one execution exactly.
 //!
-//! Layout (JSON, `version` 1):
+//! Layout (JSON, `version` 2; version 1 files hashed traces in another
+//! encoding):
 //! ```text
 //! {
 //!   "format": "weft-replay",        fixed marker
-//!   "version": 1,                   bumped on any incompatible change
+//!   "version": 2,                   bumped on any incompatible change
 //!   "module": { "path": "...", "blake3": "<64 hex>" },
 //!   "instrument": { "points": "sync" | "memory" },
 //!   "run": { "args": [...], "random_seed": 0, "limits": { ... } },
@@ -29,7 +30,7 @@ use std::path::Path;
 pub const FORMAT: &str = "weft-replay";
 
 /// The version this build writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Which module a replay file belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,65 @@
+//! The host's side of a thread's point buffer (see
+//! [`crate::abi::POINT_BUFFER`]): where the scheduler's decision is forced
+//! (one thread can run), weft grants the running thread a budget of
+//! scheduling points it passes inside wasm, appending them to a buffer in
+//! its instance's private memory; the host reads them back, in order,
+//! before it records anything else of that thread.
+
+use crate::abi::POINT_BUFFER;
+use crate::instrument::SiteId;
+
+/// Points a budget covers at most (the time limit is checked between
+/// budgets).
+pub(crate) const MAX_BUDGET: u64 = 256;
+
+/// A thread's point buffer: the base of its instance's `weft_points`
+/// memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PointBuffer(*mut u8);
+
+impl PointBuffer {
+    /// The buffer at `base`.
+    ///
+    /// # Safety
+    ///
+    /// `base` must point to the (one-page) `weft_points` memory of the
+    /// thread's instance, and the buffer must not be used once that
+    /// instance is gone.
+    pub unsafe fn new(base: *mut u8) -> Self {
+        PointBuffer(base)
+    }
+
+    fn word(&self, offset: u64) -> *mut u32 {
+        // SAFETY: the layout's offsets lie within the buffer's page, and the
+        // memory is 4-byte aligned (page aligned).
+        unsafe { self.0.add(offset as usize).cast::<u32>() }
+    }
+
+    /// Lets the thread pass `points` scheduling points without the host.
+    pub fn grant(&self, points: u64) {
+        // SAFETY: `new`'s contract; the thread is not running (it is in a
+        // host call), so nothing else touches the buffer.
+        unsafe { self.word(POINT_BUFFER.budget).write(points as u32) };
+    }
+
+    /// Takes back the budget and hands `visit` every buffered point as
+    /// `(site, addr)`, oldest first, leaving the buffer empty.
+    pub fn drain(&self, mut visit: impl FnMut(SiteId, u32)) {
+        // SAFETY: as in `grant`.
+        unsafe {
+            self.word(POINT_BUFFER.budget).write(0);
+            let end = self.word(POINT_BUFFER.end).read() as u64;
+            if end == 0 {
+                return;
+            }
+            self.word(POINT_BUFFER.end).write(0);
+            for offset in (0..end.min(65536)).step_by(8) {
+                let entry = POINT_BUFFER.entries + offset;
+                if entry + 8 > 65536 {
+                    break;
+                }
+                visit(self.word(entry).read(), self.word(entry + 4).read());
+            }
+        }
+    }
+}
