@@ -150,3 +150,53 @@ fn wait_without_a_waker_is_a_deadlock() {
     assert_eq!(json["failure"]["kind"], "deadlock");
     assert!(json["failure"]["message"].as_str().unwrap().contains("0x8"));
 }
+
+/// One thread making `n` atomic loads, then a second thread making `n`
+/// more while the first waits for it with a plain spin on an atomic flag.
+fn loads_module(n: u32) -> String {
+    format!(
+        r#"(module
+          (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+          (memory 1 1 shared)
+          (func $loads (local $i i32)
+            (loop $l
+              (drop (i32.atomic.load (i32.const 64)))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $l (i32.lt_u (local.get $i) (i32.const {n})))))
+          (func (export "wasi_thread_start") (param i32 i32)
+            (call $loads)
+            (i32.atomic.store (i32.const 0) (i32.const 1)))
+          (func (export "_start")
+            (call $loads)
+            (drop (call $spawn (i32.const 0)))
+            (loop $wait
+              (br_if $wait (i32.eqz (i32.atomic.load (i32.const 0)))))))"#
+    )
+}
+
+#[test]
+fn points_passed_without_the_host_are_all_counted_and_hashed() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(dir.path(), "loads", &loads_module(1000));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", arg(&m), "--json", "--no-save", "--seed", "3"];
+        args.extend_from_slice(extra);
+        weft_in(dir.path(), &args)
+    };
+    let out = run(&[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let json = out.json();
+    // 1000 loads alone, the spawn, then the two threads' loads and the
+    // main thread's flag loads, each a step.
+    let steps = json["steps"].as_u64().unwrap();
+    assert!(steps > 2001, "{steps}");
+    assert_eq!(run(&[]).json()["trace_hash"], json["trace_hash"]);
+    // The step limit holds exactly inside a stretch of points passed on a
+    // budget.
+    let limited = run(&["--max-steps", "700"]);
+    assert_eq!(limited.code, 1, "{}", limited.stderr);
+    let limited = limited.json();
+    assert_eq!(limited["failure"]["kind"], "step-limit");
+    let message = limited["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("after 700 steps"), "{message}");
+}

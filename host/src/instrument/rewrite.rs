@@ -185,7 +185,9 @@ impl<'s> Rewriter<'s> {
         f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.entries)));
         f.instruction(&Instruction::LocalGet(scratch.entry));
         f.instruction(&Instruction::LocalGet(scratch.addr));
-        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.entries + 4)));
+        f.instruction(&Instruction::I32Store(buffer(
+            abi::POINT_BUFFER.entries + 4,
+        )));
         f.instruction(&Instruction::I32Const(0));
         f.instruction(&Instruction::LocalGet(scratch.entry));
         f.instruction(&Instruction::I32Const(8));

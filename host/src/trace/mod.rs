@@ -121,7 +121,6 @@ pub struct TraceRecorder {
 /// Events per hashed chunk; at most two chunks are kept.
 const CHUNK: usize = 1 << 13;
 
-
 impl Default for TraceRecorder {
     fn default() -> Self {
         TraceRecorder {

@@ -206,7 +206,7 @@ mod tests {
     fn rejects_other_versions_and_garbage() {
         let text = sample()
             .to_json()
-            .replace("\"version\": 1", "\"version\": 99");
+            .replace(&format!("\"version\": {VERSION}"), "\"version\": 99");
         assert!(matches!(
             ReplayFile::parse(&text, "f"),
             Err(ReplayFileError::Version { found: 99, .. })
