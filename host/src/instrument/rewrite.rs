@@ -528,37 +528,35 @@ impl Reencode for Rewriter<'_> {
         before: Option<wasm_encoder::SectionId>,
     ) -> Result<()> {
         use wasm_encoder::SectionId;
-        let past = |ids: &[SectionId]| match before {
-            None => true,
-            Some(id) => !ids.contains(&id),
+        // The sections that can come before an appended one, in module
+        // order (custom sections first: a hook before one is past nothing).
+        const ORDER: [SectionId; 9] = [
+            SectionId::Custom,
+            SectionId::Type,
+            SectionId::Import,
+            SectionId::Function,
+            SectionId::Table,
+            SectionId::Memory,
+            SectionId::Tag,
+            SectionId::Global,
+            SectionId::Export,
+        ];
+        // Whether the hook is past where section `last` goes.
+        let past = |last: SectionId| {
+            let upto = ORDER.iter().position(|&s| s == last).map_or(0, |i| i + 1);
+            before.is_none_or(|id| !ORDER[..upto].contains(&id))
         };
-        if !self.emitted_types
-            && !self.survey.has_type_section
-            && past(&[SectionId::Custom, SectionId::Type])
-        {
+        if !self.emitted_types && !self.survey.has_type_section && past(SectionId::Type) {
             let mut types = TypeSection::new();
             self.append_types(&mut types);
             module.section(&types);
         }
-        if !self.emitted_imports
-            && !self.survey.has_import_section
-            && past(&[SectionId::Custom, SectionId::Type, SectionId::Import])
-        {
+        if !self.emitted_imports && !self.survey.has_import_section && past(SectionId::Import) {
             let mut imports = ImportSection::new();
             self.append_imports(&mut imports);
             module.section(&imports);
         }
-        if !self.emitted_memories
-            && self.shares_memory()
-            && past(&[
-                SectionId::Custom,
-                SectionId::Type,
-                SectionId::Import,
-                SectionId::Function,
-                SectionId::Table,
-                SectionId::Memory,
-            ])
-        {
+        if !self.emitted_memories && self.shares_memory() && past(SectionId::Memory) {
             let mut memories = wasm_encoder::MemorySection::new();
             self.define_point_buffer(&mut memories);
             module.section(&memories);
@@ -567,35 +565,13 @@ impl Reencode for Rewriter<'_> {
         if !self.emitted_globals
             && !self.survey.has_global_section
             && self.shares_memory()
-            && past(&[
-                SectionId::Custom,
-                SectionId::Type,
-                SectionId::Import,
-                SectionId::Function,
-                SectionId::Table,
-                SectionId::Memory,
-                SectionId::Tag,
-                SectionId::Global,
-            ])
+            && past(SectionId::Global)
         {
             let mut globals = wasm_encoder::GlobalSection::new();
             self.append_globals(&mut globals);
             module.section(&globals);
         }
-        if !self.emitted_exports
-            && self.shares_memory()
-            && past(&[
-                SectionId::Custom,
-                SectionId::Type,
-                SectionId::Import,
-                SectionId::Function,
-                SectionId::Table,
-                SectionId::Memory,
-                SectionId::Tag,
-                SectionId::Global,
-                SectionId::Export,
-            ])
-        {
+        if !self.emitted_exports && self.shares_memory() && past(SectionId::Export) {
             let mut exports = wasm_encoder::ExportSection::new();
             self.export_point_buffer(&mut exports);
             module.section(&exports);

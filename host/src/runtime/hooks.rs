@@ -256,10 +256,17 @@ async fn notify(
     Ok(caller.data().exec.get().notify(me, eff, count as u32) as i32)
 }
 
+/// The shared memory behind an import that instrumentation inserts only in
+/// modules with one.
+fn shared_memory<'a>(caller: &'a Caller<'_, ThreadData>, import: &str) -> Result<&'a GuestMemory> {
+    match caller.data().shared_memory.as_deref() {
+        Some(shared) => Ok(shared),
+        None => bail!("instrumentation error: {import} without a shared memory"),
+    }
+}
+
 fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
-    let Some(shared) = &caller.data().shared_memory else {
-        bail!("instrumentation error: memory_grow without a shared memory");
-    };
+    let shared = shared_memory(&caller, abi::MEMORY_GROW.name)?;
     let old = shared.size_pages() as u64;
     let new_bytes = (old + delta as u32 as u64) * 65536;
     let mut exec = caller.data().exec.get();
@@ -277,19 +284,13 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
 /// `weft_rt.memory_size`: the shared memory's size in pages as the guest
 /// sees it.
 fn memory_size(caller: Caller<'_, ThreadData>) -> Result<i32> {
-    match &caller.data().shared_memory {
-        Some(shared) => Ok(shared.size_pages() as i32),
-        None => bail!("instrumentation error: memory_size without a shared memory"),
-    }
+    Ok(shared_memory(&caller, abi::MEMORY_SIZE.name)?.size_pages() as i32)
 }
 
 /// `weft_rt.bounds`: traps unless `[addr, addr + len)` is inside the shared
 /// memory; returns the memory's size in bytes.
 fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<i64> {
-    let Some(shared) = &caller.data().shared_memory else {
-        bail!("instrumentation error: bounds without a shared memory");
-    };
-    let size = shared.visible_bytes() as u64;
+    let size = shared_memory(&caller, abi::BOUNDS.name)?.visible_bytes() as u64;
     if addr as u32 as u64 + len as u32 as u64 > size {
         return Err(wasmtime::Trap::MemoryOutOfBounds.into());
     }

@@ -12,6 +12,9 @@ use crate::instrument::SiteId;
 /// budgets).
 pub(crate) const MAX_BUDGET: u64 = 256;
 
+/// Bytes of the buffer memory (one wasm page).
+const BUFFER_BYTES: u64 = 65536;
+
 /// A thread's point buffer: the base of its instance's `weft_points`
 /// memory.
 #[derive(Clone, Copy, Debug)]
@@ -53,11 +56,10 @@ impl PointBuffer {
                 return;
             }
             self.word(POINT_BUFFER.end).write(0);
-            for offset in (0..end.min(65536)).step_by(8) {
+            // The guest wrote `end`: never read past the page.
+            let end = end.min(BUFFER_BYTES - POINT_BUFFER.entries);
+            for offset in (0..end).step_by(8) {
                 let entry = POINT_BUFFER.entries + offset;
-                if entry + 8 > 65536 {
-                    break;
-                }
                 visit(self.word(entry).read(), self.word(entry + 4).read());
             }
         }

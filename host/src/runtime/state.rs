@@ -299,15 +299,14 @@ impl ExecState {
             });
             return true;
         }
-        if self.step >= self.next_time_check
-            && let Some(limit) = self.limits.time_limit
-            && self.started.elapsed() > limit
-        {
-            self.finish(Outcome::TimeLimit { thread: me });
-            return true;
-        }
         if self.step >= self.next_time_check {
             self.next_time_check = self.step + MAX_BUDGET;
+            if let Some(limit) = self.limits.time_limit
+                && self.started.elapsed() > limit
+            {
+                self.finish(Outcome::TimeLimit { thread: me });
+                return true;
+            }
         }
         if self.enabled_stale {
             self.refresh_enabled();
