@@ -151,6 +151,15 @@ pub const MEMORY_SIZE: Signature = Signature {
     results: &[Val::I32],
 };
 
+/// `unreachable()`: replaces the `unreachable` instruction; traps with the
+/// same trap. (Raised from the host, the trap unwinds without a signal, which
+/// makes a panicking guest much cheaper to end.)
+pub const UNREACHABLE: Signature = Signature {
+    name: "unreachable",
+    params: &[],
+    results: &[],
+};
+
 /// `bounds(addr: i32, len: i32) -> i64`: called before `memory.copy`,
 /// `memory.fill` or `memory.init` on a shared memory when the range passes
 /// the size the calling instance last knew; traps if `addr + len` is out of
@@ -163,14 +172,15 @@ pub const BOUNDS: Signature = Signature {
 
 /// Where the instrumented module of a program with shared memory keeps the
 /// scheduling points its thread passed without calling the host: a
-/// one-page private memory (memory 1) of each instance, exported under
-/// `export`. While `budget` (an i32 at that offset) is non-zero, a point
+/// private memory of `bytes` bytes (memory 1, with one-byte pages) of each
+/// instance, exported under `export`. While `budget` (an i32 at that offset) is non-zero, a point
 /// decrements it and appends its `(site, addr)` pair (two i32) at
 /// `entries + end`, advancing `end` (an i32 byte offset) by 8. The host
 /// grants a budget only where its scheduling decision is forced, and reads
 /// the entries back before it records anything else of that thread.
 pub const POINT_BUFFER: PointBuffer = PointBuffer {
     export: "weft_points",
+    bytes: 4096,
     budget: 0,
     end: 4,
     entries: 16,
@@ -181,6 +191,8 @@ pub const POINT_BUFFER: PointBuffer = PointBuffer {
 pub struct PointBuffer {
     /// Export name of the memory.
     pub export: &'static str,
+    /// Size of the memory, in bytes.
+    pub bytes: u64,
     /// Offset of the remaining budget (i32).
     pub budget: u64,
     /// Offset of the end of the entries, relative to `entries` (i32).
@@ -190,7 +202,7 @@ pub struct PointBuffer {
 }
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 14] = [
+pub const RT_IMPORTS: [Signature; 15] = [
     POINT,
     PARK,
     WAIT32,
@@ -205,6 +217,7 @@ pub const RT_IMPORTS: [Signature; 14] = [
     BULK,
     MEMORY_SIZE,
     BOUNDS,
+    UNREACHABLE,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

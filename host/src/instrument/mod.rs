@@ -128,11 +128,14 @@ pub fn instrument(
             other => InstrumentError::Rewrite(other.to_string()),
         })?;
     let out = module.finish();
-    wasmparser::Validator::new_with_features(features())
-        .validate_all(&out)
-        .map_err(|e| {
-            InstrumentError::Rewrite(format!("the rewritten module does not validate: {e}"))
-        })?;
+    // The point buffer memory has one-byte pages.
+    wasmparser::Validator::new_with_features(
+        features() | wasmparser::WasmFeatures::CUSTOM_PAGE_SIZES,
+    )
+    .validate_all(&out)
+    .map_err(|e| {
+        InstrumentError::Rewrite(format!("the rewritten module does not validate: {e}"))
+    })?;
     Ok(Instrumented {
         wasm: out,
         sites: rewriter.sites,
@@ -322,6 +325,29 @@ mod tests {
         );
         assert_eq!(out.memory, MemoryPlan::Private);
         assert!(imports(&out.wasm).iter().all(|(_, _, mem)| !mem));
+    }
+
+    #[test]
+    fn unreachable_traps_from_the_host_first() {
+        let out = rewrite(
+            r#"(module (func (export "_start") (if (i32.const 1) (then unreachable))))"#,
+            Points::Sync,
+        );
+        let trap = crate::abi::RT_IMPORTS
+            .iter()
+            .position(|s| s.name == crate::abi::UNREACHABLE.name)
+            .unwrap() as u32;
+        let mut ops = Vec::new();
+        for payload in Parser::new(0).parse_all(&out.wasm) {
+            if let Payload::CodeSectionEntry(body) = payload.unwrap() {
+                let mut reader = body.get_operators_reader().unwrap();
+                while !reader.eof() {
+                    ops.push(format!("{:?}", reader.read().unwrap()));
+                }
+            }
+        }
+        let at = ops.iter().position(|op| op == "Unreachable").unwrap();
+        assert_eq!(ops[at - 1], format!("Call {{ function_index: {trap} }}"));
     }
 
     #[test]

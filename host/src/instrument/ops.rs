@@ -41,6 +41,7 @@ pub(crate) enum Replaced {
     Notify(MemArg),
     MemoryGrow,
     MemorySize,
+    Unreachable,
 }
 
 /// Which operands of a bulk memory instruction address the memory: the
@@ -208,6 +209,7 @@ pub(crate) fn replaced(op: &Operator) -> Option<Replaced> {
         Operator::MemoryAtomicNotify { memarg } => Some(Replaced::Notify(memarg)),
         Operator::MemoryGrow { mem: 0 } => Some(Replaced::MemoryGrow),
         Operator::MemorySize { mem: 0 } => Some(Replaced::MemorySize),
+        Operator::Unreachable => Some(Replaced::Unreachable),
         _ => None,
     }
 }

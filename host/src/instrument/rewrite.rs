@@ -204,12 +204,14 @@ impl<'s> Rewriter<'s> {
     /// Defines the point buffer memory (exported for the host) when the
     /// memory is shared: memory 1, after the imported shared memory.
     fn define_point_buffer(&self, memories: &mut wasm_encoder::MemorySection) {
+        // One-byte pages keep the memory small: the pooling allocator
+        // clears all of it after every execution.
         memories.memory(MemoryType {
-            minimum: 1,
-            maximum: Some(1),
+            minimum: abi::POINT_BUFFER.bytes,
+            maximum: Some(abi::POINT_BUFFER.bytes),
             memory64: false,
             shared: false,
-            page_size_log2: None,
+            page_size_log2: Some(0),
         });
     }
 
@@ -408,11 +410,17 @@ impl<'s> Rewriter<'s> {
             Replaced::Notify(m) => (abi::NOTIFY, Some(self.site(Notify, func, pos, m.offset, 4))),
             Replaced::MemoryGrow => (abi::MEMORY_GROW, None),
             Replaced::MemorySize => (abi::MEMORY_SIZE, None),
+            Replaced::Unreachable => (abi::UNREACHABLE, None),
         };
         if let Some(site) = site {
             f.instruction(&Instruction::I32Const(site));
         }
         f.instruction(&Instruction::Call(self.rt_func(&sig)));
+        if let Replaced::Unreachable = replaced {
+            // The call never returns; the instruction keeps the code after
+            // it unreachable for validation.
+            f.instruction(&Instruction::Unreachable);
+        }
     }
 }
 

@@ -297,6 +297,11 @@ fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<i64> {
     Ok(size as i64)
 }
 
+/// `weft_rt.unreachable`: the guest's `unreachable` trap.
+fn unreachable(_caller: Caller<'_, ThreadData>) -> Result<()> {
+    Err(wasmtime::Trap::UnreachableCodeReached.into())
+}
+
 async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Result<i32> {
     let me = caller.data().tid;
     let child = {
@@ -374,6 +379,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::BULK.name, bulk)?;
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_SIZE.name, memory_size)?;
     linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
+    linker.func_wrap(abi::RT_MODULE, abi::UNREACHABLE.name, unreachable)?;
     linker.func_wrap(
         abi::RT_MODULE,
         abi::RT_CALL.name,

@@ -473,6 +473,8 @@ fn engine() -> wasmtime::Result<Engine> {
         .async_stack_zeroing(false)
         .wasm_threads(true)
         .shared_memory(true)
+        // The point buffer memory has one-byte pages.
+        .wasm_custom_page_sizes(true)
         .consume_fuel(true)
         // Reports show the interleaving, not wasm stacks: capturing one on
         // every trap (a panicking guest traps) would only cost time.

@@ -12,9 +12,6 @@ use crate::instrument::SiteId;
 /// budgets).
 pub(crate) const MAX_BUDGET: u64 = 256;
 
-/// Bytes of the buffer memory (one wasm page).
-const BUFFER_BYTES: u64 = 65536;
-
 /// A thread's point buffer: the base of its instance's `weft_points`
 /// memory.
 #[derive(Clone, Copy, Debug)]
@@ -25,7 +22,7 @@ impl PointBuffer {
     ///
     /// # Safety
     ///
-    /// `base` must point to the (one-page) `weft_points` memory of the
+    /// `base` must point to the `weft_points` memory of the
     /// thread's instance, and the buffer must not be used once that
     /// instance is gone.
     pub unsafe fn new(base: *mut u8) -> Self {
@@ -57,7 +54,7 @@ impl PointBuffer {
             }
             self.word(POINT_BUFFER.end).write(0);
             // The guest wrote `end`: never read past the page.
-            let end = end.min(BUFFER_BYTES - POINT_BUFFER.entries);
+            let end = end.min(POINT_BUFFER.bytes - POINT_BUFFER.entries);
             for offset in (0..end).step_by(8) {
                 let entry = POINT_BUFFER.entries + offset;
                 visit(self.word(entry).read(), self.word(entry + 4).read());
