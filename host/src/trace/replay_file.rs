@@ -30,7 +30,7 @@ use std::path::Path;
 pub const FORMAT: &str = "weft-replay";
 
 /// The version this build writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Which module a replay file belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
