@@ -88,20 +88,25 @@ impl Event {
     #[inline]
     fn encode(&self, out: &mut Vec<u8>) {
         let (tag, payload) = self.kind.tag();
-        let mut fixed = [0u8; 9];
-        fixed[0] = tag;
-        fixed[1..5].copy_from_slice(&self.addr.to_le_bytes());
-        fixed[5..9].copy_from_slice(&self.site.unwrap_or(u32::MAX).to_le_bytes());
-        out.extend_from_slice(&fixed);
+        // Tag, address, site, at most five LEB128 bytes of thread, payload.
+        let mut bytes = [0u8; 9 + 5 + 8];
+        bytes[0] = tag;
+        bytes[1..5].copy_from_slice(&self.addr.to_le_bytes());
+        bytes[5..9].copy_from_slice(&self.site.unwrap_or(u32::MAX).to_le_bytes());
+        let mut len = 9;
         let mut thread = self.thread;
         while thread >= 0x80 {
-            out.push(thread as u8 | 0x80);
+            bytes[len] = thread as u8 | 0x80;
             thread >>= 7;
+            len += 1;
         }
-        out.push(thread as u8);
+        bytes[len] = thread as u8;
+        len += 1;
         if let Some(payload) = payload {
-            out.extend_from_slice(&payload.to_le_bytes());
+            bytes[len..len + 8].copy_from_slice(&payload.to_le_bytes());
+            len += 8;
         }
+        out.extend_from_slice(&bytes[..len]);
     }
 }
 
@@ -177,8 +182,13 @@ impl TraceRecorder {
         self.hash_recent();
         self.hasher.update(outcome.as_bytes());
         let hash = self.hasher.digest128().to_le_bytes();
-        let mut events = self.older;
-        events.extend(self.recent);
+        let events = if self.older.is_empty() {
+            self.recent
+        } else {
+            let mut events = self.older;
+            events.extend(self.recent);
+            events
+        };
         (events, self.dropped, TraceHash(hash))
     }
 }
