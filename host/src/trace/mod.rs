@@ -81,32 +81,22 @@ pub struct Event {
 
 impl Event {
     /// Appends the event to `out` in the binary layout the trace hash
-    /// covers: kind tag, address and site (u32, `u32::MAX` for none, little
-    /// endian), thread (LEB128), then the payload (u64) for the kinds that
-    /// carry one. Most events are accesses of low-numbered threads: 10
-    /// bytes.
+    /// covers: kind tag, then address, site (`u32::MAX` for none) and
+    /// thread as little-endian u32, then the payload (u64) for the kinds
+    /// that carry one.
     #[inline]
     fn encode(&self, out: &mut Vec<u8>) {
         let (tag, payload) = self.kind.tag();
-        // Tag, address, site, at most five LEB128 bytes of thread, payload.
-        let mut bytes = [0u8; 9 + 5 + 8];
-        bytes[0] = tag;
-        bytes[1..5].copy_from_slice(&self.addr.to_le_bytes());
-        bytes[5..9].copy_from_slice(&self.site.unwrap_or(u32::MAX).to_le_bytes());
-        let mut len = 9;
-        let mut thread = self.thread;
-        while thread >= 0x80 {
-            bytes[len] = thread as u8 | 0x80;
-            thread >>= 7;
-            len += 1;
-        }
-        bytes[len] = thread as u8;
-        len += 1;
+        let mut fixed = [0u8; FIXED_BYTES];
+        fixed[0] = tag;
+        fixed[1..5].copy_from_slice(&self.addr.to_le_bytes());
+        fixed[5..9].copy_from_slice(&self.site.unwrap_or(u32::MAX).to_le_bytes());
+        fixed[9..13].copy_from_slice(&self.thread.to_le_bytes());
+        // Constant-length copies: no call to memcpy per event.
+        out.extend_from_slice(&fixed);
         if let Some(payload) = payload {
-            bytes[len..len + 8].copy_from_slice(&payload.to_le_bytes());
-            len += 8;
+            out.extend_from_slice(&payload.to_le_bytes());
         }
-        out.extend_from_slice(&bytes[..len]);
     }
 }
 
@@ -135,8 +125,8 @@ impl fmt::Debug for TraceRecorder {
     }
 }
 
-/// Bytes of a typical encoded event (an access of a low-numbered thread).
-const ENCODED_BYTES: usize = 10;
+/// Bytes of an encoded event without payload (most events).
+const FIXED_BYTES: usize = 13;
 
 /// Events per hashed chunk; at most two chunks are kept.
 const CHUNK: usize = 1 << 13;
@@ -169,7 +159,7 @@ impl TraceRecorder {
 
     fn hash_recent(&mut self) {
         self.bytes.clear();
-        self.bytes.reserve(self.recent.len() * ENCODED_BYTES);
+        self.bytes.reserve(self.recent.len() * FIXED_BYTES);
         for event in &self.recent {
             event.encode(&mut self.bytes);
         }
