@@ -4,7 +4,7 @@
 //! `weft bench` prints them; run it on a release build.
 
 use crate::runtime::{Outcome, Program, RunConfig};
-use crate::sched::{RandomScheduler, ScheduleError, Scheduler, ThreadView};
+use crate::sched::{ScheduleError, Scheduler, Strategy, ThreadView};
 use crate::trace::ThreadId;
 use std::time::{Duration, Instant};
 
@@ -106,9 +106,12 @@ pub struct BenchReport {
     pub decision_ns: f64,
     /// Cost of a context switch, in nanoseconds, beyond a decision point.
     pub switch_ns: f64,
-    /// Executions per second of the module given (random strategy).
+    /// Executions per second of the module given, random strategy.
     pub executions_per_second: f64,
-    /// Executions measured.
+    /// Executions per second of the module given, PCT (depth 3, the
+    /// default of `explore`): fewer context switches than random.
+    pub pct_executions_per_second: f64,
+    /// Executions measured per strategy.
     pub executions: u64,
 }
 
@@ -118,6 +121,8 @@ pub struct BenchReport {
 ///
 /// When a module cannot be loaded or a benchmark execution fails.
 pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
+    // A module that cannot load fails before the micro benchmarks run.
+    let mut program = Program::load(module, Default::default())?;
     let per = |d: Duration, n: u64| d.as_nanos() as f64 / n as f64;
     // Baseline: the same loop with a non-atomic load (no scheduling point).
     let (base, _) = time_module(
@@ -140,10 +145,30 @@ pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
     )?;
     let switch_ns = (per(switching, switch_steps) - per(deciding, decision_steps)).max(0.0);
 
-    let mut program = Program::load(module, Default::default())?;
+    Ok(BenchReport {
+        hook_ns,
+        decision_ns,
+        switch_ns,
+        executions_per_second: executions_per_second(&mut program, Strategy::Random, executions)?,
+        pct_executions_per_second: executions_per_second(&mut program, Strategy::Pct, executions)?,
+        executions,
+    })
+}
+
+/// Executions per second of `program` under `strategy`, seeded as
+/// `explore` seeds them (PCT learns the length of executions as it goes).
+fn executions_per_second(
+    program: &mut Program,
+    strategy: Strategy,
+    executions: u64,
+) -> anyhow::Result<f64> {
     let config = RunConfig::default();
-    let mut run = |seed| {
-        let (result, _) = program.execute(Box::new(RandomScheduler::new(seed)), &config);
+    let mut pct_steps = 0;
+    let mut run = |index| {
+        let seed = crate::explore::execution_seed(0, index);
+        let scheduler = crate::explore::scheduler(strategy, seed, 3, pct_steps.max(1));
+        let (result, _) = program.execute(scheduler, &config);
+        pct_steps = pct_steps.max(result.steps);
         match result.outcome {
             Outcome::HostError(e) => Err(anyhow::anyhow!(e)),
             _ => Ok(()),
@@ -151,18 +176,12 @@ pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
     };
     // Warm up (page faults, lazy initialisation), then measure; failing
     // executions count like passing ones.
-    for seed in 0..20 {
-        run(seed)?;
+    for index in 0..20 {
+        run(index)?;
     }
     let start = Instant::now();
-    for seed in 0..executions {
-        run(seed)?;
+    for index in 0..executions {
+        run(index)?;
     }
-    Ok(BenchReport {
-        hook_ns,
-        decision_ns,
-        switch_ns,
-        executions_per_second: executions as f64 / start.elapsed().as_secs_f64(),
-        executions,
-    })
+    Ok(executions as f64 / start.elapsed().as_secs_f64())
 }

@@ -4,6 +4,7 @@
 
 mod actors;
 mod bad_input;
+mod bench;
 mod build;
 mod determinism;
 mod inference;

@@ -31,6 +31,7 @@ pub fn run(args: BenchArgs) -> Result<u8> {
                 "decision_ns": report.decision_ns,
                 "switch_ns": report.switch_ns,
                 "executions_per_second": report.executions_per_second,
+                "pct_executions_per_second": report.pct_executions_per_second,
                 "executions": report.executions,
             })
         );
@@ -48,9 +49,15 @@ pub fn run(args: BenchArgs) -> Result<u8> {
             report.switch_ns
         );
         println!(
-            "executions of {}: {:>8.0} /s ({} executions)",
+            "executions of {}, random: {:>8.0} /s ({} executions)",
             args.module.display(),
             report.executions_per_second,
+            report.executions
+        );
+        println!(
+            "executions of {}, pct:    {:>8.0} /s ({} executions)",
+            args.module.display(),
+            report.pct_executions_per_second,
             report.executions
         );
     }
