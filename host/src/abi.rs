@@ -26,6 +26,13 @@ pub const THREAD_START_EXPORT: &str = "wasi_thread_start";
 /// Entry point of a WASI command.
 pub const MAIN_EXPORT: &str = "_start";
 
+/// Export instrumentation adds to a module with a start function: calls the
+/// start function, then [`MAIN_EXPORT`] (the start section is dropped).
+pub const MAIN_WRAPPER: &str = "weft_main";
+
+/// Like [`MAIN_WRAPPER`], for [`THREAD_START_EXPORT`] and its arguments.
+pub const THREAD_WRAPPER: &str = "weft_thread";
+
 /// Signature of an import, as wasm value types.
 #[derive(Clone, Copy, Debug)]
 pub struct Signature {

@@ -16,6 +16,7 @@
 //! a host that runs every guest thread on one OS thread; that is why waits
 //! and notifies must become host calls.
 
+mod entries;
 mod ops;
 mod rewrite;
 pub mod sites;
@@ -85,6 +86,12 @@ pub struct Instrumented {
     pub exported_funcs: Vec<String>,
     /// Functions the original module imports, as (module, name).
     pub imported_funcs: Vec<(String, String)>,
+    /// The export the main thread starts in: `_start`, or the wrapper that
+    /// calls the start function first when the rewrite folded it in.
+    pub main_entry: &'static str,
+    /// The export a spawned thread starts in: `wasi_thread_start` or its
+    /// wrapper.
+    pub thread_entry: &'static str,
 }
 
 /// The wasm features weft accepts in guest modules.
@@ -118,11 +125,20 @@ pub fn instrument(
     options: &InstrumentOptions,
 ) -> Result<Instrumented, InstrumentError> {
     wasmparser::Validator::new_with_features(features()).validate_all(wasm)?;
-    let survey = survey::Survey::of(wasm)?;
+    let (without_start, start_func) = entries::split_start(wasm);
+    let mut survey = survey::Survey::of(&without_start)?;
+    survey.start_func = start_func;
+    let wrappers = entries::EntryWrappers::plan(&survey);
+    let source = if wrappers.is_some() {
+        &without_start[..]
+    } else {
+        survey = survey::Survey::of(wasm)?;
+        wasm
+    };
     let mut rewriter = rewrite::Rewriter::new(&survey, *options);
     let mut module = wasm_encoder::Module::new();
     rewriter
-        .parse_core_module(&mut module, wasmparser::Parser::new(0), wasm)
+        .parse_core_module(&mut module, wasmparser::Parser::new(0), source)
         .map_err(|e| match e {
             wasm_encoder::reencode::Error::UserError(e) => e,
             other => InstrumentError::Rewrite(other.to_string()),
@@ -142,6 +158,14 @@ pub fn instrument(
         memory: survey.memory,
         exported_funcs: survey.exported_funcs,
         imported_funcs: survey.imported_funcs,
+        main_entry: match wrappers {
+            Some(_) => crate::abi::MAIN_WRAPPER,
+            None => crate::abi::MAIN_EXPORT,
+        },
+        thread_entry: match wrappers.and_then(|w| w.thread) {
+            Some(_) => crate::abi::THREAD_WRAPPER,
+            None => crate::abi::THREAD_START_EXPORT,
+        },
     })
 }
 
@@ -325,6 +349,59 @@ mod tests {
         );
         assert_eq!(out.memory, MemoryPlan::Private);
         assert!(imports(&out.wasm).iter().all(|(_, _, mem)| !mem));
+    }
+
+    #[test]
+    fn the_start_function_is_folded_into_the_entries() {
+        let out = rewrite(
+            r#"(module
+                (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+                (memory 1 1 shared)
+                (func $init (i32.atomic.store (i32.const 0) (i32.const 7)))
+                (start $init)
+                (func (export "wasi_thread_start") (param i32 i32))
+                (func (export "_start") (drop (call $spawn (i32.const 0)))))"#,
+            Points::Sync,
+        );
+        assert_eq!(out.main_entry, crate::abi::MAIN_WRAPPER);
+        assert_eq!(out.thread_entry, crate::abi::THREAD_WRAPPER);
+        let mut exports = Vec::new();
+        for payload in Parser::new(0).parse_all(&out.wasm) {
+            match payload.unwrap() {
+                Payload::StartSection { .. } => panic!("the start section stays"),
+                Payload::ExportSection(reader) => {
+                    exports.extend(reader.into_iter().map(|e| e.unwrap().name.to_string()))
+                }
+                _ => {}
+            }
+        }
+        for name in [crate::abi::MAIN_WRAPPER, crate::abi::THREAD_WRAPPER] {
+            assert!(exports.iter().any(|e| e == name), "{exports:?}");
+        }
+        // The wrappers call the start function first.
+        let wrapper = export_index(&out.wasm, crate::abi::MAIN_WRAPPER);
+        let init = export_index(&out.wasm, "_start") - 2;
+        let mut bodies = Vec::new();
+        for payload in Parser::new(0).parse_all(&out.wasm) {
+            if let Payload::CodeSectionEntry(body) = payload.unwrap() {
+                bodies.push(body);
+            }
+        }
+        let imports = crate::abi::RT_IMPORTS.len() as u32 + 1;
+        let mut ops = bodies[(wrapper - imports) as usize]
+            .get_operators_reader()
+            .unwrap();
+        assert!(matches!(
+            ops.read().unwrap(),
+            wasmparser::Operator::Call { function_index } if function_index == init
+        ));
+    }
+
+    #[test]
+    fn a_module_without_start_function_keeps_its_entries() {
+        let out = rewrite(THREADED, Points::Sync);
+        assert_eq!(out.main_entry, "_start");
+        assert_eq!(out.thread_entry, "wasi_thread_start");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! and `memory.grow` by host calls.
 
 use super::InstrumentError;
+use super::entries::EntryWrappers;
 use super::ops::{self, Access, BulkRanges, Operands, Replaced, Scalar};
 use super::sites::{Site, SiteTable};
 use super::survey::{MemoryPlan, Survey};
@@ -70,6 +71,8 @@ pub(crate) struct Rewriter<'s> {
     emitted_globals: bool,
     emitted_memories: bool,
     emitted_exports: bool,
+    /// The entry wrappers to append, when the start function is folded in.
+    pub entries: Option<EntryWrappers>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -84,7 +87,34 @@ impl<'s> Rewriter<'s> {
             emitted_globals: false,
             emitted_memories: false,
             emitted_exports: false,
+            entries: EntryWrappers::plan(survey),
         }
+    }
+
+    /// Type index of the `n`-th appended wrapper type: `() -> ()`, then
+    /// `(i32, i32) -> ()`.
+    fn wrapper_type(&self, n: u32) -> u32 {
+        self.survey.type_count + abi::RT_IMPORTS.len() as u32 + n
+    }
+
+    /// Appends the bodies of the entry wrappers.
+    fn append_wrapper_bodies(&mut self, code: &mut CodeSection) -> Result<()> {
+        let Some(entries) = self.entries else {
+            return Ok(());
+        };
+        let start = self.function_index(entries.start)?;
+        for (_, callee, passes_args) in entries.wrappers() {
+            let mut f = Function::new([]);
+            f.instruction(&Instruction::Call(start));
+            if passes_args {
+                f.instruction(&Instruction::LocalGet(0));
+                f.instruction(&Instruction::LocalGet(1));
+            }
+            f.instruction(&Instruction::Call(self.function_index(callee)?));
+            f.instruction(&Instruction::End);
+            code.function(&f);
+        }
+        Ok(())
     }
 
     /// Function index of the `n`-th appended `weft_rt` import.
@@ -244,6 +274,10 @@ impl<'s> Rewriter<'s> {
                 sig.params.iter().map(conv).collect::<Vec<_>>(),
                 sig.results.iter().map(conv).collect::<Vec<_>>(),
             );
+        }
+        if self.entries.is_some() {
+            types.ty().function([], []);
+            types.ty().function([ValType::I32, ValType::I32], []);
         }
         self.emitted_types = true;
     }
@@ -464,7 +498,38 @@ impl Reencode for Rewriter<'_> {
         if self.shares_memory() {
             self.export_point_buffer(exports);
         }
+        if let Some(entries) = self.entries {
+            let first = self.survey.func_imports
+                + abi::RT_IMPORTS.len() as u32
+                + self.survey.defined_func_types.len() as u32;
+            for (n, (name, _, _)) in entries.wrappers().enumerate() {
+                exports.export(name, wasm_encoder::ExportKind::Func, first + n as u32);
+            }
+        }
         Ok(())
+    }
+
+    fn parse_function_section(
+        &mut self,
+        functions: &mut wasm_encoder::FunctionSection,
+        section: wasmparser::FunctionSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_function_section(self, functions, section)?;
+        if let Some(entries) = self.entries {
+            for (_, _, passes_args) in entries.wrappers() {
+                functions.function(self.wrapper_type(passes_args as u32));
+            }
+        }
+        Ok(())
+    }
+
+    fn parse_code_section(
+        &mut self,
+        code: &mut CodeSection,
+        section: wasmparser::CodeSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_code_section(self, code, section)?;
+        self.append_wrapper_bodies(code)
     }
 
     fn parse_global_section(

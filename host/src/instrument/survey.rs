@@ -2,7 +2,9 @@
 //! (function types, import counts, the memory and where code begins).
 
 use super::InstrumentError;
-use wasmparser::{CompositeInnerType, DataKind, ExternalKind, Operator, Parser, Payload, TypeRef};
+use wasmparser::{
+    CompositeInnerType, DataKind, ExternalKind, Operator, Parser, Payload, TypeRef, ValType,
+};
 
 /// How the module's memory relates to threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,6 +50,15 @@ pub struct DataInit {
 pub(crate) struct Survey {
     /// Parameter count of each type that is a function type.
     pub type_params: Vec<Option<u32>>,
+    /// Parameter and result types of each type that is a function type.
+    pub func_sigs: Vec<Option<(Vec<ValType>, Vec<ValType>)>>,
+    /// Type index of each imported function.
+    pub imported_func_types: Vec<u32>,
+    /// The start function, which the caller of [`Survey::of`] cut out of the
+    /// module (see [`super::entries`]).
+    pub start_func: Option<u32>,
+    /// Exported functions as (name, function index).
+    pub func_exports: Vec<(String, u32)>,
     /// Number of entries in the type index space.
     pub type_count: u32,
     /// Number of imported functions.
@@ -79,6 +90,10 @@ impl Survey {
     pub fn of(wasm: &[u8]) -> Result<Self, InstrumentError> {
         let mut survey = Survey {
             type_params: Vec::new(),
+            func_sigs: Vec::new(),
+            imported_func_types: Vec::new(),
+            start_func: None,
+            func_exports: Vec::new(),
             type_count: 0,
             func_imports: 0,
             defined_func_types: Vec::new(),
@@ -106,11 +121,16 @@ impl Survey {
                     survey.has_type_section = true;
                     for group in reader {
                         for sub in group?.into_types() {
-                            let params = match &sub.composite_type.inner {
-                                CompositeInnerType::Func(f) => Some(f.params().len() as u32),
+                            let sig = match &sub.composite_type.inner {
+                                CompositeInnerType::Func(f) => {
+                                    Some((f.params().to_vec(), f.results().to_vec()))
+                                }
                                 _ => None,
                             };
-                            survey.type_params.push(params);
+                            survey
+                                .type_params
+                                .push(sig.as_ref().map(|(params, _)| params.len() as u32));
+                            survey.func_sigs.push(sig);
                         }
                     }
                     survey.type_count = survey.type_params.len() as u32;
@@ -120,8 +140,9 @@ impl Survey {
                     for import in reader.into_imports() {
                         let import = import?;
                         match import.ty {
-                            TypeRef::Func(_) | TypeRef::FuncExact(_) => {
+                            TypeRef::Func(ty) | TypeRef::FuncExact(ty) => {
                                 survey.func_imports += 1;
+                                survey.imported_func_types.push(ty);
                                 survey
                                     .imported_funcs
                                     .push((import.module.to_string(), import.name.to_string()));
@@ -157,6 +178,9 @@ impl Survey {
                         let export = export?;
                         if export.kind == ExternalKind::Func {
                             survey.exported_funcs.push(export.name.to_string());
+                            survey
+                                .func_exports
+                                .push((export.name.to_string(), export.index));
                         }
                     }
                 }
@@ -222,6 +246,17 @@ impl Survey {
             (Some(_), Some(_)) => return Err(multi_memory()),
         };
         Ok(survey)
+    }
+
+    /// The function exported as `name`, if its type is `params -> results`.
+    pub fn func_export(&self, name: &str, params: &[ValType], results: &[ValType]) -> Option<u32> {
+        let (_, index) = self.func_exports.iter().find(|(n, _)| n == name)?;
+        let ty = match index.checked_sub(self.func_imports) {
+            Some(defined) => *self.defined_func_types.get(defined as usize)?,
+            None => *self.imported_func_types.get(*index as usize)?,
+        };
+        let (p, r) = self.func_sigs.get(ty as usize)?.as_ref()?;
+        (p.as_slice() == params && r.as_slice() == results).then_some(*index)
     }
 
     /// Number of parameters of the defined function with this index in the

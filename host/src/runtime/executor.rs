@@ -82,11 +82,14 @@ impl StoreFactory {
 struct Spawner {
     stores: StoreFactory,
     pre: InstancePre<ThreadData>,
+    /// The exports the main thread and spawned threads start in.
+    entries: (&'static str, &'static str),
 }
 
 impl Spawner {
     fn thread(&self, mut store: Store<ThreadData>, entry: Entry) -> ThreadFuture {
         let pre = self.pre.clone();
+        let (main_entry, thread_entry) = self.entries;
         Box::pin(async move {
             let instance = pre.instantiate_async(&mut store).await?;
             if store.data().shared_memory.is_some()
@@ -102,13 +105,13 @@ impl Spawner {
             match entry {
                 Entry::Main => {
                     let start = instance
-                        .get_typed_func::<(), ()>(&mut store, abi::MAIN_EXPORT)
+                        .get_typed_func::<(), ()>(&mut store, main_entry)
                         .map_err(|e| wasmtime::Error::new(SetupError(format!("`_start`: {e}"))))?;
                     start.call_async(&mut store, ()).await
                 }
                 Entry::Thread { tid, start_arg } => {
                     let start = instance
-                        .get_typed_func::<(i32, i32), ()>(&mut store, abi::THREAD_START_EXPORT)
+                        .get_typed_func::<(i32, i32), ()>(&mut store, thread_entry)
                         .map_err(|e| {
                             wasmtime::Error::new(SetupError(format!("`wasi_thread_start`: {e}")))
                         })?;
@@ -199,7 +202,11 @@ fn drive(
     let pre = program
         .instance_pre(&main_store, stores.shared_memory.as_deref())
         .map_err(|e| format!("{e:#}"))?;
-    let spawner = Spawner { stores, pre };
+    let spawner = Spawner {
+        stores,
+        pre,
+        entries: program.entries,
+    };
     let mut threads: Vec<Option<ThreadFuture>> =
         vec![Some(spawner.thread(main_store, Entry::Main))];
     poll_loop(&spawner, &mut threads, exec);

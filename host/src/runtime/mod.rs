@@ -287,6 +287,8 @@ pub struct Program {
     /// passes on to wasmtime-wasi, which checks guest pointers against the
     /// whole mapping rather than the size the guest sees.
     reuses_memory: bool,
+    /// The exports the main thread and spawned threads start in.
+    entries: (&'static str, &'static str),
     /// The shared memory kept for the next execution.
     warm_memory: Option<Arc<guest_memory::GuestMemory>>,
     /// The instance template, built for `warm_memory` (or for a module
@@ -367,6 +369,7 @@ impl Program {
             hash,
             options,
             reuses_memory: !delegates_wasi,
+            entries: (out.main_entry, out.thread_entry),
             warm_memory: None,
             instance_pre: None,
         })
