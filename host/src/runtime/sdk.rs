@@ -138,6 +138,9 @@ fn assume(caller: Caller<'_, ThreadData>, cond: i32) -> Result<()> {
 fn atomic_begin(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
+    // Points inside the section are not decisions: end any run of
+    // decisions the scheduler committed to.
+    exec.drain_points(me);
     let depth = &mut exec.threads[me as usize].atomic_depth;
     *depth = depth.saturating_add(1);
 }

@@ -109,6 +109,9 @@ pub(crate) struct ExecState {
     pub started: Instant,
     /// The step at or after which the time limit is checked next.
     next_time_check: u64,
+    /// The thread whose budget stands for decisions the scheduler committed
+    /// to (see [`Scheduler::keeps`](crate::sched::Scheduler::keeps)).
+    committed_run: Option<ThreadId>,
     /// The IMUnit schedule, if any.
     pub monitor: Option<Monitor>,
     /// Whether the schedule is only checked, not enforced.
@@ -158,6 +161,7 @@ impl ExecState {
             thread_limit_hit: false,
             started: Instant::now(),
             next_time_check: MAX_BUDGET,
+            committed_run: None,
             monitor: None,
             passive: false,
             enabled: Vec::with_capacity(8),
@@ -203,7 +207,7 @@ impl ExecState {
             pending: None,
             points: None,
         });
-        self.enabled_stale = true;
+        self.enabled_changed();
         self.scheduler.thread_created(id);
         self.log(id, Activity::Start);
         id
@@ -215,8 +219,11 @@ impl ExecState {
         let Some(buffer) = self.threads[me as usize].points else {
             return;
         };
+        let committed = self.committed_run.take_if(|&mut thread| thread == me);
+        let mut passed = 0;
         buffer.drain(|site, addr| {
             self.step += 1;
+            passed += 1;
             match self.sites.get(site).copied() {
                 Some(info) => self.push_event(
                     me,
@@ -229,6 +236,12 @@ impl ExecState {
                 ))),
             }
         });
+        if committed.is_some() {
+            // Each point passed was a decision for `me`.
+            self.decisions
+                .extend(std::iter::repeat_n(me, passed as usize));
+            self.scheduler.keeps_passed(passed);
+        }
     }
 
     /// Records an event of thread `me` (after the points it passed on its
@@ -367,24 +380,48 @@ impl ExecState {
         self.resume(chosen);
         self.current = chosen;
         if chosen == me {
-            self.grant_budget(me);
+            self.grant_budget(me, atomic);
         }
         chosen != me
     }
 
-    /// Lets `me`, which runs on, pass its next points inside wasm while no
-    /// other thread can run and nothing but the trace needs each point.
-    fn grant_budget(&mut self, me: ThreadId) {
+    /// Lets `me`, which runs on, pass its next points inside wasm while
+    /// nothing but the trace needs each point: all of them while no other
+    /// thread can run, else as many decisions as the scheduler commits to
+    /// keeping `me` (while `me` does not turn into a spinning thread, which
+    /// would change what the scheduler sees). Inside an atomic section
+    /// (`atomic`) the points are not decisions.
+    fn grant_budget(&mut self, me: ThreadId, atomic: bool) {
         let Some(buffer) = self.threads[me as usize].points else {
             return;
         };
-        if self.enabled.len() != 1 || self.sets.is_some() || self.activity.is_some() {
+        if self.sets.is_some() || self.activity.is_some() {
             return;
         }
         let budget = MAX_BUDGET
             .min(self.limits.max_steps.saturating_sub(self.step))
             .min(self.next_time_check.saturating_sub(self.step));
-        buffer.grant(budget);
+        if self.enabled.len() == 1 {
+            buffer.grant(budget);
+            return;
+        }
+        if atomic {
+            return;
+        }
+        let loads = self.threads[me as usize].loads_in_a_row;
+        let spin_room = SPIN_LOADS.saturating_sub(loads.saturating_add(1));
+        let most = budget.min(spin_room as u64);
+        if most == 0 {
+            return;
+        }
+        let keeps = self
+            .scheduler
+            .keeps(&self.enabled, me, self.step, most)
+            .min(most);
+        if keeps > 0 {
+            buffer.grant(keeps);
+            self.committed_run = Some(me);
+        }
     }
 
     /// Recomputes the enabled threads.
@@ -575,13 +612,22 @@ impl ExecState {
 
     /// Marks that something a schedule condition reads has changed.
     pub fn schedule_changed(&mut self) {
-        self.enabled_stale = true;
+        self.enabled_changed();
     }
 
     /// Sets a thread's scheduling state.
     pub fn set_state(&mut self, id: ThreadId, state: ThreadState) {
         self.threads[id as usize].state = state;
+        self.enabled_changed();
+    }
+
+    /// The threads that can run may have changed: they are recomputed at the
+    /// next point, and the running thread's budget is taken back (a budget
+    /// granted at its last point assumed the threads that could run then;
+    /// its next points may be decisions now, say after it woke a waiter).
+    fn enabled_changed(&mut self) {
         self.enabled_stale = true;
+        self.drain_points(self.current);
     }
 
     /// Makes `id` runnable as it is chosen, letting virtual time pass to

@@ -121,6 +121,27 @@ pub trait Scheduler {
     /// Only a replaying scheduler fails, when its recorded values run out.
     fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError>;
 
+    /// Called right after [`Scheduler::choose`] picked `current` again: how
+    /// many of the following decisions (at most `max`) the scheduler commits
+    /// to keep `current` running, provided the thread reaches nothing but
+    /// scheduling points of memory accesses meanwhile (the enabled threads
+    /// then stay as they are). The runtime lets the thread pass those points
+    /// inside wasm, records each as a decision for `current`, and then tells
+    /// [`Scheduler::keeps_passed`] how many passed. The default commits to
+    /// none: every decision is asked.
+    fn keeps(&mut self, enabled: &[ThreadView], current: ThreadId, step: u64, max: u64) -> u64 {
+        let _ = (enabled, current, step, max);
+        0
+    }
+
+    /// How many of the decisions the last [`Scheduler::keeps`] committed to
+    /// passed: all of them, or fewer when the thread reached another kind of
+    /// scheduling point (or ended) first. The next [`Scheduler::choose`]
+    /// is the decision after them.
+    fn keeps_passed(&mut self, passed: u64) {
+        let _ = passed;
+    }
+
     /// The execution ended after `steps` scheduling points.
     fn end_execution(&mut self, steps: u64) {
         let _ = steps;

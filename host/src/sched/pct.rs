@@ -113,6 +113,17 @@ impl Scheduler for PctScheduler {
         Ok(chosen.id)
     }
 
+    /// Priorities change only at change points (and when a yielding thread
+    /// gives way, which the runtime rules out while decisions are
+    /// committed): the running thread, the highest, stays the highest until
+    /// the next change point.
+    fn keeps(&mut self, _enabled: &[ThreadView], _current: ThreadId, step: u64, max: u64) -> u64 {
+        match self.change_points.get(self.next_change) {
+            Some(&point) => point.saturating_sub(step + 1).min(max),
+            None => max,
+        }
+    }
+
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
     }
@@ -177,5 +188,24 @@ mod tests {
             },
         ];
         assert_eq!(s.choose(&enabled, Some(first), 1).unwrap(), other);
+    }
+
+    #[test]
+    fn committed_decisions_stop_before_the_next_change_point() {
+        let enabled = views(&[0, 1]);
+        let mut s = PctScheduler::new(9, 3, 100);
+        s.begin_execution();
+        s.thread_created(0);
+        s.thread_created(1);
+        let first = s.change_points[0];
+        let chosen = s.choose(&enabled, Some(0), 1).unwrap();
+        assert_eq!(s.keeps(&enabled, chosen, 1, 1000), first.saturating_sub(2));
+        assert_eq!(
+            s.keeps(&enabled, chosen, 1, 3),
+            3.min(first.saturating_sub(2))
+        );
+        // Past the last change point the run is bounded only by `max`.
+        s.next_change = s.change_points.len();
+        assert_eq!(s.keeps(&enabled, chosen, 500, 77), 77);
     }
 }
