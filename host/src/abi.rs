@@ -180,11 +180,12 @@ pub const BOUNDS: Signature = Signature {
 /// Where the instrumented module of a program with shared memory keeps the
 /// scheduling points its thread passed without calling the host: a
 /// private memory of `bytes` bytes (memory 1, with one-byte pages) of each
-/// instance, exported under `export`. While `budget` (an i32 at that offset) is non-zero, a point
-/// decrements it and appends its `(site, addr)` pair (two i32) at
-/// `entries + end`, advancing `end` (an i32 byte offset) by 8. The host
-/// grants a budget only where its scheduling decision is forced, and reads
-/// the entries back before it records anything else of that thread.
+/// instance, exported under `export`. While `budget` (an i32 at that
+/// offset) is non-zero, a point decrements it and appends its `(site, addr)`
+/// pair (two i32) at `entries + end`, advancing `end` (an i32 byte offset)
+/// by 8. The host grants a budget where its scheduling decisions are forced
+/// (one thread can run) or committed ahead by the scheduler, and reads the
+/// entries back before it records anything else of that thread.
 pub const POINT_BUFFER: PointBuffer = PointBuffer {
     export: "weft_points",
     bytes: 4096,

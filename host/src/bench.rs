@@ -108,8 +108,8 @@ pub struct BenchReport {
     pub switch_ns: f64,
     /// Executions per second of the module given, random strategy.
     pub executions_per_second: f64,
-    /// Executions per second of the module given, PCT (depth 3, the
-    /// default of `explore`): fewer context switches than random.
+    /// Executions per second of the module given, PCT with `explore`'s
+    /// default depth: fewer context switches than random.
     pub pct_executions_per_second: f64,
     /// Executions measured per strategy.
     pub executions: u64,
@@ -162,13 +162,15 @@ fn executions_per_second(
     strategy: Strategy,
     executions: u64,
 ) -> anyhow::Result<f64> {
-    let config = RunConfig::default();
-    let mut pct_steps = 0;
+    let options = crate::explore::ExploreOptions::default();
+    let mut pct_steps = crate::explore::PCT_INITIAL_STEPS;
+    let mut longest = 0;
     let mut run = |index| {
-        let seed = crate::explore::execution_seed(0, index);
-        let scheduler = crate::explore::scheduler(strategy, seed, 3, pct_steps.max(1));
-        let (result, _) = program.execute(scheduler, &config);
-        pct_steps = pct_steps.max(result.steps);
+        let seed = crate::explore::execution_seed(options.seed, index);
+        let scheduler = crate::explore::scheduler(strategy, seed, options.pct_depth, pct_steps);
+        let (result, _) = program.execute(scheduler, &options.run);
+        longest = longest.max(result.steps);
+        pct_steps = longest;
         match result.outcome {
             Outcome::HostError(e) => Err(anyhow::anyhow!(e)),
             _ => Ok(()),

@@ -51,7 +51,7 @@ const DISCARD_FACTOR: u64 = 100;
 
 /// PCT's guess of the number of steps of an execution before any has run;
 /// an exploration then uses the longest execution seen.
-const PCT_INITIAL_STEPS: u64 = 100;
+pub(crate) const PCT_INITIAL_STEPS: u64 = 100;
 
 /// A failing execution and how it was found.
 #[derive(Clone, Debug)]

@@ -129,13 +129,16 @@ pub fn instrument(
     let mut survey = survey::Survey::of(&without_start)?;
     survey.start_func = start_func;
     let wrappers = entries::EntryWrappers::plan(&survey);
-    let source = if wrappers.is_some() {
-        &without_start[..]
-    } else {
+    // Without a start section the two are the same bytes; with one that is
+    // not folded in, the rewrite keeps it, and code offsets must be the
+    // original module's.
+    let source = if wrappers.is_none() && start_func.is_some() {
         survey = survey::Survey::of(wasm)?;
         wasm
+    } else {
+        &without_start[..]
     };
-    let mut rewriter = rewrite::Rewriter::new(&survey, *options);
+    let mut rewriter = rewrite::Rewriter::new(&survey, *options, wrappers);
     let mut module = wasm_encoder::Module::new();
     rewriter
         .parse_core_module(&mut module, wasmparser::Parser::new(0), source)
@@ -156,7 +159,11 @@ pub fn instrument(
         wasm: out,
         sites: rewriter.sites,
         memory: survey.memory,
-        exported_funcs: survey.exported_funcs,
+        exported_funcs: survey
+            .func_exports
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect(),
         imported_funcs: survey.imported_funcs,
         main_entry: match wrappers {
             Some(_) => crate::abi::MAIN_WRAPPER,

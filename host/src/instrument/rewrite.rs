@@ -72,11 +72,16 @@ pub(crate) struct Rewriter<'s> {
     emitted_memories: bool,
     emitted_exports: bool,
     /// The entry wrappers to append, when the start function is folded in.
-    pub entries: Option<EntryWrappers>,
+    entries: Option<EntryWrappers>,
 }
 
 impl<'s> Rewriter<'s> {
-    pub fn new(survey: &'s Survey, options: InstrumentOptions) -> Self {
+    /// A rewriter of `survey`'s module that appends `entries`, if any.
+    pub fn new(
+        survey: &'s Survey,
+        options: InstrumentOptions,
+        entries: Option<EntryWrappers>,
+    ) -> Self {
         Rewriter {
             survey,
             options,
@@ -87,7 +92,7 @@ impl<'s> Rewriter<'s> {
             emitted_globals: false,
             emitted_memories: false,
             emitted_exports: false,
-            entries: EntryWrappers::plan(survey),
+            entries,
         }
     }
 

@@ -48,8 +48,6 @@ pub struct DataInit {
 /// What the rewrite needs to know about the original module.
 #[derive(Debug)]
 pub(crate) struct Survey {
-    /// Parameter count of each type that is a function type.
-    pub type_params: Vec<Option<u32>>,
     /// Parameter and result types of each type that is a function type.
     pub func_sigs: Vec<Option<(Vec<ValType>, Vec<ValType>)>>,
     /// Type index of each imported function.
@@ -73,8 +71,6 @@ pub(crate) struct Survey {
     pub has_type_section: bool,
     /// Whether the module has an import section.
     pub has_import_section: bool,
-    /// Names of exported functions.
-    pub exported_funcs: Vec<String>,
     /// Imported functions as (module, name).
     pub imported_funcs: Vec<(String, String)>,
     /// Names of functions from the name section, by function index.
@@ -89,7 +85,6 @@ impl Survey {
     /// Reads `wasm` and collects the facts, rejecting what weft cannot run.
     pub fn of(wasm: &[u8]) -> Result<Self, InstrumentError> {
         let mut survey = Survey {
-            type_params: Vec::new(),
             func_sigs: Vec::new(),
             imported_func_types: Vec::new(),
             start_func: None,
@@ -101,7 +96,6 @@ impl Survey {
             memory: MemoryPlan::None,
             has_type_section: false,
             has_import_section: false,
-            exported_funcs: Vec::new(),
             imported_funcs: Vec::new(),
             func_names: std::collections::HashMap::new(),
             global_count: 0,
@@ -127,13 +121,10 @@ impl Survey {
                                 }
                                 _ => None,
                             };
-                            survey
-                                .type_params
-                                .push(sig.as_ref().map(|(params, _)| params.len() as u32));
                             survey.func_sigs.push(sig);
                         }
                     }
-                    survey.type_count = survey.type_params.len() as u32;
+                    survey.type_count = survey.func_sigs.len() as u32;
                 }
                 Payload::ImportSection(reader) => {
                     survey.has_import_section = true;
@@ -177,7 +168,6 @@ impl Survey {
                     for export in reader {
                         let export = export?;
                         if export.kind == ExternalKind::Func {
-                            survey.exported_funcs.push(export.name.to_string());
                             survey
                                 .func_exports
                                 .push((export.name.to_string(), export.index));
@@ -264,8 +254,8 @@ impl Survey {
     pub fn params_of_defined(&self, defined: usize) -> u32 {
         self.defined_func_types
             .get(defined)
-            .and_then(|ty| self.type_params.get(*ty as usize).copied().flatten())
-            .unwrap_or(0)
+            .and_then(|ty| self.func_sigs.get(*ty as usize)?.as_ref())
+            .map_or(0, |(params, _)| params.len() as u32)
     }
 }
 

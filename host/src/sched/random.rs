@@ -36,9 +36,7 @@ impl RandomScheduler {
             drawn_among: Vec::new(),
         }
     }
-}
 
-impl RandomScheduler {
     /// One uniform draw among `enabled`.
     fn draw(&mut self, enabled: &[ThreadView]) -> ThreadId {
         let pick = (self.rng.next_u64() % enabled.len() as u64) as usize;
