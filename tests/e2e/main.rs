@@ -8,6 +8,7 @@ mod bench;
 mod build;
 mod determinism;
 mod inference;
+mod instance_reuse;
 mod instrumentation;
 mod memory_reuse;
 mod replay_files;

@@ -7,16 +7,22 @@
 //! start function first, then the entry point: one fiber per thread. Nothing
 //! the guest can observe runs between instantiation and the entry call, so
 //! the guest sees the same order of events.
+//!
+//! A module with a shared memory gets the wrappers even without a start
+//! function: they first put every mutable global (the ones the rewrite
+//! appends included) back to its initial value, so that an instance can run
+//! a thread of one execution after another exactly as a fresh one would
+//! (see [`super::Instrumented::reusable_instances`]).
 
-use super::survey::Survey;
+use super::survey::{MemoryPlan, Survey};
 use crate::abi;
 use wasmparser::ValType;
 
 /// Where the wrappers go and what they call (original function indices).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct EntryWrappers {
-    /// The start function.
-    pub start: u32,
+    /// The start function, if the module has one.
+    pub start: Option<u32>,
     /// `_start`.
     pub main: u32,
     /// `wasi_thread_start`, when the module exports it with its type.
@@ -24,12 +30,14 @@ pub(crate) struct EntryWrappers {
 }
 
 impl EntryWrappers {
-    /// The wrappers of `survey`'s module: `None` when it has no start
-    /// function, defines no function, or exports `_start` with another type
-    /// than `() -> ()` (the executor then reports that, as without wrappers).
+    /// The wrappers of `survey`'s module: `None` when it has neither a start
+    /// function nor a shared memory, defines no function, or exports
+    /// `_start` with another type than `() -> ()` (the executor then reports
+    /// that, as without wrappers).
     pub fn plan(survey: &Survey) -> Option<Self> {
-        let start = survey.start_func?;
-        if survey.defined_func_types.is_empty() {
+        let start = survey.start_func;
+        let shared = matches!(survey.memory, MemoryPlan::Shared(_));
+        if (start.is_none() && !shared) || survey.defined_func_types.is_empty() {
             return None;
         }
         let main = survey.func_export(abi::MAIN_EXPORT, &[], &[])?;

@@ -92,6 +92,12 @@ pub struct Instrumented {
     /// The export a spawned thread starts in: `wasi_thread_start` or its
     /// wrapper.
     pub thread_entry: &'static str,
+    /// Whether an instance, once its thread has finished, can run a thread
+    /// of the next execution over the same (reset) shared memory exactly as
+    /// a fresh instance would: the entry wrappers put every mutable global
+    /// back, `data.drop` only sets a flag, and no instruction changes a
+    /// table.
+    pub reusable_instances: bool,
 }
 
 /// The wasm features weft accepts in guest modules.
@@ -129,6 +135,15 @@ pub fn instrument(
     let mut survey = survey::Survey::of(&without_start)?;
     survey.start_func = start_func;
     let wrappers = entries::EntryWrappers::plan(&survey);
+    let reusable_instances = matches!(survey.memory, MemoryPlan::Shared(_))
+        && !survey.mutates_tables
+        && wrappers.is_some_and(|w| {
+            w.thread.is_some()
+                || !survey
+                    .func_exports
+                    .iter()
+                    .any(|(name, _)| name == crate::abi::THREAD_START_EXPORT)
+        });
     // Without a start section the two are the same bytes; with one that is
     // not folded in, the rewrite keeps it, and code offsets must be the
     // original module's.
@@ -173,6 +188,7 @@ pub fn instrument(
             Some(_) => crate::abi::THREAD_WRAPPER,
             None => crate::abi::THREAD_START_EXPORT,
         },
+        reusable_instances,
     })
 }
 
@@ -398,17 +414,127 @@ mod tests {
         let mut ops = bodies[(wrapper - imports) as usize]
             .get_operators_reader()
             .unwrap();
+        // (After putting the globals back.)
+        let first_call = std::iter::from_fn(|| ops.read().ok())
+            .find(|op| matches!(op, wasmparser::Operator::Call { .. }));
         assert!(matches!(
-            ops.read().unwrap(),
-            wasmparser::Operator::Call { function_index } if function_index == init
+            first_call,
+            Some(wasmparser::Operator::Call { function_index }) if function_index == init
         ));
     }
 
     #[test]
-    fn a_module_without_start_function_keeps_its_entries() {
-        let out = rewrite(THREADED, Points::Sync);
+    fn a_module_without_start_function_or_shared_memory_keeps_its_entries() {
+        let out = rewrite(
+            r#"(module (memory 1) (func (export "_start")))"#,
+            Points::Sync,
+        );
         assert_eq!(out.main_entry, "_start");
         assert_eq!(out.thread_entry, "wasi_thread_start");
+        assert!(!out.reusable_instances);
+    }
+
+    /// The wrappers' instructions up to their first call.
+    fn wrapper_prologue(wasm: &[u8]) -> Vec<String> {
+        let wrapper = export_index(wasm, crate::abi::MAIN_WRAPPER);
+        let imported = imports(wasm).iter().filter(|(_, _, mem)| !mem).count() as u32;
+        let body = Parser::new(0)
+            .parse_all(wasm)
+            .filter_map(|p| match p.unwrap() {
+                Payload::CodeSectionEntry(body) => Some(body),
+                _ => None,
+            })
+            .nth((wrapper - imported) as usize)
+            .unwrap();
+        let mut ops = body.get_operators_reader().unwrap();
+        std::iter::from_fn(|| ops.read().ok())
+            .take_while(|op| !matches!(op, wasmparser::Operator::Call { .. }))
+            .map(|op| format!("{op:?}"))
+            .collect()
+    }
+
+    #[test]
+    fn wrappers_put_every_mutable_global_back_first() {
+        let out = rewrite(
+            r#"(module
+                (memory 2 2 shared)
+                (global $sp (mut i32) (i32.const 1024))
+                (global $k i32 (i32.const 3))
+                (global $e (mut i64) (i64.add (i64.const 1) (i64.const 2)))
+                (data $d "ab")
+                (func (export "_start")
+                  (memory.init $d (i32.const 0) (i32.const 0) (i32.const 2))
+                  (data.drop $d)))"#,
+            Points::Sync,
+        );
+        assert_eq!(out.main_entry, crate::abi::MAIN_WRAPPER);
+        assert!(out.reusable_instances);
+        assert_eq!(
+            wrapper_prologue(&out.wasm),
+            [
+                "I32Const { value: 1024 }",
+                "GlobalSet { global_index: 0 }",
+                "I64Const { value: 1 }",
+                "I64Const { value: 2 }",
+                "I64Add",
+                "GlobalSet { global_index: 2 }",
+                // The known size, then the dropped flag of $d.
+                "I64Const { value: 131072 }",
+                "GlobalSet { global_index: 3 }",
+                "I32Const { value: 0 }",
+                "GlobalSet { global_index: 4 }",
+            ]
+        );
+    }
+
+    #[test]
+    fn data_drop_sets_a_flag_and_a_dropped_segment_reads_as_empty() {
+        let out = rewrite(
+            r#"(module
+                (memory 1 1 shared)
+                (data $d "ab")
+                (func (export "_start")
+                  (memory.init $d (i32.const 0) (i32.const 0) (i32.const 2))
+                  (data.drop $d)))"#,
+            Points::Sync,
+        );
+        let mut ops = Vec::new();
+        let mut segments = 0;
+        for payload in Parser::new(0).parse_all(&out.wasm) {
+            match payload.unwrap() {
+                Payload::CodeSectionEntry(body) => {
+                    let mut reader = body.get_operators_reader().unwrap();
+                    while !reader.eof() {
+                        ops.push(format!("{:?}", reader.read().unwrap()));
+                    }
+                }
+                Payload::DataSection(reader) => segments = reader.count(),
+                _ => {}
+            }
+        }
+        assert_eq!(segments, 2, "the empty segment is appended");
+        assert!(!ops.iter().any(|op| op.starts_with("DataDrop")), "{ops:?}");
+        assert!(
+            ops.iter()
+                .any(|op| op == "MemoryInit { data_index: 1, mem: 0 }")
+        );
+        assert!(
+            ops.iter()
+                .any(|op| op == "MemoryInit { data_index: 0, mem: 0 }")
+        );
+    }
+
+    #[test]
+    fn a_module_that_changes_a_table_is_not_reusable() {
+        let out = rewrite(
+            r#"(module
+                (memory 1 1 shared)
+                (table 1 funcref)
+                (func (export "_start") (table.set (i32.const 0) (ref.null func))))"#,
+            Points::Sync,
+        );
+        assert!(!out.reusable_instances);
+        assert!(rewrite(THREADED, Points::Sync).reusable_instances);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::{InstrumentOptions, Points};
 use crate::abi::{self, Signature};
 use wasm_encoder::reencode::{Error, Reencode, utils};
 use wasm_encoder::{
-    BlockType, CodeSection, EntityType, Function, ImportSection, Instruction, MemoryType,
+    BlockType, CodeSection, Encode, EntityType, Function, ImportSection, Instruction, MemoryType,
     TypeSection, ValType,
 };
 use wasmparser::FunctionBody;
@@ -73,6 +73,11 @@ pub(crate) struct Rewriter<'s> {
     emitted_exports: bool,
     /// The entry wrappers to append, when the start function is folded in.
     entries: Option<EntryWrappers>,
+    /// Index of the next global the global section defines.
+    next_global: u32,
+    /// Encoded instructions that put the module's own mutable globals back
+    /// to their initial values (run first by the entry wrappers).
+    global_resets: Vec<u8>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -93,6 +98,8 @@ impl<'s> Rewriter<'s> {
             emitted_memories: false,
             emitted_exports: false,
             entries,
+            next_global: survey.imported_globals,
+            global_resets: Vec::new(),
         }
     }
 
@@ -107,10 +114,13 @@ impl<'s> Rewriter<'s> {
         let Some(entries) = self.entries else {
             return Ok(());
         };
-        let start = self.function_index(entries.start)?;
+        let start = entries.start.map(|s| self.function_index(s)).transpose()?;
         for (_, callee, passes_args) in entries.wrappers() {
             let mut f = Function::new([]);
-            f.instruction(&Instruction::Call(start));
+            self.emit_global_resets(&mut f);
+            if let Some(start) = start {
+                f.instruction(&Instruction::Call(start));
+            }
             if passes_args {
                 f.instruction(&Instruction::LocalGet(0));
                 f.instruction(&Instruction::LocalGet(1));
@@ -120,6 +130,77 @@ impl<'s> Rewriter<'s> {
             code.function(&f);
         }
         Ok(())
+    }
+
+    /// Puts every mutable global back to its initial value: the module's
+    /// own, the known size and the dropped-segment flags.
+    fn emit_global_resets(&self, f: &mut Function) {
+        f.raw(self.global_resets.iter().copied());
+        if let MemoryPlan::Shared(plan) = &self.survey.memory {
+            f.instruction(&Instruction::I64Const((plan.min_pages * 65536) as i64));
+            f.instruction(&Instruction::GlobalSet(self.known_size_global()));
+        }
+        for (n, &segment) in self.flagged_segments().iter().enumerate() {
+            f.instruction(&Instruction::I32Const(self.initially_dropped(segment)));
+            f.instruction(&Instruction::GlobalSet(
+                self.known_size_global() + 1 + n as u32,
+            ));
+        }
+    }
+
+    /// The data segments of the shared memory that get a "dropped" flag:
+    /// those `memory.init` or `data.drop` name. `data.drop` only sets the
+    /// flag, so that an instance keeps its segments for the next execution,
+    /// and `memory.init` of a flagged segment reads an empty segment instead,
+    /// which is what a dropped one is.
+    fn flagged_segments(&self) -> &[u32] {
+        if self.shares_memory() {
+            &self.survey.data_named
+        } else {
+            &[]
+        }
+    }
+
+    /// The global holding `segment`'s "dropped" flag.
+    fn dropped_flag(&self, segment: u32) -> Option<u32> {
+        let n = self.flagged_segments().binary_search(&segment).ok()?;
+        Some(self.known_size_global() + 1 + n as u32)
+    }
+
+    /// A flag's initial value: an active segment is dropped once the
+    /// instance exists.
+    fn initially_dropped(&self, segment: u32) -> i32 {
+        i32::from(self.survey.data_active.get(segment as usize) == Some(&true))
+    }
+
+    /// The empty passive segment appended for `memory.init` of a dropped
+    /// segment, when segments are flagged.
+    fn empty_segment(&self) -> Option<u32> {
+        (!self.flagged_segments().is_empty()).then_some(self.survey.data_active.len() as u32)
+    }
+
+    /// `memory.init` of a flagged segment: of the empty segment once the
+    /// flag is set.
+    fn emit_memory_init(&self, f: &mut Function, segment: u32, flag: u32, scratch: &Scratch) {
+        let (dst, src, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
+        let empty = self
+            .empty_segment()
+            .expect("a flagged segment comes with the empty one");
+        f.instruction(&Instruction::LocalSet(len));
+        f.instruction(&Instruction::LocalSet(src));
+        f.instruction(&Instruction::LocalSet(dst));
+        f.instruction(&Instruction::GlobalGet(flag));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        for data_index in [empty, segment] {
+            for local in [dst, src, len] {
+                f.instruction(&Instruction::LocalGet(local));
+            }
+            f.instruction(&Instruction::MemoryInit { mem: 0, data_index });
+            if data_index == empty {
+                f.instruction(&Instruction::Else);
+            }
+        }
+        f.instruction(&Instruction::End);
     }
 
     /// Function index of the `n`-th appended `weft_rt` import.
@@ -152,6 +233,16 @@ impl<'s> Rewriter<'s> {
                     shared: false,
                 },
                 &wasm_encoder::ConstExpr::i64_const((plan.min_pages * 65536) as i64),
+            );
+        }
+        for &segment in self.flagged_segments() {
+            globals.global(
+                wasm_encoder::GlobalType {
+                    val_type: ValType::I32,
+                    mutable: true,
+                    shared: false,
+                },
+                &wasm_encoder::ConstExpr::i32_const(self.initially_dropped(segment)),
             );
         }
         self.emitted_globals = true;
@@ -547,6 +638,42 @@ impl Reencode for Rewriter<'_> {
         Ok(())
     }
 
+    fn parse_global(
+        &mut self,
+        globals: &mut wasm_encoder::GlobalSection,
+        global: wasmparser::Global<'_>,
+    ) -> Result<()> {
+        let index = self.next_global;
+        self.next_global += 1;
+        if global.ty.mutable {
+            let mut reader = global.init_expr.get_operators_reader();
+            while !reader.eof() {
+                let op = reader.read()?;
+                if !matches!(op, wasmparser::Operator::End) {
+                    self.instruction(op)?.encode(&mut self.global_resets);
+                }
+            }
+            Instruction::GlobalSet(index).encode(&mut self.global_resets);
+        }
+        utils::parse_global(self, globals, global)
+    }
+
+    fn data_count(&mut self, count: u32) -> Result<u32> {
+        Ok(count + u32::from(self.empty_segment().is_some()))
+    }
+
+    fn parse_data_section(
+        &mut self,
+        data: &mut wasm_encoder::DataSection,
+        section: wasmparser::DataSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_data_section(self, data, section)?;
+        if self.empty_segment().is_some() {
+            data.passive([]);
+        }
+        Ok(())
+    }
+
     fn parse_memory_section(
         &mut self,
         memories: &mut wasm_encoder::MemorySection,
@@ -725,7 +852,23 @@ impl Reencode for Rewriter<'_> {
                     self.emit_bulk(&mut f, site, &scratch);
                 }
                 self.emit_bounds_guard(&mut f, ranges, &scratch);
-                f.instruction(&self.instruction(op)?);
+                match op {
+                    wasmparser::Operator::MemoryInit { data_index, .. }
+                        if let Some(flag) = self.dropped_flag(data_index) =>
+                    {
+                        self.emit_memory_init(&mut f, data_index, flag, &scratch);
+                    }
+                    _ => {
+                        f.instruction(&self.instruction(op)?);
+                    }
+                }
+            } else if let wasmparser::Operator::DataDrop {
+                data_index: segment,
+            } = op
+                && let Some(flag) = self.dropped_flag(segment)
+            {
+                f.instruction(&Instruction::I32Const(1));
+                f.instruction(&Instruction::GlobalSet(flag));
             } else if let Some(kind) = self.hooked_bulk(&op) {
                 let site = self.site(kind, func, pos, 0, 0);
                 self.emit_bulk(&mut f, site, &scratch);

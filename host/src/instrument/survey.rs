@@ -77,8 +77,17 @@ pub(crate) struct Survey {
     pub func_names: std::collections::HashMap<u32, String>,
     /// Number of globals, imported and defined.
     pub global_count: u32,
+    /// Number of imported globals.
+    pub imported_globals: u32,
     /// Whether the module has a global section.
     pub has_global_section: bool,
+    /// Whether each data segment is active for memory 0, by segment index.
+    pub data_active: Vec<bool>,
+    /// The data segments `memory.init` or `data.drop` name, ascending.
+    pub data_named: Vec<u32>,
+    /// Whether any instruction changes a table (`table.set`, `table.grow`,
+    /// `table.fill`, `table.copy`, `table.init`, `elem.drop`).
+    pub mutates_tables: bool,
 }
 
 impl Survey {
@@ -99,8 +108,13 @@ impl Survey {
             imported_funcs: Vec::new(),
             func_names: std::collections::HashMap::new(),
             global_count: 0,
+            imported_globals: 0,
             has_global_section: false,
+            data_active: Vec::new(),
+            data_named: Vec::new(),
+            mutates_tables: false,
         };
+        let mut data_named = std::collections::BTreeSet::new();
         let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
         let mut defined_memories: Vec<wasmparser::MemoryType> = Vec::new();
         let mut active_data: Vec<DataInit> = Vec::new();
@@ -138,7 +152,10 @@ impl Survey {
                                     .imported_funcs
                                     .push((import.module.to_string(), import.name.to_string()));
                             }
-                            TypeRef::Global(_) => survey.global_count += 1,
+                            TypeRef::Global(_) => {
+                                survey.global_count += 1;
+                                survey.imported_globals += 1;
+                            }
                             TypeRef::Memory(ty) => {
                                 if imported_memory.is_some() {
                                     return Err(multi_memory());
@@ -180,9 +197,19 @@ impl Survey {
                 Payload::CodeSectionStart { range, .. } => {
                     survey.code_section_start = range.start;
                 }
+                Payload::CodeSectionEntry(body) => {
+                    survey.scan_code(&body, &mut data_named)?;
+                }
                 Payload::DataSection(reader) => {
                     for data in reader {
                         let data = data?;
+                        survey.data_active.push(matches!(
+                            data.kind,
+                            DataKind::Active {
+                                memory_index: 0,
+                                ..
+                            }
+                        ));
                         if let DataKind::Active {
                             memory_index: 0,
                             offset_expr,
@@ -235,7 +262,35 @@ impl Survey {
             }
             (Some(_), Some(_)) => return Err(multi_memory()),
         };
+        survey.data_named = data_named.into_iter().collect();
         Ok(survey)
+    }
+
+    /// Notes the data segments `body` names and whether it changes a table.
+    fn scan_code(
+        &mut self,
+        body: &wasmparser::FunctionBody<'_>,
+        data_named: &mut std::collections::BTreeSet<u32>,
+    ) -> Result<(), InstrumentError> {
+        let mut reader = body.get_operators_reader()?;
+        while !reader.eof() {
+            match reader.read()? {
+                Operator::MemoryInit { data_index, .. } => {
+                    data_named.insert(data_index);
+                }
+                Operator::DataDrop { data_index } => {
+                    data_named.insert(data_index);
+                }
+                Operator::TableSet { .. }
+                | Operator::TableGrow { .. }
+                | Operator::TableFill { .. }
+                | Operator::TableCopy { .. }
+                | Operator::TableInit { .. }
+                | Operator::ElemDrop { .. } => self.mutates_tables = true,
+                _ => {}
+            }
+        }
+        Ok(())
     }
 
     /// The function exported as `name`, if its type is `params -> results`.

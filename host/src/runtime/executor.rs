@@ -5,6 +5,10 @@
 //! runs until it parks in a host import (the scheduler chose another
 //! thread), exhausts a fuel slice (a time-slice scheduling point), or
 //! finishes.
+//!
+//! When the program's instances are reusable, a thread that finishes hands
+//! its store and instance back ([`WarmThread`]), and the thread with the same
+//! id in the next execution runs on them instead of a new instance.
 
 use super::activity::Activity;
 use super::actors::{Delivery, Mailboxes};
@@ -25,9 +29,37 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
-use wasmtime::{InstancePre, Store, Trap};
+use wasmtime::{Instance, InstancePre, Store, Trap};
 
-type ThreadFuture = Pin<Box<dyn Future<Output = wasmtime::Result<()>>>>;
+/// How a thread ended, with its store and instance when they can run the
+/// same thread of the next execution.
+type ThreadEnd = (wasmtime::Result<()>, Option<WarmThread>);
+
+type ThreadFuture = Pin<Box<dyn Future<Output = ThreadEnd>>>;
+
+/// The store and instance of a thread that finished, kept for the thread
+/// with the same id in the next execution over the same shared memory.
+pub(super) struct WarmThread {
+    store: Store<ThreadData>,
+    instance: Instance,
+}
+
+/// What a thread starts on.
+enum Launch {
+    /// A store to instantiate the module in.
+    Fresh(Store<ThreadData>),
+    /// A finished thread's store and instance, ready for the next execution.
+    Warm(WarmThread),
+}
+
+impl Launch {
+    fn store(&self) -> &Store<ThreadData> {
+        match self {
+            Launch::Fresh(store) => store,
+            Launch::Warm(warm) => &warm.store,
+        }
+    }
+}
 
 /// The host could not set a thread up (missing export, bad memory image).
 #[derive(Debug)]
@@ -76,6 +108,20 @@ impl StoreFactory {
         store.limiter(|data| data);
         Ok(store)
     }
+
+    /// What thread `tid` starts on: the warm thread kept for it, set up for
+    /// this execution, else a new store.
+    fn launch(&self, warm: &mut [Option<WarmThread>], tid: ThreadId) -> wasmtime::Result<Launch> {
+        let Some(mut thread) = warm.get_mut(tid as usize).and_then(Option::take) else {
+            return Ok(Launch::Fresh(self.store(tid)?));
+        };
+        let data = thread.store.data_mut();
+        data.args = self.args.clone();
+        data.max_memory_bytes = self.max_memory_bytes;
+        data.wasi = None;
+        thread.store.set_fuel(self.max_fuel)?;
+        Ok(Launch::Warm(thread))
+    }
 }
 
 /// Creates the futures of an execution's threads.
@@ -84,41 +130,62 @@ struct Spawner {
     pre: InstancePre<ThreadData>,
     /// The exports the main thread and spawned threads start in.
     entries: (&'static str, &'static str),
+    /// Whether finished threads hand back their store and instance.
+    reuses_instances: bool,
 }
 
 impl Spawner {
-    fn thread(&self, mut store: Store<ThreadData>, entry: Entry) -> ThreadFuture {
+    fn thread(&self, launch: Launch, entry: Entry) -> ThreadFuture {
         let pre = self.pre.clone();
-        let (main_entry, thread_entry) = self.entries;
+        let entries = self.entries;
+        let reuses_instances = self.reuses_instances;
         Box::pin(async move {
-            let instance = pre.instantiate_async(&mut store).await?;
-            if store.data().shared_memory.is_some()
-                && let Some(buffer) = instance.get_memory(&mut store, abi::POINT_BUFFER.export)
-            {
-                let base = buffer.data_ptr(&store);
-                let tid = store.data().tid;
-                // SAFETY: the executor drains and forgets the buffer before
-                // it drops this thread's store.
-                store.data().exec.get().threads[tid as usize].points =
-                    Some(unsafe { PointBuffer::new(base) });
-            }
-            match entry {
-                Entry::Main => {
-                    let start = instance
-                        .get_typed_func::<(), ()>(&mut store, main_entry)
-                        .map_err(|e| wasmtime::Error::new(SetupError(format!("`_start`: {e}"))))?;
-                    start.call_async(&mut store, ()).await
-                }
-                Entry::Thread { tid, start_arg } => {
-                    let start = instance
-                        .get_typed_func::<(i32, i32), ()>(&mut store, thread_entry)
-                        .map_err(|e| {
-                            wasmtime::Error::new(SetupError(format!("`wasi_thread_start`: {e}")))
-                        })?;
-                    start.call_async(&mut store, (tid as i32, start_arg)).await
-                }
-            }
+            let (mut store, instance) = match launch {
+                Launch::Warm(warm) => (warm.store, warm.instance),
+                Launch::Fresh(mut store) => match pre.instantiate_async(&mut store).await {
+                    Ok(instance) => (store, instance),
+                    Err(e) => return (Err(e), None),
+                },
+            };
+            let result = run_thread(&mut store, instance, entry, entries).await;
+            let warm = reuses_instances.then_some(WarmThread { store, instance });
+            (result, warm)
         })
+    }
+}
+
+/// Runs a thread's entry point on its instance.
+async fn run_thread(
+    store: &mut Store<ThreadData>,
+    instance: Instance,
+    entry: Entry,
+    (main_entry, thread_entry): (&'static str, &'static str),
+) -> wasmtime::Result<()> {
+    if store.data().shared_memory.is_some()
+        && let Some(buffer) = instance.get_memory(&mut *store, abi::POINT_BUFFER.export)
+    {
+        let base = buffer.data_ptr(&*store);
+        let tid = store.data().tid;
+        // SAFETY: the executor drains and forgets the buffer before the
+        // thread's instance can run again or be dropped.
+        store.data().exec.get().threads[tid as usize].points =
+            Some(unsafe { PointBuffer::new(base) });
+    }
+    match entry {
+        Entry::Main => {
+            let start = instance
+                .get_typed_func::<(), ()>(&mut *store, main_entry)
+                .map_err(|e| wasmtime::Error::new(SetupError(format!("`_start`: {e}"))))?;
+            start.call_async(store, ()).await
+        }
+        Entry::Thread { tid, start_arg } => {
+            let start = instance
+                .get_typed_func::<(i32, i32), ()>(&mut *store, thread_entry)
+                .map_err(|e| {
+                    wasmtime::Error::new(SetupError(format!("`wasi_thread_start`: {e}")))
+                })?;
+            start.call_async(store, (tid as i32, start_arg)).await
+        }
     }
 }
 
@@ -129,7 +196,8 @@ pub(super) fn run(
     config: &RunConfig,
 ) -> (ExecutionResult, Box<dyn Scheduler>) {
     scheduler.begin_execution();
-    let exec = ExecHandle::new(ExecState::new(
+    let exec = program.exec.clone();
+    exec.begin(ExecState::new(
         program.sites.clone(),
         scheduler,
         config.limits,
@@ -166,9 +234,7 @@ pub(super) fn run(
     if !ended && let Err(e) = drive(program, &exec, config, main) {
         exec.get().finish(Outcome::HostError(e));
     }
-    let state = exec
-        .into_inner()
-        .expect("every store of the execution was dropped");
+    let state = exec.end().expect("the execution began above");
     finish(state)
 }
 
@@ -188,6 +254,7 @@ fn drive(
         ));
     }
     let shared_memory = program.take_memory()?;
+    let mut warm = std::mem::take(&mut program.warm_threads);
     let stores = StoreFactory {
         engine: program.engine.clone(),
         exec: exec.clone(),
@@ -198,26 +265,35 @@ fn drive(
     };
     // The main store exists before the instance template so that the shared
     // memory can be defined in the linker with it.
-    let main_store = stores.store(main).map_err(|e| e.to_string())?;
+    let main_launch = stores.launch(&mut warm, main).map_err(|e| e.to_string())?;
     let pre = program
-        .instance_pre(&main_store, stores.shared_memory.as_deref())
+        .instance_pre(main_launch.store(), stores.shared_memory.as_deref())
         .map_err(|e| format!("{e:#}"))?;
     let spawner = Spawner {
         stores,
         pre,
         entries: program.entries,
+        reuses_instances: program.reuses_instances,
     };
     let mut threads: Vec<Option<ThreadFuture>> =
-        vec![Some(spawner.thread(main_store, Entry::Main))];
-    poll_loop(&spawner, &mut threads, exec);
+        vec![Some(spawner.thread(main_launch, Entry::Main))];
+    poll_loop(&spawner, &mut threads, &mut warm, exec);
     drop(threads);
     if let Some(memory) = spawner.stores.shared_memory {
-        program.recycle_memory(memory);
+        program.recycle(memory, warm);
     }
     Ok(())
 }
 
-fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &ExecHandle) {
+/// Polls the chosen thread until the execution ends. `warm` holds the
+/// threads kept from the previous execution; finished threads take their
+/// place for the next one.
+fn poll_loop(
+    spawner: &Spawner,
+    threads: &mut Vec<Option<ThreadFuture>>,
+    warm: &mut Vec<Option<WarmThread>>,
+    exec: &ExecHandle,
+) {
     let mut cx = Context::from_waker(Waker::noop());
     loop {
         let (current, spawns) = {
@@ -229,9 +305,9 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
             (state.current, std::mem::take(&mut state.spawn_queue))
         };
         for (tid, start_arg) in spawns {
-            let future = match spawner.stores.store(tid) {
-                Ok(store) => spawner.thread(store, Entry::Thread { tid, start_arg }),
-                Err(e) => Box::pin(async move { Err(e) }),
+            let future = match spawner.stores.launch(warm, tid) {
+                Ok(launch) => spawner.thread(launch, Entry::Thread { tid, start_arg }),
+                Err(e) => Box::pin(async move { (Err(e), None) }),
             };
             if threads.len() <= tid as usize {
                 threads.resize_with(tid as usize + 1, || None);
@@ -257,13 +333,19 @@ fn poll_loop(spawner: &Spawner, threads: &mut Vec<Option<ThreadFuture>>, exec: &
                     state.schedule(current);
                 }
             }
-            Poll::Ready(result) => {
+            Poll::Ready((result, finished)) => {
                 {
                     let mut state = exec.get();
                     state.drain_points(current);
                     state.threads[current as usize].points = None;
                 }
                 threads[current as usize] = None;
+                if let Some(finished) = finished {
+                    if warm.len() <= current as usize {
+                        warm.resize_with(current as usize + 1, || None);
+                    }
+                    warm[current as usize] = Some(finished);
+                }
                 let mut state = exec.get();
                 match result {
                     Ok(()) if current == 0 => {

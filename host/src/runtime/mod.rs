@@ -294,6 +294,16 @@ pub struct Program {
     /// The instance template, built for `warm_memory` (or for a module
     /// without shared memory).
     instance_pre: Option<wasmtime::InstancePre<ThreadData>>,
+    /// Whether a finished thread's store and instance run the thread with
+    /// the same id in the next execution (see
+    /// [`instrument::Instrumented::reusable_instances`]); only with a reused
+    /// memory, which they import.
+    reuses_instances: bool,
+    /// The stores and instances kept for the next execution, by thread id:
+    /// they import `warm_memory`.
+    warm_threads: Vec<Option<executor::WarmThread>>,
+    /// The handle every store's data holds to the running execution.
+    exec: ExecHandle,
 }
 
 /// Fuel between two time-slice scheduling points of a thread that reaches
@@ -372,6 +382,9 @@ impl Program {
             entries: (out.main_entry, out.thread_entry),
             warm_memory: None,
             instance_pre: None,
+            reuses_instances: !delegates_wasi && out.reusable_instances,
+            warm_threads: Vec::new(),
+            exec: ExecHandle::idle(),
         })
     }
 
@@ -385,15 +398,23 @@ impl Program {
             return Ok(Some(memory));
         }
         self.instance_pre = None;
+        self.warm_threads.clear();
         let memory = guest_memory::GuestMemory::new(&self.engine, plan)?;
         Ok(Some(Arc::new(memory)))
     }
 
     /// Keeps an execution's memory for the next one, reset, when the
-    /// program reuses memories.
-    fn recycle_memory(&mut self, memory: Arc<guest_memory::GuestMemory>) {
-        if self.reuses_memory && Arc::strong_count(&memory) == 1 && memory.reset().is_ok() {
+    /// program reuses memories, and with it the threads that finished on it
+    /// (`warm`), which hold the only other references to it.
+    fn recycle(
+        &mut self,
+        memory: Arc<guest_memory::GuestMemory>,
+        warm: Vec<Option<executor::WarmThread>>,
+    ) {
+        let holders = 1 + warm.iter().flatten().count();
+        if self.reuses_memory && Arc::strong_count(&memory) == holders && memory.reset().is_ok() {
             self.warm_memory = Some(memory);
+            self.warm_threads = warm;
         }
     }
 
@@ -428,6 +449,15 @@ impl Program {
     /// The instrumentation options the module was loaded with.
     pub fn options(&self) -> InstrumentOptions {
         self.options
+    }
+
+    /// Whether a thread's store and instance, once the thread has finished,
+    /// run the same thread of the next execution instead of a new instance
+    /// (a module with a reused shared memory whose instrumented form puts
+    /// all its state back at each entry; see
+    /// [`instrument::Instrumented::reusable_instances`]).
+    pub fn reuses_instances(&self) -> bool {
+        self.reuses_instances
     }
 
     /// The code sites of the instrumented module.

@@ -709,32 +709,47 @@ impl ExecState {
     }
 }
 
-/// Shared handle to the [`ExecState`] of one execution, held by the data of
-/// every thread's store.
+/// Shared handle to the [`ExecState`] of the execution that is running,
+/// held by the data of every thread's store: one per [`super::Program`], so
+/// a store kept for the next execution needs no new handle.
 #[derive(Clone)]
-pub(crate) struct ExecHandle(Rc<RefCell<ExecState>>);
+pub(crate) struct ExecHandle(Rc<RefCell<Option<ExecState>>>);
 
-// SAFETY: wasmtime requires store data to be `Send`. An execution's stores
-// live inside the thread futures of one `Executor`, which is created, polled
-// and dropped on a single OS thread and is itself neither `Send` nor `Sync`
-// (it holds an `ExecHandle` in an `Rc`), so no `ExecHandle` clone can reach
-// another OS thread: wasmtime runs async calls on fibers of the polling
-// thread. The `RefCell` borrows are never held across an await or a call into
-// wasm.
+// SAFETY: wasmtime requires store data to be `Send`. Every clone of a
+// program's handle lives in that `Program`: in the stores it keeps for the
+// next execution, or in the thread futures of an execution, which are
+// created, polled and dropped on the OS thread that runs the execution
+// (wasmtime runs async calls on fibers of the polling thread). So the clones
+// only ever move between OS threads together, with the `Program`, which is
+// not `Sync`. The `RefCell` borrows are never held across an await or a
+// call into wasm.
 unsafe impl Send for ExecHandle {}
 
 impl ExecHandle {
-    pub fn new(state: ExecState) -> Self {
-        ExecHandle(Rc::new(RefCell::new(state)))
+    /// A handle with no execution running.
+    pub fn idle() -> Self {
+        ExecHandle(Rc::new(RefCell::new(None)))
     }
 
-    /// Borrows the state mutably.
+    /// Starts an execution with `state`.
+    pub fn begin(&self, state: ExecState) {
+        *self.0.borrow_mut() = Some(state);
+    }
+
+    /// Borrows the running execution's state mutably.
+    ///
+    /// # Panics
+    ///
+    /// When no execution is running: guest code, hence every host import,
+    /// runs only inside one.
     pub fn get(&self) -> RefMut<'_, ExecState> {
-        self.0.borrow_mut()
+        RefMut::map(self.0.borrow_mut(), |state| {
+            state.as_mut().expect("an execution is running")
+        })
     }
 
     /// Takes the state back once the execution is over.
-    pub fn into_inner(self) -> Option<ExecState> {
-        Rc::into_inner(self.0).map(RefCell::into_inner)
+    pub fn end(&self) -> Option<ExecState> {
+        self.0.borrow_mut().take()
     }
 }
