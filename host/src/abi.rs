@@ -177,6 +177,16 @@ pub const BOUNDS: Signature = Signature {
     results: &[Val::I64],
 };
 
+/// `access_bounds(end: i64) -> i64`: called before a load or store on a
+/// shared memory whose last byte (address + offset + width) passes the size
+/// the calling instance last knew; traps if `end` is out of bounds, else
+/// returns the memory's current size in bytes.
+pub const ACCESS_BOUNDS: Signature = Signature {
+    name: "access_bounds",
+    params: &[Val::I64],
+    results: &[Val::I64],
+};
+
 /// Where the instrumented module of a program with shared memory keeps the
 /// scheduling points its thread passed without calling the host: a
 /// private memory of `bytes` bytes (memory 1, with one-byte pages) of each
@@ -210,7 +220,7 @@ pub struct PointBuffer {
 }
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 15] = [
+pub const RT_IMPORTS: [Signature; 16] = [
     POINT,
     PARK,
     WAIT32,
@@ -225,6 +235,7 @@ pub const RT_IMPORTS: [Signature; 15] = [
     BULK,
     MEMORY_SIZE,
     BOUNDS,
+    ACCESS_BOUNDS,
     UNREACHABLE,
 ];
 

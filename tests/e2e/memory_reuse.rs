@@ -10,7 +10,9 @@ use weft::sched::RandomScheduler;
 /// 1: checks the fresh state (size 1, byte 42, grow returns 1, grown page
 ///    zero), then changes the byte, grows and writes the grown pages;
 /// 2: loads past the initial size; 3: fills past it; 4: copies from past
-///    it (each must trap as out of bounds).
+///    it; 5: stores atomically past it through the offset of the
+///    instruction; 6: stores a vector that straddles the end (each must trap
+///    as out of bounds); 7: loads the last byte in bounds.
 const MODULE: &str = r#"(module
   (import "wasi_snapshot_preview1" "args_sizes_get" (func $args (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
@@ -27,6 +29,13 @@ const MODULE: &str = r#"(module
       (then (memory.fill (i32.const 65530) (i32.const 1) (i32.const 10)) (return)))
     (if (i32.eq (local.get $argc) (i32.const 4))
       (then (memory.copy (i32.const 0) (i32.const 65536) (i32.const 4)) (return)))
+    (if (i32.eq (local.get $argc) (i32.const 5))
+      (then (i32.atomic.store offset=65536 (i32.const 8) (i32.const 1)) (return)))
+    (if (i32.eq (local.get $argc) (i32.const 6))
+      (then (v128.store (i32.const 65528) (v128.const i64x2 1 2)) (return)))
+    (if (i32.eq (local.get $argc) (i32.const 7))
+      (then (call $check (i32.eqz (i32.load8_u offset=65535 (i32.const 0))) (i32.const 18))
+            (return)))
     (call $check (i32.eq (memory.size) (i32.const 1)) (i32.const 11))
     (call $check (i32.eq (i32.load8_u (i32.const 0)) (i32.const 42)) (i32.const 12))
     (i32.store8 (i32.const 0) (i32.const 7))
@@ -64,7 +73,7 @@ fn every_execution_sees_a_fresh_memory() {
 fn accesses_past_the_size_trap_after_an_execution_grew_the_memory() {
     let wasm = wat::parse_str(MODULE).unwrap();
     let mut program = Program::load(&wasm, Default::default()).unwrap();
-    for argc in [2, 3, 4] {
+    for argc in [2, 3, 4, 5, 6] {
         let fresh = run(&mut Program::load(&wasm, Default::default()).unwrap(), argc);
         assert!(
             out_of_bounds(&fresh),
@@ -75,4 +84,5 @@ fn accesses_past_the_size_trap_after_an_execution_grew_the_memory() {
         assert_eq!(reused, fresh, "mode {argc}");
     }
     assert_eq!(run(&mut program, 1), Outcome::Exited(0));
+    assert_eq!(run(&mut program, 7), Outcome::Exited(0));
 }

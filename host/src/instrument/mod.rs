@@ -9,7 +9,11 @@
 //!   accesses (`point` + `park`), replaces `memory.atomic.wait32/64`,
 //!   `memory.atomic.notify` and shared `memory.grow` by host calls, turns a
 //!   defined shared memory into an import and makes its active data segments
-//!   passive (the host applies them once per execution).
+//!   passive (the host applies them once per execution). Every load, store
+//!   and bulk instruction on the shared memory checks its end against the
+//!   size the guest sees (see `runtime::guest_memory`), and the entry
+//!   wrappers ([`entries`]) put the instance's state back so that it can
+//!   run one execution after another.
 //! - [`sites`]: the table mapping each hooked instruction to its code site.
 //!
 //! wasmtime's own `memory.atomic.wait` blocks the OS thread, which would hang
@@ -522,6 +526,53 @@ mod tests {
             ops.iter()
                 .any(|op| op == "MemoryInit { data_index: 0, mem: 0 }")
         );
+    }
+
+    /// The operators of every function body of `wasm`, formatted.
+    fn code(wasm: &[u8]) -> Vec<String> {
+        let mut ops = Vec::new();
+        for payload in Parser::new(0).parse_all(wasm) {
+            if let Payload::CodeSectionEntry(body) = payload.unwrap() {
+                let mut reader = body.get_operators_reader().unwrap();
+                while !reader.eof() {
+                    ops.push(format!("{:?}", reader.read().unwrap()));
+                }
+            }
+        }
+        ops
+    }
+
+    #[test]
+    fn every_access_to_a_shared_memory_checks_its_end() {
+        let accesses = r#"
+                (func (export "_start")
+                  (drop (i64.load offset=16 (i32.const 0)))
+                  (i32.store8 (i32.const 3) (i32.const 1))
+                  (v128.store (i32.const 32) (v128.const i64x2 0 0))
+                  (drop (i32.atomic.rmw.add (i32.const 4) (i32.const 1)))))"#;
+        let shared = rewrite(
+            &format!("(module (memory 1 1 shared) {accesses}"),
+            Points::Sync,
+        );
+        let ops = code(&shared.wasm);
+        let check = crate::abi::RT_IMPORTS
+            .iter()
+            .position(|s| s.name == crate::abi::ACCESS_BOUNDS.name)
+            .unwrap();
+        let calls = ops
+            .iter()
+            .filter(|op| **op == format!("Call {{ function_index: {check} }}"))
+            .count();
+        assert_eq!(calls, 4, "{ops:?}");
+        // The end each access checks: address + offset + width.
+        for span in [24, 1, 16, 4] {
+            assert!(
+                ops.contains(&format!("I64Const {{ value: {span} }}")),
+                "{span}: {ops:?}"
+            );
+        }
+        let private = rewrite(&format!("(module (memory 1) {accesses}"), Points::Sync);
+        assert!(!code(&private.wasm).iter().any(|op| op == "I64ExtendI32U"));
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub(crate) enum Scalar {
     I64,
     F32,
     F64,
+    V128,
 }
 
 /// An instruction that instrumentation turns into a hooked access.
@@ -150,6 +151,55 @@ pub(crate) fn atomic_access(op: &Operator) -> Option<Access> {
         }
         _ => None,
     }
+}
+
+/// The SIMD load or store `op` performs, if it is one.
+pub(crate) fn simd_access(op: &Operator) -> Option<Access> {
+    use AccessKind::*;
+    use Operands::*;
+    match *op {
+        Operator::V128Load { memarg } => access(Load, Addr, memarg, 16),
+        Operator::V128Load8x8S { memarg }
+        | Operator::V128Load8x8U { memarg }
+        | Operator::V128Load16x4S { memarg }
+        | Operator::V128Load16x4U { memarg }
+        | Operator::V128Load32x2S { memarg }
+        | Operator::V128Load32x2U { memarg }
+        | Operator::V128Load64Splat { memarg }
+        | Operator::V128Load64Zero { memarg } => access(Load, Addr, memarg, 8),
+        Operator::V128Load8Splat { memarg } => access(Load, Addr, memarg, 1),
+        Operator::V128Load16Splat { memarg } => access(Load, Addr, memarg, 2),
+        Operator::V128Load32Splat { memarg } | Operator::V128Load32Zero { memarg } => {
+            access(Load, Addr, memarg, 4)
+        }
+        Operator::V128Load8Lane { memarg, .. } => access(Load, AddrValue(Scalar::V128), memarg, 1),
+        Operator::V128Load16Lane { memarg, .. } => access(Load, AddrValue(Scalar::V128), memarg, 2),
+        Operator::V128Load32Lane { memarg, .. } => access(Load, AddrValue(Scalar::V128), memarg, 4),
+        Operator::V128Load64Lane { memarg, .. } => access(Load, AddrValue(Scalar::V128), memarg, 8),
+        Operator::V128Store { memarg } => access(Store, AddrValue(Scalar::V128), memarg, 16),
+        Operator::V128Store8Lane { memarg, .. } => {
+            access(Store, AddrValue(Scalar::V128), memarg, 1)
+        }
+        Operator::V128Store16Lane { memarg, .. } => {
+            access(Store, AddrValue(Scalar::V128), memarg, 2)
+        }
+        Operator::V128Store32Lane { memarg, .. } => {
+            access(Store, AddrValue(Scalar::V128), memarg, 4)
+        }
+        Operator::V128Store64Lane { memarg, .. } => {
+            access(Store, AddrValue(Scalar::V128), memarg, 8)
+        }
+        _ => None,
+    }
+}
+
+/// Every instruction that reads or writes memory through an address
+/// operand: atomic, plain scalar and SIMD accesses (not the bulk
+/// instructions, nor wait and notify, which instrumentation replaces).
+pub(crate) fn memory_access(op: &Operator) -> Option<Access> {
+    atomic_access(op)
+        .or_else(|| plain_access(op))
+        .or_else(|| simd_access(op))
 }
 
 /// The plain (non-atomic) scalar load or store `op` performs, if it is one.

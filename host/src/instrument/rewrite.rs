@@ -1,5 +1,6 @@
 //! The rewrite itself: a [`Reencode`] pass that appends the `weft_rt` imports,
-//! shifts function indices, hooks memory accesses and replaces wait, notify
+//! shifts function indices, hooks memory accesses, checks every access to a
+//! shared memory against the size the guest sees, and replaces wait, notify
 //! and `memory.grow` by host calls.
 
 use super::InstrumentError;
@@ -27,16 +28,21 @@ struct Scratch {
     f64: u32,
     /// Offset of the next entry in the point buffer.
     entry: u32,
+    v128: u32,
+    /// End of a memory access (address + offset + width), as i64.
+    end: u32,
 }
 
 impl Scratch {
-    const DECLS: [(u32, ValType); 6] = [
+    const DECLS: [(u32, ValType); 8] = [
         (1, ValType::I32),
         (2, ValType::I32),
         (2, ValType::I64),
         (1, ValType::F32),
         (1, ValType::F64),
         (1, ValType::I32),
+        (1, ValType::V128),
+        (1, ValType::I64),
     ];
 
     fn at(base: u32) -> Self {
@@ -47,6 +53,8 @@ impl Scratch {
             f32: base + 5,
             f64: base + 6,
             entry: base + 7,
+            v128: base + 8,
+            end: base + 9,
         }
     }
 
@@ -56,6 +64,7 @@ impl Scratch {
             Scalar::I64 => self.i64s[which],
             Scalar::F32 => self.f32,
             Scalar::F64 => self.f64,
+            Scalar::V128 => self.v128,
         }
     }
 }
@@ -432,6 +441,15 @@ impl<'s> Rewriter<'s> {
         }
     }
 
+    /// The access to the shared memory `op` is, which gets a bounds check.
+    fn checked(&self, op: &wasmparser::Operator) -> Option<Access> {
+        if self.shares_memory() {
+            ops::memory_access(op)
+        } else {
+            None
+        }
+    }
+
     /// The hooked access `op` is, under the configured points.
     fn hooked(&self, op: &wasmparser::Operator) -> Option<Access> {
         ops::atomic_access(op).or_else(|| match self.options.points {
@@ -495,9 +513,9 @@ impl<'s> Rewriter<'s> {
         }
     }
 
-    fn emit_hooked(&mut self, f: &mut Function, access: Access, site: i32, scratch: &Scratch) {
-        let point = self.rt_func(&abi::POINT);
-        let park = self.rt_func(&abi::PARK);
+    /// Moves an access's operands (address, then values) from the stack
+    /// into scratch locals.
+    fn save_operands(f: &mut Function, access: Access, scratch: &Scratch) {
         match access.operands {
             Operands::Addr => {}
             Operands::AddrValue(ty) => {
@@ -509,16 +527,10 @@ impl<'s> Rewriter<'s> {
             }
         }
         f.instruction(&Instruction::LocalSet(scratch.addr));
-        if self.shares_memory() {
-            self.emit_buffered_point(f, site, scratch);
-        } else {
-            f.instruction(&Instruction::LocalGet(scratch.addr));
-            f.instruction(&Instruction::I32Const(site));
-            f.instruction(&Instruction::Call(point));
-        }
-        f.instruction(&Instruction::If(BlockType::Empty));
-        f.instruction(&Instruction::Call(park));
-        f.instruction(&Instruction::End);
+    }
+
+    /// Pushes back the operands [`Self::save_operands`] saved.
+    fn restore_operands(f: &mut Function, access: Access, scratch: &Scratch) {
         f.instruction(&Instruction::LocalGet(scratch.addr));
         match access.operands {
             Operands::Addr => {}
@@ -530,6 +542,44 @@ impl<'s> Rewriter<'s> {
                 f.instruction(&Instruction::LocalGet(scratch.value(ty, 1)));
             }
         }
+    }
+
+    /// The scheduling point of a hooked access whose address is in
+    /// `scratch.addr`: parks when the host says so.
+    fn emit_point(&mut self, f: &mut Function, site: i32, scratch: &Scratch) {
+        if self.shares_memory() {
+            self.emit_buffered_point(f, site, scratch);
+        } else {
+            f.instruction(&Instruction::LocalGet(scratch.addr));
+            f.instruction(&Instruction::I32Const(site));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::POINT)));
+        }
+        f.instruction(&Instruction::If(BlockType::Empty));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
+        f.instruction(&Instruction::End);
+    }
+
+    /// Before an access to the shared memory whose address is in
+    /// `scratch.addr`: checks its end against the known size and, past it,
+    /// asks `weft_rt.access_bounds`, which traps when the access is out of
+    /// bounds. (weft keeps the size the guest sees, which can be smaller
+    /// than the mapping: an execution starts at the initial size even when
+    /// an earlier one grew the memory.)
+    fn emit_access_check(&self, f: &mut Function, access: Access, scratch: &Scratch) {
+        let known = self.known_size_global();
+        let span = access.memarg.offset + u64::from(access.width);
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        f.instruction(&Instruction::I64ExtendI32U);
+        f.instruction(&Instruction::I64Const(span as i64));
+        f.instruction(&Instruction::I64Add);
+        f.instruction(&Instruction::LocalTee(scratch.end));
+        f.instruction(&Instruction::GlobalGet(known));
+        f.instruction(&Instruction::I64GtU);
+        f.instruction(&Instruction::If(BlockType::Empty));
+        f.instruction(&Instruction::LocalGet(scratch.end));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::ACCESS_BOUNDS)));
+        f.instruction(&Instruction::GlobalSet(known));
+        f.instruction(&Instruction::End);
     }
 
     fn emit_replaced(&mut self, f: &mut Function, replaced: Replaced, func: u32, pos: usize) {
@@ -809,6 +859,7 @@ impl Reencode for Rewriter<'_> {
         }
         let needs_scratch = operators.iter().any(|(_, op)| {
             self.hooked(op).is_some()
+                || self.checked(op).is_some()
                 || self.hooked_bulk(op).is_some()
                 || self.guarded_bulk(op).is_some()
         });
@@ -873,9 +924,17 @@ impl Reencode for Rewriter<'_> {
                 let site = self.site(kind, func, pos, 0, 0);
                 self.emit_bulk(&mut f, site, &scratch);
                 f.instruction(&self.instruction(op)?);
-            } else if let Some(access) = self.hooked(&op) {
-                let site = self.site(access.kind, func, pos, access.memarg.offset, access.width);
-                self.emit_hooked(&mut f, access, site, &scratch);
+            } else if let Some(access) = self.hooked(&op).or_else(|| self.checked(&op)) {
+                Self::save_operands(&mut f, access, &scratch);
+                if let Some(hooked) = self.hooked(&op) {
+                    let site =
+                        self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
+                    self.emit_point(&mut f, site, &scratch);
+                }
+                if self.shares_memory() {
+                    self.emit_access_check(&mut f, access, &scratch);
+                }
+                Self::restore_operands(&mut f, access, &scratch);
                 f.instruction(&self.instruction(op)?);
             } else if let Some(replaced) = self.replacement(&op) {
                 self.emit_replaced(&mut f, replaced, func, pos);

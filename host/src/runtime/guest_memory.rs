@@ -4,10 +4,15 @@
 //!
 //! weft keeps the size the guest sees (the *visible* size): every execution
 //! starts at the module's initial size, even when an earlier one grew the
-//! mapping. Pages past the visible size are inaccessible, so a guest access
-//! there traps as it would in a fresh memory; `memory.size`, `memory.grow`
-//! and the bounds of bulk instructions go through weft (instrumentation
-//! replaces or guards them), and host code checks against the visible size.
+//! mapping. The mapping itself stays accessible up to the largest size any
+//! execution reached; what makes an access past the visible size trap, as it
+//! would in a fresh memory, is instrumentation: `memory.size` and
+//! `memory.grow` go through weft, and every load, store and bulk
+//! instruction checks its end against the size its instance last learnt,
+//! asking weft when it is past it. Host code checks against the visible
+//! size. (Hiding and re-opening the grown pages with `mprotect` instead cost
+//! three system calls and their TLB flushes per execution, more than the
+//! checks.)
 
 use super::resident_pages;
 use crate::instrument::SharedMemoryPlan;
@@ -97,27 +102,16 @@ impl GuestMemory {
             .and_then(|delta| old.checked_add(delta))
             .filter(|&new| new <= self.max_bytes)?;
         let mapped = self.shared.data_size();
-        if new <= mapped {
-            self.protect(old, new, true).ok()?;
-        } else {
-            self.protect(old, mapped, true).ok()?;
-            if self
-                .shared
-                .grow(((new - mapped) / WASM_PAGE) as u64)
-                .is_err()
-            {
-                // Leave the pages as the guest saw them.
-                self.protect(old, mapped, false).ok()?;
-                return None;
-            }
+        if new > mapped {
+            self.shared.grow(((new - mapped) / WASM_PAGE) as u64).ok()?;
         }
         self.visible.store(new, Ordering::Relaxed);
         Some((old / WASM_PAGE) as u64)
     }
 
     /// Puts the memory back as it was before the first execution: restores
-    /// the pages the execution may have changed and hides the pages past the
-    /// initial size. Call only when no guest thread exists.
+    /// the pages the execution may have changed and sets the visible size
+    /// back to the initial size. Call only when no guest thread exists.
     pub fn reset(&self) -> std::io::Result<()> {
         // Only the part the guest could reach may have changed.
         let reachable = self.visible_bytes();
@@ -137,34 +131,7 @@ impl GuestMemory {
             }
         }
         drop(ranges);
-        self.protect(self.initial_bytes, self.shared.data_size(), false)?;
         self.visible.store(self.initial_bytes, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// Makes `[start, end)` of the mapping accessible or not.
-    fn protect(&self, start: usize, end: usize, accessible: bool) -> std::io::Result<()> {
-        if end <= start {
-            return Ok(());
-        }
-        let prot = if accessible {
-            libc::PROT_READ | libc::PROT_WRITE
-        } else {
-            libc::PROT_NONE
-        };
-        // SAFETY: the range lies within the memory's mapping (at most its
-        // current length), and both ends are multiples of the wasm page size,
-        // hence of the host page size.
-        let result = unsafe {
-            libc::mprotect(
-                self.shared.data().as_ptr().add(start) as *mut libc::c_void,
-                end - start,
-                prot,
-            )
-        };
-        if result != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
         Ok(())
     }
 

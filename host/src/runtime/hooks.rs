@@ -287,6 +287,16 @@ fn memory_size(caller: Caller<'_, ThreadData>) -> Result<i32> {
     Ok(shared_memory(&caller, abi::MEMORY_SIZE.name)?.size_pages() as i32)
 }
 
+/// `weft_rt.access_bounds`: traps unless an access ending at `end` is
+/// inside the shared memory; returns the memory's size in bytes.
+fn access_bounds(caller: Caller<'_, ThreadData>, end: i64) -> Result<i64> {
+    let size = shared_memory(&caller, abi::ACCESS_BOUNDS.name)?.visible_bytes() as u64;
+    if end as u64 > size {
+        return Err(wasmtime::Trap::MemoryOutOfBounds.into());
+    }
+    Ok(size as i64)
+}
+
 /// `weft_rt.bounds`: traps unless `[addr, addr + len)` is inside the shared
 /// memory; returns the memory's size in bytes.
 fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<i64> {
@@ -379,6 +389,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::BULK.name, bulk)?;
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_SIZE.name, memory_size)?;
     linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
+    linker.func_wrap(abi::RT_MODULE, abi::ACCESS_BOUNDS.name, access_bounds)?;
     linker.func_wrap(abi::RT_MODULE, abi::UNREACHABLE.name, unreachable)?;
     linker.func_wrap(
         abi::RT_MODULE,

@@ -29,8 +29,10 @@ use std::path::Path;
 /// The marker in the `format` field.
 pub const FORMAT: &str = "weft-replay";
 
-/// The version this build writes and reads.
-pub const VERSION: u32 = 3;
+/// The version this build writes and reads. (4: instrumentation checks
+/// every access to a shared memory, which changes where fuel runs out, so a
+/// version-3 schedule may no longer fit.)
+pub const VERSION: u32 = 4;
 
 /// Which module a replay file belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
