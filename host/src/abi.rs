@@ -169,23 +169,20 @@ pub const UNREACHABLE: Signature = Signature {
 
 /// `bounds(addr: i32, len: i32) -> i64`: called before `memory.copy`,
 /// `memory.fill` or `memory.init` on a shared memory when the range passes
-/// the size the calling instance last knew; traps if `addr + len` is out of
-/// bounds, else returns the memory's current size in bytes.
+/// the size the guest sees; traps if `addr + len` is out of bounds (it is,
+/// unless the size changed unseen), else returns the memory's size in
+/// bytes.
 pub const BOUNDS: Signature = Signature {
     name: "bounds",
     params: &[Val::I32, Val::I32],
     results: &[Val::I64],
 };
 
-/// `access_bounds(end: i64) -> i64`: called before a load or store on a
-/// shared memory whose last byte (address + offset + width) passes the size
-/// the calling instance last knew; traps if `end` is out of bounds, else
-/// returns the memory's current size in bytes.
-pub const ACCESS_BOUNDS: Signature = Signature {
-    name: "access_bounds",
-    params: &[Val::I64],
-    results: &[Val::I64],
-};
+/// Where instrumentation sends an access to the shared memory that would
+/// end past the size the guest sees (with the address's low four bits
+/// added): past the largest memory weft maps (4 GiB less one wasm page), so
+/// wasmtime traps it as out of bounds.
+pub const OUT_OF_BOUNDS_ADDRESS: u32 = 0xffff_ff00;
 
 /// Where the instrumented module of a program with shared memory keeps the
 /// scheduling points its thread passed without calling the host: a
@@ -195,12 +192,15 @@ pub const ACCESS_BOUNDS: Signature = Signature {
 /// pair (two i32) at `entries + end`, advancing `end` (an i32 byte offset)
 /// by 8. The host grants a budget where its scheduling decisions are forced
 /// (one thread can run) or committed ahead by the scheduler, and reads the
-/// entries back before it records anything else of that thread.
+/// entries back before it records anything else of that thread. `size` (an
+/// i64) is the shared memory's size in bytes as the guest sees it, which the
+/// host keeps current for every thread; accesses check against it.
 pub const POINT_BUFFER: PointBuffer = PointBuffer {
     export: "weft_points",
     bytes: 4096,
     budget: 0,
     end: 4,
+    size: 8,
     entries: 16,
 };
 
@@ -215,12 +215,14 @@ pub struct PointBuffer {
     pub budget: u64,
     /// Offset of the end of the entries, relative to `entries` (i32).
     pub end: u64,
+    /// Offset of the size of the shared memory the guest sees (i64).
+    pub size: u64,
     /// Offset of the first entry.
     pub entries: u64,
 }
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 16] = [
+pub const RT_IMPORTS: [Signature; 15] = [
     POINT,
     PARK,
     WAIT32,
@@ -235,7 +237,6 @@ pub const RT_IMPORTS: [Signature; 16] = [
     BULK,
     MEMORY_SIZE,
     BOUNDS,
-    ACCESS_BOUNDS,
     UNREACHABLE,
 ];
 

@@ -86,3 +86,41 @@ fn accesses_past_the_size_trap_after_an_execution_grew_the_memory() {
     assert_eq!(run(&mut program, 1), Outcome::Exited(0));
     assert_eq!(run(&mut program, 7), Outcome::Exited(0));
 }
+
+/// The main thread grows the memory while a thread it spawned earlier
+/// waits; that thread then reads and writes the new page, which must work
+/// in every execution on the kept memory and instances.
+const GROW_WHILE_RUNNING: &str = r#"(module
+  (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory 1 2 shared)
+  (func $await (param $addr i32)
+    (loop $wait
+      (if (i32.eqz (i32.atomic.load (local.get $addr)))
+        (then
+          (drop (memory.atomic.wait32 (local.get $addr) (i32.const 0) (i64.const -1)))
+          (br $wait)))))
+  (func (export "wasi_thread_start") (param i32 i32)
+    (call $await (i32.const 0))
+    (i32.store (i32.const 65540) (i32.add (i32.load (i32.const 65536)) (i32.const 1)))
+    (i32.atomic.store (i32.const 4) (i32.const 1))
+    (drop (memory.atomic.notify (i32.const 4) (i32.const 1))))
+  (func (export "_start")
+    (drop (call $spawn (i32.const 0)))
+    (if (i32.ne (memory.grow (i32.const 1)) (i32.const 1)) (then (call $exit (i32.const 3))))
+    (i32.store (i32.const 65536) (i32.const 41))
+    (i32.atomic.store (i32.const 0) (i32.const 1))
+    (drop (memory.atomic.notify (i32.const 0) (i32.const 1)))
+    (call $await (i32.const 4))
+    (if (i32.ne (i32.load (i32.const 65540)) (i32.const 42)) (then (call $exit (i32.const 4))))))"#;
+
+#[test]
+fn a_thread_sees_the_memory_another_thread_grew() {
+    let wasm = wat::parse_str(GROW_WHILE_RUNNING).unwrap();
+    let mut program = Program::load(&wasm, Default::default()).unwrap();
+    for seed in 0..20 {
+        let config = RunConfig::default();
+        let (result, _) = program.execute(Box::new(RandomScheduler::new(seed)), &config);
+        assert_eq!(result.outcome, Outcome::Exited(0), "seed {seed}");
+    }
+}

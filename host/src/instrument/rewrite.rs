@@ -29,12 +29,10 @@ struct Scratch {
     /// Offset of the next entry in the point buffer.
     entry: u32,
     v128: u32,
-    /// End of a memory access (address + offset + width), as i64.
-    end: u32,
 }
 
 impl Scratch {
-    const DECLS: [(u32, ValType); 8] = [
+    const DECLS: [(u32, ValType); 7] = [
         (1, ValType::I32),
         (2, ValType::I32),
         (2, ValType::I64),
@@ -42,7 +40,6 @@ impl Scratch {
         (1, ValType::F64),
         (1, ValType::I32),
         (1, ValType::V128),
-        (1, ValType::I64),
     ];
 
     fn at(base: u32) -> Self {
@@ -54,7 +51,6 @@ impl Scratch {
             f64: base + 6,
             entry: base + 7,
             v128: base + 8,
-            end: base + 9,
         }
     }
 
@@ -142,18 +138,12 @@ impl<'s> Rewriter<'s> {
     }
 
     /// Puts every mutable global back to its initial value: the module's
-    /// own, the known size and the dropped-segment flags.
+    /// own and the dropped-segment flags.
     fn emit_global_resets(&self, f: &mut Function) {
         f.raw(self.global_resets.iter().copied());
-        if let MemoryPlan::Shared(plan) = &self.survey.memory {
-            f.instruction(&Instruction::I64Const((plan.min_pages * 65536) as i64));
-            f.instruction(&Instruction::GlobalSet(self.known_size_global()));
-        }
         for (n, &segment) in self.flagged_segments().iter().enumerate() {
             f.instruction(&Instruction::I32Const(self.initially_dropped(segment)));
-            f.instruction(&Instruction::GlobalSet(
-                self.known_size_global() + 1 + n as u32,
-            ));
+            f.instruction(&Instruction::GlobalSet(self.survey.global_count + n as u32));
         }
     }
 
@@ -173,7 +163,7 @@ impl<'s> Rewriter<'s> {
     /// The global holding `segment`'s "dropped" flag.
     fn dropped_flag(&self, segment: u32) -> Option<u32> {
         let n = self.flagged_segments().binary_search(&segment).ok()?;
-        Some(self.known_size_global() + 1 + n as u32)
+        Some(self.survey.global_count + n as u32)
     }
 
     /// A flag's initial value: an active segment is dropped once the
@@ -225,25 +215,19 @@ impl<'s> Rewriter<'s> {
         matches!(self.survey.memory, MemoryPlan::Shared(_))
     }
 
-    /// Index of the appended global that holds the shared memory's size in
-    /// bytes as this instance last learnt it (only ever too small: the
-    /// memory does not shrink during an execution).
-    fn known_size_global(&self) -> u32 {
-        self.survey.global_count
+    /// Pushes the size of the shared memory the guest sees, in bytes (an
+    /// i64 the host keeps current in the point buffer).
+    fn emit_visible_size(f: &mut Function) {
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I64Load(wasm_encoder::MemArg {
+            offset: abi::POINT_BUFFER.size,
+            align: 3,
+            memory_index: 1,
+        }));
     }
 
-    /// Appends the known-size global when the memory is shared.
+    /// Appends the dropped-segment flags.
     fn append_globals(&mut self, globals: &mut wasm_encoder::GlobalSection) {
-        if let MemoryPlan::Shared(plan) = &self.survey.memory {
-            globals.global(
-                wasm_encoder::GlobalType {
-                    val_type: ValType::I64,
-                    mutable: true,
-                    shared: false,
-                },
-                &wasm_encoder::ConstExpr::i64_const((plan.min_pages * 65536) as i64),
-            );
-        }
         for &segment in self.flagged_segments() {
             globals.global(
                 wasm_encoder::GlobalType {
@@ -258,13 +242,11 @@ impl<'s> Rewriter<'s> {
     }
 
     /// Before a bulk instruction on the shared memory: checks each range it
-    /// touches against the known size and, past it, asks `weft_rt.bounds`,
-    /// which traps when the range is out of bounds. (weft keeps the size
-    /// the guest sees, which can be smaller than the mapping wasmtime
-    /// checks against.)
+    /// touches against the size the guest sees and, past it, calls
+    /// `weft_rt.bounds`, which traps. (weft keeps the size the guest sees,
+    /// which can be smaller than the mapping wasmtime checks against.)
     fn emit_bounds_guard(&mut self, f: &mut Function, ranges: BulkRanges, scratch: &Scratch) {
         let (first, second, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
-        let known = self.known_size_global();
         f.instruction(&Instruction::LocalSet(len));
         f.instruction(&Instruction::LocalSet(second));
         f.instruction(&Instruction::LocalSet(first));
@@ -278,13 +260,13 @@ impl<'s> Rewriter<'s> {
             f.instruction(&Instruction::LocalGet(len));
             f.instruction(&Instruction::I64ExtendI32U);
             f.instruction(&Instruction::I64Add);
-            f.instruction(&Instruction::GlobalGet(known));
+            Self::emit_visible_size(f);
             f.instruction(&Instruction::I64GtU);
             f.instruction(&Instruction::If(BlockType::Empty));
             f.instruction(&Instruction::LocalGet(start));
             f.instruction(&Instruction::LocalGet(len));
             f.instruction(&Instruction::Call(self.rt_func(&abi::BOUNDS)));
-            f.instruction(&Instruction::GlobalSet(known));
+            f.instruction(&Instruction::Drop);
             f.instruction(&Instruction::End);
         }
         for local in [first, second, len] {
@@ -560,26 +542,30 @@ impl<'s> Rewriter<'s> {
     }
 
     /// Before an access to the shared memory whose address is in
-    /// `scratch.addr`: checks its end against the known size and, past it,
-    /// asks `weft_rt.access_bounds`, which traps when the access is out of
-    /// bounds. (weft keeps the size the guest sees, which can be smaller
-    /// than the mapping: an execution starts at the initial size even when
-    /// an earlier one grew the memory.)
-    fn emit_access_check(&self, f: &mut Function, access: Access, scratch: &Scratch) {
-        let known = self.known_size_global();
+    /// `scratch.addr`: an access that would end past the size the guest sees
+    /// gets an address near 4 GiB instead, where wasmtime traps it as out of
+    /// bounds just as it would trap the original address in a fresh memory.
+    /// (weft keeps the size the guest sees, which can be smaller than the
+    /// mapping: an execution starts at the initial size even when an
+    /// earlier one grew the memory; weft never maps the top 64 KiB of the
+    /// 4 GiB space.) The low four bits of the address are kept, so that a
+    /// misaligned atomic access still traps as misaligned first.
+    fn emit_access_check(f: &mut Function, access: Access, scratch: &Scratch) {
         let span = access.memarg.offset + u64::from(access.width);
+        f.instruction(&Instruction::I32Const(15));
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        f.instruction(&Instruction::I32And);
+        f.instruction(&Instruction::I32Const(abi::OUT_OF_BOUNDS_ADDRESS as i32));
+        f.instruction(&Instruction::I32Or);
+        f.instruction(&Instruction::LocalGet(scratch.addr));
         f.instruction(&Instruction::LocalGet(scratch.addr));
         f.instruction(&Instruction::I64ExtendI32U);
         f.instruction(&Instruction::I64Const(span as i64));
         f.instruction(&Instruction::I64Add);
-        f.instruction(&Instruction::LocalTee(scratch.end));
-        f.instruction(&Instruction::GlobalGet(known));
+        Self::emit_visible_size(f);
         f.instruction(&Instruction::I64GtU);
-        f.instruction(&Instruction::If(BlockType::Empty));
-        f.instruction(&Instruction::LocalGet(scratch.end));
-        f.instruction(&Instruction::Call(self.rt_func(&abi::ACCESS_BOUNDS)));
-        f.instruction(&Instruction::GlobalSet(known));
-        f.instruction(&Instruction::End);
+        f.instruction(&Instruction::Select);
+        f.instruction(&Instruction::LocalSet(scratch.addr));
     }
 
     fn emit_replaced(&mut self, f: &mut Function, replaced: Replaced, func: u32, pos: usize) {
@@ -932,7 +918,7 @@ impl Reencode for Rewriter<'_> {
                     self.emit_point(&mut f, site, &scratch);
                 }
                 if self.shares_memory() {
-                    self.emit_access_check(&mut f, access, &scratch);
+                    Self::emit_access_check(&mut f, access, &scratch);
                 }
                 Self::restore_operands(&mut f, access, &scratch);
                 f.instruction(&self.instruction(op)?);

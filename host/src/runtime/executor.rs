@@ -165,11 +165,14 @@ async fn run_thread(
         && let Some(buffer) = instance.get_memory(&mut *store, abi::POINT_BUFFER.export)
     {
         let base = buffer.data_ptr(&*store);
-        let tid = store.data().tid;
+        let data = store.data();
         // SAFETY: the executor drains and forgets the buffer before the
         // thread's instance can run again or be dropped.
-        store.data().exec.get().threads[tid as usize].points =
-            Some(unsafe { PointBuffer::new(base) });
+        let points = unsafe { PointBuffer::new(base) };
+        if let Some(memory) = &data.shared_memory {
+            points.set_visible_size(memory.visible_bytes());
+        }
+        data.exec.get().threads[data.tid as usize].points = Some(points);
     }
     match entry {
         Entry::Main => {

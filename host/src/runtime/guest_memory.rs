@@ -8,11 +8,12 @@
 //! execution reached; what makes an access past the visible size trap, as it
 //! would in a fresh memory, is instrumentation: `memory.size` and
 //! `memory.grow` go through weft, and every load, store and bulk
-//! instruction checks its end against the size its instance last learnt,
-//! asking weft when it is past it. Host code checks against the visible
-//! size. (Hiding and re-opening the grown pages with `mprotect` instead cost
-//! three system calls and their TLB flushes per execution, more than the
-//! checks.)
+//! instruction checks its end against the visible size, which weft keeps in
+//! every thread's point buffer (an access past it is sent past the largest
+//! size weft maps, 4 GiB less one wasm page, where wasmtime traps it). Host
+//! code checks against the visible size. (Hiding and re-opening the grown
+//! pages with `mprotect` instead cost three system calls and their TLB
+//! flushes per execution, more than the checks.)
 
 use super::resident_pages;
 use crate::instrument::SharedMemoryPlan;
@@ -24,6 +25,10 @@ use wasmtime::{Engine, MemoryType, SharedMemory};
 
 /// Bytes in a wasm page.
 const WASM_PAGE: usize = 65536;
+
+/// The largest memory weft maps: accesses past the visible size are sent
+/// beyond it (see [`crate::abi::OUT_OF_BOUNDS_ADDRESS`]).
+const MAX_MAPPED_BYTES: usize = (1 << 32) - WASM_PAGE;
 
 /// Bytes compared, and rewritten if they differ, at a time by a reset.
 const RESTORE_CHUNK: usize = 4096;
@@ -48,6 +53,13 @@ impl GuestMemory {
         let ty = MemoryType::shared(plan.min_pages as u32, plan.max_pages as u32);
         let shared = SharedMemory::new(engine, ty).map_err(|e| e.to_string())?;
         let initial_bytes = plan.min_pages as usize * WASM_PAGE;
+        if initial_bytes > MAX_MAPPED_BYTES {
+            return Err(format!(
+                "the module's initial memory ({} pages) is larger than weft supports ({} pages)",
+                plan.min_pages,
+                MAX_MAPPED_BYTES / WASM_PAGE
+            ));
+        }
         let mut image = Vec::new();
         for init in &plan.init {
             let start = init.offset as usize;
@@ -63,7 +75,7 @@ impl GuestMemory {
         let memory = GuestMemory {
             shared,
             initial_bytes,
-            max_bytes: plan.max_pages as usize * WASM_PAGE,
+            max_bytes: (plan.max_pages as usize * WASM_PAGE).min(MAX_MAPPED_BYTES),
             visible: AtomicUsize::new(initial_bytes),
             image,
             resident: Mutex::new(Vec::new()),

@@ -276,7 +276,14 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
     }
     drop(exec);
     match shared.grow(delta as u32 as u64) {
-        Some(old) => Ok(old as i32),
+        Some(old) => {
+            caller
+                .data()
+                .exec
+                .get()
+                .memory_resized(shared.visible_bytes());
+            Ok(old as i32)
+        }
         None => Ok(-1),
     }
 }
@@ -285,16 +292,6 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
 /// sees it.
 fn memory_size(caller: Caller<'_, ThreadData>) -> Result<i32> {
     Ok(shared_memory(&caller, abi::MEMORY_SIZE.name)?.size_pages() as i32)
-}
-
-/// `weft_rt.access_bounds`: traps unless an access ending at `end` is
-/// inside the shared memory; returns the memory's size in bytes.
-fn access_bounds(caller: Caller<'_, ThreadData>, end: i64) -> Result<i64> {
-    let size = shared_memory(&caller, abi::ACCESS_BOUNDS.name)?.visible_bytes() as u64;
-    if end as u64 > size {
-        return Err(wasmtime::Trap::MemoryOutOfBounds.into());
-    }
-    Ok(size as i64)
 }
 
 /// `weft_rt.bounds`: traps unless `[addr, addr + len)` is inside the shared
@@ -389,7 +386,6 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::BULK.name, bulk)?;
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_SIZE.name, memory_size)?;
     linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
-    linker.func_wrap(abi::RT_MODULE, abi::ACCESS_BOUNDS.name, access_bounds)?;
     linker.func_wrap(abi::RT_MODULE, abi::UNREACHABLE.name, unreachable)?;
     linker.func_wrap(
         abi::RT_MODULE,

@@ -35,6 +35,19 @@ impl PointBuffer {
         unsafe { self.0.add(offset as usize).cast::<u32>() }
     }
 
+    /// Tells the thread the size of the shared memory the guest sees.
+    pub fn set_visible_size(&self, bytes: usize) {
+        // SAFETY: `new`'s contract; the thread is not running (the host
+        // runs), so nothing else touches the buffer; the offset is 8-byte
+        // aligned.
+        unsafe {
+            self.0
+                .add(POINT_BUFFER.size as usize)
+                .cast::<u64>()
+                .write(bytes as u64)
+        };
+    }
+
     /// Lets the thread pass `points` scheduling points without the host.
     pub fn grant(&self, points: u64) {
         // SAFETY: `new`'s contract; the thread is not running (it is in a

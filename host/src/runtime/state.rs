@@ -213,6 +213,14 @@ impl ExecState {
         id
     }
 
+    /// Tells every thread the new size of the shared memory the guest sees
+    /// (accesses past it trap).
+    pub fn memory_resized(&self, visible_bytes: usize) {
+        for points in self.threads.iter().filter_map(|t| t.points) {
+            points.set_visible_size(visible_bytes);
+        }
+    }
+
     /// Records the scheduling points thread `me` passed inside wasm on its
     /// budget (each a step), and takes the rest of the budget back.
     pub fn drain_points(&mut self, me: ThreadId) {
