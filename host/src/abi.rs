@@ -188,9 +188,11 @@ pub const OUT_OF_BOUNDS_ADDRESS: u32 = 0xffff_ff00;
 /// scheduling points its thread passed without calling the host: a
 /// private memory of `bytes` bytes (memory 1, with one-byte pages) of each
 /// instance, exported under `export`. While `budget` (an i32 at that
-/// offset) is non-zero, a point decrements it and appends its `(site, addr)`
-/// pair (two i32) at `entries + end`, advancing `end` (an i32 byte offset)
-/// by 8. The host grants a budget where its scheduling decisions are forced
+/// offset) is non-zero, a point decrements it and writes its `(site, addr)`
+/// pair (two i32, one i64 store) to entry number `budget` (after the
+/// decrement) at `entries`, so the entries fill from the granted budget
+/// (`granted`, an i32 only the host uses) down. The host grants a budget
+/// where its scheduling decisions are forced
 /// (one thread can run) or committed ahead by the scheduler, and reads the
 /// entries back before it records anything else of that thread. `size` (an
 /// i64) is the shared memory's size in bytes as the guest sees it, which the
@@ -199,7 +201,7 @@ pub const POINT_BUFFER: PointBuffer = PointBuffer {
     export: "weft_points",
     bytes: 4096,
     budget: 0,
-    end: 4,
+    granted: 4,
     size: 8,
     entries: 16,
 };
@@ -213,8 +215,8 @@ pub struct PointBuffer {
     pub bytes: u64,
     /// Offset of the remaining budget (i32).
     pub budget: u64,
-    /// Offset of the end of the entries, relative to `entries` (i32).
-    pub end: u64,
+    /// Offset of the budget last granted (i32).
+    pub granted: u64,
     /// Offset of the size of the shared memory the guest sees (i64).
     pub size: u64,
     /// Offset of the first entry.

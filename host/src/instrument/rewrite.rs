@@ -275,9 +275,9 @@ impl<'s> Rewriter<'s> {
     }
 
     /// A point that, while the host has granted the thread a budget, only
-    /// appends `(site, addr)` to the point buffer and spends one unit;
-    /// without budget it calls `weft_rt.point`. Leaves "must park" on the
-    /// stack. (See [`abi::POINT_BUFFER`] for the buffer's layout.)
+    /// writes `(site, addr)` to the point buffer and spends one unit;
+    /// without budget it calls `weft_rt.point`, and `weft_rt.park` when the
+    /// host says so. (See [`abi::POINT_BUFFER`] for the buffer's layout.)
     fn emit_buffered_point(&mut self, f: &mut Function, site: i32, scratch: &Scratch) {
         let buffer = |offset: u64| wasm_encoder::MemArg {
             offset,
@@ -286,35 +286,42 @@ impl<'s> Rewriter<'s> {
         };
         f.instruction(&Instruction::I32Const(0));
         f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.budget)));
-        f.instruction(&Instruction::If(BlockType::Result(ValType::I32)));
-        // budget -= 1
+        f.instruction(&Instruction::LocalTee(scratch.entry));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        // budget -= 1; the point's entry is the new budget.
         f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.budget)));
+        f.instruction(&Instruction::LocalGet(scratch.entry));
         f.instruction(&Instruction::I32Const(1));
         f.instruction(&Instruction::I32Sub);
-        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.budget)));
-        // entries[end] = (site, addr); end += 8
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.end)));
         f.instruction(&Instruction::LocalTee(scratch.entry));
-        f.instruction(&Instruction::I32Const(site));
-        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.entries)));
+        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.budget)));
+        // entries[budget] = site | addr << 32
         f.instruction(&Instruction::LocalGet(scratch.entry));
+        f.instruction(&Instruction::I32Const(3));
+        f.instruction(&Instruction::I32Shl);
         f.instruction(&Instruction::LocalGet(scratch.addr));
-        f.instruction(&Instruction::I32Store(buffer(
-            abi::POINT_BUFFER.entries + 4,
-        )));
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::LocalGet(scratch.entry));
-        f.instruction(&Instruction::I32Const(8));
-        f.instruction(&Instruction::I32Add);
-        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.end)));
-        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I64ExtendI32U);
+        f.instruction(&Instruction::I64Const(32));
+        f.instruction(&Instruction::I64Shl);
+        f.instruction(&Instruction::I64Const(i64::from(site as u32)));
+        f.instruction(&Instruction::I64Or);
+        f.instruction(&Instruction::I64Store(wasm_encoder::MemArg {
+            offset: abi::POINT_BUFFER.entries,
+            align: 3,
+            memory_index: 1,
+        }));
         f.instruction(&Instruction::Else);
+        self.emit_host_point(f, site, scratch);
+        f.instruction(&Instruction::End);
+    }
+
+    /// `weft_rt.point`, then `weft_rt.park` if the host says so.
+    fn emit_host_point(&self, f: &mut Function, site: i32, scratch: &Scratch) {
         f.instruction(&Instruction::LocalGet(scratch.addr));
         f.instruction(&Instruction::I32Const(site));
         f.instruction(&Instruction::Call(self.rt_func(&abi::POINT)));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
         f.instruction(&Instruction::End);
     }
 
@@ -532,13 +539,8 @@ impl<'s> Rewriter<'s> {
         if self.shares_memory() {
             self.emit_buffered_point(f, site, scratch);
         } else {
-            f.instruction(&Instruction::LocalGet(scratch.addr));
-            f.instruction(&Instruction::I32Const(site));
-            f.instruction(&Instruction::Call(self.rt_func(&abi::POINT)));
+            self.emit_host_point(f, site, scratch);
         }
-        f.instruction(&Instruction::If(BlockType::Empty));
-        f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
-        f.instruction(&Instruction::End);
     }
 
     /// Before an access to the shared memory whose address is in

@@ -12,6 +12,9 @@ use crate::instrument::SiteId;
 /// budgets).
 pub(crate) const MAX_BUDGET: u64 = 256;
 
+// Every entry a budget can fill lies within the buffer.
+const _: () = assert!(POINT_BUFFER.entries + 8 * MAX_BUDGET <= POINT_BUFFER.bytes);
+
 /// A thread's point buffer: the base of its instance's `weft_points`
 /// memory.
 #[derive(Clone, Copy, Debug)]
@@ -48,29 +51,35 @@ impl PointBuffer {
         };
     }
 
-    /// Lets the thread pass `points` scheduling points without the host.
+    /// Lets the thread pass `points` scheduling points without the host
+    /// (the buffer is empty: the host drains it before it grants).
     pub fn grant(&self, points: u64) {
+        let points = points.min(MAX_BUDGET) as u32;
         // SAFETY: `new`'s contract; the thread is not running (it is in a
         // host call), so nothing else touches the buffer.
-        unsafe { self.word(POINT_BUFFER.budget).write(points as u32) };
+        unsafe {
+            self.word(POINT_BUFFER.budget).write(points);
+            self.word(POINT_BUFFER.granted).write(points);
+        }
     }
 
     /// Takes back the budget and hands `visit` every buffered point as
     /// `(site, addr)`, oldest first, leaving the buffer empty.
     pub fn drain(&self, mut visit: impl FnMut(SiteId, u32)) {
-        // SAFETY: as in `grant`.
+        // SAFETY: as in `grant`; entries below the granted budget (at most
+        // `MAX_BUDGET`) lie within the buffer.
         unsafe {
-            self.word(POINT_BUFFER.budget).write(0);
-            let end = self.word(POINT_BUFFER.end).read() as u64;
-            if end == 0 {
+            let granted = self.word(POINT_BUFFER.granted).read();
+            if granted == 0 {
                 return;
             }
-            self.word(POINT_BUFFER.end).write(0);
-            // The guest wrote `end`: never read past the page.
-            let end = end.min(POINT_BUFFER.bytes - POINT_BUFFER.entries);
-            for offset in (0..end).step_by(8) {
-                let entry = POINT_BUFFER.entries + offset;
-                visit(self.word(entry).read(), self.word(entry + 4).read());
+            let left = self.word(POINT_BUFFER.budget).read().min(granted);
+            self.word(POINT_BUFFER.budget).write(0);
+            self.word(POINT_BUFFER.granted).write(0);
+            // The first point took entry `granted - 1`, the next one below.
+            for entry in (left..granted).rev() {
+                let at = POINT_BUFFER.entries + 8 * u64::from(entry);
+                visit(self.word(at).read(), self.word(at + 4).read());
             }
         }
     }
