@@ -167,15 +167,13 @@ pub const UNREACHABLE: Signature = Signature {
     results: &[],
 };
 
-/// `bounds(addr: i32, len: i32) -> i64`: called before `memory.copy`,
+/// `bounds(addr: i32, len: i32)`: called before `memory.copy`,
 /// `memory.fill` or `memory.init` on a shared memory when the range passes
-/// the size the guest sees; traps if `addr + len` is out of bounds (it is,
-/// unless the size changed unseen), else returns the memory's size in
-/// bytes.
+/// the size the guest sees; traps if `addr + len` is out of bounds.
 pub const BOUNDS: Signature = Signature {
     name: "bounds",
     params: &[Val::I32, Val::I32],
-    results: &[Val::I64],
+    results: &[],
 };
 
 /// Where instrumentation sends an access to the shared memory that would
@@ -192,9 +190,9 @@ pub const OUT_OF_BOUNDS_ADDRESS: u32 = 0xffff_ff00;
 /// pair (two i32, one i64 store) to entry number `budget` (after the
 /// decrement) at `entries`, so the entries fill from the granted budget
 /// (`granted`, an i32 only the host uses) down. The host grants a budget
-/// where its scheduling decisions are forced
-/// (one thread can run) or committed ahead by the scheduler, and reads the
-/// entries back before it records anything else of that thread. `size` (an
+/// where its scheduling decisions are forced (one thread can run) or
+/// committed ahead by the scheduler, and reads the entries back before it
+/// records anything else of that thread. `size` (an
 /// i64) is the shared memory's size in bytes as the guest sees it, which the
 /// host keeps current for every thread; accesses check against it.
 pub const POINT_BUFFER: PointBuffer = PointBuffer {

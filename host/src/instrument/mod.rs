@@ -500,20 +500,14 @@ mod tests {
                   (data.drop $d)))"#,
             Points::Sync,
         );
-        let mut ops = Vec::new();
-        let mut segments = 0;
-        for payload in Parser::new(0).parse_all(&out.wasm) {
-            match payload.unwrap() {
-                Payload::CodeSectionEntry(body) => {
-                    let mut reader = body.get_operators_reader().unwrap();
-                    while !reader.eof() {
-                        ops.push(format!("{:?}", reader.read().unwrap()));
-                    }
-                }
-                Payload::DataSection(reader) => segments = reader.count(),
-                _ => {}
-            }
-        }
+        let ops = code(&out.wasm);
+        let segments = Parser::new(0)
+            .parse_all(&out.wasm)
+            .find_map(|p| match p.unwrap() {
+                Payload::DataSection(reader) => Some(reader.count()),
+                _ => None,
+            })
+            .unwrap();
         assert_eq!(segments, 2, "the empty segment is appended");
         assert!(!ops.iter().any(|op| op.starts_with("DataDrop")), "{ops:?}");
         assert!(
@@ -594,15 +588,7 @@ mod tests {
             .iter()
             .position(|s| s.name == crate::abi::UNREACHABLE.name)
             .unwrap() as u32;
-        let mut ops = Vec::new();
-        for payload in Parser::new(0).parse_all(&out.wasm) {
-            if let Payload::CodeSectionEntry(body) = payload.unwrap() {
-                let mut reader = body.get_operators_reader().unwrap();
-                while !reader.eof() {
-                    ops.push(format!("{:?}", reader.read().unwrap()));
-                }
-            }
-        }
+        let ops = code(&out.wasm);
         let at = ops.iter().position(|op| op == "Unreachable").unwrap();
         assert_eq!(ops[at - 1], format!("Call {{ function_index: {trap} }}"));
     }

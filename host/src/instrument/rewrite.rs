@@ -26,7 +26,8 @@ struct Scratch {
     i64s: [u32; 2],
     f32: u32,
     f64: u32,
-    /// Offset of the next entry in the point buffer.
+    /// The remaining budget of the point buffer, which numbers the entry a
+    /// point writes.
     entry: u32,
     v128: u32,
 }
@@ -188,17 +189,17 @@ impl<'s> Rewriter<'s> {
         f.instruction(&Instruction::LocalSet(len));
         f.instruction(&Instruction::LocalSet(src));
         f.instruction(&Instruction::LocalSet(dst));
-        f.instruction(&Instruction::GlobalGet(flag));
-        f.instruction(&Instruction::If(BlockType::Empty));
-        for data_index in [empty, segment] {
+        let init = |f: &mut Function, data_index: u32| {
             for local in [dst, src, len] {
                 f.instruction(&Instruction::LocalGet(local));
             }
             f.instruction(&Instruction::MemoryInit { mem: 0, data_index });
-            if data_index == empty {
-                f.instruction(&Instruction::Else);
-            }
-        }
+        };
+        f.instruction(&Instruction::GlobalGet(flag));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        init(f, empty);
+        f.instruction(&Instruction::Else);
+        init(f, segment);
         f.instruction(&Instruction::End);
     }
 
@@ -266,7 +267,6 @@ impl<'s> Rewriter<'s> {
             f.instruction(&Instruction::LocalGet(start));
             f.instruction(&Instruction::LocalGet(len));
             f.instruction(&Instruction::Call(self.rt_func(&abi::BOUNDS)));
-            f.instruction(&Instruction::Drop);
             f.instruction(&Instruction::End);
         }
         for local in [first, second, len] {

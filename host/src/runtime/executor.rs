@@ -161,17 +161,20 @@ async fn run_thread(
     entry: Entry,
     (main_entry, thread_entry): (&'static str, &'static str),
 ) -> wasmtime::Result<()> {
-    if store.data().shared_memory.is_some()
+    let visible = store
+        .data()
+        .shared_memory
+        .as_ref()
+        .map(|m| m.visible_bytes());
+    if let Some(visible) = visible
         && let Some(buffer) = instance.get_memory(&mut *store, abi::POINT_BUFFER.export)
     {
         let base = buffer.data_ptr(&*store);
-        let data = store.data();
         // SAFETY: the executor drains and forgets the buffer before the
         // thread's instance can run again or be dropped.
         let points = unsafe { PointBuffer::new(base) };
-        if let Some(memory) = &data.shared_memory {
-            points.set_visible_size(memory.visible_bytes());
-        }
+        points.set_visible_size(visible);
+        let data = store.data();
         data.exec.get().threads[data.tid as usize].points = Some(points);
     }
     match entry {

@@ -296,12 +296,12 @@ fn memory_size(caller: Caller<'_, ThreadData>) -> Result<i32> {
 
 /// `weft_rt.bounds`: traps unless `[addr, addr + len)` is inside the shared
 /// memory; returns the memory's size in bytes.
-fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<i64> {
+fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<()> {
     let size = shared_memory(&caller, abi::BOUNDS.name)?.visible_bytes() as u64;
     if addr as u32 as u64 + len as u32 as u64 > size {
         return Err(wasmtime::Trap::MemoryOutOfBounds.into());
     }
-    Ok(size as i64)
+    Ok(())
 }
 
 /// `weft_rt.unreachable`: the guest's `unreachable` trap.

@@ -370,6 +370,7 @@ impl Program {
             Ok(())
         };
         link(&mut linker).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let reuses_memory = !delegates_wasi;
         Ok(Program {
             engine,
             module,
@@ -378,11 +379,11 @@ impl Program {
             memory: out.memory,
             hash,
             options,
-            reuses_memory: !delegates_wasi,
+            reuses_memory,
             entries: (out.main_entry, out.thread_entry),
             warm_memory: None,
             instance_pre: None,
-            reuses_instances: !delegates_wasi && out.reusable_instances,
+            reuses_instances: reuses_memory && out.reusable_instances,
             warm_threads: Vec::new(),
             exec: ExecHandle::idle(),
         })
