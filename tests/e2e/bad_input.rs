@@ -97,6 +97,17 @@ fn unknown_import_and_missing_exports() {
         "(module (func (export \"_start\")",
     );
     expect_input_error(&["run", arg(&unparsable)], dir.path(), "cannot assemble");
+    // weft keeps the top 64 KiB of the 4 GiB space unmapped.
+    let four_gib = wat_file(
+        dir.path(),
+        "fourgib",
+        r#"(module (memory 65536 65536 shared) (func (export "_start")))"#,
+    );
+    expect_input_error(
+        &["run", arg(&four_gib), "--max-memory-mib", "8192"],
+        dir.path(),
+        "initial memory (65536 pages) is larger than weft supports (65535 pages)",
+    );
 }
 
 #[test]
