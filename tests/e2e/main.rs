@@ -17,4 +17,5 @@ mod schedules;
 mod serializability;
 mod support;
 mod testgen;
+mod trace_hashes;
 mod wat_modules;

@@ -1,0 +1,142 @@
+//! Trace hashes pinned: every sample, seeds 0 to 20 under random and PCT,
+//! and the analyses' configurations (IMUnit schedules, atomic sets, call
+//! logging) on the samples that use them, give the hashes recorded in
+//! `tests/fixtures/trace-hashes.txt`. A change to the runtime that moves a
+//! scheduling point, a decision or an event fails here; a deliberate one
+//! regenerates the file with `WEFT_BLESS=1 cargo nextest run trace_hashes`
+//! and says why in its commit.
+
+use crate::support::{root, sample, sample_names};
+use weft::instrument::{InstrumentOptions, Points};
+use weft::runtime::{Limits, RunConfig, ScheduleMode};
+use weft::sched::Strategy;
+
+/// Seeds 0 to this, inclusive.
+const LAST_SEED: u64 = 20;
+
+/// One configuration of a sample whose hashes are pinned.
+struct Case {
+    label: String,
+    sample: String,
+    options: InstrumentOptions,
+    run: RunConfig,
+}
+
+/// Limits that every execution reaches deterministically: no wall-time
+/// limit, and step, fuel and memory limits small enough that endless
+/// samples stop soon.
+fn limits() -> Limits {
+    Limits {
+        max_steps: 20_000,
+        max_fuel: 50_000_000,
+        max_memory_bytes: 64 << 20,
+        time_limit: None,
+        ..Limits::default()
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let base = RunConfig {
+        limits: limits(),
+        ..RunConfig::default()
+    };
+    let mut cases: Vec<Case> = sample_names()
+        .into_iter()
+        .map(|name| Case {
+            label: name.clone(),
+            sample: name,
+            options: InstrumentOptions::default(),
+            run: base.clone(),
+        })
+        .collect();
+    let schedule = "finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2";
+    for mode in [ScheduleMode::Active, ScheduleMode::Passive] {
+        cases.push(Case {
+            label: format!("imunit-queue/schedule-{mode:?}"),
+            sample: "imunit-queue".into(),
+            options: InstrumentOptions::default(),
+            run: RunConfig {
+                schedule: Some(schedule.into()),
+                schedule_mode: mode,
+                ..base.clone()
+            },
+        });
+    }
+    for name in ["account", "account-c", "append-atomicity", "list-size"] {
+        cases.push(Case {
+            label: format!("{name}/atomic-sets"),
+            sample: name.into(),
+            options: InstrumentOptions {
+                points: Points::Memory,
+                log_calls: false,
+            },
+            run: RunConfig {
+                check_atomic_sets: true,
+                ..base.clone()
+            },
+        });
+    }
+    for name in ["lost-update", "bounded-buffer-c", "stringbuffer"] {
+        cases.push(Case {
+            label: format!("{name}/log-calls"),
+            sample: name.into(),
+            options: InstrumentOptions {
+                points: Points::Sync,
+                log_calls: true,
+            },
+            run: base.clone(),
+        });
+    }
+    cases
+}
+
+/// The lines `<case> <strategy> <seed> <trace hash> <outcome kind>`.
+fn hash_lines() -> Vec<String> {
+    let mut lines = Vec::new();
+    for case in cases() {
+        let wasm = std::fs::read(sample(&case.sample)).unwrap();
+        let mut program = weft::runtime::Program::load(&wasm, case.options).unwrap();
+        for strategy in [Strategy::Random, Strategy::Pct] {
+            for seed in 0..=LAST_SEED {
+                let result =
+                    weft::explore::run_once(&mut program, strategy, seed, 3, &case.run).unwrap();
+                let kind = result.outcome.failure().map_or("pass", |f| f.kind.name());
+                lines.push(format!(
+                    "{} {} {seed} {} {kind}",
+                    case.label,
+                    strategy.name(),
+                    result.trace_hash
+                ));
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn trace_hashes_are_unchanged() {
+    let path = root().join("tests/fixtures/trace-hashes.txt");
+    let lines = hash_lines();
+    if std::env::var_os("WEFT_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).expect("tests/fixtures/trace-hashes.txt exists");
+    let expected: Vec<&str> = expected.lines().collect();
+    let differing: Vec<String> = expected
+        .iter()
+        .zip(&lines)
+        .filter(|(e, l)| *e != l)
+        .map(|(e, l)| format!("expected {e}\n     got {l}"))
+        .take(20)
+        .collect();
+    assert!(
+        differing.is_empty() && expected.len() == lines.len(),
+        "{} of {} lines differ ({} expected):\n{}",
+        differing.len(),
+        lines.len(),
+        expected.len(),
+        differing.join("\n")
+    );
+}
