@@ -3,7 +3,8 @@
 //!
 //! `weft bench` prints them; run it on a release build.
 
-use crate::runtime::{Outcome, Program, RunConfig};
+use crate::execution::Setup;
+use crate::runtime::{Outcome, Program};
 use crate::sched::{ScheduleError, Scheduler, Strategy, ThreadView};
 use crate::trace::ThreadId;
 use std::time::{Duration, Instant};
@@ -77,13 +78,13 @@ impl Scheduler for RoundRobin {
 }
 
 fn time_module(wasm: &[u8], scheduler: Box<dyn Scheduler>) -> anyhow::Result<(Duration, u64)> {
-    let mut program = Program::load(wasm, Default::default())?;
-    let mut config = RunConfig::default();
-    config.limits.max_steps = u64::MAX;
-    config.limits.max_fuel = u64::MAX / 4;
-    config.limits.time_limit = None;
+    let mut program = crate::execution::load(wasm, Default::default())?;
+    let mut config = Setup::default();
+    config.run.limits.max_steps = u64::MAX;
+    config.run.limits.max_fuel = u64::MAX / 4;
+    config.run.limits.time_limit = None;
     let start = Instant::now();
-    let (result, _) = program.execute(scheduler, &config);
+    let (result, _) = crate::execution::execute(&mut program, scheduler, &config);
     let elapsed = start.elapsed();
     anyhow::ensure!(
         result.outcome.failure().is_none(),
@@ -122,7 +123,7 @@ pub struct BenchReport {
 /// When a module cannot be loaded or a benchmark execution fails.
 pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
     // A module that cannot load fails before the micro benchmarks run.
-    let mut program = Program::load(module, Default::default())?;
+    let mut program = crate::execution::load(module, Default::default())?;
     let per = |d: Duration, n: u64| d.as_nanos() as f64 / n as f64;
     // Baseline: the same loop with a non-atomic load (no scheduling point).
     let (base, _) = time_module(
@@ -168,7 +169,7 @@ fn executions_per_second(
     let mut run = |index| {
         let seed = crate::explore::execution_seed(options.seed, index);
         let scheduler = crate::explore::scheduler(strategy, seed, options.pct_depth, pct_steps);
-        let (result, _) = program.execute(scheduler, &options.run);
+        let (result, _) = crate::execution::execute(program, scheduler, &options.run);
         longest = longest.max(result.steps);
         pct_steps = longest;
         match result.outcome {

@@ -4,7 +4,8 @@
 //! seed and the execution's index, so an exploration is reproducible as a
 //! whole and every execution on its own (its decisions are recorded too).
 
-use crate::runtime::{ExecutionResult, Failure, Outcome, Program, RunConfig};
+use crate::execution::Setup;
+use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::{PctScheduler, RandomScheduler, Scheduler, Strategy};
 use crate::trace::replay_file::FoundBy;
 use std::collections::HashSet;
@@ -25,7 +26,7 @@ pub struct ExploreOptions {
     /// Stop after this much wall time.
     pub time_limit: Option<Duration>,
     /// Arguments, WASI seed and limits of every execution.
-    pub run: RunConfig,
+    pub run: Setup,
     /// Run every iteration even after a failure (to measure how often a
     /// program fails); the first failure is the one reported.
     pub keep_going: bool,
@@ -39,7 +40,7 @@ impl Default for ExploreOptions {
             pct_depth: 3,
             iterations: Some(1000),
             time_limit: None,
-            run: RunConfig::default(),
+            run: Setup::default(),
             keep_going: false,
         }
     }
@@ -132,10 +133,10 @@ pub fn run_once(
     strategy: Strategy,
     seed: u64,
     pct_depth: u32,
-    run: &RunConfig,
+    run: &Setup,
 ) -> Result<ExecutionResult, ExploreError> {
     let sched = scheduler(strategy, seed, pct_depth, PCT_INITIAL_STEPS);
-    let (result, _) = program.execute(sched, run);
+    let (result, _) = crate::execution::execute(program, sched, run);
     check_host(&result)?;
     Ok(result)
 }
@@ -182,7 +183,7 @@ pub fn explore(
         }
         let seed = execution_seed(options.seed, executions);
         let sched = scheduler(options.strategy, seed, options.pct_depth, pct_steps);
-        let (result, _) = program.execute(sched, &options.run);
+        let (result, _) = crate::execution::execute(program, sched, &options.run);
         check_host(&result)?;
         executions += 1;
         if matches!(result.outcome, Outcome::Discarded { .. }) {

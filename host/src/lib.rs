@@ -48,12 +48,15 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+pub mod activity;
 pub mod actors;
 pub mod bench;
 pub mod build;
 pub mod check;
 pub mod cli;
+pub mod execution;
 pub mod explore;
+pub mod failure;
 pub mod imunit;
 pub mod instrument;
 pub mod replay;

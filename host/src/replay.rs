@@ -1,6 +1,6 @@
 //! Replaying a saved execution and checking that it is the same one.
 
-use crate::runtime::{ExecutionResult, LoadError, Outcome, Program};
+use crate::runtime::{ExecutionResult, LoadError, Outcome};
 use crate::sched::{ReplayScheduler, ScheduleError};
 use crate::trace::TraceHash;
 use crate::trace::replay_file::ReplayFile;
@@ -63,12 +63,12 @@ pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<ExecutionResult, ReplayE
             found,
         });
     }
-    let mut program = Program::load(wasm, file.instrument)?;
+    let mut program = crate::execution::load(wasm, file.instrument)?;
     let scheduler = Box::new(ReplayScheduler::new(
         file.decisions.clone(),
         file.values.clone(),
     ));
-    let (result, _) = program.execute(scheduler, &file.run);
+    let (result, _) = crate::execution::execute(&mut program, scheduler, &file.run);
     match &result.outcome {
         Outcome::Diverged(e) => return Err(ReplayError::Diverged(e.clone())),
         Outcome::HostError(e) => return Err(ReplayError::Host(e.clone())),

@@ -7,8 +7,10 @@
 //! and says why in its commit.
 
 use crate::support::{root, sample, sample_names};
+use weft::execution::Setup;
+use weft::imunit::guard::ScheduleMode;
 use weft::instrument::{InstrumentOptions, Points};
-use weft::runtime::{Limits, RunConfig, ScheduleMode};
+use weft::runtime::{Limits, RunConfig};
 use weft::sched::Strategy;
 
 /// Seeds 0 to this, inclusive.
@@ -19,7 +21,7 @@ struct Case {
     label: String,
     sample: String,
     options: InstrumentOptions,
-    run: RunConfig,
+    run: Setup,
 }
 
 /// Limits that every execution reaches deterministically: no wall-time
@@ -36,9 +38,12 @@ fn limits() -> Limits {
 }
 
 fn cases() -> Vec<Case> {
-    let base = RunConfig {
-        limits: limits(),
-        ..RunConfig::default()
+    let base = Setup {
+        run: RunConfig {
+            limits: limits(),
+            ..RunConfig::default()
+        },
+        ..Setup::default()
     };
     let mut cases: Vec<Case> = sample_names()
         .into_iter()
@@ -55,7 +60,7 @@ fn cases() -> Vec<Case> {
             label: format!("imunit-queue/schedule-{mode:?}"),
             sample: "imunit-queue".into(),
             options: InstrumentOptions::default(),
-            run: RunConfig {
+            run: Setup {
                 schedule: Some(schedule.into()),
                 schedule_mode: mode,
                 ..base.clone()
@@ -70,7 +75,7 @@ fn cases() -> Vec<Case> {
                 points: Points::Memory,
                 log_calls: false,
             },
-            run: RunConfig {
+            run: Setup {
                 check_atomic_sets: true,
                 ..base.clone()
             },
@@ -95,7 +100,7 @@ fn hash_lines() -> Vec<String> {
     let mut lines = Vec::new();
     for case in cases() {
         let wasm = std::fs::read(sample(&case.sample)).unwrap();
-        let mut program = weft::runtime::Program::load(&wasm, case.options).unwrap();
+        let mut program = weft::execution::load(&wasm, case.options).unwrap();
         for strategy in [Strategy::Random, Strategy::Pct] {
             for seed in 0..=LAST_SEED {
                 let result =

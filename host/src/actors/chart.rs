@@ -2,7 +2,7 @@
 //! per actor, one row per receive, an arrow from the sender's lane to the
 //! receiver's.
 
-use crate::runtime::actors::{ActorLog, DRIVER};
+use crate::actors::mailboxes::{ActorLog, DRIVER};
 
 /// The chart of `log`'s receives (at most `limit` rows, the last ones).
 pub fn render(log: &ActorLog, limit: usize) -> String {
@@ -69,7 +69,7 @@ pub fn render(log: &ActorLog, limit: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::actors::{ActorInfo, Receive};
+    use crate::actors::mailboxes::{ActorInfo, Receive};
 
     #[test]
     fn arrows_go_from_sender_to_receiver() {

@@ -10,7 +10,7 @@
 //! Replies to the driver's asks are not asynchronous receives and take no
 //! part.
 
-use crate::runtime::actors::{ActorLog, DRIVER, Receive};
+use crate::actors::mailboxes::{ActorLog, DRIVER, Receive};
 use std::collections::HashSet;
 
 /// A coverage criterion.

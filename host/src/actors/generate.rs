@@ -14,7 +14,7 @@
 
 use super::criteria::{Criterion, Goal, goals_of, related};
 use super::mhb::must_happen_before;
-use crate::runtime::actors::{ActorLog, Receive};
+use crate::actors::mailboxes::{ActorLog, Receive};
 use std::collections::HashSet;
 
 /// How deep the tail may be rescheduled.
@@ -150,7 +150,7 @@ pub fn generate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::actors::{ActorInfo, DRIVER};
+    use crate::actors::mailboxes::{ActorInfo, DRIVER};
 
     /// Bita's worked example with one action: ex (driver -> action), w
     /// (action -> writer), ad (action -> terminator), fl (terminator ->

@@ -10,7 +10,7 @@
 //!
 //! The relation is transitively closed.
 
-use crate::runtime::actors::ActorLog;
+use crate::actors::mailboxes::ActorLog;
 
 /// `mhb[i][j]`: receive `i` must happen before receive `j`.
 pub fn must_happen_before(log: &ActorLog) -> Vec<Vec<bool>> {
@@ -50,7 +50,7 @@ pub fn must_happen_before(log: &ActorLog) -> Vec<Vec<bool>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::actors::{ActorInfo, DRIVER, Receive};
+    use crate::actors::mailboxes::{ActorInfo, DRIVER, Receive};
 
     fn receive(receiver: u32, sender: u32, sent_in: Option<usize>) -> Receive {
         Receive {

@@ -1,9 +1,10 @@
 //! Coverage-guided schedule generation for actor programs, after Bita
 //! (Tasharofi, Pradel, Lin and Johnson, ASE 2013).
 //!
-//! The guest's actors run in weft's mailboxes (`runtime::actors`), which
-//! record every receive with a hash that identifies it across executions.
-//! From one execution's receives:
+//! The guest's actors run in weft's [`mailboxes`] (an analysis whose SDK
+//! imports, in [`imports`], are the `weft.actor_*` calls), which record
+//! every receive with a hash that identifies it across executions. From one
+//! execution's receives:
 //! - [`criteria`]: which pairs of receives the coverage criteria (PR, PCR,
 //!   PBR) relate, and which orderings an execution achieves;
 //! - [`mhb`]: the must-happen-before relation (causality and per-sender
@@ -16,5 +17,7 @@
 pub mod chart;
 pub mod criteria;
 pub mod generate;
+pub(crate) mod imports;
+pub mod mailboxes;
 pub mod mhb;
 pub mod search;

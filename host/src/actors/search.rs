@@ -4,8 +4,9 @@
 
 use super::criteria::{Criterion, Goal, coverage, goals};
 use super::generate::generate;
+use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
-use crate::runtime::{ExecutionResult, Failure, Outcome, Program, RunConfig};
+use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::RandomScheduler;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -36,7 +37,7 @@ pub struct ActorOptions {
     /// Seed of the free deliveries.
     pub seed: u64,
     /// Run configuration.
-    pub run: RunConfig,
+    pub run: Setup,
 }
 
 /// The coverage of one criterion.
@@ -122,14 +123,15 @@ pub fn search(
         let seed = execution_seed(options.seed, report.executions);
         let mut run = options.run.clone();
         run.actor_schedule = schedule.clone();
-        let (result, _) = program.execute(Box::new(RandomScheduler::new(seed)), &run);
+        let (result, _) =
+            crate::execution::execute(program, Box::new(RandomScheduler::new(seed)), &run);
         report.executions += 1;
         match &result.outcome {
             Outcome::HostError(message) => return Err(ExploreError(message.clone())),
-            Outcome::ActorScheduleDiverged { .. } => report.diverged += 1,
+            Outcome::Abandoned(_) => report.diverged += 1,
             _ => {}
         }
-        let Some(log) = result.actors.clone() else {
+        let Some(log) = super::mailboxes::log_of(&result).cloned() else {
             return Err(ExploreError(
                 "the module uses no actors (weft.actor_* imports); see guest-sdk/ABI.md".into(),
             ));

@@ -5,9 +5,10 @@
 
 use super::patterns::{PATTERNS, violations};
 use super::potential::{Potential, potential_violations};
+use crate::check::atomic_sets::SetLog;
+use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
-use crate::runtime::atomic_sets::SetLog;
-use crate::runtime::{ExecutionResult, Outcome, Program, RunConfig};
+use crate::runtime::{ExecutionResult, Outcome, Program};
 use crate::sched::{AssetScheduler, RandomScheduler, Scheduler, Target};
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,7 @@ pub struct SerialOptions {
     /// Seed of the schedules.
     pub seed: u64,
     /// Run configuration (atomic-set checking is switched on).
-    pub run: RunConfig,
+    pub run: Setup,
 }
 
 /// One violation that happened, identified by its pattern and code sites.
@@ -102,7 +103,7 @@ pub fn search(
     run.check_atomic_sets = true;
     let mut report = SerialReport::default();
     let mut execute = |report: &mut SerialReport, scheduler: Box<dyn Scheduler>, seed: u64| {
-        let (result, scheduler) = program.execute(scheduler, &run);
+        let (result, scheduler) = crate::execution::execute(program, scheduler, &run);
         report.executions += 1;
         let index = report.executions;
         if let Outcome::HostError(message) = &result.outcome {
@@ -114,7 +115,9 @@ pub fn search(
         {
             report.crash = Some((result.clone(), seed, index));
         }
-        let log = result.atomic_sets.clone().unwrap_or_default();
+        let log = super::atomic_sets::log_of(&result)
+            .cloned()
+            .unwrap_or_default();
         report.annotated |= !log.sets.is_empty() && !log.units.is_empty();
         let happened = violations(&log);
         if !happened.is_empty() {

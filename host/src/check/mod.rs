@@ -1,5 +1,8 @@
-//! Analyses of executions beyond pass or fail.
+//! Atomic-set serializability checking, after AssetFuzzer (Lai, Cheung and
+//! Chan, ICSE 2010).
 //!
+//! - [`atomic_sets`]: the analysis that records accesses to atomic sets
+//!   with their units of work, locks and vector clocks, and its SDK imports.
 //! - [`patterns`]: the access patterns that break atomic-set
 //!   serializability, and a matcher over one execution's accesses.
 //! - [`asset_fuzzer`]: the search of `weft serializability`.
@@ -7,5 +10,6 @@
 //!   could happen under another schedule (AssetFuzzer's phase I).
 
 pub mod asset_fuzzer;
+pub mod atomic_sets;
 pub mod patterns;
 pub mod potential;

@@ -6,7 +6,7 @@
 //! two locations of one atomic set. Rows 6, 8 and 9 stand for two orders of
 //! `u'`'s accesses, so there are 14 concrete patterns.
 
-use crate::runtime::atomic_sets::{SetAccess, SetLog};
+use crate::check::atomic_sets::{SetAccess, SetLog};
 
 /// Which unit an access of a pattern belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -251,7 +251,7 @@ pub fn violations(log: &SetLog) -> Vec<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::atomic_sets::{AtomicSet, UnitInstance};
+    use crate::check::atomic_sets::{AtomicSet, UnitInstance};
 
     /// Accesses (thread, unit, addr, write) in order, all in one set.
     fn log(accesses: &[(u32, u32, u32, bool)]) -> SetLog {

@@ -5,8 +5,8 @@ use super::common::{ModuleArgs, OutputArgs, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
 use crate::actors::criteria::Criterion;
+use crate::actors::mailboxes::Delivery;
 use crate::actors::search::{ActorOptions, ActorStrategy, Coverage, search};
-use crate::runtime::actors::Delivery;
 use crate::sched::Strategy;
 use crate::trace::replay_file::FoundBy;
 use anyhow::Result;
@@ -122,7 +122,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
     let chart = report
         .failure
         .as_ref()
-        .and_then(|f| f.result.actors.as_ref())
+        .and_then(|f| crate::actors::mailboxes::log_of(&f.result))
         .map(|log| chart::render(log, 80));
     let mut out = std::io::stdout();
     if args.output.json {

@@ -1,6 +1,7 @@
 //! Options and output shared by the commands.
 
 use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::execution::Setup;
 use crate::instrument::{Points, SiteTable};
 use crate::report::interleaving;
 use crate::report::symbols::Symbols;
@@ -50,7 +51,7 @@ pub struct ModuleArgs {
     /// `active`: make every execution follow `--schedule`; `passive`: run
     /// the strategy's schedules and report an execution that violates it.
     #[arg(long, value_enum, default_value = "active", requires = "schedule")]
-    pub mode: crate::runtime::ScheduleMode,
+    pub mode: crate::imunit::guard::ScheduleMode,
     /// Arguments passed to the guest after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -60,7 +61,7 @@ pub struct ModuleArgs {
     pub check_atomic_sets: bool,
     /// Atomic sets given on the command line (`weft serializability`).
     #[arg(skip)]
-    pub atomic_sets: Vec<crate::runtime::atomic_sets::AtomicSet>,
+    pub atomic_sets: Vec<crate::check::atomic_sets::AtomicSet>,
     /// Call sites that are units of work (`weft serializability`).
     #[arg(skip)]
     pub unit_calls: Vec<(crate::instrument::SiteId, String)>,
@@ -72,7 +73,7 @@ pub struct ModuleArgs {
     pub actor_schedule: Vec<u64>,
     /// How free actor deliveries are chosen (`weft actors`).
     #[arg(skip)]
-    pub actor_delivery: crate::runtime::actors::Delivery,
+    pub actor_delivery: crate::actors::mailboxes::Delivery,
     /// The exports `weft.gen_call` may call (`weft gen`).
     #[arg(skip)]
     pub gen_methods: Vec<String>,
@@ -102,7 +103,7 @@ impl ModuleArgs {
         options: crate::instrument::InstrumentOptions,
     ) -> Result<(Vec<u8>, Program)> {
         let wasm = self.read()?;
-        let program = Program::load(&wasm, options)
+        let program = crate::execution::load(&wasm, options)
             .with_context(|| format!("cannot load `{}`", self.module.display()))?;
         Ok((wasm, program))
     }
@@ -116,23 +117,25 @@ impl ModuleArgs {
     }
 
     /// Arguments, WASI seed and limits of every execution.
-    pub fn run_config(&self) -> RunConfig {
+    pub fn run_config(&self) -> Setup {
         let name = self
             .module
             .file_name()
             .map_or("main.wasm".into(), |n| n.to_string_lossy().into_owned());
         let mut args = vec![name];
         args.extend(self.args.iter().cloned());
-        RunConfig {
-            args,
-            random_seed: self.random_seed,
-            limits: Limits {
-                max_steps: self.max_steps,
-                max_memory_bytes: self.max_memory_mib << 20,
-                max_threads: self.max_threads,
-                max_fuel: self.max_fuel,
-                time_limit: Some(self.execution_time_limit),
-                ..Limits::default()
+        Setup {
+            run: RunConfig {
+                args,
+                random_seed: self.random_seed,
+                limits: Limits {
+                    max_steps: self.max_steps,
+                    max_memory_bytes: self.max_memory_mib << 20,
+                    max_threads: self.max_threads,
+                    max_fuel: self.max_fuel,
+                    time_limit: Some(self.execution_time_limit),
+                    ..Limits::default()
+                },
             },
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,

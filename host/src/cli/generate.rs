@@ -101,7 +101,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
     });
     let replay_file = match &failure {
         Some((f, kind, message)) => {
-            args.module.args = f.run.args[1..].to_vec();
+            args.module.args = f.run.run.args[1..].to_vec();
             args.module.gen_methods = f.run.gen_methods.clone();
             save_replay(
                 &args.output,

@@ -2,13 +2,14 @@
 
 use super::EXIT_PASS;
 use super::common::ModuleArgs;
+use crate::execution::Setup;
 use crate::imunit::infer::evaluate::{Evaluation, evaluate, reference_events};
 use crate::imunit::infer::timeline::{CodeIndex, timelines};
 use crate::imunit::infer::{Anchor, InferOptions, Inference, infer, logged_runs};
 use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::{TestCase, list};
 use crate::report::symbols::Symbols;
-use crate::runtime::{Outcome, Program, RunConfig};
+use crate::runtime::{Outcome, Program};
 use crate::sched::RandomScheduler;
 use anyhow::{Context, Result, bail};
 use clap::Args;
@@ -156,16 +157,16 @@ pub fn run(args: InferArgs) -> Result<u8> {
 /// Runs the reference test once under its schedule and returns its events.
 fn run_reference(
     program: &mut Program,
-    base: &RunConfig,
+    base: &Setup,
     name: &str,
     schedule: &str,
     code: &mut CodeIndex<'_>,
 ) -> Result<Vec<crate::imunit::infer::evaluate::ReferenceEvent>> {
     let mut run = base.clone();
-    run.args.truncate(1);
-    run.args.push(name.to_string());
+    run.run.args.truncate(1);
+    run.run.args.push(name.to_string());
     run.schedule = Some(schedule.to_string());
-    let (result, _) = program.execute(Box::new(RandomScheduler::new(0)), &run);
+    let (result, _) = crate::execution::execute(program, Box::new(RandomScheduler::new(0)), &run);
     if !matches!(result.outcome, Outcome::Exited(0)) {
         let why = result
             .outcome

@@ -2,7 +2,6 @@
 
 use super::common::{OutputArgs, Report, read_module};
 use crate::replay::replay;
-use crate::runtime::Program;
 use crate::trace::replay_file::ReplayFile;
 use anyhow::{Context, Result};
 use clap::Args;
@@ -39,7 +38,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
     let start = Instant::now();
     let result =
         replay(&file, &wasm).with_context(|| format!("cannot replay `{}`", args.file.display()))?;
-    let program = Program::load(&wasm, file.instrument)?;
+    let program = crate::execution::load(&wasm, file.instrument)?;
     let failure = result.outcome.failure();
     let headline = match &failure {
         Some(f) => format!(

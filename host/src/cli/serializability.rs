@@ -4,11 +4,11 @@
 use super::common::{ModuleArgs, OutputArgs, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::check::asset_fuzzer::{Found, SerialOptions, SerialReport, SerialStrategy, search};
+use crate::check::atomic_sets::AtomicSet;
 use crate::check::patterns::PATTERNS;
 use crate::instrument::Points;
 use crate::report::symbols::Symbols;
 use crate::report::variables::global_region;
-use crate::runtime::atomic_sets::AtomicSet;
 use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use crate::trace::replay_file::FoundBy;

@@ -6,11 +6,14 @@
 //!   `||`, parentheses, comma-separated orderings): its syntax tree and
 //!   parser, with positioned errors.
 //! - [`monitor`]: which orderings an event waits for and whether they hold.
+//! - [`guard`]: the analysis that holds threads at events (active mode) or
+//!   reports an event that came too early (passive mode).
 //! - [`tests_in_module`]: how `weft test` lists a module's tests.
 //! - [`infer`]: events and schedules inferred from sleep-based tests.
 //! - [`runner`]: one test under one schedule, with the checks that need
 //!   every execution.
 
+pub mod guard;
 pub mod infer;
 pub mod monitor;
 pub mod runner;

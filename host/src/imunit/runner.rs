@@ -7,8 +7,9 @@
 use super::monitor::{END, START};
 use super::schedule::Schedule;
 use super::tests_in_module::TestCase;
+use crate::execution::Setup;
 use crate::explore::{Exploration, ExploreError, ExploreOptions, explore, run_once};
-use crate::runtime::{Failure, FailureKind, Program, RunConfig};
+use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use std::collections::BTreeSet;
 
@@ -18,7 +19,7 @@ pub struct TestOptions {
     /// The run configuration shared by every test (its arguments are
     /// replaced by the test's name; its schedule, if any, overrides the
     /// tests' own).
-    pub base: RunConfig,
+    pub base: Setup,
     /// Scheduling strategy of the exploration.
     pub strategy: Strategy,
     /// Exploration seed.
@@ -81,8 +82,8 @@ pub fn run_test(
         });
     }
     let mut run = options.base.clone();
-    run.args.truncate(1);
-    run.args.push(test.name.clone());
+    run.run.args.truncate(1);
+    run.run.args.push(test.name.clone());
     // The probe: which events the test fires when nothing holds it back.
     run.schedule = None;
     let probe = run_once(

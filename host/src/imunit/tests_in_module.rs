@@ -5,8 +5,9 @@
 //! `weft-test`, the test's name and its schedules, tab-separated (other
 //! output is ignored); run with a test's name, it runs that test.
 
+use crate::execution::Setup;
 use crate::explore::{ExploreError, run_once};
-use crate::runtime::{Outcome, Program, RunConfig};
+use crate::runtime::{Outcome, Program};
 use crate::sched::Strategy;
 
 /// The argument that asks a test module for its tests.
@@ -43,10 +44,10 @@ pub enum ListError {
 /// # Errors
 ///
 /// A [`ListError`] when the module cannot be run or lists nothing.
-pub fn list(program: &mut Program, base: &RunConfig) -> Result<Vec<TestCase>, ListError> {
+pub fn list(program: &mut Program, base: &Setup) -> Result<Vec<TestCase>, ListError> {
     let mut config = base.clone();
-    config.args.truncate(1);
-    config.args.push(LIST_ARG.to_string());
+    config.run.args.truncate(1);
+    config.run.args.push(LIST_ARG.to_string());
     config.schedule = None;
     let result = run_once(program, Strategy::Random, 0, 1, &config)?;
     if !matches!(result.outcome, Outcome::Exited(0)) {

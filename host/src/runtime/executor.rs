@@ -10,18 +10,15 @@
 //! its store and instance back ([`WarmThread`]), and the thread with the same
 //! id in the next execution runs on them instead of a new instance.
 
-use super::activity::Activity;
-use super::actors::{Delivery, Mailboxes};
-use super::atomic_sets::SetRecorder;
+use super::analysis::{Analysis, Happening};
 use super::guest_memory::GuestMemory;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::point_buffer::PointBuffer;
 use super::sdk::Ended;
 use super::state::{ExecHandle, ExecState};
 use super::wasi::GuestExit;
-use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ScheduleMode, ThreadData};
+use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
-use crate::imunit::monitor::{Monitor, START};
 use crate::instrument::MemoryPlan;
 use crate::sched::Scheduler;
 use crate::trace::{EventKind, ThreadId};
@@ -195,11 +192,12 @@ async fn run_thread(
     }
 }
 
-/// Runs one execution of `program`.
+/// Runs one execution of `program` with `analyses` installed.
 pub(super) fn run(
     program: &mut Program,
     mut scheduler: Box<dyn Scheduler>,
     config: &RunConfig,
+    analyses: Vec<Box<dyn Analysis>>,
 ) -> (ExecutionResult, Box<dyn Scheduler>) {
     scheduler.begin_execution();
     let exec = program.exec.clone();
@@ -209,33 +207,9 @@ pub(super) fn run(
         config.limits,
         config.random_seed,
     ));
-    if program.options().log_calls && !config.check_atomic_sets {
-        exec.get().activity = Some(Vec::new());
-    }
-    if !config.actor_schedule.is_empty() || config.actor_delivery != Delivery::Uniform {
-        exec.get().actors = Some(Mailboxes::new(
-            &config.actor_schedule,
-            config.actor_delivery,
-        ));
-    }
-    if !config.gen_methods.is_empty() {
-        exec.get().gen_methods = Arc::new(config.gen_methods.clone());
-    }
-    if config.check_atomic_sets {
-        exec.get().sets = Some(SetRecorder::new(&config.atomic_sets, &config.unit_calls));
-    }
+    exec.get().install(analyses);
     let main = exec.get().add_thread();
-    if let Some(text) = &config.schedule {
-        match text.parse() {
-            Ok(schedule) => {
-                let mut state = exec.get();
-                state.monitor = Some(Monitor::new(schedule));
-                state.monitor_event(main, START);
-                state.passive = config.schedule_mode == ScheduleMode::Passive;
-            }
-            Err(e) => exec.get().finish(Outcome::HostError(format!("{e}"))),
-        }
-    }
+    exec.get().begin_analyses();
     let ended = exec.get().end.is_some();
     if !ended && let Err(e) = drive(program, &exec, config, main) {
         exec.get().finish(Outcome::HostError(e));
@@ -260,6 +234,7 @@ fn drive(
         ));
     }
     let shared_memory = program.take_memory()?;
+    exec.get().memory = shared_memory.clone();
     let mut warm = std::mem::take(&mut program.warm_threads);
     let stores = StoreFactory {
         engine: program.engine.clone(),
@@ -285,6 +260,8 @@ fn drive(
         vec![Some(spawner.thread(main_launch, Entry::Main))];
     poll_loop(&spawner, &mut threads, &mut warm, exec);
     drop(threads);
+    // The memory's other holders must be gone for it to be kept.
+    exec.get().memory = None;
     if let Some(memory) = spawner.stores.shared_memory {
         program.recycle(memory, warm);
     }
@@ -330,11 +307,7 @@ fn poll_loop(
             Poll::Pending => {
                 let mut state = exec.get();
                 if !state.parked && state.end.is_none() {
-                    super::hooks::settle_sets(
-                        &mut state,
-                        spawner.stores.shared_memory.as_deref(),
-                        current,
-                    );
+                    state.point_reached(current);
                     state.record(current, EventKind::Slice, 0, None);
                     state.schedule(current);
                 }
@@ -355,7 +328,7 @@ fn poll_loop(
                 let mut state = exec.get();
                 match result {
                     Ok(()) if current == 0 => {
-                        state.log(current, Activity::End);
+                        state.happened(current, Happening::Ended);
                         state.finish(Outcome::Exited(0));
                     }
                     Ok(()) => {
@@ -436,7 +409,9 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
     message.join("\n")
 }
 
-fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
+fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
+    state.judge();
+    let reports = state.finish_analyses();
     let ExecState {
         mut scheduler,
         trace,
@@ -448,9 +423,6 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         labels,
         threads,
         step,
-        activity,
-        sets,
-        actors,
         ..
     } = state;
     scheduler.end_execution(step);
@@ -471,9 +443,7 @@ fn finish(state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             labels,
             thread_names: threads.into_iter().map(|t| t.name).collect(),
             steps: step,
-            activity: activity.unwrap_or_default(),
-            atomic_sets: sets.map(|s| s.finish()),
-            actors: actors.map(|a| a.finish()),
+            reports,
         },
         scheduler,
     )

@@ -5,8 +5,7 @@
 //! the one import that suspends its fiber. wait and notify are asynchronous
 //! imports that park by themselves.
 
-use super::activity::Activity;
-use super::atomic_sets::SetRecorder;
+use super::analysis::{Access, Happening, Interest};
 use super::guest_memory::GuestMemory;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
@@ -48,45 +47,14 @@ pub(crate) async fn park(exec: ExecHandle) {
 pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let exec = caller.data().exec.clone();
-    settle_sets(&mut exec.get(), caller.data().shared_memory.as_deref(), me);
-    let must_park = exec.get().schedule(me);
+    let must_park = {
+        let mut state = exec.get();
+        state.point_reached(me);
+        state.schedule(me)
+    };
     if must_park {
         park(exec).await;
     }
-}
-
-/// Settles the thread's last atomic operation for the atomic-set checks (a
-/// scheduling point that is not an access: another thread may run next).
-pub(crate) fn settle_sets(
-    exec: &mut ExecState,
-    memory: Option<&GuestMemory>,
-    me: crate::trace::ThreadId,
-) {
-    watch_sets(exec, memory, me, None, |_, _| false);
-}
-
-/// The atomic-set recorder's part of a hook of thread `me`, when atomic
-/// sets are checked: settles the thread's previous atomic operation, lets
-/// `access` record what the thread is about to do (it gets the recorder and
-/// a reader of shared memory, and says whether an atomic set is touched),
-/// and notes the access the thread now stands at. Returns what `access`
-/// said (false when sets are not checked).
-fn watch_sets(
-    exec: &mut ExecState,
-    memory: Option<&GuestMemory>,
-    me: crate::trace::ThreadId,
-    at: Option<(u32, u32)>,
-    access: impl FnOnce(&mut SetRecorder, &dyn Fn(u32, u8) -> u64) -> bool,
-) -> bool {
-    let Some(sets) = exec.sets.as_mut() else {
-        return false;
-    };
-    let read = |addr: u32, width: u8| memory.map_or(0, |m| memory::shared_value(m, addr, width));
-    sets.settle(me, read);
-    let watched = access(sets, &read);
-    exec.threads[me as usize].pending = at;
-    exec.schedule_changed();
-    watched
 }
 
 /// Effective address of an access: the dynamic address plus the static
@@ -112,29 +80,16 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let site_info = site_of(&exec, site)?;
-    if exec.sets.is_some() {
-        let eff = site_info.address(addr);
-        let at = Some((site as u32, eff));
-        let watched = watch_sets(
-            &mut exec,
-            caller.data().shared_memory.as_deref(),
-            me,
-            at,
-            |sets, read| sets.access(me, site as u32, &site_info, eff, read(eff, site_info.width)),
-        );
-        // Plain accesses matter only where they touch an atomic set.
-        if !watched && matches!(site_info.kind, AccessKind::Load | AccessKind::Store) {
-            return Ok(0);
-        }
-    }
-    exec.record(
-        me,
-        EventKind::Access(site_info.kind),
-        site_info.address(addr),
-        Some(site as u32),
-    );
-    exec.log(me, Activity::Point(site as u32));
-    Ok(exec.schedule(me) as i32)
+    let addr = site_info.address(addr);
+    let access = Access {
+        site: site as u32,
+        kind: site_info.kind,
+        width: site_info.width,
+        addr,
+        len: site_info.width as u32,
+        src: 0,
+    };
+    reached_access(&mut exec, me, &access)
 }
 
 /// `weft_rt.bulk`: `memory.copy` or `memory.fill` is about to run.
@@ -142,35 +97,35 @@ fn bulk(caller: Caller<'_, ThreadData>, dst: i32, src: i32, len: i32, site: i32)
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let site_info = site_of(&exec, site)?;
-    if exec.sets.is_some() {
-        let at = Some((site as u32, dst as u32));
-        let watched = watch_sets(
-            &mut exec,
-            caller.data().shared_memory.as_deref(),
-            me,
-            at,
-            |sets, _| {
-                sets.access_range(
-                    me,
-                    site as u32,
-                    site_info.kind,
-                    dst as u32,
-                    src as u32,
-                    len as u32,
-                )
-            },
-        );
-        if !watched {
-            return Ok(0);
-        }
+    let access = Access {
+        site: site as u32,
+        kind: site_info.kind,
+        width: 0,
+        addr: dst as u32,
+        len: len as u32,
+        src: src as u32,
+    };
+    reached_access(&mut exec, me, &access)
+}
+
+/// Thread `me` reached the scheduling point of `access`: the analyses see
+/// it, and unless they all ignore it, it is recorded and scheduled.
+/// Returns whether the thread must park.
+fn reached_access(
+    exec: &mut ExecState,
+    me: crate::trace::ThreadId,
+    access: &Access,
+) -> Result<i32> {
+    if exec.access(me, access) == Interest::Ignore {
+        return Ok(0);
     }
     exec.record(
         me,
-        EventKind::Access(site_info.kind),
-        dst as u32,
-        Some(site as u32),
+        EventKind::Access(access.kind),
+        access.addr,
+        Some(access.site),
     );
-    exec.log(me, Activity::Point(site as u32));
+    exec.happened(me, Happening::Reached(access.site));
     Ok(exec.schedule(me) as i32)
 }
 
@@ -202,7 +157,7 @@ async fn wait(
             eff,
             Some(site as u32),
         );
-        exec.log(me, Activity::Point(site as u32));
+        exec.happened(me, Happening::Reached(site as u32));
     }
     yield_point(caller).await;
     check_wait_address(caller, eff, width)?;
@@ -220,14 +175,14 @@ async fn wait(
         let deadline = (timeout >= 0).then(|| exec.clock_ns.saturating_add(timeout as u64));
         exec.block(me, eff, deadline, Some(site as u32));
         exec.record(me, EventKind::Block, eff, Some(site as u32));
-        exec.log(me, Activity::BlockBegin);
+        exec.happened(me, Happening::BlockBegin);
         exec.schedule(me)
     };
     if must_park {
         park(caller.data().exec.clone()).await;
     }
     let mut exec = caller.data().exec.get();
-    exec.log(me, Activity::BlockEnd);
+    exec.happened(me, Happening::BlockEnd);
     Ok(exec.threads[me as usize].wake.take().unwrap_or(0))
 }
 
@@ -247,7 +202,7 @@ async fn notify(
             eff,
             Some(site as u32),
         );
-        exec.log(me, Activity::Point(site as u32));
+        exec.happened(me, Happening::Reached(site as u32));
     }
     yield_point(caller).await;
     if !eff.is_multiple_of(4) {
@@ -318,9 +273,7 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             return Ok(-1);
         }
         let child = exec.add_thread();
-        if let Some(sets) = exec.sets.as_mut() {
-            sets.spawned(me, child);
-        }
+        exec.happened(me, Happening::Spawned { child });
         exec.spawn_queue.push((child, start_arg));
         exec.record(me, EventKind::Spawn { child }, 0, None);
         child
@@ -341,20 +294,13 @@ pub(crate) async fn sched_yield(caller: &mut Caller<'_, ThreadData>) -> Result<i
     Ok(0)
 }
 
-/// Adds the `weft_rt` imports and `wasi.thread-spawn` to `linker`.
-/// A logged call or return (see `InstrumentOptions::log_calls`): noted in
-/// the activity log, and a unit of work when its site is one.
-fn log_call(caller: &Caller<'_, ThreadData>, activity: Activity) {
+/// A logged call or return (see `InstrumentOptions::log_calls`).
+fn log_call(caller: &Caller<'_, ThreadData>, what: Happening<'_>) {
     let me = caller.data().tid;
-    let mut exec = caller.data().exec.get();
-    if let Some(sets) = exec.sets.as_mut()
-        && let Activity::Call(site) | Activity::Returned(site) = activity
-    {
-        sets.call(me, site, matches!(activity, Activity::Returned(_)));
-    }
-    exec.log(me, activity);
+    caller.data().exec.get().happened(me, what);
 }
 
+/// Adds the `weft_rt` imports and `wasi.thread-spawn` to `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::POINT.name, point)?;
     linker.func_wrap_async(abi::RT_MODULE, abi::PARK.name, |caller, (): ()| {
@@ -391,13 +337,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         abi::RT_MODULE,
         abi::RT_CALL.name,
         |c: Caller<'_, ThreadData>, site: i32| {
-            log_call(&c, Activity::Call(site as u32));
+            log_call(&c, Happening::Call(site as u32));
         },
     )?;
     linker.func_wrap(
         abi::RT_MODULE,
         abi::RT_RETURNED.name,
-        |c: Caller<'_, ThreadData>, site: i32| log_call(&c, Activity::Returned(site as u32)),
+        |c: Caller<'_, ThreadData>, site: i32| log_call(&c, Happening::Returned(site as u32)),
     )?;
     linker.func_wrap_async(
         abi::THREAD_SPAWN.0,

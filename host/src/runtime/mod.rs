@@ -7,17 +7,15 @@
 //! - `state`: the per-execution thread table, clock, trace and decisions.
 //! - `hooks`, `wasi`, `sdk`: the host imports (instrumentation, WASI, SDK).
 //! - `executor`: the poll loop that runs one execution.
-//! - [`outcome`]: how an execution ends and the failure kinds.
-//! - [`activity`]: what threads did, for schedule inference.
+//! - [`outcome`]: how an execution ends.
+//! - [`analysis`]: the trait through which analyses observe and steer an
+//!   execution, and [`host`] what their SDK imports may use.
 
-pub mod activity;
-mod actor_calls;
-pub mod actors;
-pub mod atomic_sets;
+pub mod analysis;
 mod executor;
-mod gen_calls;
 mod guest_memory;
 mod hooks;
+pub(crate) mod host;
 mod memory;
 pub mod outcome;
 mod point_buffer;
@@ -26,7 +24,9 @@ mod sdk;
 mod state;
 mod wasi;
 
-pub use outcome::{BlockedThread, Failure, FailureKind, HeldThread, Outcome};
+pub use crate::failure::{Failure, FailureKind};
+pub use analysis::{Analysis, Reports};
+pub use outcome::{BlockedThread, Outcome};
 
 use crate::abi;
 use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};
@@ -98,54 +98,6 @@ pub struct RunConfig {
     pub random_seed: u64,
     /// Bounds on the execution.
     pub limits: Limits,
-    /// An IMUnit schedule: enforced in active mode (a thread reaching a
-    /// `weft.event` whose orderings do not hold yet is held until they do),
-    /// checked in passive mode.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schedule: Option<String>,
-    /// How `schedule` is applied.
-    #[serde(default)]
-    pub schedule_mode: ScheduleMode,
-    /// Record accesses to atomic sets and fail an execution that is not
-    /// atomic-set serializable (needs a module instrumented with
-    /// `--points memory` for plain accesses).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub check_atomic_sets: bool,
-    /// Atomic sets given outside the guest (`--atomic-set`), registered at
-    /// the start of every execution.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub atomic_sets: Vec<atomic_sets::AtomicSet>,
-    /// Units of work given outside the guest (`--unit-of-work`): call sites
-    /// (of a module loaded with `log_calls`) whose call is a unit, with the
-    /// unit's name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unit_calls: Vec<(crate::instrument::SiteId, String)>,
-    /// Actor receives (hashes) to deliver first, in this order; then
-    /// deliveries are free.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub actor_schedule: Vec<u64>,
-    /// How free actor deliveries are chosen.
-    #[serde(default, skip_serializing_if = "is_uniform")]
-    pub actor_delivery: actors::Delivery,
-    /// The exports `weft.gen_call` may call, by number (`weft gen`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub gen_methods: Vec<String>,
-}
-
-fn is_uniform(d: &actors::Delivery) -> bool {
-    *d == actors::Delivery::Uniform
-}
-
-/// How an IMUnit schedule is applied.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum ScheduleMode {
-    /// weft makes every execution follow the schedule.
-    #[default]
-    Active,
-    /// Executions follow the strategy; an event that happens before its
-    /// orderings hold is a `schedule-violation` failure.
-    Passive,
 }
 
 impl Default for RunConfig {
@@ -154,14 +106,6 @@ impl Default for RunConfig {
             args: vec!["main.wasm".into()],
             random_seed: 0,
             limits: Limits::default(),
-            schedule: None,
-            schedule_mode: ScheduleMode::Active,
-            check_atomic_sets: false,
-            atomic_sets: Vec::new(),
-            unit_calls: Vec::new(),
-            actor_schedule: Vec::new(),
-            actor_delivery: actors::Delivery::Uniform,
-            gen_methods: Vec::new(),
         }
     }
 }
@@ -175,6 +119,17 @@ pub enum LoadError {
     /// The module imports something weft does not provide.
     #[error("the module imports `{module}.{name}`, which weft does not provide")]
     UnknownImport {
+        /// Import module.
+        module: String,
+        /// Import name.
+        name: String,
+    },
+    /// The module imports an SDK function of an analysis that the program
+    /// was loaded without.
+    #[error(
+        "the module imports `{module}.{name}`, an SDK function this program was loaded without (load it with `weft::execution::load`)"
+    )]
+    ImportNotLinked {
         /// Import module.
         module: String,
         /// Import name.
@@ -264,13 +219,8 @@ pub struct ExecutionResult {
     pub thread_names: Vec<Option<String>>,
     /// Scheduling points taken.
     pub steps: u64,
-    /// What each thread did, in order (empty unless the program was loaded
-    /// with `log_calls`).
-    pub activity: Vec<activity::Entry>,
-    /// Accesses to atomic sets, when they were checked.
-    pub atomic_sets: Option<atomic_sets::SetLog>,
-    /// What the guest's actors did, if it used any.
-    pub actors: Option<actors::ActorLog>,
+    /// What the installed analyses recorded.
+    pub reports: Reports,
 }
 
 /// A module compiled for weft, ready to execute under any schedule.
@@ -304,6 +254,8 @@ pub struct Program {
     warm_threads: Vec<Option<executor::WarmThread>>,
     /// The handle every store's data holds to the running execution.
     exec: ExecHandle,
+    /// The functions the module imports, as (module, name).
+    imported_funcs: Vec<(String, String)>,
 }
 
 /// Fuel between two time-slice scheduling points of a thread that reaches
@@ -318,20 +270,42 @@ impl Program {
     /// A [`LoadError`] when the module is invalid, unsupported, imports what
     /// weft does not provide or lacks `_start`.
     pub fn load(wasm: &[u8], options: InstrumentOptions) -> Result<Self, LoadError> {
+        Self::load_with(wasm, options, &[])
+    }
+
+    /// Instruments and compiles `wasm`, linking the SDK imports of
+    /// `analyses` besides the runtime's own.
+    ///
+    /// # Errors
+    ///
+    /// As [`Program::load`].
+    pub(crate) fn load_with(
+        wasm: &[u8],
+        options: InstrumentOptions,
+        analyses: &[host::Imports],
+    ) -> Result<Self, LoadError> {
         let hash = blake3::hash(wasm);
         let out = instrument::instrument(wasm, &options)?;
-        let provided = |module: &str, name: &str| {
-            module == "wasi_snapshot_preview1"
-                || (module, name) == abi::THREAD_SPAWN
-                || (module == abi::SDK_MODULE && abi::SDK_IMPORTS.iter().any(|s| s.name == name))
+        let linked = |name: &str| {
+            sdk::IMPORTS
+                .iter()
+                .chain(analyses.iter().flat_map(|a| a.functions))
+                .any(|s| s.name == name)
         };
         for (module, name) in &out.imported_funcs {
-            if !provided(module, name) {
-                return Err(LoadError::UnknownImport {
-                    module: module.clone(),
-                    name: name.clone(),
-                });
+            let sdk = module == abi::SDK_MODULE;
+            if module == wasi::MODULE
+                || (module.as_str(), name.as_str()) == abi::THREAD_SPAWN
+                || (sdk && linked(name))
+            {
+                continue;
             }
+            let (module, name) = (module.clone(), name.clone());
+            return Err(if sdk && abi::SDK_IMPORTS.iter().any(|s| s.name == name) {
+                LoadError::ImportNotLinked { module, name }
+            } else {
+                LoadError::UnknownImport { module, name }
+            });
         }
         let spawns = out
             .imported_funcs
@@ -364,8 +338,9 @@ impl Program {
             wasi::add_to_linker(linker)?;
             hooks::add_to_linker(linker)?;
             sdk::add_to_linker(linker)?;
-            actor_calls::add_to_linker(linker)?;
-            gen_calls::add_to_linker(linker)?;
+            for imports in analyses {
+                (imports.link)(linker)?;
+            }
             linker.allow_shadowing(true);
             Ok(())
         };
@@ -386,6 +361,7 @@ impl Program {
             reuses_instances: reuses_memory && out.reusable_instances,
             warm_threads: Vec::new(),
             exec: ExecHandle::idle(),
+            imported_funcs: out.imported_funcs,
         })
     }
 
@@ -466,7 +442,7 @@ impl Program {
         &self.sites
     }
 
-    /// Runs the module once under `scheduler`.
+    /// Runs the module once under `scheduler`, with no analysis.
     ///
     /// Guest failures are part of the returned [`ExecutionResult`]; the
     /// scheduler is handed back for the next execution.
@@ -475,7 +451,25 @@ impl Program {
         scheduler: Box<dyn Scheduler>,
         config: &RunConfig,
     ) -> (ExecutionResult, Box<dyn Scheduler>) {
-        executor::run(self, scheduler, config)
+        self.execute_with(scheduler, config, Vec::new())
+    }
+
+    /// Runs the module once under `scheduler` with `analyses` installed, in
+    /// that order; their reports are in [`ExecutionResult::reports`].
+    pub fn execute_with(
+        &mut self,
+        scheduler: Box<dyn Scheduler>,
+        config: &RunConfig,
+        analyses: Vec<Box<dyn Analysis>>,
+    ) -> (ExecutionResult, Box<dyn Scheduler>) {
+        executor::run(self, scheduler, config, analyses)
+    }
+
+    /// Whether the module imports the function `module.name`.
+    pub fn imports(&self, module: &str, name: &str) -> bool {
+        self.imported_funcs
+            .iter()
+            .any(|(m, n)| m == module && n == name)
     }
 }
 

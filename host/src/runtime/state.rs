@@ -3,12 +3,10 @@
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
 use super::Limits;
-use super::activity::{Activity, Entry};
-use super::actors::Mailboxes;
-use super::atomic_sets::SetRecorder;
-use super::outcome::{BlockedThread, HeldThread, Outcome};
+use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest};
+use super::guest_memory::GuestMemory;
+use super::outcome::{BlockedThread, Outcome};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
-use crate::imunit::monitor::{END, Monitor, ThreadStatus};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Scheduler, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
@@ -37,7 +35,7 @@ pub(crate) enum ThreadState {
         /// Order of arrival among all waits: notify wakes the oldest first.
         ticket: u64,
     },
-    /// Held at an SDK event until the enforced schedule lets it happen.
+    /// Held at an SDK event until the analysis that holds it lets it go on.
     Held,
     /// Its entry function returned.
     Exited,
@@ -59,13 +57,16 @@ pub(crate) struct Thread {
     /// Depth of `weft.atomic_begin` sections: while above 0 the thread is
     /// not preempted (unless it blocks).
     pub atomic_depth: u32,
-    /// The event a held thread waits to perform.
-    pub held_at: Option<String>,
-    /// When atomic sets are checked: the access it stands at.
-    pub pending: Option<(SiteId, u32)>,
     /// Its instance's point buffer, once it started (modules with shared
     /// memory only).
     pub points: Option<PointBuffer>,
+}
+
+impl Thread {
+    /// Its scheduling state.
+    pub fn state(&self) -> ThreadState {
+        self.state
+    }
 }
 
 /// Consecutive atomic loads after which a thread counts as spinning.
@@ -112,18 +113,14 @@ pub(crate) struct ExecState {
     /// The thread whose budget stands for decisions the scheduler committed
     /// to (see [`Scheduler::keeps`](crate::sched::Scheduler::keeps)).
     committed_run: Option<ThreadId>,
-    /// The IMUnit schedule, if any.
-    pub monitor: Option<Monitor>,
-    /// Whether the schedule is only checked, not enforced.
-    pub passive: bool,
-    /// What threads did, when the program logs calls.
-    pub activity: Option<Vec<Entry>>,
-    /// Accesses to atomic sets, when they are checked.
-    pub sets: Option<SetRecorder>,
-    /// The guest's actors' mailboxes, once it uses actors.
-    pub actors: Option<Mailboxes>,
-    /// The exports `weft.gen_call` may call, by number.
-    pub gen_methods: Arc<Vec<String>>,
+    /// The analyses installed for this execution, in order (taken out
+    /// while their hooks run).
+    analyses: Vec<Box<dyn Analysis>>,
+    /// Whether an analysis needs every scheduling point at the host (no
+    /// budgets then).
+    every_point: bool,
+    /// The execution's shared memory, for analyses that read values.
+    pub memory: Option<Arc<GuestMemory>>,
     /// The enabled threads, cached between scheduling points.
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
@@ -162,15 +159,106 @@ impl ExecState {
             started: Instant::now(),
             next_time_check: MAX_BUDGET,
             committed_run: None,
-            monitor: None,
-            passive: false,
+            analyses: Vec::new(),
+            every_point: false,
+            memory: None,
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
-            activity: None,
-            sets: None,
-            actors: None,
-            gen_methods: Arc::default(),
         }
+    }
+
+    /// Installs the analyses of this execution (before any thread exists).
+    pub fn install(&mut self, analyses: Vec<Box<dyn Analysis>>) {
+        self.every_point = analyses.iter().any(|a| a.needs_every_point());
+        self.analyses = analyses;
+    }
+
+    /// Runs `hook` on every analysis, in order.
+    fn each_analysis(&mut self, mut hook: impl FnMut(&mut dyn Analysis, &mut Cx<'_>)) {
+        if self.analyses.is_empty() {
+            return;
+        }
+        let mut analyses = std::mem::take(&mut self.analyses);
+        let mut cx = Cx { state: self };
+        for analysis in &mut analyses {
+            hook(analysis.as_mut(), &mut cx);
+        }
+        self.analyses = analyses;
+    }
+
+    /// The first answer of `query` over the analyses, in order.
+    fn ask_analyses<R>(
+        &self,
+        query: impl Fn(&dyn Analysis, &ExecView<'_>) -> Option<R>,
+    ) -> Option<R> {
+        let view = ExecView { state: self };
+        self.analyses.iter().find_map(|a| query(a.as_ref(), &view))
+    }
+
+    /// Runs `f` on the installed analysis of type `T`, if there is one.
+    pub fn with_analysis<T: Analysis, R>(
+        &mut self,
+        f: impl FnOnce(&mut T, &mut Cx<'_>) -> R,
+    ) -> Option<R> {
+        let index = self
+            .analyses
+            .iter_mut()
+            .position(|a| (a.as_mut() as &mut dyn std::any::Any).is::<T>())?;
+        let mut analyses = std::mem::take(&mut self.analyses);
+        let analysis = (analyses[index].as_mut() as &mut dyn std::any::Any)
+            .downcast_mut::<T>()
+            .expect("the position found a `T`");
+        let result = f(analysis, &mut Cx { state: self });
+        self.analyses = analyses;
+        Some(result)
+    }
+
+    /// Tells the analyses that `me` did `what`.
+    pub fn happened(&mut self, me: ThreadId, what: Happening<'_>) {
+        self.each_analysis(|a, cx| a.happened(cx, me, &what));
+    }
+
+    /// Tells the analyses that `me` stands at a scheduling point that is
+    /// not an access of its own.
+    pub fn point_reached(&mut self, me: ThreadId) {
+        self.each_analysis(|a, cx| a.point(cx, me));
+    }
+
+    /// Tells the analyses that `me` is about to make `access`; whether it
+    /// stays a scheduling point.
+    pub fn access(&mut self, me: ThreadId, access: &Access) -> Interest {
+        let mut interest = Interest::Keep;
+        self.each_analysis(|a, cx| {
+            if a.access(cx, me, access) == Interest::Ignore {
+                interest = Interest::Ignore;
+            }
+        });
+        interest
+    }
+
+    /// Asks the analyses whether `me` must be held before performing SDK
+    /// event `event`.
+    pub fn holds_before_event(&mut self, me: ThreadId, event: &str) -> bool {
+        let mut hold = false;
+        self.each_analysis(|a, cx| hold |= a.before_event(cx, me, event));
+        hold
+    }
+
+    /// The event a thread performs when it first names itself, if an
+    /// analysis wants one.
+    pub fn start_event(&self) -> Option<&'static str> {
+        self.analyses.iter().find_map(|a| a.start_event())
+    }
+
+    /// Starts the analyses (the main thread exists).
+    pub fn begin_analyses(&mut self) {
+        self.each_analysis(|a, cx| a.begin(cx));
+    }
+
+    /// The analyses' reports, once the execution is over.
+    pub fn finish_analyses(&mut self) -> super::analysis::Reports {
+        let analyses = std::mem::take(&mut self.analyses);
+        super::analysis::Reports::new(analyses.into_iter().filter_map(|a| a.finish()).collect())
     }
 
     /// The index of `text` in the label table, added if new.
@@ -184,16 +272,6 @@ impl ExecState {
         }
     }
 
-    /// Notes what thread `me` did, if activity is recorded.
-    pub fn log(&mut self, me: ThreadId, activity: Activity) {
-        if let Some(log) = &mut self.activity {
-            log.push(Entry {
-                thread: me,
-                activity,
-            });
-        }
-    }
-
     /// Adds a thread and tells the scheduler.
     pub fn add_thread(&mut self) -> ThreadId {
         let id = self.threads.len() as ThreadId;
@@ -203,13 +281,11 @@ impl ExecState {
             wake: None,
             loads_in_a_row: 0,
             atomic_depth: 0,
-            held_at: None,
-            pending: None,
             points: None,
         });
         self.enabled_changed();
         self.scheduler.thread_created(id);
-        self.log(id, Activity::Start);
+        self.happened(id, Happening::Started);
         id
     }
 
@@ -294,13 +370,21 @@ impl ExecState {
     /// Ends the execution unless it already ended.
     pub fn finish(&mut self, outcome: Outcome) {
         if self.end.is_none() {
-            let outcome = match outcome {
-                Outcome::Exited(0) => self
-                    .unknown_schedule_threads()
-                    .or_else(|| self.serializability_violation())
-                    .unwrap_or(outcome),
-                other => other,
-            };
+            self.end = Some(outcome);
+        }
+    }
+
+    /// When the execution passed: the first failure an analysis finds in
+    /// it becomes its outcome.
+    pub fn judge(&mut self) {
+        if self.end != Some(Outcome::Exited(0)) || self.analyses.is_empty() {
+            return;
+        }
+        let mut analyses = std::mem::take(&mut self.analyses);
+        let view = ExecView { state: self };
+        let verdict = analyses.iter_mut().find_map(|a| a.verdict(&view));
+        self.analyses = analyses;
+        if let Some(outcome) = verdict {
             self.end = Some(outcome);
         }
     }
@@ -335,27 +419,10 @@ impl ExecState {
         let me_enabled = self.enabled.iter().any(|t| t.id == me);
         if self.enabled.is_empty() {
             let blocked = self.blocked_threads();
-            let held: Vec<HeldThread> = (0..self.threads.len() as ThreadId)
-                .filter(|&id| self.threads[id as usize].state == ThreadState::Held)
-                .map(|id| {
-                    let event = self.threads[id as usize]
-                        .held_at
-                        .clone()
-                        .unwrap_or_default();
-                    HeldThread {
-                        thread: id,
-                        label: self.thread_label(id),
-                        event,
-                        unmet: self.held_unmet(id),
-                        why: self.held_why(id),
-                    }
-                })
-                .collect();
-            if held.is_empty() {
-                self.finish(Outcome::Deadlock { blocked });
-            } else {
-                self.finish(Outcome::ScheduleDeadlock { held, blocked });
-            }
+            let outcome = self
+                .ask_analyses(|a, view| a.deadlock(view, &blocked))
+                .unwrap_or(Outcome::Deadlock { blocked });
+            self.finish(outcome);
             return true;
         }
         let current = me_enabled.then_some(me);
@@ -403,7 +470,7 @@ impl ExecState {
         let Some(buffer) = self.threads[me as usize].points else {
             return;
         };
-        if self.sets.is_some() || self.activity.is_some() {
+        if self.every_point {
             return;
         }
         let budget = MAX_BUDGET
@@ -434,21 +501,24 @@ impl ExecState {
 
     /// Recomputes the enabled threads.
     fn refresh_enabled(&mut self) {
-        self.enabled.clear();
+        let mut enabled = std::mem::take(&mut self.enabled);
+        enabled.clear();
+        let view = ExecView { state: self };
         for (id, thread) in self.threads.iter().enumerate() {
-            if thread.state == ThreadState::Held {
-                if self.held_may_go(id as ThreadId) {
-                    self.enabled.push(ThreadView {
-                        id: id as ThreadId,
-                        yielding: false,
-                        wakes_at: None,
-                        pending: None,
-                        locks_held: 0,
-                    });
-                }
-                continue;
-            }
+            let id = id as ThreadId;
             let (yielding, wakes_at) = match thread.state {
+                ThreadState::Held => {
+                    if self.analyses.iter().all(|a| a.may_run(&view, id)) {
+                        enabled.push(ThreadView {
+                            id,
+                            yielding: false,
+                            wakes_at: None,
+                            pending: None,
+                            locks_held: 0,
+                        });
+                    }
+                    continue;
+                }
                 ThreadState::Runnable => (thread.loads_in_a_row >= SPIN_LOADS, None),
                 ThreadState::Yielded => (true, None),
                 ThreadState::Sleeping { until } => (true, Some(until)),
@@ -457,19 +527,20 @@ impl ExecState {
                     ..
                 } => (true, Some(deadline)),
                 ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
-                ThreadState::Held => unreachable!("handled above"),
             };
-            self.enabled.push(ThreadView {
-                id: id as ThreadId,
+            let mut thread_view = ThreadView {
+                id,
                 yielding,
                 wakes_at,
-                pending: thread.pending,
-                locks_held: self
-                    .sets
-                    .as_ref()
-                    .map_or(0, |s| s.locks_held(id as ThreadId)),
-            });
+                pending: None,
+                locks_held: 0,
+            };
+            for analysis in &self.analyses {
+                analysis.annotate(&mut thread_view);
+            }
+            enabled.push(thread_view);
         }
+        self.enabled = enabled;
         self.enabled_stale = false;
     }
 
@@ -483,144 +554,17 @@ impl ExecState {
         }
     }
 
-    /// What the thread named `label` is doing, as schedules see it: blocked
-    /// means waiting on a futex or sleeping (what `[event]` conditions mean).
-    fn label_status(&self, label: &str) -> ThreadStatus {
-        let mut status = ThreadStatus::Unknown;
-        for id in 0..self.threads.len() as ThreadId {
-            if self.thread_label(id) != label {
-                continue;
-            }
-            let this = match self.threads[id as usize].state {
-                ThreadState::Waiting { .. } | ThreadState::Sleeping { .. } => ThreadStatus::Blocked,
-                ThreadState::Exited => ThreadStatus::Ended,
-                _ => ThreadStatus::Running,
-            };
-            // A live thread of that name counts over an ended one.
-            if status == ThreadStatus::Unknown || status == ThreadStatus::Ended {
-                status = this;
-            }
-        }
-        status
+    /// Something an analysis's view of the threads reads has changed:
+    /// the enabled threads are recomputed at the next point.
+    pub fn views_changed(&mut self) {
+        self.enabled_changed();
     }
 
-    /// The orderings a held thread still waits for.
-    pub fn held_unmet(&self, id: ThreadId) -> Vec<String> {
-        let (Some(monitor), Some(event)) = (&self.monitor, &self.threads[id as usize].held_at)
-        else {
-            return Vec::new();
-        };
-        monitor.unmet(event, &self.thread_label(id), &|t| self.label_status(t))
-    }
-
-    /// Why a held thread's orderings do not hold (see [`Monitor::why_unmet`]).
-    fn held_why(&self, id: ThreadId) -> Vec<String> {
-        let (Some(monitor), Some(event)) = (&self.monitor, &self.threads[id as usize].held_at)
-        else {
-            return Vec::new();
-        };
-        monitor.why_unmet(event, &self.thread_label(id), &|t| self.label_status(t))
-    }
-
-    /// Tells the schedule monitor that `event` happened in thread `me`.
-    /// Returns false (and ends the execution) when that misuses the schedule.
-    pub fn monitor_event(&mut self, me: ThreadId, event: &str) -> bool {
-        let thread = self.thread_label(me);
-        let Some(monitor) = self.monitor.as_mut() else {
-            return true;
-        };
-        if let Err(e) = monitor.happened(event, &thread) {
-            self.finish(Outcome::ScheduleError {
-                thread: me,
-                message: e.to_string(),
-            });
-            return false;
-        }
-        self.schedule_changed();
-        true
-    }
-
-    /// A thread exited: its implicit `end` event.
+    /// A thread exited.
     pub fn thread_exited(&mut self, me: ThreadId) {
         self.record(me, EventKind::Exit, 0, None);
-        self.log(me, Activity::End);
         self.set_state(me, ThreadState::Exited);
-        self.monitor_event(me, END);
-    }
-
-    /// When atomic sets are checked and the execution passed: the first
-    /// problematic access pattern that happened, as the outcome.
-    fn serializability_violation(&self) -> Option<Outcome> {
-        let log = self.sets.as_ref()?.clone().finish();
-        let violation = crate::check::patterns::violations(&log)
-            .into_iter()
-            .next()?;
-        let pattern = violation.pattern();
-        let first = &log.accesses[violation.accesses[0]];
-        let steps: Vec<String> = violation
-            .accesses
-            .iter()
-            .map(|&i| {
-                let a = &log.accesses[i];
-                let unit = a.unit.map_or("?", |u| log.units[u as usize].name.as_str());
-                format!(
-                    "{}({:#x}) by `{unit}` in thread {}",
-                    if a.write { "W" } else { "R" },
-                    a.addr,
-                    a.thread
-                )
-            })
-            .collect();
-        Some(Outcome::Serializability {
-            thread: first.thread,
-            pattern: pattern.number,
-            message: format!(
-                "atomic set `{}` is not serializable: pattern {} ({}): {}",
-                log.sets[first.set as usize].name,
-                pattern.number,
-                pattern.name,
-                steps.join(", ")
-            ),
-        })
-    }
-
-    /// Checks, when the execution passed, that every thread the schedule
-    /// names existed; an outcome reporting those that did not.
-    fn unknown_schedule_threads(&self) -> Option<Outcome> {
-        let monitor = self.monitor.as_ref()?;
-        let unknown: Vec<&str> = monitor
-            .thread_names()
-            .into_iter()
-            .filter(|t| self.label_status(t) == ThreadStatus::Unknown)
-            .collect();
-        if unknown.is_empty() {
-            return None;
-        }
-        let threads: Vec<String> = (0..self.threads.len() as ThreadId)
-            .map(|id| self.thread_label(id))
-            .collect();
-        Some(Outcome::ScheduleError {
-            thread: 0,
-            message: format!(
-                "the schedule names thread{} {}, but no thread of the execution had that name (threads: {})",
-                if unknown.len() > 1 { "s" } else { "" },
-                unknown
-                    .iter()
-                    .map(|t| format!("`{t}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                threads.join(", ")
-            ),
-        })
-    }
-
-    fn held_may_go(&self, id: ThreadId) -> bool {
-        self.held_unmet(id).is_empty()
-    }
-
-    /// Marks that something a schedule condition reads has changed.
-    pub fn schedule_changed(&mut self) {
-        self.enabled_changed();
+        self.happened(me, Happening::Ended);
     }
 
     /// Sets a thread's scheduling state.
@@ -694,14 +638,19 @@ impl ExecState {
         for &(_, i) in &waiters[..woken] {
             self.set_state(i as ThreadId, ThreadState::Runnable);
             self.threads[i].wake = Some(0);
-            if let Some(sets) = &mut self.sets {
-                sets.woke(me, i as ThreadId, addr);
-            }
+            self.happened(
+                me,
+                Happening::Woke {
+                    woken: i as ThreadId,
+                    addr,
+                },
+            );
         }
         woken as u32
     }
 
-    fn blocked_threads(&self) -> Vec<BlockedThread> {
+    /// Every thread that waits on a futex, and where.
+    pub fn blocked_threads(&self) -> Vec<BlockedThread> {
         self.threads
             .iter()
             .enumerate()

@@ -10,7 +10,7 @@
 //! context that has no preopened directories, an empty stdin and no
 //! network, so the guest sees no filesystem.
 
-use super::activity::Activity;
+use super::analysis::Happening;
 use super::state::ThreadState;
 use super::{ThreadData, hooks, memory};
 use crate::trace::EventKind;
@@ -323,11 +323,11 @@ async fn poll_oneoff(
         {
             let mut exec = caller.data().exec.get();
             exec.record(me, EventKind::Sleep { until_ns: until }, 0, None);
-            exec.log(me, Activity::SleepBegin);
+            exec.happened(me, Happening::SleepBegin);
             exec.set_state(me, ThreadState::Sleeping { until });
         }
         hooks::yield_point(caller).await;
-        caller.data().exec.get().log(me, Activity::SleepEnd);
+        caller.data().exec.get().happened(me, Happening::SleepEnd);
         let now = caller.data().exec.get().clock_ns;
         for sub in parsed.iter().filter(|s| s.deadline <= now) {
             out.push(event(sub.userdata, 0, 0));

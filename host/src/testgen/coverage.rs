@@ -11,8 +11,8 @@
 
 use super::class::Class;
 use super::plan::{Report, Test};
+use crate::activity::{Activity, Entry};
 use crate::instrument::SiteTable;
-use crate::runtime::activity::{Activity, Entry};
 use rand_core::RngCore;
 
 /// Coverage of the concurrent method pairs of one class.

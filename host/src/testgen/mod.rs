@@ -13,8 +13,11 @@
 //! - [`generate`]: tests for a pair (or, for the baseline, at random).
 //! - [`oracle`]: linearizations, run sequentially.
 //! - [`search`]: the loop.
+//! - [`class_calls`]: the analysis behind `weft.gen_call`, through which the
+//!   driver calls the class's methods.
 
 pub mod class;
+pub mod class_calls;
 pub mod coverage;
 pub mod generate;
 pub mod oracle;

@@ -13,8 +13,9 @@ use super::coverage::{PairCoverage, activity_events, report_events};
 use super::generate::Generator;
 use super::oracle::interleavings;
 use super::plan::{Report, Test, read_report};
+use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
-use crate::runtime::{ExecutionResult, Failure, FailureKind, Outcome, Program, RunConfig};
+use crate::runtime::{ExecutionResult, Failure, FailureKind, Outcome, Program};
 use crate::sched::{PctScheduler, RandomScheduler, Scheduler};
 use rand_core::SeedableRng;
 use std::time::{Duration, Instant};
@@ -42,7 +43,7 @@ pub struct GenOptions {
     /// Seed of generation and schedules.
     pub seed: u64,
     /// Run configuration (its arguments are replaced).
-    pub run: RunConfig,
+    pub run: Setup,
 }
 
 /// What made a test fail.
@@ -67,7 +68,7 @@ pub struct GenFailure {
     /// The failing concurrent execution.
     pub execution: ExecutionResult,
     /// Its run configuration (for the replay file).
-    pub run: RunConfig,
+    pub run: Setup,
     /// Its scheduler seed.
     pub seed: u64,
     /// Linearizations run to confirm it.
@@ -103,16 +104,16 @@ type Linearization = (Option<FailureKind>, Vec<Option<i64>>);
 
 struct Runner<'a> {
     program: &'a mut Program,
-    base: RunConfig,
+    base: Setup,
     executions: u64,
 }
 
 impl Runner<'_> {
-    fn config(&self, test: &Test) -> RunConfig {
+    fn config(&self, test: &Test) -> Setup {
         let mut run = self.base.clone();
-        run.args.truncate(1);
-        run.args.push("--weft-gen".into());
-        run.args.push(test.plan());
+        run.run.args.truncate(1);
+        run.run.args.push("--weft-gen".into());
+        run.run.args.push(test.plan());
         run
     }
 
@@ -122,7 +123,7 @@ impl Runner<'_> {
         scheduler: Box<dyn Scheduler>,
     ) -> Result<(ExecutionResult, Report), ExploreError> {
         let config = self.config(test);
-        let (result, _) = self.program.execute(scheduler, &config);
+        let (result, _) = crate::execution::execute(self.program, scheduler, &config);
         self.executions += 1;
         if let Outcome::HostError(message) = &result.outcome {
             return Err(ExploreError(message.clone()));
@@ -200,10 +201,11 @@ pub fn search(
                     Box::new(PctScheduler::new(seed, 2, 200))
                 };
                 let (result, run_report) = runner.run(&test, scheduler)?;
-                let events = if result.activity.is_empty() {
+                let activity = crate::activity::entries(&result);
+                let events = if activity.is_empty() {
                     report_events(&test, &run_report)
                 } else {
-                    activity_events(&result.activity, runner.program.sites(), class)
+                    activity_events(activity, runner.program.sites(), class)
                 };
                 coverage.update(&events);
                 let lin = match &linear {

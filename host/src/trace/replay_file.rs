@@ -20,8 +20,9 @@
 //! either mismatch is reported, never silently accepted.
 
 use super::{ThreadId, TraceHash};
+use crate::execution::Setup;
 use crate::instrument::InstrumentOptions;
-use crate::runtime::{Failure, RunConfig};
+use crate::runtime::Failure;
 use crate::sched::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -70,7 +71,7 @@ pub struct ReplayFile {
     /// Instrumentation options.
     pub instrument: InstrumentOptions,
     /// Arguments, random seed and limits.
-    pub run: RunConfig,
+    pub run: Setup,
     /// How it was found.
     pub found_by: FoundBy,
     /// The schedule.
@@ -180,7 +181,7 @@ mod tests {
                 blake3: "ab".repeat(32),
             },
             instrument: InstrumentOptions::default(),
-            run: RunConfig::default(),
+            run: Setup::default(),
             found_by: FoundBy {
                 strategy: Strategy::Pct,
                 seed: 9,

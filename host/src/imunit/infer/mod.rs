@@ -22,8 +22,9 @@
 pub mod evaluate;
 pub mod timeline;
 
+use crate::execution::Setup;
 use crate::explore::ExploreError;
-use crate::runtime::{Outcome, Program, RunConfig};
+use crate::runtime::{Outcome, Program};
 use crate::sched::SleepsLastScheduler;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use timeline::{CodeIndex, Statement, Timeline, timelines};
@@ -32,7 +33,7 @@ use timeline::{CodeIndex, Statement, Timeline, timelines};
 #[derive(Clone, Debug)]
 pub struct InferOptions {
     /// Run configuration (its arguments are replaced by the test's name).
-    pub base: RunConfig,
+    pub base: Setup,
     /// Passing runs to learn from.
     pub runs: usize,
     /// Least share of runs an event or ordering must appear in.
@@ -162,8 +163,8 @@ pub fn logged_runs(
     code: &mut CodeIndex<'_>,
 ) -> Result<(usize, Vec<Vec<Timeline>>), ExploreError> {
     let mut run = options.base.clone();
-    run.args.truncate(1);
-    run.args.push(test.to_string());
+    run.run.args.truncate(1);
+    run.run.args.push(test.to_string());
     run.schedule = None;
     let mut passing = Vec::new();
     let mut executions = 0;
@@ -171,7 +172,8 @@ pub fn logged_runs(
     let attempts = options.runs.saturating_mul(20).max(1);
     while passing.len() < options.runs && executions < attempts {
         let seed = crate::explore::execution_seed(options.seed, executions as u64);
-        let (result, _) = program.execute(Box::new(SleepsLastScheduler::new(seed)), &run);
+        let (result, _) =
+            crate::execution::execute(program, Box::new(SleepsLastScheduler::new(seed)), &run);
         executions += 1;
         match &result.outcome {
             Outcome::Exited(0) => passing.push(timelines(&result, code)),

@@ -10,10 +10,10 @@
 //! source line and the method they are in, are the thread's statements;
 //! sleeps, blocking waits and events happen inside them.
 
+use crate::activity::{Activity, Entry};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::report::symbols::Symbols;
 use crate::runtime::ExecutionResult;
-use crate::runtime::activity::{Activity, Entry};
 use crate::trace::ThreadId;
 use std::collections::{HashMap, HashSet};
 
@@ -157,7 +157,7 @@ struct Call {
 
 /// The thread timelines of one execution (loaded with `log_calls`).
 pub fn timelines(result: &ExecutionResult, code: &mut CodeIndex<'_>) -> Vec<Timeline> {
-    let log = &result.activity;
+    let log = crate::activity::entries(result);
     let threads = result.thread_names.len();
     (0..threads as ThreadId)
         .map(|tid| {

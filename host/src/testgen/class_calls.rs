@@ -1,18 +1,43 @@
 //! `weft.gen_call`: a generated concurrent test's driver (in the guest SDK)
 //! asks weft to call one of the class's exported methods; weft calls the
 //! export on the calling thread's own instance, so the method runs on that
-//! guest thread with its stack.
+//! guest thread with its stack. The [`ClassCalls`] analysis holds the
+//! methods an execution may call.
 
-use super::ThreadData;
-use super::activity::Activity;
 use crate::abi;
+use crate::activity::{Activity, ActivityLog};
+use crate::runtime::analysis::Analysis;
+use crate::runtime::host::{self, Imports, ThreadData};
 use wasmtime::{Caller, Extern, Linker, Result, Val, ValType};
 
+/// The exports `weft.gen_call` may call in an execution, by number.
+#[derive(Clone, Debug, Default)]
+pub struct ClassCalls {
+    methods: Vec<String>,
+}
+
+impl ClassCalls {
+    /// Calls of `methods` (number `i` calls `methods[i]`).
+    pub fn new(methods: Vec<String>) -> Self {
+        ClassCalls { methods }
+    }
+}
+
+/// The analysis only gives `weft.gen_call` its methods.
+impl Analysis for ClassCalls {}
+
+/// Notes a method call's entry or exit in the activity log, if one is
+/// installed.
+fn log(caller: &Caller<'_, ThreadData>, activity: Activity) {
+    let me = host::thread(caller);
+    host::with_analysis(caller, |log: &mut ActivityLog, _| log.push(me, activity));
+}
+
 async fn gen_call(caller: &mut Caller<'_, ThreadData>, method: i32, args: [i64; 4]) -> Result<i64> {
-    let name = {
-        let exec = caller.data().exec.get();
-        exec.gen_methods.get(method as u32 as usize).cloned()
-    };
+    let name = host::with_analysis(caller, |calls: &mut ClassCalls, _| {
+        calls.methods.get(method as u32 as usize).cloned()
+    })
+    .flatten();
     let Some(name) = name else {
         return Err(wasmtime::Error::msg(format!(
             "weft.gen_call: no method numbered {method} in this run"
@@ -33,11 +58,10 @@ async fn gen_call(caller: &mut Caller<'_, ThreadData>, method: i32, args: [i64; 
         })
         .collect();
     let mut results = vec![Val::I64(0); ty.results().len()];
-    let me = caller.data().tid;
     let number = method as u32;
-    caller.data().exec.get().log(me, Activity::GenEnter(number));
+    log(caller, Activity::GenEnter(number));
     func.call_async(&mut *caller, &params, &mut results).await?;
-    caller.data().exec.get().log(me, Activity::GenExit(number));
+    log(caller, Activity::GenExit(number));
     Ok(match results.first() {
         Some(Val::I32(v)) => *v as i64,
         Some(Val::I64(v)) => *v,
@@ -45,8 +69,14 @@ async fn gen_call(caller: &mut Caller<'_, ThreadData>, method: i32, args: [i64; 
     })
 }
 
+/// `weft.gen_call`.
+pub(crate) const IMPORTS: Imports = Imports {
+    functions: &[abi::GEN_CALL],
+    link: add_to_linker,
+};
+
 /// Adds `weft.gen_call` to `linker`.
-pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
+fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap_async(
         abi::SDK_MODULE,
         abi::GEN_CALL.name,
@@ -59,7 +89,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::runtime::{Outcome, Program, RunConfig};
+    use super::ClassCalls;
+    use crate::runtime::{Outcome, RunConfig};
     use crate::sched::RandomScheduler;
 
     #[test]
@@ -76,12 +107,13 @@ mod tests {
                   (then unreachable))))"#,
         )
         .unwrap();
-        let mut program = Program::load(&wasm, Default::default()).unwrap();
-        let run = RunConfig {
-            gen_methods: vec!["add".into()],
-            ..Default::default()
-        };
-        let (result, _) = program.execute(Box::new(RandomScheduler::new(0)), &run);
+        let mut program = crate::execution::load(&wasm, Default::default()).unwrap();
+        let calls = ClassCalls::new(vec!["add".into()]);
+        let (result, _) = program.execute_with(
+            Box::new(RandomScheduler::new(0)),
+            &RunConfig::default(),
+            vec![Box::new(calls)],
+        );
         assert_eq!(result.outcome, Outcome::Exited(0));
         let (result, _) = program.execute(Box::new(RandomScheduler::new(0)), &RunConfig::default());
         assert!(

@@ -1,12 +1,11 @@
 //! The `weft.actor_*` imports (see `guest-sdk/ABI.md`): the guest's actor
 //! event loop asks weft for every delivery.
 
-use super::actors::{Mailboxes, NoDelivery};
-use super::outcome::Outcome;
-use super::sdk::Ended;
-use super::{ThreadData, memory};
+use super::mailboxes::{Mailboxes, NoDelivery};
 use crate::abi;
-use crate::trace::EventKind;
+use crate::failure::{Failure, FailureKind};
+use crate::runtime::Outcome;
+use crate::runtime::host::{self, Ended, Imports, ThreadData};
 use wasmtime::{Caller, Linker, Result};
 
 /// Longest actor type, message kind or behaviour name, in bytes.
@@ -22,21 +21,35 @@ fn read(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32, max: u32) -> Re
             "an actor call passed {len} bytes where at most {max} are allowed"
         )));
     }
-    memory::read(caller, ptr as u32 as u64, len as u64)
+    host::read(caller, ptr as u32 as u64, len as u64)
 }
 
 fn name(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<String> {
     Ok(String::from_utf8_lossy(&read(caller, ptr, len, MAX_NAME)?).into_owned())
 }
 
-fn with_mailboxes<R>(caller: &Caller<'_, ThreadData>, f: impl FnOnce(&mut Mailboxes) -> R) -> R {
-    let mut exec = caller.data().exec.get();
-    f(exec.actors.get_or_insert_with(Mailboxes::default))
+/// Runs `f` on the execution's mailboxes.
+fn with_mailboxes<R>(
+    caller: &Caller<'_, ThreadData>,
+    f: impl FnOnce(&mut Mailboxes) -> R,
+) -> Result<R> {
+    host::with_analysis(caller, |m: &mut Mailboxes, _| f(m)).ok_or_else(|| {
+        wasmtime::Error::msg("an actor call in an execution without actor mailboxes")
+    })
+}
+
+/// An actor failure of the thread running the actors.
+fn actor_failure(kind: FailureKind, thread: u32, message: String) -> Outcome {
+    Outcome::Reported(Failure {
+        kind,
+        message,
+        thread,
+    })
 }
 
 fn spawn(mut caller: Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<i32> {
     let kind = name(&mut caller, ptr, len)?;
-    Ok(with_mailboxes(&caller, |m| m.spawn(kind)) as i32)
+    Ok(with_mailboxes(&caller, |m| m.spawn(kind))? as i32)
 }
 
 fn send(
@@ -56,29 +69,29 @@ fn send(
             m.send(to, kind.clone(), body);
         }
         known
-    });
+    })?;
     if !known {
-        let me = caller.data().tid;
-        caller.data().exec.get().finish(Outcome::UnhandledMessage {
-            thread: me,
-            message: format!("message `{kind}` sent to actor #{to}, which does not exist"),
-        });
-        return Err(wasmtime::Error::new(Ended));
+        let me = host::thread(&caller);
+        return Err(host::end_with(
+            &caller,
+            actor_failure(
+                FailureKind::UnhandledMessage,
+                me,
+                format!("message `{kind}` sent to actor #{to}, which does not exist"),
+            ),
+        ));
     }
     Ok(())
 }
 
 fn become_(mut caller: Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()> {
     let behaviour = name(&mut caller, ptr, len)?;
-    with_mailboxes(&caller, |m| m.became(behaviour));
-    Ok(())
+    with_mailboxes(&caller, |m| m.became(behaviour))
 }
 
 fn unhandled(caller: Caller<'_, ThreadData>) -> Result<()> {
-    let me = caller.data().tid;
-    let mut exec = caller.data().exec.get();
-    let message = {
-        let m = exec.actors.get_or_insert_with(Mailboxes::default);
+    let me = host::thread(&caller);
+    let message = with_mailboxes(&caller, |m| {
         let log = m.log();
         match log.receives.last() {
             Some(r) => format!(
@@ -89,12 +102,11 @@ fn unhandled(caller: Caller<'_, ThreadData>) -> Result<()> {
             ),
             None => "a message was not handled".to_string(),
         }
-    };
-    exec.finish(Outcome::UnhandledMessage {
-        thread: me,
-        message,
-    });
-    Err(wasmtime::Error::new(Ended))
+    })?;
+    Err(host::end_with(
+        &caller,
+        actor_failure(FailureKind::UnhandledMessage, me, message),
+    ))
 }
 
 fn receive(
@@ -104,42 +116,38 @@ fn receive(
     header: i32,
     awaiting: i32,
 ) -> Result<i32> {
-    let me = caller.data().tid;
-    let delivered = {
-        let mut exec = caller.data().exec.get();
-        let mut mailboxes = exec.actors.take().unwrap_or_default();
-        let result = mailboxes.deliver(|bound| exec.choose_value(bound));
-        exec.actors = Some(mailboxes);
-        if exec.end.is_some() {
-            // A replayed schedule ran out of values.
-            return Err(wasmtime::Error::new(Ended));
-        }
-        result
-    };
+    let me = host::thread(&caller);
+    let delivered = host::with_analysis(&caller, |m: &mut Mailboxes, cx| {
+        m.deliver(|bound| cx.choose_value(bound))
+    })
+    .ok_or_else(|| wasmtime::Error::msg("an actor call in an execution without actor mailboxes"))?;
+    if host::ended(&caller) {
+        // A replayed schedule ran out of values.
+        return Err(wasmtime::Error::new(Ended));
+    }
     let delivered = match delivered {
         Ok(d) => d,
         Err(NoDelivery::Quiet) if awaiting < 0 => return Ok(0),
         Err(NoDelivery::Quiet) => {
-            let mut exec = caller.data().exec.get();
-            let waited = exec
-                .actors
-                .as_ref()
-                .map_or_else(|| format!("#{awaiting}"), |m| m.log().name(awaiting as u32));
-            exec.finish(Outcome::ActorDeadlock {
-                thread: me,
-                message: format!(
-                    "actor deadlock: the driver waits for a reply from {waited}, and no message is left to deliver"
+            let waited = with_mailboxes(&caller, |m| m.log().name(awaiting as u32))?;
+            return Err(host::end_with(
+                &caller,
+                actor_failure(
+                    FailureKind::Deadlock,
+                    me,
+                    format!(
+                        "actor deadlock: the driver waits for a reply from {waited}, and no message is left to deliver"
+                    ),
                 ),
-            });
-            return Err(wasmtime::Error::new(Ended));
+            ));
         }
         Err(NoDelivery::Diverged { done }) => {
-            caller
-                .data()
-                .exec
-                .get()
-                .finish(Outcome::ActorScheduleDiverged { followed: done });
-            return Err(wasmtime::Error::new(Ended));
+            return Err(host::end_with(
+                &caller,
+                Outcome::Abandoned(format!(
+                    "the actor schedule could not be followed after {done} receives"
+                )),
+            ));
         }
     };
     let size = delivered.kind.len() + delivered.body.len();
@@ -150,7 +158,7 @@ fn receive(
     }
     let mut bytes = delivered.kind.clone().into_bytes();
     bytes.extend_from_slice(&delivered.body);
-    memory::write(&mut caller, buf as u32 as u64, &bytes)?;
+    host::write(&mut caller, buf as u32 as u64, &bytes)?;
     let mut head = Vec::with_capacity(16);
     for v in [
         delivered.to,
@@ -160,18 +168,26 @@ fn receive(
     ] {
         head.extend_from_slice(&v.to_le_bytes());
     }
-    memory::write(&mut caller, header as u32 as u64, &head)?;
-    {
-        let mut exec = caller.data().exec.get();
-        let text = format!("deliver {} to #{}", delivered.kind, delivered.to as i32);
-        let label = exec.label(&text);
-        exec.record(me, EventKind::Label { label }, delivered.to, None);
-    }
+    host::write(&mut caller, header as u32 as u64, &head)?;
+    let text = format!("deliver {} to #{}", delivered.kind, delivered.to as i32);
+    host::record_label(&caller, &text, delivered.to);
     Ok(1)
 }
 
+/// The `weft.actor_*` imports, for the [`Mailboxes`] of the execution.
+pub(crate) const IMPORTS: Imports = Imports {
+    functions: &[
+        abi::ACTOR_SPAWN,
+        abi::ACTOR_SEND,
+        abi::ACTOR_RECEIVE,
+        abi::ACTOR_BECOME,
+        abi::ACTOR_UNHANDLED,
+    ],
+    link: add_to_linker,
+};
+
 /// Adds the `weft.actor_*` imports to `linker`.
-pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
+fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::SDK_MODULE, abi::ACTOR_SPAWN.name, spawn)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ACTOR_SEND.name, send)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ACTOR_RECEIVE.name, receive)?;

@@ -13,9 +13,17 @@
 //! paper (program order, thread creation, and wait/notify on futexes that
 //! are not lock words) is kept as vector clocks.
 
-use crate::instrument::{AccessKind, Site, SiteId};
+use crate::abi;
+use crate::failure::{Failure, FailureKind};
+use crate::instrument::{AccessKind, SiteId};
+use crate::runtime::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Report};
+use crate::runtime::host::{self, Imports};
+use crate::runtime::{ExecutionResult, Outcome};
+use crate::sched::ThreadView;
 use crate::trace::ThreadId;
 use std::collections::HashSet;
+use std::sync::Arc;
+use wasmtime::{Caller, Linker};
 
 /// A registered atomic set.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -95,11 +103,17 @@ struct ThreadRecord {
     pending: Option<Pending>,
 }
 
-/// Records a [`SetLog`] during an execution.
+/// Records a [`SetLog`] during an execution: the analysis behind
+/// `weft serializability`. Its report is the execution's [`SetLog`]
+/// ([`log_of`]); an execution that passed but is not atomic-set serializable
+/// fails with the first problematic pattern.
 #[derive(Clone, Debug, Default)]
 pub struct SetRecorder {
     log: SetLog,
     threads: Vec<ThreadRecord>,
+    /// The access each thread stands at (its site and address), for the
+    /// scheduler's view.
+    stands_at: Vec<Option<(SiteId, u32)>>,
     /// Call sites whose calls are units of work, with the unit's name.
     unit_calls: std::collections::HashMap<SiteId, String>,
 }
@@ -207,33 +221,33 @@ impl SetRecorder {
         }
     }
 
-    /// Thread `thread` is about to perform the access of `site` at `addr`
-    /// (the value there is `before`); records it if it touches an atomic
-    /// set. Returns whether it does.
+    /// Thread `thread` is about to perform the scalar access `kind` of
+    /// `width` bytes of `site_id` at `addr` (the value there is `before`);
+    /// records it if it touches an atomic set. Returns whether it does.
     pub fn access(
         &mut self,
         thread: ThreadId,
         site_id: SiteId,
-        site: &Site,
+        (kind, width): (AccessKind, u8),
         addr: u32,
         before: u64,
     ) -> bool {
         if matches!(
-            site.kind,
+            kind,
             AccessKind::AtomicCmpxchg | AccessKind::AtomicXchg | AccessKind::AtomicStore
-        ) && matches!(site.width, 1 | 4)
+        ) && matches!(width, 1 | 4)
         {
             self.thread(thread).pending = Some(Pending {
                 addr,
-                width: site.width,
+                width,
                 before,
-                kind: site.kind,
+                kind,
             });
         }
         let Some(set) = self.set_of(addr) else {
             return false;
         };
-        let (reads, writes) = match site.kind {
+        let (reads, writes) = match kind {
             AccessKind::AtomicLoad | AccessKind::Load => (true, false),
             AccessKind::AtomicStore | AccessKind::Store => (false, true),
             AccessKind::AtomicRmw | AccessKind::AtomicXchg | AccessKind::AtomicCmpxchg => {
@@ -323,7 +337,7 @@ impl SetRecorder {
     }
 
     /// The log, without accesses to lock words.
-    pub fn finish(mut self) -> SetLog {
+    pub fn into_log(mut self) -> SetLog {
         let words = self.log.lock_words.clone();
         self.log.accesses.retain(|a| !words.contains(&a.addr));
         self.log
@@ -333,6 +347,170 @@ impl SetRecorder {
     pub fn log(&self) -> &SetLog {
         &self.log
     }
+
+    /// Notes the access `thread` stands at (`None`: no access), for the
+    /// scheduler's view.
+    fn stand_at(&mut self, thread: ThreadId, at: Option<(SiteId, u32)>) {
+        let id = thread as usize;
+        if self.stands_at.len() <= id {
+            self.stands_at.resize(id + 1, None);
+        }
+        self.stands_at[id] = at;
+    }
+
+    /// When the execution passed: the first problematic access pattern
+    /// that happened, as the outcome.
+    fn violation(&self) -> Option<Outcome> {
+        let log = self.clone().into_log();
+        let violation = super::patterns::violations(&log).into_iter().next()?;
+        let pattern = violation.pattern();
+        let first = &log.accesses[violation.accesses[0]];
+        let steps: Vec<String> = violation
+            .accesses
+            .iter()
+            .map(|&i| {
+                let a = &log.accesses[i];
+                let unit = a.unit.map_or("?", |u| log.units[u as usize].name.as_str());
+                format!(
+                    "{}({:#x}) by `{unit}` in thread {}",
+                    if a.write { "W" } else { "R" },
+                    a.addr,
+                    a.thread
+                )
+            })
+            .collect();
+        Some(Outcome::Reported(Failure {
+            kind: FailureKind::Serializability,
+            thread: first.thread,
+            message: format!(
+                "atomic set `{}` is not serializable: pattern {} ({}): {}",
+                log.sets[first.set as usize].name,
+                pattern.number,
+                pattern.name,
+                steps.join(", ")
+            ),
+        }))
+    }
+}
+
+impl Analysis for SetRecorder {
+    fn needs_every_point(&self) -> bool {
+        true
+    }
+
+    fn access(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) -> Interest {
+        let view = cx.view();
+        self.settle(thread, |addr, width| view.read(addr, width));
+        let watched = match access.kind {
+            AccessKind::Copy | AccessKind::Fill => self.access_range(
+                thread,
+                access.site,
+                access.kind,
+                access.addr,
+                access.src,
+                access.len,
+            ),
+            kind => {
+                let before = view.read(access.addr, access.width);
+                self.access(
+                    thread,
+                    access.site,
+                    (kind, access.width),
+                    access.addr,
+                    before,
+                )
+            }
+        };
+        self.stand_at(thread, Some((access.site, access.addr)));
+        cx.views_changed();
+        let plain = matches!(
+            access.kind,
+            AccessKind::Load | AccessKind::Store | AccessKind::Copy | AccessKind::Fill
+        );
+        // Plain accesses matter only where they touch an atomic set.
+        if plain && !watched {
+            Interest::Ignore
+        } else {
+            Interest::Keep
+        }
+    }
+
+    fn point(&mut self, cx: &mut Cx<'_>, thread: ThreadId) {
+        let view = cx.view();
+        self.settle(thread, |addr, width| view.read(addr, width));
+        self.stand_at(thread, None);
+        cx.views_changed();
+    }
+
+    fn happened(&mut self, _cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
+        match *what {
+            Happening::Spawned { child } => self.spawned(thread, child),
+            Happening::Woke { woken, addr } => self.woke(thread, woken, addr),
+            Happening::Call(site) => self.call(thread, site, false),
+            Happening::Returned(site) => self.call(thread, site, true),
+            _ => {}
+        }
+    }
+
+    fn annotate(&self, view: &mut ThreadView) {
+        view.pending = self.stands_at.get(view.id as usize).copied().flatten();
+        view.locks_held = self.locks_held(view.id);
+    }
+
+    fn verdict(&mut self, _view: &ExecView<'_>) -> Option<Outcome> {
+        self.violation()
+    }
+
+    fn finish(self: Box<Self>) -> Option<Report> {
+        Some(Arc::new(self.into_log()))
+    }
+}
+
+/// The atomic-set accesses of `result`, when they were recorded.
+pub fn log_of(result: &ExecutionResult) -> Option<&SetLog> {
+    result.reports.get::<SetLog>()
+}
+
+/// `weft.atomic_set`, `weft.unit_begin` and `weft.unit_end`: recorded when
+/// atomic sets are checked, ignored otherwise.
+pub(crate) const IMPORTS: Imports = Imports {
+    functions: &[abi::ATOMIC_SET, abi::UNIT_BEGIN, abi::UNIT_END],
+    link: add_to_linker,
+};
+
+fn add_to_linker(linker: &mut Linker<crate::runtime::host::ThreadData>) -> wasmtime::Result<()> {
+    linker.func_wrap(
+        abi::SDK_MODULE,
+        abi::ATOMIC_SET.name,
+        |mut caller: Caller<'_, _>, name_ptr: i32, name_len: i32, ptr: i32, len: i32| {
+            let name = host::text(&mut caller, name_ptr, name_len)?;
+            host::with_analysis(&caller, |sets: &mut SetRecorder, _| {
+                sets.register(name, ptr as u32, len as u32)
+            });
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        abi::SDK_MODULE,
+        abi::UNIT_BEGIN.name,
+        |mut caller: Caller<'_, _>, name_ptr: i32, name_len: i32| {
+            let name = host::text(&mut caller, name_ptr, name_len)?;
+            let me = host::thread(&caller);
+            host::with_analysis(&caller, |sets: &mut SetRecorder, _| {
+                sets.unit_begin(me, name)
+            });
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        abi::SDK_MODULE,
+        abi::UNIT_END.name,
+        |caller: Caller<'_, _>| {
+            let me = host::thread(&caller);
+            host::with_analysis(&caller, |sets: &mut SetRecorder, _| sets.unit_end(me));
+        },
+    )?;
+    Ok(())
 }
 
 fn join_clock(into: &mut Vec<u32>, from: &[u32]) {
@@ -356,15 +534,8 @@ pub fn happens_before(a: &[u32], b: &[u32]) -> bool {
 mod tests {
     use super::*;
 
-    fn site(kind: AccessKind) -> Site {
-        Site {
-            kind,
-            func: 0,
-            code_offset: 0,
-            mem_offset: 0,
-            width: 4,
-            callee: None,
-        }
+    fn site(kind: AccessKind) -> (AccessKind, u8) {
+        (kind, 4)
     }
 
     #[test]
@@ -373,22 +544,22 @@ mod tests {
         r.register("account".into(), 100, 16);
         r.unit_begin(1, "copy".into());
         // Lock word at 8: cmpxchg 0 -> 1.
-        r.access(1, 0, &site(AccessKind::AtomicCmpxchg), 8, 0);
+        r.access(1, 0, site(AccessKind::AtomicCmpxchg), 8, 0);
         r.settle(1, |_, _| 1);
-        assert!(r.access(1, 1, &site(AccessKind::Load), 104, 0));
-        assert!(!r.access(1, 2, &site(AccessKind::Load), 300, 0));
+        assert!(r.access(1, 1, site(AccessKind::Load), 104, 0));
+        assert!(!r.access(1, 2, site(AccessKind::Load), 300, 0));
         // Release: xchg 1 -> 0.
-        r.access(1, 3, &site(AccessKind::AtomicXchg), 8, 1);
+        r.access(1, 3, site(AccessKind::AtomicXchg), 8, 1);
         r.settle(1, |_, _| 0);
         r.unit_end(1);
-        let log = r.finish();
+        let log = r.into_log();
         assert_eq!(log.accesses.len(), 1);
         assert_eq!(log.accesses[0].locks, vec![8]);
         assert_eq!(log.accesses[0].unit, Some(0));
         assert_eq!(log.releases, vec![(1, 1, 8)]);
         // A counter bumped from 0 is not a lock.
         let mut r = SetRecorder::default();
-        r.access(0, 0, &site(AccessKind::AtomicRmw), 8, 0);
+        r.access(0, 0, site(AccessKind::AtomicRmw), 8, 0);
         r.settle(0, |_, _| 1);
         assert_eq!(r.locks_held(0), 0);
     }
@@ -397,15 +568,15 @@ mod tests {
     fn clocks_order_creation_but_not_lock_hand_offs() {
         let mut r = SetRecorder::default();
         r.register("s".into(), 0, 64);
-        r.access(0, 0, &site(AccessKind::Store), 0, 0);
+        r.access(0, 0, site(AccessKind::Store), 0, 0);
         r.spawned(0, 1);
-        r.access(1, 0, &site(AccessKind::Store), 4, 0);
+        r.access(1, 0, site(AccessKind::Store), 4, 0);
         let log = r.log().clone();
         assert!(happens_before(
             &log.accesses[0].clock,
             &log.accesses[1].clock
         ));
-        r.access(1, 0, &site(AccessKind::AtomicCmpxchg), 40, 0);
+        r.access(1, 0, site(AccessKind::AtomicCmpxchg), 40, 0);
         r.settle(1, |_, _| 1);
         r.woke(1, 2, 40);
         assert!(r.thread(2).clock.iter().all(|&c| c == 0));

@@ -9,7 +9,10 @@
 //! receiver and message. The driver (the code around the event loop) is
 //! the receive with hash 0. Deliveries keep per-sender FIFO order.
 
+use crate::runtime::ExecutionResult;
+use crate::runtime::analysis::{Analysis, Report};
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// The driver's actor id in the guest ABI.
 pub const DRIVER: u32 = u32::MAX;
@@ -316,7 +319,7 @@ impl Mailboxes {
     }
 
     /// What happened, once the execution is over.
-    pub fn finish(mut self) -> ActorLog {
+    pub fn into_log(mut self) -> ActorLog {
         self.log.undelivered = self.pending.len();
         self.log
     }
@@ -325,6 +328,19 @@ impl Mailboxes {
     pub fn log(&self) -> &ActorLog {
         &self.log
     }
+}
+
+/// The mailboxes are an analysis only for their SDK imports and their
+/// report, the execution's [`ActorLog`] ([`log_of`]).
+impl Analysis for Mailboxes {
+    fn finish(self: Box<Self>) -> Option<Report> {
+        Some(Arc::new(self.into_log()))
+    }
+}
+
+/// What the guest's actors did in `result`, if it has actors.
+pub fn log_of(result: &ExecutionResult) -> Option<&ActorLog> {
+    result.reports.get::<ActorLog>()
 }
 
 #[cfg(test)]
@@ -342,8 +358,8 @@ mod tests {
         loop {
             match m.deliver(|_| picks.next()) {
                 Ok(_) => {}
-                Err(NoDelivery::Quiet) => return (m.finish(), Ok(())),
-                Err(e) => return (m.finish(), Err(e)),
+                Err(NoDelivery::Quiet) => return (m.into_log(), Ok(())),
+                Err(e) => return (m.into_log(), Err(e)),
             }
         }
     }

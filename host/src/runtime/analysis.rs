@@ -1,0 +1,305 @@
+//! How analyses see and steer an execution.
+//!
+//! The runtime is mechanism: threads, memory, scheduling points, WASI and
+//! the scheduling step. Every technique on top of it (IMUnit schedules,
+//! atomic-set checking, actor mailboxes, class-test calls, the activity log)
+//! is an [`Analysis`]: the runtime tells it what threads do, lets it hold
+//! threads and end the execution, and asks it for a verdict at the end. A
+//! command installs the analyses it needs for each execution
+//! ([`Program::execute_with`](super::Program::execute_with)); the runtime
+//! names none of them, and when none is installed every hook costs one
+//! length check.
+//!
+//! An analysis that adds SDK imports (the `weft.actor_*` calls, say) links
+//! them when the program is loaded, and they find the analysis of the
+//! running execution by its type.
+
+use super::outcome::{BlockedThread, Outcome};
+use super::state::{ExecState, ThreadState};
+use crate::instrument::{AccessKind, SiteId};
+use crate::sched::ThreadView;
+use crate::trace::ThreadId;
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
+/// An analysis of executions: it observes what threads do and may steer the
+/// execution (hold a thread, end the execution with a failure).
+///
+/// Every method has a default that does nothing, so an analysis implements
+/// only what it watches. Hooks run in the order the analyses were
+/// installed. A hook that ends the execution ([`Cx::finish`]) ends it as
+/// soon as the hook returns.
+pub trait Analysis: Any {
+    /// Whether the analysis must see every scheduling point at the host.
+    /// When one does, no thread passes points inside wasm on a budget, which
+    /// makes executions slower but lets [`Analysis::access`] and
+    /// [`Analysis::happened`] see every point.
+    fn needs_every_point(&self) -> bool {
+        false
+    }
+
+    /// The execution starts; the main thread (0) exists.
+    fn begin(&mut self, cx: &mut Cx<'_>) {
+        let _ = cx;
+    }
+
+    /// `thread` stands at a scheduling point that accesses memory, before
+    /// the access. Returns whether the access may stop being a scheduling
+    /// point (see [`Interest`]).
+    fn access(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) -> Interest {
+        let _ = (cx, thread, access);
+        Interest::Keep
+    }
+
+    /// `thread` stands at a scheduling point that is not a memory access of
+    /// its own (a time slice, a wait or notify, a spawn, a yield, an SDK
+    /// event): another thread may run next.
+    fn point(&mut self, cx: &mut Cx<'_>, thread: ThreadId) {
+        let _ = (cx, thread);
+    }
+
+    /// `thread` did `what`.
+    fn happened(&mut self, cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
+        let _ = (cx, thread, what);
+    }
+
+    /// `thread` is about to perform the SDK event `event`. Returns whether
+    /// the thread must be held: it then cannot run until
+    /// [`Analysis::may_run`] says it may, and performs the event after.
+    fn before_event(&mut self, cx: &mut Cx<'_>, thread: ThreadId, event: &str) -> bool {
+        let _ = (cx, thread, event);
+        false
+    }
+
+    /// An event every thread but the main one performs when it first names
+    /// itself through the SDK, if the analysis wants one.
+    fn start_event(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether `thread`, held by an analysis, may run now.
+    fn may_run(&self, view: &ExecView<'_>, thread: ThreadId) -> bool {
+        let _ = (view, thread);
+        true
+    }
+
+    /// Adds what the analysis knows to the scheduler's view of an enabled
+    /// thread that is not held.
+    fn annotate(&self, view: &mut ThreadView) {
+        let _ = view;
+    }
+
+    /// No thread can run and no timer is pending: the outcome, if the
+    /// analysis explains it better than a plain deadlock of `blocked` (say,
+    /// because it holds threads).
+    fn deadlock(&self, view: &ExecView<'_>, blocked: &[BlockedThread]) -> Option<Outcome> {
+        let _ = (view, blocked);
+        None
+    }
+
+    /// The execution passed (the program exited with 0): a failure the
+    /// analysis finds in it, if any.
+    fn verdict(&mut self, view: &ExecView<'_>) -> Option<Outcome> {
+        let _ = view;
+        None
+    }
+
+    /// The execution is over: what the analysis recorded, for
+    /// [`ExecutionResult::reports`](super::ExecutionResult::reports).
+    fn finish(self: Box<Self>) -> Option<Report> {
+        None
+    }
+}
+
+/// A memory access at a scheduling point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// The instrumented instruction.
+    pub site: SiteId,
+    /// What it does.
+    pub kind: AccessKind,
+    /// Width of a scalar access in bytes (0 for `memory.copy` and
+    /// `memory.fill`).
+    pub width: u8,
+    /// The first byte written or read (for `memory.copy`: written).
+    pub addr: u32,
+    /// How many bytes from `addr`.
+    pub len: u32,
+    /// For `memory.copy`: the first byte read.
+    pub src: u32,
+}
+
+/// Whether an access matters to an analysis as a scheduling point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interest {
+    /// It stays a scheduling point.
+    Keep,
+    /// It need not be one: when an analysis says so, the access is neither
+    /// an event of the trace nor a place where another thread may run (an
+    /// analysis that instruments every plain access but cares about a few
+    /// addresses).
+    Ignore,
+}
+
+/// Something a thread did, as analyses hear of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Happening<'a> {
+    /// The thread was created (the main thread: the execution started).
+    Started,
+    /// Its entry function returned (the main thread's: the execution ends).
+    Ended,
+    /// It created thread `child`.
+    Spawned {
+        /// The new thread.
+        child: ThreadId,
+    },
+    /// It reached the instrumented instruction at this site (an access, a
+    /// wait or a notify) and the instruction is a scheduling point.
+    Reached(SiteId),
+    /// It is about to execute the call instruction at this site (modules
+    /// loaded with `log_calls`).
+    Call(SiteId),
+    /// The call at this site returned.
+    Returned(SiteId),
+    /// It began to sleep.
+    SleepBegin,
+    /// Its sleep ended.
+    SleepEnd,
+    /// It began to wait on a futex (a lock, condition variable, join, ...).
+    BlockBegin,
+    /// It was woken, or its wait timed out.
+    BlockEnd,
+    /// Its notify on `addr` woke `woken`.
+    Woke {
+        /// The woken thread.
+        woken: ThreadId,
+        /// The futex address.
+        addr: u32,
+    },
+    /// It performed an SDK event (`implicit`: one an analysis asked for
+    /// through [`Analysis::start_event`]).
+    Event {
+        /// The event's name.
+        name: &'a str,
+        /// Whether the guest did not fire it itself.
+        implicit: bool,
+    },
+}
+
+/// What a thread is doing, as analyses see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// Runs or can run (yielded threads too).
+    Running,
+    /// Waits on a futex or sleeps.
+    Blocked,
+    /// Held by an analysis.
+    Held,
+    /// Its entry function returned.
+    Exited,
+}
+
+/// What an analysis recorded in one execution; read it back with
+/// [`Reports::get`].
+pub type Report = Arc<dyn Any + Send + Sync>;
+
+/// The reports of an execution's analyses.
+#[derive(Clone, Default)]
+pub struct Reports(Vec<Report>);
+
+impl Reports {
+    pub(crate) fn new(reports: Vec<Report>) -> Self {
+        Reports(reports)
+    }
+
+    /// The report of type `T`, if an analysis made one.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.0.iter().find_map(|r| r.downcast_ref::<T>())
+    }
+}
+
+impl fmt::Debug for Reports {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Reports({} reports)", self.0.len())
+    }
+}
+
+/// What an analysis may read of the running execution.
+pub struct ExecView<'a> {
+    pub(super) state: &'a ExecState,
+}
+
+impl ExecView<'_> {
+    /// How many threads the execution created, the main thread included.
+    pub fn thread_count(&self) -> usize {
+        self.state.threads.len()
+    }
+
+    /// The name a thread has in reports and schedules: its SDK name,
+    /// `main` for the first thread, else `T<id>`.
+    pub fn thread_label(&self, id: ThreadId) -> String {
+        self.state.thread_label(id)
+    }
+
+    /// What thread `id` is doing.
+    pub fn run_state(&self, id: ThreadId) -> RunState {
+        match self.state.threads[id as usize].state() {
+            ThreadState::Waiting { .. } | ThreadState::Sleeping { .. } => RunState::Blocked,
+            ThreadState::Held => RunState::Held,
+            ThreadState::Exited => RunState::Exited,
+            ThreadState::Runnable | ThreadState::Yielded => RunState::Running,
+        }
+    }
+
+    /// The value of `width` bytes (at most 8, little-endian) at `addr` of
+    /// the shared memory; 0 out of bounds or without one.
+    pub fn read(&self, addr: u32, width: u8) -> u64 {
+        self.state
+            .memory
+            .as_deref()
+            .map_or(0, |m| super::memory::shared_value(m, addr, width))
+    }
+}
+
+/// What an analysis may read and do during a hook.
+pub struct Cx<'a> {
+    pub(super) state: &'a mut ExecState,
+}
+
+impl Cx<'_> {
+    /// Read access to the execution.
+    pub fn view(&self) -> ExecView<'_> {
+        ExecView { state: self.state }
+    }
+
+    /// Ends the execution with `outcome` (unless it already ended).
+    pub fn finish(&mut self, outcome: Outcome) {
+        self.state.finish(outcome);
+    }
+
+    /// Whether the execution has ended.
+    pub fn ended(&self) -> bool {
+        self.state.end.is_some()
+    }
+
+    /// A nondeterministic value in `0..bound` (any value for 0) from the
+    /// scheduler, recorded for replay; `None` when a replayed schedule ran
+    /// out of values (the execution then ended).
+    pub fn choose_value(&mut self, bound: u64) -> Option<u64> {
+        self.state.choose_value(bound)
+    }
+
+    /// Records an event of `thread` named `text` in the trace (with `addr`).
+    pub fn record_label(&mut self, thread: ThreadId, text: &str, addr: u32) {
+        let label = self.state.label(text);
+        self.state
+            .record(thread, crate::trace::EventKind::Label { label }, addr, None);
+    }
+
+    /// Something [`Analysis::may_run`] or [`Analysis::annotate`] reads
+    /// changed: the runtime asks again before the next decision.
+    pub fn views_changed(&mut self) {
+        self.state.views_changed();
+    }
+}
