@@ -5,9 +5,9 @@
 //! whole and every execution on its own (its decisions are recorded too).
 
 use crate::execution::Setup;
+use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::{PctScheduler, RandomScheduler, Scheduler, Strategy};
-use crate::trace::replay_file::FoundBy;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 

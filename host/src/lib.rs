@@ -2,14 +2,21 @@
 //! that owns every thread switch, so that every execution is reproducible
 //! from its list of scheduling decisions.
 //!
-//! The pieces, in the order data flows through them:
+//! The pieces, from the bottom layer up (`ARCHITECTURE.md` is the map):
 //! - [`instrument`]: rewrites a module so every scheduling point calls the host.
-//! - [`runtime`]: runs one execution under a [`sched::Scheduler`].
-//! - [`sched`]: the strategies (random, PCT, replay).
-//! - [`explore`]: many executions until a failure; [`replay`]: one again.
-//! - [`trace`]: events, trace hashes and the replay-file format.
-//! - [`report`]: the failing interleaving for people.
-//! - [`imunit`]: IMUnit schedules for multithreaded unit tests (in progress).
+//! - [`trace`]: events and trace hashes; [`debuginfo`]: names and source lines.
+//! - [`sched`]: the [`sched::Scheduler`] trait and the strategies (random,
+//!   PCT, replay); [`failure`]: the failure kinds users see.
+//! - [`runtime`]: runs one execution under a scheduler, with the
+//!   [`runtime::Analysis`]es a command installs.
+//! - The techniques, each an analysis and a driver: [`activity`] (what
+//!   threads did), [`check`] (atomic-set serializability), [`imunit`]
+//!   (schedules for unit tests), [`actors`] (Bita), [`testgen`] (CovCon).
+//! - [`execution`]: everything besides the schedule that makes an execution,
+//!   and the analyses it installs.
+//! - [`explore`]: many executions until a failure; [`replay`]: one again,
+//!   from a replay file.
+//! - [`report`]: the failing interleaving for people; [`cli`]: the commands.
 //!
 //! # Examples
 //!
@@ -54,11 +61,14 @@ pub mod bench;
 pub mod build;
 pub mod check;
 pub mod cli;
+pub mod debuginfo;
 pub mod execution;
 pub mod explore;
 pub mod failure;
 pub mod imunit;
 pub mod instrument;
+#[cfg(test)]
+mod layering;
 pub mod replay;
 pub mod report;
 pub mod runtime;

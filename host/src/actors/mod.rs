@@ -2,7 +2,7 @@
 //! (Tasharofi, Pradel, Lin and Johnson, ASE 2013).
 //!
 //! The guest's actors run in weft's [`mailboxes`] (an analysis whose SDK
-//! imports, in [`imports`], are the `weft.actor_*` calls), which record
+//! imports, in `imports`, are the `weft.actor_*` calls), which record
 //! every receive with a hash that identifies it across executions. From one
 //! execution's receives:
 //! - [`criteria`]: which pairs of receives the coverage criteria (PR, PCR,

@@ -3,13 +3,14 @@
 //! executions; every execution is checked for the access patterns, so
 //! every reported violation happened in a replayable execution.
 
+use super::asset_scheduler::{AssetScheduler, Target};
 use super::patterns::{PATTERNS, violations};
 use super::potential::{Potential, potential_violations};
 use crate::check::atomic_sets::SetLog;
 use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
 use crate::runtime::{ExecutionResult, Outcome, Program};
-use crate::sched::{AssetScheduler, RandomScheduler, Scheduler, Target};
+use crate::sched::{RandomScheduler, Scheduler};
 use std::time::{Duration, Instant};
 
 /// Which strategy looks for violations.

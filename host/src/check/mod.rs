@@ -5,11 +5,14 @@
 //!   with their units of work, locks and vector clocks, and its SDK imports.
 //! - [`patterns`]: the access patterns that break atomic-set
 //!   serializability, and a matcher over one execution's accesses.
+//! - [`asset_scheduler`]: AssetFuzzer's active scheduler, aiming at one
+//!   potential atomic-set violation.
 //! - [`asset_fuzzer`]: the search of `weft serializability`.
 //! - [`potential`]: from profiling executions, the pattern instances that
 //!   could happen under another schedule (AssetFuzzer's phase I).
 
 pub mod asset_fuzzer;
+pub mod asset_scheduler;
 pub mod atomic_sets;
 pub mod patterns;
 pub mod potential;

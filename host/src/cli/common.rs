@@ -1,12 +1,12 @@
 //! Options and output shared by the commands.
 
 use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
 use crate::instrument::{Points, SiteTable};
+use crate::replay::file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
 use crate::report::interleaving;
-use crate::report::symbols::Symbols;
 use crate::runtime::{ExecutionResult, Failure, Limits, Program, RunConfig};
-use crate::trace::replay_file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;

@@ -2,13 +2,13 @@
 
 use super::common::{ModuleArgs, OutputArgs, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::debuginfo::symbols::Symbols;
+use crate::replay::file::FoundBy;
 use crate::report::interleaving;
-use crate::report::symbols::Symbols;
 use crate::runtime::{Failure, FailureKind};
 use crate::sched::Strategy;
 use crate::testgen::class::find;
 use crate::testgen::search::{GenOptions, GenStrategy, Violation, search};
-use crate::trace::replay_file::FoundBy;
 use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -2,13 +2,13 @@
 
 use super::EXIT_PASS;
 use super::common::ModuleArgs;
+use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
 use crate::imunit::infer::evaluate::{Evaluation, evaluate, reference_events};
 use crate::imunit::infer::timeline::{CodeIndex, timelines};
 use crate::imunit::infer::{Anchor, InferOptions, Inference, infer, logged_runs};
 use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::{TestCase, list};
-use crate::report::symbols::Symbols;
 use crate::runtime::{Outcome, Program};
 use crate::sched::RandomScheduler;
 use anyhow::{Context, Result, bail};

@@ -1,8 +1,8 @@
 //! `weft replay`: re-run a saved execution exactly.
 
 use super::common::{OutputArgs, Report, read_module};
+use crate::replay::file::ReplayFile;
 use crate::replay::replay;
-use crate::trace::replay_file::ReplayFile;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;

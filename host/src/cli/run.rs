@@ -2,8 +2,8 @@
 
 use super::common::{ModuleArgs, OutputArgs, Report, save_replay};
 use crate::explore::run_once;
+use crate::replay::file::FoundBy;
 use crate::sched::Strategy;
-use crate::trace::replay_file::FoundBy;
 use anyhow::Result;
 use clap::Args;
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! The interleaving of an execution as rows a person can read: which thread
 //! did what, step by step, and where in the source.
 
-use super::symbols::{SiteName, Symbols};
+use crate::debuginfo::symbols::{SiteName, Symbols};
 use crate::instrument::SiteTable;
 use crate::runtime::ExecutionResult;
 use crate::trace::{EventKind, ThreadId};

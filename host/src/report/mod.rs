@@ -1,5 +1,3 @@
 //! Presenting results: the failing interleaving as text, and JSON.
 
 pub mod interleaving;
-pub mod symbols;
-pub mod variables;

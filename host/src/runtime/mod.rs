@@ -9,7 +9,7 @@
 //! - `executor`: the poll loop that runs one execution.
 //! - [`outcome`]: how an execution ends.
 //! - [`analysis`]: the trait through which analyses observe and steer an
-//!   execution, and [`host`] what their SDK imports may use.
+//!   execution, and `host` what their SDK imports may use.
 
 pub mod analysis;
 mod executor;

@@ -6,18 +6,14 @@
 //! - [`RandomScheduler`]: uniform random choice, seeded.
 //! - [`PctScheduler`]: probabilistic concurrency testing with depth `d`.
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
-//! - [`AssetScheduler`]: AssetFuzzer's active scheduler, aiming at one
-//!   potential atomic-set violation.
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
 
-mod asset;
 mod pct;
 mod random;
 mod replay;
 mod sleeps_last;
 
-pub use asset::{AssetScheduler, Target};
 pub use pct::PctScheduler;
 pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;

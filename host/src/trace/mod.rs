@@ -1,5 +1,4 @@
-//! What an execution did: its events, the scheduling decisions that produced
-//! them, and the replay-file format that stores both.
+//! What an execution did: its events and the hash that identifies them.
 //!
 //! - [`Event`]: one scheduling point reached by one thread.
 //! - [`TraceHash`]: the 128-bit XXH3 hash of the event stream plus the
@@ -7,9 +6,6 @@
 //!   hash identifies, it does not authenticate: XXH3 hashes a typical
 //!   execution's few kilobytes about twenty times faster than blake3, which
 //!   stays the hash of module bytes.)
-//! - [`replay_file`]: the versioned JSON file a failure is saved to.
-
-pub mod replay_file;
 
 use crate::instrument::{AccessKind, SiteId};
 use serde::{Deserialize, Serialize};

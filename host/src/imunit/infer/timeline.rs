@@ -11,8 +11,8 @@
 //! sleeps, blocking waits and events happen inside them.
 
 use crate::activity::{Activity, Entry};
+use crate::debuginfo::symbols::Symbols;
 use crate::instrument::{AccessKind, SiteId, SiteTable};
-use crate::report::symbols::Symbols;
 use crate::runtime::ExecutionResult;
 use crate::trace::ThreadId;
 use std::collections::{HashMap, HashSet};

@@ -1,9 +1,13 @@
 //! Replaying a saved execution and checking that it is the same one.
+//!
+//! - [`file`](mod@file): the versioned JSON file a failure is saved to.
+
+pub mod file;
 
 use crate::runtime::{ExecutionResult, LoadError, Outcome};
 use crate::sched::{ReplayScheduler, ScheduleError};
 use crate::trace::TraceHash;
-use crate::trace::replay_file::ReplayFile;
+use file::ReplayFile;
 
 /// Why a replay did not reproduce its execution.
 #[derive(Debug, thiserror::Error)]

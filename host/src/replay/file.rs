@@ -19,11 +19,11 @@
 //! Replaying checks the module hash before running and the trace hash after;
 //! either mismatch is reported, never silently accepted.
 
-use super::{ThreadId, TraceHash};
 use crate::execution::Setup;
 use crate::instrument::InstrumentOptions;
 use crate::runtime::Failure;
 use crate::sched::Strategy;
+use crate::trace::{ThreadId, TraceHash};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -15,8 +15,8 @@
 //! Postponing only ever means choosing another enabled thread, so the
 //! decisions replay without this scheduler.
 
-use super::{ScheduleError, Scheduler, ThreadView};
 use crate::instrument::SiteId;
+use crate::sched::{ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -155,7 +155,7 @@ impl Scheduler for AssetScheduler {
     }
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
-        Ok(super::value_in(self.rng.next_u64(), bound))
+        Ok(crate::sched::value_in(self.rng.next_u64(), bound))
     }
 }
 

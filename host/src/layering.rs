@@ -1,0 +1,149 @@
+//! The crate's layers (see `ARCHITECTURE.md`), checked: a module may use
+//! modules of its own layer and of the layers below it, never one above.
+//! Every `crate::` and `super::` path outside test code counts. (Compiled
+//! for tests only.)
+
+use std::path::Path;
+
+/// Module path prefixes and their layers, lowest first; a module belongs to
+/// the layer of its longest listed prefix.
+const LAYERS: &[(&str, u8)] = &[
+    ("abi", 0),
+    ("build", 0),
+    ("instrument", 1),
+    ("trace", 2),
+    ("debuginfo", 2),
+    ("sched", 3),
+    ("failure", 3),
+    ("runtime", 4),
+    // The techniques' analyses.
+    ("activity", 5),
+    ("check", 5),
+    ("imunit", 5),
+    ("actors", 5),
+    ("testgen", 5),
+    ("execution", 6),
+    // Which executions to run: exploration, replay and the techniques'
+    // drivers.
+    ("explore", 7),
+    ("replay", 7),
+    ("check::asset_fuzzer", 7),
+    ("imunit::runner", 7),
+    ("imunit::infer", 7),
+    ("imunit::tests_in_module", 7),
+    ("actors::search", 7),
+    ("testgen::search", 7),
+    ("report", 8),
+    ("bench", 9),
+    ("cli", 9),
+    ("", 9),
+];
+
+/// The layer of a module path (`check::atomic_sets`).
+fn layer(path: &str) -> u8 {
+    LAYERS
+        .iter()
+        .filter(|(prefix, _)| {
+            prefix.is_empty()
+                || path == *prefix
+                || path
+                    .strip_prefix(prefix)
+                    .is_some_and(|rest| rest.starts_with("::"))
+        })
+        .max_by_key(|(prefix, _)| prefix.len())
+        .map_or(9, |&(_, layer)| layer)
+}
+
+/// The module path of a source file (`check/mod.rs` is `check`).
+fn module_of(file: &Path, src: &Path) -> String {
+    let relative = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("mod" | "lib")) {
+        parts.pop();
+    }
+    parts.join("::")
+}
+
+/// The module paths `code` (of module `module`) names, outside
+/// comments and test code.
+fn references(code: &str, module: &str) -> Vec<String> {
+    let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut found = Vec::new();
+    for line in code.lines() {
+        let line = line.split("//").next().unwrap_or_default();
+        for (start, _) in line.match_indices("crate::") {
+            found.push(path_at(&line[start + "crate::".len()..]));
+        }
+        for (start, _) in line.match_indices("super::") {
+            if start > 0 && line[..start].ends_with("::") {
+                continue;
+            }
+            let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+            let rest = path_at(&line[start + "super::".len()..]);
+            found.push(if parent.is_empty() {
+                rest
+            } else {
+                format!("{parent}::{rest}")
+            });
+        }
+    }
+    found
+}
+
+/// The leading `a::b::c` of `text`.
+fn path_at(text: &str) -> String {
+    let end = text
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(text.len());
+    text[..end].trim_end_matches(':').to_string()
+}
+
+fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_module_uses_a_layer_above_its_own() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut upward = Vec::new();
+    for file in files {
+        if file.ends_with("main.rs") {
+            continue;
+        }
+        let module = module_of(&file, &src);
+        let code = std::fs::read_to_string(&file).unwrap();
+        for used in references(&code, &module) {
+            if layer(&used) > layer(&module) {
+                upward.push(format!(
+                    "{module} (layer {}) uses {used} (layer {})",
+                    layer(&module),
+                    layer(&used)
+                ));
+            }
+        }
+    }
+    upward.sort();
+    upward.dedup();
+    assert!(upward.is_empty(), "{}", upward.join("\n"));
+}
+
+#[test]
+fn modules_take_the_layer_of_their_longest_prefix() {
+    assert_eq!(layer("check::atomic_sets"), 5);
+    assert_eq!(layer("check::asset_fuzzer"), 7);
+    assert_eq!(layer("imunit::infer::timeline"), 7);
+    assert_eq!(layer("runtime::analysis::Analysis"), 4);
+    assert_eq!(layer("checker"), 9);
+}
