@@ -174,6 +174,7 @@ impl ExecState {
     }
 
     /// Runs `hook` on every analysis, in order.
+    #[inline]
     fn each_analysis(&mut self, mut hook: impl FnMut(&mut dyn Analysis, &mut Cx<'_>)) {
         if self.analyses.is_empty() {
             return;
@@ -214,18 +215,21 @@ impl ExecState {
     }
 
     /// Tells the analyses that `me` did `what`.
+    #[inline]
     pub fn happened(&mut self, me: ThreadId, what: Happening<'_>) {
         self.each_analysis(|a, cx| a.happened(cx, me, &what));
     }
 
     /// Tells the analyses that `me` stands at a scheduling point that is
     /// not an access of its own.
+    #[inline]
     pub fn point_reached(&mut self, me: ThreadId) {
         self.each_analysis(|a, cx| a.point(cx, me));
     }
 
     /// Tells the analyses that `me` is about to make `access`; whether it
     /// stays a scheduling point.
+    #[inline]
     pub fn access(&mut self, me: ThreadId, access: &Access) -> Interest {
         let mut interest = Interest::Keep;
         self.each_analysis(|a, cx| {
