@@ -170,8 +170,10 @@ fn executions_per_second(
         let seed = crate::explore::execution_seed(options.seed, index);
         let scheduler = crate::explore::scheduler(strategy, seed, options.pct_depth, pct_steps);
         let (result, _) = crate::execution::execute(program, scheduler, &options.run);
-        longest = longest.max(result.steps);
-        pct_steps = longest;
+        if result.fair_from.is_none() {
+            longest = longest.max(result.steps);
+            pct_steps = longest;
+        }
         match result.outcome {
             Outcome::HostError(e) => Err(anyhow::anyhow!(e)),
             _ => Ok(()),

@@ -7,7 +7,7 @@
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
-use crate::sched::{PctScheduler, RandomScheduler, Scheduler, Strategy};
+use crate::sched::{PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
@@ -120,6 +120,7 @@ pub fn scheduler(
     match strategy {
         Strategy::Random => Box::new(RandomScheduler::new(seed)),
         Strategy::Pct => Box::new(PctScheduler::new(seed, pct_depth, pct_steps)),
+        Strategy::Pos => Box::new(PosScheduler::new(seed)),
     }
 }
 
@@ -189,8 +190,10 @@ pub fn explore(
         if matches!(result.outcome, Outcome::Discarded { .. }) {
             discarded += 1;
         }
-        longest = longest.max(result.steps);
-        pct_steps = longest;
+        if result.fair_from.is_none() {
+            longest = longest.max(result.steps);
+            pct_steps = longest;
+        }
         traces.insert(result.trace_hash);
         progress(Progress {
             executions,

@@ -139,6 +139,8 @@ sample_tests! {
     stringbuffer => "stringbuffer",
     classes => "classes",
     range_c => "range-c",
+    spin_lock_c => "spin-lock-c",
+    busy_wait_c => "busy-wait-c",
 }
 
 #[test]
@@ -185,6 +187,8 @@ fn every_sample_has_a_test() {
         "stringbuffer",
         "classes",
         "range-c",
+        "spin-lock-c",
+        "busy-wait-c",
     ];
     for name in sample_names() {
         assert!(

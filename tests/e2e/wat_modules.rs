@@ -192,11 +192,14 @@ fn points_passed_without_the_host_are_all_counted_and_hashed() {
     assert!(steps > 2001, "{steps}");
     assert_eq!(run(&[]).json()["trace_hash"], json["trace_hash"]);
     // The step limit holds exactly inside a stretch of points passed on a
-    // budget.
+    // budget, and again after as many steps under a fair schedule.
     let limited = run(&["--max-steps", "700"]);
     assert_eq!(limited.code, 1, "{}", limited.stderr);
     let limited = limited.json();
     assert_eq!(limited["failure"]["kind"], "step-limit");
     let message = limited["failure"]["message"].as_str().unwrap();
-    assert!(message.contains("after 700 steps"), "{message}");
+    assert!(
+        message.contains("after 1400 steps, the last 700 of them under a fair schedule"),
+        "{message}"
+    );
 }

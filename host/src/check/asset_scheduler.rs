@@ -76,7 +76,7 @@ impl AssetScheduler {
         if self.done == 0 {
             // e_k (the first access of u') must not come before e_i.
             let first_v = self.target.by_u.iter().position(|u| !u);
-            return first_v.is_some_and(|k| t.pending.is_some_and(|(s, _)| s == sites[k]));
+            return first_v.is_some_and(|k| t.next.is_some_and(|op| op.site == sites[k]));
         }
         if self.reached() {
             return false;
@@ -95,7 +95,7 @@ impl AssetScheduler {
 
     /// Notes that `t`, about to make its pending access, was chosen.
     fn advance(&mut self, t: &ThreadView) {
-        let Some((site, _)) = t.pending else {
+        let Some(site) = t.next.map(|op| op.site) else {
             return;
         };
         if self.reached() || site != self.target.sites[self.done] {
@@ -168,7 +168,13 @@ mod tests {
             id,
             yielding: false,
             wakes_at: None,
-            pending: pending.map(|s| (s, 0)),
+            next: pending.map(|site| crate::sched::NextOp {
+                kind: crate::instrument::AccessKind::Load,
+                addr: 0,
+                len: 4,
+                src: 0,
+                site,
+            }),
             locks_held: 0,
         }
     }

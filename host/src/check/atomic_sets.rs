@@ -111,9 +111,6 @@ struct ThreadRecord {
 pub struct SetRecorder {
     log: SetLog,
     threads: Vec<ThreadRecord>,
-    /// The access each thread stands at (its site and address), for the
-    /// scheduler's view.
-    stands_at: Vec<Option<(SiteId, u32)>>,
     /// Call sites whose calls are units of work, with the unit's name.
     unit_calls: std::collections::HashMap<SiteId, String>,
 }
@@ -348,16 +345,6 @@ impl SetRecorder {
         &self.log
     }
 
-    /// Notes the access `thread` stands at (`None`: no access), for the
-    /// scheduler's view.
-    fn stand_at(&mut self, thread: ThreadId, at: Option<(SiteId, u32)>) {
-        let id = thread as usize;
-        if self.stands_at.len() <= id {
-            self.stands_at.resize(id + 1, None);
-        }
-        self.stands_at[id] = at;
-    }
-
     /// When the execution passed: the first problematic access pattern
     /// that happened, as the outcome.
     fn violation(&self) -> Option<Outcome> {
@@ -421,7 +408,6 @@ impl Analysis for SetRecorder {
                 )
             }
         };
-        self.stand_at(thread, Some((access.site, access.addr)));
         cx.views_changed();
         let plain = matches!(
             access.kind,
@@ -438,7 +424,6 @@ impl Analysis for SetRecorder {
     fn point(&mut self, cx: &mut Cx<'_>, thread: ThreadId) {
         let view = cx.view();
         self.settle(thread, |addr, width| view.read(addr, width));
-        self.stand_at(thread, None);
         cx.views_changed();
     }
 
@@ -453,7 +438,6 @@ impl Analysis for SetRecorder {
     }
 
     fn annotate(&self, view: &mut ThreadView) {
-        view.pending = self.stands_at.get(view.id as usize).copied().flatten();
         view.locks_held = self.locks_held(view.id);
     }
 

@@ -27,7 +27,10 @@ pub struct ModuleArgs {
     /// Seed of the guest's WASI `random_get`.
     #[arg(long, default_value_t = 0)]
     pub random_seed: u64,
-    /// Most scheduling points per execution (beyond: a `step-limit` failure).
+    /// Most scheduling points per execution under the strategy; an
+    /// execution that reaches it goes on under a fair schedule for as many
+    /// points again, and only then is a `step-limit` failure (a livelock
+    /// that no fair scheduler escapes, or an endless loop).
     #[arg(long, default_value_t = Limits::default().max_steps)]
     pub max_steps: u64,
     /// Most memory per execution, in MiB (beyond: `memory.grow` fails).

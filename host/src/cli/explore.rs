@@ -81,7 +81,7 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
     progress.bar.finish_and_clear();
     let strategy = match args.strategy {
         Strategy::Pct => format!("pct depth {}", args.pct_depth),
-        Strategy::Random => "random".to_string(),
+        other => other.name().to_string(),
     };
     let (headline, replay_file) = match &exploration.failure {
         Some(found) => (

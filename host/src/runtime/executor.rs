@@ -362,6 +362,7 @@ fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Out
         return Outcome::StepLimit {
             thread,
             steps: state.step,
+            fair_from: None,
         };
     }
     if state.memory_limit_hit {
@@ -423,6 +424,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         labels,
         threads,
         step,
+        fair_from,
         ..
     } = state;
     scheduler.end_execution(step);
@@ -443,6 +445,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             labels,
             thread_names: threads.into_iter().map(|t| t.name).collect(),
             steps: step,
+            fair_from,
             reports,
         },
         scheduler,

@@ -11,6 +11,7 @@ use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
 use crate::abi;
 use crate::instrument::{AccessKind, Site};
+use crate::sched::NextOp;
 use crate::trace::EventKind;
 use std::future::Future;
 use std::pin::Pin;
@@ -125,8 +126,29 @@ fn reached_access(
         access.addr,
         Some(access.site),
     );
+    exec.stand_at(
+        me,
+        NextOp {
+            kind: access.kind,
+            addr: access.addr,
+            len: access.len,
+            src: access.src,
+            site: access.site,
+        },
+    );
     exec.happened(me, Happening::Reached(access.site));
     Ok(exec.schedule(me) as i32)
+}
+
+/// A wait or notify on the futex at `addr`, as the scheduler sees it.
+fn futex_op(kind: AccessKind, addr: u32, site: u32) -> NextOp {
+    NextOp {
+        kind,
+        addr,
+        len: 4,
+        src: 0,
+        site,
+    }
 }
 
 fn check_wait_address(caller: &Caller<'_, ThreadData>, eff: u32, width: u8) -> Result<()> {
@@ -157,6 +179,7 @@ async fn wait(
             eff,
             Some(site as u32),
         );
+        exec.stand_at(me, futex_op(AccessKind::Wait, eff, site as u32));
         exec.happened(me, Happening::Reached(site as u32));
     }
     yield_point(caller).await;
@@ -202,6 +225,7 @@ async fn notify(
             eff,
             Some(site as u32),
         );
+        exec.stand_at(me, futex_op(AccessKind::Notify, eff, site as u32));
         exec.happened(me, Happening::Reached(site as u32));
     }
     yield_point(caller).await;

@@ -219,6 +219,9 @@ pub struct ExecutionResult {
     pub thread_names: Vec<Option<String>>,
     /// Scheduling points taken.
     pub steps: u64,
+    /// The step at which the execution reached the step limit and went on
+    /// under a fair schedule, if it did.
+    pub fair_from: Option<u64>,
     /// What the installed analyses recorded.
     pub reports: Reports,
 }

@@ -58,6 +58,9 @@ pub enum Outcome {
         thread: ThreadId,
         /// Steps taken.
         steps: u64,
+        /// The step from which the execution went on under a fair schedule
+        /// (see [`crate::sched::Scheduler::go_fair`]), if it got that far.
+        fair_from: Option<u64>,
     },
     /// The guest trapped after weft refused to grow memory past the limit.
     MemoryLimit {
@@ -128,10 +131,22 @@ impl Outcome {
                 )
             }
             Outcome::Reported(failure) => return Some(failure.clone()),
-            Outcome::StepLimit { thread, steps } => (
+            Outcome::StepLimit {
+                thread,
+                steps,
+                fair_from,
+            } => (
                 FailureKind::StepLimit,
                 *thread,
-                format!("step limit reached after {steps} steps: a livelock or an endless loop"),
+                match fair_from {
+                    Some(from) => format!(
+                        "step limit reached after {steps} steps, the last {} of them under a fair schedule: a livelock or an endless loop",
+                        steps - from
+                    ),
+                    None => format!(
+                        "step limit reached after {steps} steps: a livelock or an endless loop"
+                    ),
+                },
             ),
             Outcome::MemoryLimit { thread, limit } => (
                 FailureKind::MemoryLimit,

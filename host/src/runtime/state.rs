@@ -8,7 +8,7 @@ use super::guest_memory::GuestMemory;
 use super::outcome::{BlockedThread, Outcome};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
-use crate::sched::{Scheduler, ThreadView};
+use crate::sched::{NextOp, Scheduler, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -51,15 +51,20 @@ pub(crate) struct Thread {
     pub name: Option<String>,
     /// Result a wait returns when the thread resumes (0 woken, 2 timed out).
     pub wake: Option<i32>,
-    /// Atomic loads in a row since the thread's last other event: a thread
-    /// that only reads is spinning and is treated as yielding.
-    pub loads_in_a_row: u32,
+    /// Atomic reads, read-modify-writes and time slices in a row since the
+    /// thread's last other event: a thread that does nothing else (polls a
+    /// flag, retries a compare-exchange on a lock word, loops on a plain
+    /// read without any scheduling point) is spinning and is treated as
+    /// yielding.
+    pub spins: u32,
     /// Depth of `weft.atomic_begin` sections: while above 0 the thread is
     /// not preempted (unless it blocks).
     pub atomic_depth: u32,
     /// Its instance's point buffer, once it started (modules with shared
     /// memory only).
     pub points: Option<PointBuffer>,
+    /// The operation it stands at, for the scheduler's view.
+    next: Option<NextOp>,
 }
 
 impl Thread {
@@ -69,7 +74,8 @@ impl Thread {
     }
 }
 
-/// Consecutive atomic loads after which a thread counts as spinning.
+/// Consecutive atomic reads, read-modify-writes and time slices after which
+/// a thread counts as spinning.
 const SPIN_LOADS: u32 = 64;
 
 /// Mutable state of one execution.
@@ -110,6 +116,12 @@ pub(crate) struct ExecState {
     pub started: Instant,
     /// The step at or after which the time limit is checked next.
     next_time_check: u64,
+    /// The last step the scheduler may take: the step limit, then, once the
+    /// execution reached it, the step limit again under a fair schedule.
+    step_bound: u64,
+    /// The step at which the execution reached the step limit and went on
+    /// under a fair schedule.
+    pub fair_from: Option<u64>,
     /// The thread whose budget stands for decisions the scheduler committed
     /// to (see [`Scheduler::keeps`](crate::sched::Scheduler::keeps)).
     committed_run: Option<ThreadId>,
@@ -158,6 +170,8 @@ impl ExecState {
             thread_limit_hit: false,
             started: Instant::now(),
             next_time_check: MAX_BUDGET,
+            step_bound: limits.max_steps,
+            fair_from: None,
             committed_run: None,
             analyses: Vec::new(),
             every_point: false,
@@ -283,9 +297,10 @@ impl ExecState {
             state: ThreadState::Runnable,
             name: None,
             wake: None,
-            loads_in_a_row: 0,
+            spins: 0,
             atomic_depth: 0,
             points: None,
+            next: None,
         });
         self.enabled_changed();
         self.scheduler.thread_created(id);
@@ -337,16 +352,33 @@ impl ExecState {
     pub fn record(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
         self.drain_points(me);
         self.push_event(me, kind, addr, site);
+        self.threads[me as usize].next = None;
+    }
+
+    /// Notes the operation `me` stands at (after its [`ExecState::record`]),
+    /// for the scheduler's view.
+    pub fn stand_at(&mut self, me: ThreadId, next: NextOp) {
+        self.threads[me as usize].next = Some(next);
     }
 
     fn push_event(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
         let thread = &mut self.threads[me as usize];
-        if kind == EventKind::Access(AccessKind::AtomicLoad) {
-            thread.loads_in_a_row = thread.loads_in_a_row.saturating_add(1);
-            self.enabled_stale |= thread.loads_in_a_row == SPIN_LOADS;
+        let spin = matches!(
+            kind,
+            EventKind::Slice
+                | EventKind::Access(
+                    AccessKind::AtomicLoad
+                        | AccessKind::AtomicRmw
+                        | AccessKind::AtomicXchg
+                        | AccessKind::AtomicCmpxchg
+                )
+        );
+        if spin {
+            thread.spins = thread.spins.saturating_add(1);
+            self.enabled_stale |= thread.spins == SPIN_LOADS;
         } else {
-            self.enabled_stale |= thread.loads_in_a_row >= SPIN_LOADS;
-            thread.loads_in_a_row = 0;
+            self.enabled_stale |= thread.spins >= SPIN_LOADS;
+            thread.spins = 0;
         }
         self.trace.push(Event {
             thread: me,
@@ -401,12 +433,21 @@ impl ExecState {
             return true;
         }
         self.step += 1;
-        if self.step > self.limits.max_steps {
-            self.finish(Outcome::StepLimit {
-                thread: me,
-                steps: self.step - 1,
-            });
-            return true;
+        if self.step > self.step_bound {
+            if self.fair_from.is_some() {
+                self.finish(Outcome::StepLimit {
+                    thread: me,
+                    steps: self.step - 1,
+                    fair_from: self.fair_from,
+                });
+                return true;
+            }
+            // An unfair strategy may have starved the thread everyone waits
+            // for (a spin lock's holder, say): a livelock is only reported
+            // when the execution cannot finish under a fair schedule either.
+            self.fair_from = Some(self.step - 1);
+            self.step_bound = self.step_bound.saturating_add(self.limits.max_steps);
+            self.scheduler.go_fair();
         }
         if self.step >= self.next_time_check {
             self.next_time_check = self.step + MAX_BUDGET;
@@ -428,6 +469,9 @@ impl ExecState {
                 .unwrap_or(Outcome::Deadlock { blocked });
             self.finish(outcome);
             return true;
+        }
+        if let Some(view) = self.enabled.iter_mut().find(|t| t.id == me) {
+            view.next = self.threads[me as usize].next;
         }
         let current = me_enabled.then_some(me);
         let atomic = me_enabled && self.threads[me as usize].atomic_depth > 0;
@@ -478,7 +522,7 @@ impl ExecState {
             return;
         }
         let budget = MAX_BUDGET
-            .min(self.limits.max_steps.saturating_sub(self.step))
+            .min(self.step_bound.saturating_sub(self.step))
             .min(self.next_time_check.saturating_sub(self.step));
         if self.enabled.len() == 1 {
             buffer.grant(budget);
@@ -487,7 +531,7 @@ impl ExecState {
         if atomic {
             return;
         }
-        let loads = self.threads[me as usize].loads_in_a_row;
+        let loads = self.threads[me as usize].spins;
         let spin_room = SPIN_LOADS.saturating_sub(loads.saturating_add(1));
         let most = budget.min(spin_room as u64);
         if most == 0 {
@@ -517,13 +561,13 @@ impl ExecState {
                             id,
                             yielding: false,
                             wakes_at: None,
-                            pending: None,
+                            next: None,
                             locks_held: 0,
                         });
                     }
                     continue;
                 }
-                ThreadState::Runnable => (thread.loads_in_a_row >= SPIN_LOADS, None),
+                ThreadState::Runnable => (thread.spins >= SPIN_LOADS, None),
                 ThreadState::Yielded => (true, None),
                 ThreadState::Sleeping { until } => (true, Some(until)),
                 ThreadState::Waiting {
@@ -536,7 +580,7 @@ impl ExecState {
                 id,
                 yielding,
                 wakes_at,
-                pending: None,
+                next: thread.next,
                 locks_held: 0,
             };
             for analysis in &self.analyses {

@@ -5,21 +5,24 @@
 //! [`ReplayScheduler`]. One strategy per file:
 //! - [`RandomScheduler`]: uniform random choice, seeded.
 //! - [`PctScheduler`]: probabilistic concurrency testing with depth `d`.
+//! - [`PosScheduler`]: partial order sampling.
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
 
 mod pct;
+mod pos;
 mod random;
 mod replay;
 mod sleeps_last;
 
 pub use pct::PctScheduler;
+pub use pos::PosScheduler;
 pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use sleeps_last::SleepsLastScheduler;
 
-use crate::instrument::SiteId;
+use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
 use serde::{Deserialize, Serialize};
 
@@ -34,11 +37,58 @@ pub struct ThreadView {
     /// For a sleeping thread or a wait with a timeout: the virtual time it
     /// is due to wake at.
     pub wakes_at: Option<u64>,
-    /// When atomic sets are checked: the access the thread is about to
-    /// make (its site and address), if it stands at one.
-    pub pending: Option<(SiteId, u32)>,
-    /// When atomic sets are checked: how many locks the thread holds.
+    /// The operation the thread performs when it runs next, if it stands
+    /// at a memory access, wait or notify (not at a spawn, a yield, a time
+    /// slice, an SDK event).
+    pub next: Option<NextOp>,
+    /// How many locks the thread holds, where an installed analysis
+    /// recognises them (atomic-set checking); 0 otherwise.
     pub locks_held: u32,
+}
+
+/// A thread's next operation, as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NextOp {
+    /// What it does.
+    pub kind: AccessKind,
+    /// The first byte it touches (for `memory.copy`: writes).
+    pub addr: u32,
+    /// How many bytes from `addr`.
+    pub len: u32,
+    /// For `memory.copy`: the first byte it reads.
+    pub src: u32,
+    /// Where in the code.
+    pub site: SiteId,
+}
+
+impl NextOp {
+    /// The byte ranges the operation touches, as (first byte, length,
+    /// written). A wait reads its address and a notify writes it, so that
+    /// the two conflict.
+    fn ranges(&self) -> [(u64, u64, bool); 2] {
+        let len = self.len.max(1) as u64;
+        let written = !matches!(
+            self.kind,
+            AccessKind::Load | AccessKind::AtomicLoad | AccessKind::Wait
+        );
+        let main = (self.addr as u64, len, written);
+        match self.kind {
+            AccessKind::Copy => [(self.src as u64, len, false), main],
+            _ => [main, main],
+        }
+    }
+
+    /// Whether this operation and `other` (of another thread) conflict:
+    /// they touch a common byte and one of them writes it. Operations that
+    /// conflict do not commute; all others do.
+    pub fn conflicts(&self, other: &NextOp) -> bool {
+        self.ranges().iter().any(|&(a, alen, aw)| {
+            other
+                .ranges()
+                .iter()
+                .any(|&(b, blen, bw)| (aw || bw) && a < b + blen && b < a + alen)
+        })
+    }
 }
 
 /// Why a scheduler could not choose.
@@ -138,10 +188,27 @@ pub trait Scheduler {
         let _ = passed;
     }
 
+    /// The execution reached its step limit: from now on, choose fairly,
+    /// so that every enabled thread runs within a bounded number of
+    /// decisions (the runtime then grants as many steps again before it
+    /// reports a livelock). A strategy that may starve a thread forever
+    /// (PCT keeps the highest-priority thread running) switches to
+    /// [`round_robin`]; one that is fair already (uniform random, with
+    /// probability one) or follows a recorded schedule goes on as it is.
+    fn go_fair(&mut self) {}
+
     /// The execution ended after `steps` scheduling points.
     fn end_execution(&mut self, steps: u64) {
         let _ = steps;
     }
+}
+
+/// The fair choice: the first enabled thread after `current` in id order
+/// (wrapping around), so that every enabled thread runs within as many
+/// decisions as there are threads.
+pub(crate) fn round_robin(enabled: &[ThreadView], current: Option<ThreadId>) -> ThreadId {
+    let after = |t: &&ThreadView| current.is_none_or(|c| t.id > c);
+    enabled.iter().find(after).unwrap_or(&enabled[0]).id
 }
 
 /// Maps a random 64-bit number to `0..bound` (any value when `bound` is 0).
@@ -157,6 +224,8 @@ pub enum Strategy {
     Random,
     /// Probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010).
     Pct,
+    /// Partial order sampling (Yuan, Yang and Gu, CAV 2018).
+    Pos,
 }
 
 impl Strategy {
@@ -165,6 +234,7 @@ impl Strategy {
         match self {
             Strategy::Random => "random",
             Strategy::Pct => "pct",
+            Strategy::Pos => "pos",
         }
     }
 }
@@ -181,7 +251,7 @@ pub(crate) mod tests {
                 id,
                 yielding: false,
                 wakes_at: None,
-                pending: None,
+                next: None,
                 locks_held: 0,
             })
             .collect()

@@ -71,7 +71,7 @@ mod tests {
             id,
             yielding,
             wakes_at,
-            pending: None,
+            next: None,
             locks_held: 0,
         };
         let mixed = [view(0, true, Some(50)), view(1, false, None)];
