@@ -164,16 +164,12 @@ fn executions_per_second(
     executions: u64,
 ) -> anyhow::Result<f64> {
     let options = crate::explore::ExploreOptions::default();
-    let mut pct_steps = crate::explore::PCT_INITIAL_STEPS;
-    let mut longest = 0;
+    let mut turns = crate::explore::turns::Turns::new(strategy, options.pct_depth);
     let mut run = |index| {
         let seed = crate::explore::execution_seed(options.seed, index);
-        let scheduler = crate::explore::scheduler(strategy, seed, options.pct_depth, pct_steps);
+        let scheduler = turns.scheduler(turns.turn(index), seed);
         let (result, _) = crate::execution::execute(program, scheduler, &options.run);
-        if result.fair_from.is_none() {
-            longest = longest.max(result.steps);
-            pct_steps = longest;
-        }
+        turns.learn(&result);
         match result.outcome {
             Outcome::HostError(e) => Err(anyhow::anyhow!(e)),
             _ => Ok(()),

@@ -15,6 +15,7 @@ mod replay_files;
 mod samples;
 mod schedules;
 mod serializability;
+mod strategies;
 mod support;
 mod testgen;
 mod trace_hashes;

@@ -141,6 +141,7 @@ sample_tests! {
     range_c => "range-c",
     spin_lock_c => "spin-lock-c",
     busy_wait_c => "busy-wait-c",
+    two_stage_c => "two-stage-c",
 }
 
 #[test]
@@ -189,6 +190,7 @@ fn every_sample_has_a_test() {
         "range-c",
         "spin-lock-c",
         "busy-wait-c",
+        "two-stage-c",
     ];
     for name in sample_names() {
         assert!(

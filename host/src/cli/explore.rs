@@ -13,8 +13,11 @@ use std::time::Duration;
 pub struct ExploreArgs {
     #[command(flatten)]
     module: ModuleArgs,
-    /// Scheduling strategy.
-    #[arg(long, value_enum, default_value = "random")]
+    /// Scheduling strategy: `portfolio` (POS, PCT with depths 3 and 2,
+    /// uniform random and SURW taking turns), `random`, `pct` (depth
+    /// `--pct-depth`), `pos` (partial order sampling) or `surw` (selectively
+    /// uniform random walk).
+    #[arg(long, value_enum, default_value = "portfolio")]
     strategy: Strategy,
     /// Most executions (default 1000, or unlimited with --time-limit).
     #[arg(long)]
@@ -79,9 +82,13 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
     let mut progress = ProgressLine::new();
     let exploration = explore(&mut program, &options, |p| progress.update(p))?;
     progress.bar.finish_and_clear();
-    let strategy = match args.strategy {
-        Strategy::Pct => format!("pct depth {}", args.pct_depth),
-        other => other.name().to_string(),
+    let strategy = match (args.strategy, &exploration.failure) {
+        (Strategy::Pct, _) => format!("pct depth {}", args.pct_depth),
+        (Strategy::Portfolio, Some(found)) => match found.found_by.pct_depth {
+            Some(depth) => format!("portfolio: pct depth {depth}"),
+            None => format!("portfolio: {}", found.found_by.strategy.name()),
+        },
+        (other, _) => other.name().to_string(),
     };
     let (headline, replay_file) = match &exploration.failure {
         Some(found) => (

@@ -6,6 +6,7 @@
 //! - [`RandomScheduler`]: uniform random choice, seeded.
 //! - [`PctScheduler`]: probabilistic concurrency testing with depth `d`.
 //! - [`PosScheduler`]: partial order sampling.
+//! - [`SurwScheduler`]: selectively uniform random walk.
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
@@ -15,12 +16,14 @@ mod pos;
 mod random;
 mod replay;
 mod sleeps_last;
+mod surw;
 
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
 pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use sleeps_last::SleepsLastScheduler;
+pub use surw::{SurwPlan, SurwScheduler};
 
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
@@ -226,6 +229,10 @@ pub enum Strategy {
     Pct,
     /// Partial order sampling (Yuan, Yang and Gu, CAV 2018).
     Pos,
+    /// Selectively uniform random walk (Zhao et al., ASPLOS 2025).
+    Surw,
+    /// The strategies above taking turns by execution index.
+    Portfolio,
 }
 
 impl Strategy {
@@ -235,6 +242,8 @@ impl Strategy {
             Strategy::Random => "random",
             Strategy::Pct => "pct",
             Strategy::Pos => "pos",
+            Strategy::Surw => "surw",
+            Strategy::Portfolio => "portfolio",
         }
     }
 }

@@ -3,13 +3,17 @@
 //! Each execution gets its own scheduler seed, derived from the exploration
 //! seed and the execution's index, so an exploration is reproducible as a
 //! whole and every execution on its own (its decisions are recorded too).
+//! [`turns`] says which strategy runs each execution.
+
+pub mod turns;
 
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
-use crate::sched::{PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy};
+use crate::sched::{Scheduler, Strategy};
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
+use turns::{PCT_INITIAL_STEPS, Turn, Turns};
 
 /// How to explore.
 #[derive(Clone, Debug)]
@@ -35,7 +39,7 @@ pub struct ExploreOptions {
 impl Default for ExploreOptions {
     fn default() -> Self {
         ExploreOptions {
-            strategy: Strategy::Random,
+            strategy: Strategy::Portfolio,
             seed: 0,
             pct_depth: 3,
             iterations: Some(1000),
@@ -49,10 +53,6 @@ impl Default for ExploreOptions {
 /// How many executions, discarded ones included, an exploration of `n`
 /// iterations may run at most (`n` times this).
 const DISCARD_FACTOR: u64 = 100;
-
-/// PCT's guess of the number of steps of an execution before any has run;
-/// an exploration then uses the longest execution seen.
-pub(crate) const PCT_INITIAL_STEPS: u64 = 100;
 
 /// A failing execution and how it was found.
 #[derive(Clone, Debug)]
@@ -110,18 +110,22 @@ pub fn execution_seed(seed: u64, index: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A fresh scheduler of `strategy`.
+/// A fresh scheduler of `strategy` for a single execution (under
+/// `portfolio`, the turn that `seed` picks), with PCT estimating `pct_steps`
+/// steps.
 pub fn scheduler(
     strategy: Strategy,
     seed: u64,
     pct_depth: u32,
     pct_steps: u64,
 ) -> Box<dyn Scheduler> {
-    match strategy {
-        Strategy::Random => Box::new(RandomScheduler::new(seed)),
-        Strategy::Pct => Box::new(PctScheduler::new(seed, pct_depth, pct_steps)),
-        Strategy::Pos => Box::new(PosScheduler::new(seed)),
-    }
+    Turns::with_steps(strategy, pct_depth, pct_steps).scheduler(
+        Turn {
+            strategy,
+            pct_depth: (strategy == Strategy::Pct).then_some(pct_depth),
+        },
+        seed,
+    )
 }
 
 /// Runs one execution with a scheduler of `strategy` seeded with `seed`.
@@ -164,8 +168,7 @@ pub fn explore(
 ) -> Result<Exploration, ExploreError> {
     let start = Instant::now();
     let mut traces = HashSet::new();
-    let mut pct_steps = PCT_INITIAL_STEPS;
-    let mut longest = 0;
+    let mut turns = Turns::new(options.strategy, options.pct_depth);
     let mut last = None;
     let mut executions = 0;
     let mut discarded = 0;
@@ -183,17 +186,15 @@ pub fn explore(
             break;
         }
         let seed = execution_seed(options.seed, executions);
-        let sched = scheduler(options.strategy, seed, options.pct_depth, pct_steps);
+        let turn = turns.turn(executions);
+        let sched = turns.scheduler(turn, seed);
         let (result, _) = crate::execution::execute(program, sched, &options.run);
         check_host(&result)?;
         executions += 1;
         if matches!(result.outcome, Outcome::Discarded { .. }) {
             discarded += 1;
         }
-        if result.fair_from.is_none() {
-            longest = longest.max(result.steps);
-            pct_steps = longest;
-        }
+        turns.learn(&result);
         traces.insert(result.trace_hash);
         progress(Progress {
             executions,
@@ -204,9 +205,9 @@ pub fn explore(
             failing_executions += 1;
             if first_failure.is_none() {
                 let found_by = FoundBy {
-                    strategy: options.strategy,
+                    strategy: turn.strategy,
                     seed,
-                    pct_depth: (options.strategy == Strategy::Pct).then_some(options.pct_depth),
+                    pct_depth: turn.pct_depth,
                     execution: executions,
                 };
                 first_failure = Some(FailingExecution {

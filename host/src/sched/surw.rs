@@ -1,0 +1,319 @@
+//! Selectively uniform random walk (SURW), after Zhao, Wolff, Mathur and
+//! Roychoudhury, "Selectively Uniform Concurrency Testing", ASPLOS 2025.
+//!
+//! Choosing thread `t` with probability proportional to the number of
+//! events it has left samples every interleaving of those events with the
+//! same probability, where a uniform choice among threads favours the
+//! interleavings in which short threads finish early. SURW applies that
+//! weighting only to *interesting* events, so that their interleavings are
+//! sampled uniformly while the other events run in between without a say:
+//! at each decision a thread is picked uniformly; if its next operation is
+//! interesting, it runs only if it is the thread a weighted draw intended
+//! to do the next interesting event (else it is set aside until that
+//! thread's interesting event has run).
+//!
+//! How weft estimates what the paper assumes known ([`SurwPlan`], learnt
+//! from earlier executions of the same exploration, which run the uniform
+//! random strategy):
+//! - an event is interesting when its code site accesses an address that
+//!   two threads touched and one of them wrote (the paper selects events on
+//!   shared objects; weft keeps only conflicting ones);
+//! - a thread's weight is the largest number of interesting events it ran
+//!   in one of those executions, plus the weights of the threads it
+//!   created, which are taken from it when they are created (threads are
+//!   identified across executions by their id, which follows creation
+//!   order);
+//! - a thread with no weight left that reaches an interesting event counts
+//!   as having one;
+//! - a thread that only lets time pass or spins (it yields, sleeps, polls)
+//!   is never the intended one while another can be, and threads set aside
+//!   for an intended thread that blocked or started spinning are free
+//!   again: the paper's walk would keep them aside until that thread
+//!   reaches an interesting event, which a thread waiting for them never
+//!   does.
+//!
+//! An execution that reaches the step limit goes on round-robin
+//! ([`Scheduler::go_fair`]).
+
+use super::{ScheduleError, Scheduler, ThreadView};
+use crate::instrument::{AccessKind, SiteId};
+use crate::trace::{Event, EventKind, ThreadId};
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// What SURW knows of a program from earlier executions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SurwPlan {
+    /// Code sites whose events are interesting.
+    interesting: HashSet<SiteId>,
+    /// Estimated interesting events of each thread and its descendants, by
+    /// thread id.
+    weights: Vec<u64>,
+    /// The thread that created each thread, by thread id.
+    parents: Vec<Option<ThreadId>>,
+}
+
+impl SurwPlan {
+    /// A plan learnt from the events of earlier executions.
+    pub fn learn<'a>(executions: impl IntoIterator<Item = &'a [Event]>) -> Self {
+        let executions: Vec<&[Event]> = executions.into_iter().collect();
+        let mut plan = SurwPlan::default();
+        // Addresses two threads touched, one of them writing.
+        let mut touched: HashMap<u32, (ThreadId, bool, bool)> = HashMap::new();
+        for events in &executions {
+            for event in events.iter() {
+                let EventKind::Access(kind) = event.kind else {
+                    continue;
+                };
+                let writes = !matches!(kind, AccessKind::Load | AccessKind::AtomicLoad);
+                let entry = touched
+                    .entry(event.addr)
+                    .or_insert((event.thread, false, false));
+                entry.1 |= entry.0 != event.thread;
+                entry.2 |= writes;
+            }
+        }
+        let shared = |addr: u32| touched.get(&addr).is_some_and(|&(_, two, w)| two && w);
+        for events in &executions {
+            let mut own: Vec<u64> = Vec::new();
+            for event in events.iter() {
+                let slot = event.thread as usize;
+                match event.kind {
+                    EventKind::Spawn { child } => {
+                        let child = child as usize;
+                        if plan.parents.len() <= child {
+                            plan.parents.resize(child + 1, None);
+                        }
+                        plan.parents[child] = Some(event.thread);
+                    }
+                    EventKind::Access(_) if shared(event.addr) => {
+                        if let Some(site) = event.site {
+                            plan.interesting.insert(site);
+                        }
+                        if own.len() <= slot {
+                            own.resize(slot + 1, 0);
+                        }
+                        own[slot] += 1;
+                    }
+                    _ => {}
+                }
+            }
+            if plan.weights.len() < own.len() {
+                plan.weights.resize(own.len(), 0);
+            }
+            for (weight, n) in plan.weights.iter_mut().zip(own) {
+                *weight = (*weight).max(n);
+            }
+        }
+        // A thread's weight includes its descendants'; children have larger
+        // ids than their parents.
+        let threads = plan.weights.len().max(plan.parents.len());
+        plan.weights.resize(threads, 0);
+        plan.parents.resize(threads, None);
+        for child in (0..threads).rev() {
+            if let Some(parent) = plan.parents[child] {
+                plan.weights[parent as usize] += plan.weights[child];
+            }
+        }
+        plan
+    }
+
+    /// Whether the plan selects any event.
+    pub fn is_empty(&self) -> bool {
+        self.interesting.is_empty()
+    }
+}
+
+/// The SURW strategy.
+#[derive(Debug)]
+pub struct SurwScheduler {
+    rng: Pcg64Mcg,
+    plan: Arc<SurwPlan>,
+    /// Interesting events each thread (with the threads it has yet to
+    /// create) still has, by thread id.
+    weight: Vec<u64>,
+    /// The thread the weighted draw chose to do the next interesting event.
+    intended: Option<ThreadId>,
+    /// Threads set aside at an interesting event until the intended one
+    /// has done its own.
+    set_aside: Vec<ThreadId>,
+    /// The execution reached its step limit: choices are round-robin.
+    fair: bool,
+}
+
+impl SurwScheduler {
+    /// A SURW scheduler following `plan`, with choices determined by
+    /// `seed`.
+    pub fn new(seed: u64, plan: Arc<SurwPlan>) -> Self {
+        SurwScheduler {
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            plan,
+            weight: Vec::new(),
+            intended: None,
+            set_aside: Vec::new(),
+            fair: false,
+        }
+    }
+
+    fn weight_of(&self, id: ThreadId) -> u64 {
+        self.weight.get(id as usize).copied().unwrap_or(0).max(1)
+    }
+
+    fn interesting(&self, thread: &ThreadView) -> bool {
+        thread
+            .next
+            .is_some_and(|op| self.plan.interesting.contains(&op.site))
+    }
+
+    /// Draws the thread to do the next interesting event among `free`,
+    /// each with probability proportional to its weight.
+    fn draw_intended(&mut self, free: &[&ThreadView]) -> ThreadId {
+        let total: u64 = free.iter().map(|t| self.weight_of(t.id)).sum();
+        let mut pick = self.rng.next_u64() % total;
+        for t in free {
+            let w = self.weight_of(t.id);
+            if pick < w {
+                return t.id;
+            }
+            pick -= w;
+        }
+        free[free.len() - 1].id
+    }
+}
+
+impl Scheduler for SurwScheduler {
+    fn begin_execution(&mut self) {
+        self.weight = self.plan.weights.clone();
+        self.intended = None;
+        self.set_aside.clear();
+        self.fair = false;
+    }
+
+    fn thread_created(&mut self, id: ThreadId) {
+        // The child's weight was part of its parent's.
+        let Some(Some(parent)) = self.plan.parents.get(id as usize) else {
+            return;
+        };
+        let child = self.weight.get(id as usize).copied().unwrap_or(0);
+        if let Some(w) = self.weight.get_mut(*parent as usize) {
+            *w = w.saturating_sub(child);
+        }
+    }
+
+    fn choose(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        _step: u64,
+    ) -> Result<ThreadId, ScheduleError> {
+        if self.fair {
+            return Ok(super::round_robin(enabled, current));
+        }
+        // The threads set aside wait for the intended one; once it cannot
+        // run, or only spins, they are free again.
+        if let Some(t) = self.intended
+            && !enabled.iter().any(|e| e.id == t && !e.yielding)
+        {
+            self.intended = None;
+            self.set_aside.clear();
+        }
+        loop {
+            let free: Vec<&ThreadView> = enabled
+                .iter()
+                .filter(|t| !self.set_aside.contains(&t.id))
+                .collect();
+            if free.is_empty() {
+                self.set_aside.clear();
+                self.intended = None;
+                continue;
+            }
+            let picked = free[(self.rng.next_u64() % free.len() as u64) as usize];
+            if !self.interesting(picked) {
+                return Ok(picked.id);
+            }
+            let intended = match self.intended {
+                Some(t) => t,
+                None => {
+                    // A thread that only lets time pass or spins cannot be
+                    // the one others wait for.
+                    let working: Vec<&ThreadView> =
+                        free.iter().copied().filter(|t| !t.yielding).collect();
+                    let t = self.draw_intended(if working.is_empty() { &free } else { &working });
+                    self.intended = Some(t);
+                    t
+                }
+            };
+            if picked.id == intended {
+                if let Some(w) = self.weight.get_mut(intended as usize) {
+                    *w = w.saturating_sub(1);
+                }
+                self.set_aside.clear();
+                self.intended = None;
+                return Ok(picked.id);
+            }
+            self.set_aside.push(picked.id);
+        }
+    }
+
+    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        Ok(super::value_in(self.rng.next_u64(), bound))
+    }
+
+    fn go_fair(&mut self) {
+        self.fair = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(thread: ThreadId, kind: AccessKind, addr: u32, site: SiteId) -> Event {
+        Event {
+            thread,
+            kind: EventKind::Access(kind),
+            addr,
+            site: Some(site),
+        }
+    }
+
+    #[test]
+    fn learns_conflicting_sites_and_weights_with_descendants() {
+        let spawn = |thread, child| Event {
+            thread,
+            kind: EventKind::Spawn { child },
+            addr: 0,
+            site: None,
+        };
+        let events = vec![
+            spawn(0, 1),
+            access(1, AccessKind::Store, 8, 10),
+            access(0, AccessKind::Load, 8, 11),
+            access(1, AccessKind::Store, 8, 10),
+            // Only thread 1 touches 16, only reads touch 24.
+            access(1, AccessKind::Store, 16, 12),
+            access(0, AccessKind::AtomicLoad, 24, 13),
+            access(1, AccessKind::AtomicLoad, 24, 14),
+        ];
+        let plan = SurwPlan::learn([events.as_slice()]);
+        assert_eq!(plan.interesting, HashSet::from([10, 11]));
+        assert_eq!(plan.parents, vec![None, Some(0)]);
+        // Thread 1 ran two interesting events; thread 0 one, plus its child's.
+        assert_eq!(plan.weights, vec![3, 2]);
+    }
+
+    #[test]
+    fn uninteresting_events_run_as_picked() {
+        let plan = Arc::new(SurwPlan::default());
+        let mut surw = SurwScheduler::new(1, plan);
+        surw.begin_execution();
+        let enabled = crate::sched::tests::views(&[0, 1, 2]);
+        let mut seen = HashSet::new();
+        for step in 0..60 {
+            seen.insert(surw.choose(&enabled, None, step).unwrap());
+        }
+        assert_eq!(seen.len(), 3);
+    }
+}

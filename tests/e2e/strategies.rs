@@ -1,0 +1,65 @@
+//! Every exploration strategy on correct programs (no false failure, in
+//! particular no livelock reported for a spin lock) and on a bug only some
+//! of them find, and the strategy option's errors.
+
+use crate::support::{arg, manifest, sample, sample_names, weft_in};
+
+const STRATEGIES: [&str; 5] = ["random", "pct", "pos", "surw", "portfolio"];
+
+fn explore(module: &str, strategy: &str, iterations: &str) -> crate::support::Output {
+    let dir = tempfile::tempdir().unwrap();
+    weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample(module)),
+            "--strategy",
+            strategy,
+            "--iterations",
+            iterations,
+            "--json",
+            "--no-save",
+        ],
+    )
+}
+
+/// Correct samples that finish quickly, spin locks and busy waiting
+/// included.
+fn correct_samples() -> Vec<String> {
+    sample_names()
+        .into_iter()
+        .filter(|name| manifest(name)["expect"] == "pass")
+        .filter(|name| !["classes", "imunit-tck", "checksum"].contains(&name.as_str()))
+        .collect()
+}
+
+#[test]
+fn no_strategy_reports_a_failure_on_a_correct_program() {
+    let samples = correct_samples();
+    assert!(samples.iter().any(|s| s == "spin-lock-c"));
+    assert!(samples.iter().any(|s| s == "busy-wait-c"));
+    for name in &samples {
+        for strategy in STRATEGIES {
+            let out = explore(name, strategy, "200");
+            assert_eq!(out.code, 0, "{name} under {strategy}: {}", out.stdout);
+        }
+    }
+}
+
+#[test]
+fn the_default_portfolio_finds_the_two_stage_bug_and_names_the_strategy() {
+    let out = explore("two-stage-c", "portfolio", "2000");
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "assertion");
+    // Uniform random walk misses it.
+    let out = explore("two-stage-c", "random", "300");
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+#[test]
+fn an_unknown_strategy_is_a_usage_error() {
+    let out = explore("lost-update", "dfs-forever", "10");
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("dfs-forever"), "{}", out.stderr);
+}
