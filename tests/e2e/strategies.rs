@@ -63,3 +63,46 @@ fn an_unknown_strategy_is_a_usage_error() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("dfs-forever"), "{}", out.stderr);
 }
+
+#[test]
+fn dfs_finds_a_one_preemption_bug_and_says_when_its_bound_is_exhausted() {
+    let out = explore("lost-update-c", "dfs", "5000");
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "assertion");
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("spin-lock-c")),
+            "--strategy",
+            "dfs",
+            "--preemption-bound",
+            "0",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("schedules with at most 0 preemptions: no failure"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn a_preemption_bound_without_dfs_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("lost-update")),
+            "--preemption-bound",
+            "2",
+        ],
+    );
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("--strategy dfs"), "{}", out.stderr);
+}

@@ -15,11 +15,13 @@ pub struct ExploreArgs {
     module: ModuleArgs,
     /// Scheduling strategy: `portfolio` (POS, PCT with depths 3 and 2,
     /// uniform random and SURW taking turns), `random`, `pct` (depth
-    /// `--pct-depth`), `pos` (partial order sampling) or `surw` (selectively
-    /// uniform random walk).
+    /// `--pct-depth`), `pos` (partial order sampling), `surw` (selectively
+    /// uniform random walk) or `dfs` (every schedule with at most
+    /// `--preemption-bound` preemptions, by increasing bound).
     #[arg(long, value_enum, default_value = "portfolio")]
     strategy: Strategy,
-    /// Most executions (default 1000, or unlimited with --time-limit).
+    /// Most executions (default 1000; unlimited with --time-limit or
+    /// `dfs`).
     #[arg(long)]
     iterations: Option<u64>,
     /// Most wall time for the whole exploration (e.g. `30s`, `2m`).
@@ -31,6 +33,10 @@ pub struct ExploreArgs {
     /// PCT bug depth `d` (number of priority change points + 1).
     #[arg(long, default_value_t = 3)]
     pct_depth: u32,
+    /// With `--strategy dfs`: the most preemptions a schedule may have
+    /// (default 2).
+    #[arg(long)]
+    preemption_bound: Option<u32>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -65,14 +71,23 @@ impl ProgressLine {
 }
 
 pub fn run(args: ExploreArgs) -> Result<u8> {
+    let systematic = args.strategy == Strategy::Dfs;
+    if args.preemption_bound.is_some() && !systematic {
+        anyhow::bail!(
+            "--preemption-bound bounds the systematic search: it needs --strategy dfs (the {} strategy samples schedules)",
+            args.strategy.name()
+        );
+    }
     let (wasm, mut program) = args.module.load()?;
     let options = ExploreOptions {
         strategy: args.strategy,
         seed: args.seed,
         pct_depth: args.pct_depth,
+        preemption_bound: args.preemption_bound.unwrap_or(2),
         iterations: match (args.iterations, args.time_limit) {
             (Some(n), _) => Some(n),
             (None, Some(_)) => None,
+            (None, None) if systematic => None,
             (None, None) => Some(1000),
         },
         time_limit: args.time_limit,
@@ -107,6 +122,13 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
                 &found.failure,
                 found.found_by.clone(),
             )?,
+        ),
+        None if exploration.exhausted.is_some() => (
+            format!(
+                "explored all {} schedules with at most {} preemptions: no failure (dfs) in {:.2?}",
+                exploration.executions, options.preemption_bound, exploration.elapsed,
+            ),
+            None,
         ),
         None => (
             format!(
@@ -145,6 +167,8 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
             "pct_depth": (args.strategy == Strategy::Pct).then_some(args.pct_depth),
             "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
             "discarded": exploration.discarded,
+            "preemption_bound": systematic.then_some(options.preemption_bound),
+            "bound_exhausted": exploration.exhausted.is_some(),
         }),
     }
     .print(&args.output))

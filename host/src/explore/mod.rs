@@ -5,12 +5,14 @@
 //! whole and every execution on its own (its decisions are recorded too).
 //! [`turns`] says which strategy runs each execution.
 
+pub mod bounded;
 pub mod turns;
 
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
-use crate::sched::{Scheduler, Strategy};
+use crate::sched::{DfsScheduler, Scheduler, Strategy};
+use bounded::BoundedSearch;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
@@ -24,6 +26,8 @@ pub struct ExploreOptions {
     pub seed: u64,
     /// PCT bug depth `d`.
     pub pct_depth: u32,
+    /// For [`Strategy::Dfs`]: the most preemptions a schedule may have.
+    pub preemption_bound: u32,
     /// Stop after this many executions, not counting discarded ones (at
     /// most 100 times as many run in all).
     pub iterations: Option<u64>,
@@ -42,6 +46,7 @@ impl Default for ExploreOptions {
             strategy: Strategy::Portfolio,
             seed: 0,
             pct_depth: 3,
+            preemption_bound: 2,
             iterations: Some(1000),
             time_limit: None,
             run: Setup::default(),
@@ -83,6 +88,26 @@ pub struct Exploration {
     pub last: Option<ExecutionResult>,
     /// Wall time spent.
     pub elapsed: Duration,
+    /// When a systematic exploration ran every schedule within its bound:
+    /// that bound.
+    pub exhausted: Option<Exhausted>,
+}
+
+/// What a systematic exploration that ended by itself covered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exhausted {
+    /// Every schedule with at most this many preemptions ran.
+    pub preemption_bound: u32,
+}
+
+/// Where an exploration's schedulers come from.
+enum Source {
+    /// Strategies that sample schedules, taking their turns.
+    Sampling(Turns),
+    /// The bounded systematic search, and whether what it ran so far can
+    /// back a claim of having seen every schedule (no guest value was
+    /// chosen, no execution had to go fair).
+    Bounded(BoundedSearch, bool),
 }
 
 /// Progress of a running exploration, for display.
@@ -168,7 +193,11 @@ pub fn explore(
 ) -> Result<Exploration, ExploreError> {
     let start = Instant::now();
     let mut traces = HashSet::new();
-    let mut turns = Turns::new(options.strategy, options.pct_depth);
+    let mut source = match options.strategy {
+        Strategy::Dfs => Source::Bounded(BoundedSearch::new(options.preemption_bound), true),
+        strategy => Source::Sampling(Turns::new(strategy, options.pct_depth)),
+    };
+    let mut exhausted = None;
     let mut last = None;
     let mut executions = 0;
     let mut discarded = 0;
@@ -186,15 +215,44 @@ pub fn explore(
             break;
         }
         let seed = execution_seed(options.seed, executions);
-        let turn = turns.turn(executions);
-        let sched = turns.scheduler(turn, seed);
-        let (result, _) = crate::execution::execute(program, sched, &options.run);
+        let (turn, sched): (Turn, Box<dyn Scheduler>) = match &mut source {
+            Source::Sampling(turns) => {
+                let turn = turns.turn(executions);
+                (turn, turns.scheduler(turn, seed))
+            }
+            Source::Bounded(search, honest) => match search.next_scheduler() {
+                Some(scheduler) => (
+                    Turn {
+                        strategy: Strategy::Dfs,
+                        pct_depth: None,
+                    },
+                    Box::new(scheduler),
+                ),
+                None => {
+                    exhausted = honest.then_some(Exhausted {
+                        preemption_bound: search.bound(),
+                    });
+                    break;
+                }
+            },
+        };
+        let (result, sched) = crate::execution::execute(program, sched, &options.run);
         check_host(&result)?;
         executions += 1;
         if matches!(result.outcome, Outcome::Discarded { .. }) {
             discarded += 1;
         }
-        turns.learn(&result);
+        match &mut source {
+            Source::Sampling(turns) => turns.learn(&result),
+            Source::Bounded(search, honest) => {
+                let sched: Box<dyn std::any::Any> = sched;
+                let dfs = sched
+                    .downcast::<DfsScheduler>()
+                    .expect("the bounded search runs its own scheduler");
+                *honest &= !dfs.chose_values && !dfs.went_fair();
+                search.record(dfs.log());
+            }
+        }
         traces.insert(result.trace_hash);
         progress(Progress {
             executions,
@@ -231,6 +289,7 @@ pub fn explore(
         failure: first_failure,
         last,
         elapsed: start.elapsed(),
+        exhausted,
     })
 }
 

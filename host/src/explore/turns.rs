@@ -9,7 +9,8 @@
 
 use crate::runtime::ExecutionResult;
 use crate::sched::{
-    PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy, SurwPlan, SurwScheduler,
+    DfsScheduler, PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy, SurwPlan,
+    SurwScheduler,
 };
 use crate::trace::Event;
 use std::sync::Arc;
@@ -118,6 +119,8 @@ impl Turns {
                 let index = seed % PORTFOLIO.len() as u64;
                 self.scheduler(self.turn(index), seed)
             }
+            // A single execution of the systematic search: its first one.
+            Strategy::Dfs => Box::new(DfsScheduler::new(Vec::new())),
         }
     }
 

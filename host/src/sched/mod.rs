@@ -8,9 +8,12 @@
 //! - [`PosScheduler`]: partial order sampling.
 //! - [`SurwScheduler`]: selectively uniform random walk.
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
+//! - [`DfsScheduler`]: follows a prefix, then never preempts (systematic
+//!   exploration).
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
 
+mod dfs;
 mod pct;
 mod pos;
 mod random;
@@ -18,6 +21,7 @@ mod replay;
 mod sleeps_last;
 mod surw;
 
+pub use dfs::{Decision, DfsScheduler};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
 pub use random::RandomScheduler;
@@ -140,7 +144,7 @@ pub enum ScheduleError {
 /// point where more than one thread is enabled (the list is sorted by id).
 /// The answer is recorded; points with a single enabled thread are not
 /// decisions and do not reach the scheduler.
-pub trait Scheduler {
+pub trait Scheduler: std::any::Any {
     /// A new execution starts.
     fn begin_execution(&mut self);
 
@@ -233,6 +237,10 @@ pub enum Strategy {
     Surw,
     /// The strategies above taking turns by execution index.
     Portfolio,
+    /// Every schedule with at most `--preemption-bound` preemptions, by
+    /// increasing bound (iterative context bounding, Musuvathi and Qadeer,
+    /// PLDI 2007).
+    Dfs,
 }
 
 impl Strategy {
@@ -244,6 +252,7 @@ impl Strategy {
             Strategy::Pos => "pos",
             Strategy::Surw => "surw",
             Strategy::Portfolio => "portfolio",
+            Strategy::Dfs => "dfs",
         }
     }
 }

@@ -1,0 +1,194 @@
+//! Systematic exploration with a preemption bound: iterative context
+//! bounding, after Musuvathi and Qadeer, "Iterative Context Bounding for
+//! Systematic Testing of Multithreaded Programs", PLDI 2007 (CHESS).
+//!
+//! A stateless depth-first search over schedules: each execution follows a
+//! prefix of decisions and then never preempts ([`DfsScheduler`]); after it,
+//! the search backtracks to the deepest decision with a thread not tried
+//! yet and runs the prefix that picks it. Round `c` explores every schedule
+//! with at most `c` preemptions: an alternative that would need more is
+//! kept for the next round instead of explored, so each schedule runs once,
+//! in rounds of increasing bound. When the last round ends, every schedule
+//! within the bound has run.
+
+use crate::sched::{Decision, DfsScheduler};
+use crate::trace::ThreadId;
+use std::collections::VecDeque;
+
+/// One decision of the execution being extended.
+#[derive(Clone, Debug)]
+struct Node {
+    /// The thread this path picks.
+    chosen: ThreadId,
+    /// The decision as the execution saw it.
+    decision: Decision,
+    /// Threads not tried yet at this decision (in this round or later).
+    untried: Vec<ThreadId>,
+    /// Preemptions of the path before this decision.
+    preemptions: u32,
+}
+
+/// The state of a bounded search.
+#[derive(Debug)]
+pub struct BoundedSearch {
+    /// This round's bound.
+    bound: u32,
+    /// The last round's bound.
+    max_bound: u32,
+    /// The decisions of the path being explored; those before `root_len`
+    /// belong to the round's root and are not backtracked.
+    path: Vec<Node>,
+    root_len: usize,
+    /// The prefix of the next execution, once backtracking chose one.
+    next: Option<Vec<ThreadId>>,
+    /// Roots of this round still to search.
+    roots: VecDeque<Vec<ThreadId>>,
+    /// Prefixes that need one preemption more than this round allows.
+    deferred: Vec<Vec<ThreadId>>,
+}
+
+impl BoundedSearch {
+    /// A search of every schedule with at most `max_bound` preemptions.
+    pub fn new(max_bound: u32) -> Self {
+        BoundedSearch {
+            bound: 0,
+            max_bound,
+            path: Vec::new(),
+            root_len: 0,
+            next: None,
+            roots: VecDeque::from([Vec::new()]),
+            deferred: Vec::new(),
+        }
+    }
+
+    /// The bound of the round in progress.
+    pub fn bound(&self) -> u32 {
+        self.bound
+    }
+
+    /// The scheduler of the next execution; `None` when every schedule
+    /// within the bound has run.
+    pub fn next_scheduler(&mut self) -> Option<DfsScheduler> {
+        if let Some(prefix) = self.next.take() {
+            return Some(DfsScheduler::new(prefix));
+        }
+        loop {
+            if let Some(root) = self.roots.pop_front() {
+                self.path.clear();
+                self.root_len = root.len();
+                return Some(DfsScheduler::new(root));
+            }
+            if self.bound >= self.max_bound || self.deferred.is_empty() {
+                return None;
+            }
+            self.bound += 1;
+            self.roots = std::mem::take(&mut self.deferred).into();
+        }
+    }
+
+    /// Takes in the decisions of the execution that just ran, and chooses
+    /// the prefix of the next one.
+    pub fn record(&mut self, log: &[Decision]) {
+        for (index, decision) in log.iter().enumerate().skip(self.path.len()) {
+            let preemptions = self
+                .path
+                .last()
+                .map_or(0, |n| n.preemptions + n.decision.preempts(n.chosen) as u32);
+            let untried = if index < self.root_len {
+                Vec::new()
+            } else {
+                decision
+                    .enabled
+                    .iter()
+                    .copied()
+                    .filter(|&t| t != decision.chosen && Some(t) != decision.leaves)
+                    .collect()
+            };
+            self.path.push(Node {
+                chosen: decision.chosen,
+                decision: decision.clone(),
+                untried,
+                preemptions,
+            });
+        }
+        self.backtrack();
+    }
+
+    /// Finds the deepest decision with an alternative within this round's
+    /// bound, deferring those beyond it.
+    fn backtrack(&mut self) {
+        while self.path.len() > self.root_len {
+            let last = self.path.len() - 1;
+            while let Some(alternative) = self.path[last].untried.pop() {
+                let node = &self.path[last];
+                let cost = node.preemptions + node.decision.preempts(alternative) as u32;
+                let mut prefix: Vec<ThreadId> =
+                    self.path[..last].iter().map(|n| n.chosen).collect();
+                prefix.push(alternative);
+                if cost <= self.bound {
+                    self.path[last].chosen = alternative;
+                    self.next = Some(prefix);
+                    return;
+                }
+                self.deferred.push(prefix);
+            }
+            self.path.pop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two threads that each run two steps, as decisions: the schedules
+    /// are the interleavings of `aa` and `bb`.
+    fn run(prefix: &[ThreadId]) -> Vec<Decision> {
+        let mut left = [2u32, 2];
+        let mut current: Option<ThreadId> = Some(0);
+        let mut log = Vec::new();
+        let mut prefix = prefix.iter().copied();
+        loop {
+            let enabled: Vec<ThreadId> = (0..2).filter(|&t| left[t as usize] > 0).collect();
+            if enabled.len() < 2 {
+                return log;
+            }
+            let keeps = current.filter(|c| enabled.contains(c));
+            let chosen = prefix.next().or(keeps).unwrap_or(enabled[0]);
+            log.push(Decision {
+                enabled,
+                keeps,
+                leaves: None,
+                chosen,
+            });
+            left[chosen as usize] -= 1;
+            current = Some(chosen);
+        }
+    }
+
+    fn explore(bound: u32) -> Vec<Vec<ThreadId>> {
+        let mut search = BoundedSearch::new(bound);
+        let mut seen = Vec::new();
+        while let Some(scheduler) = search.next_scheduler() {
+            let log = run(scheduler.prefix());
+            seen.push(log.iter().map(|d| d.chosen).collect());
+            search.record(&log);
+        }
+        seen
+    }
+
+    #[test]
+    fn every_schedule_runs_once_in_rounds_of_increasing_preemptions() {
+        // Without preemptions: a then b, or (preempting at once) b first.
+        let zero = explore(0);
+        assert_eq!(zero.len(), 1, "{zero:?}");
+        let all = explore(3);
+        let mut unique = all.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), all.len(), "no schedule twice: {all:?}");
+        // C(4, 2) = 6 interleavings of aa and bb.
+        assert_eq!(all.len(), 6, "{all:?}");
+        assert!(explore(1).len() < 6);
+    }
+}

@@ -1,0 +1,184 @@
+//! The scheduler of systematic exploration: it follows a given prefix of
+//! decisions, then a default that never preempts, and logs every decision
+//! with the threads that could have run instead, so that a search (see
+//! `explore::dfs`) can choose the next prefix.
+//!
+//! A *preemption* is a switch away from a thread that could go on: the
+//! current thread is enabled, does not merely spin or let time pass
+//! (`ThreadView::yielding`), and another one is chosen. Switching away
+//! from a thread that blocked, exited, yields or spins costs nothing, as in
+//! CHESS (Musuvathi and Qadeer, PLDI 2007), where a yield is where a
+//! fair scheduler may switch. And a thread that yields or spins (polls a
+//! flag, retries a compare-exchange) is always switched away from when
+//! another thread can run: the search does not explore it spinning longer
+//! first, which would multiply the schedules by every way of counting its
+//! iterations while the state it waits on stays the same.
+
+use super::{ScheduleError, Scheduler, ThreadView};
+use crate::trace::ThreadId;
+
+/// One decision of an execution, as the search sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The threads that could run, in id order.
+    pub enabled: Vec<ThreadId>,
+    /// The thread that could go on without a preemption, if any.
+    pub keeps: Option<ThreadId>,
+    /// The current thread, when it spins or yields and so is left for
+    /// another one.
+    pub leaves: Option<ThreadId>,
+    /// The thread chosen.
+    pub chosen: ThreadId,
+}
+
+impl Decision {
+    /// Whether choosing `thread` here is a preemption.
+    pub fn preempts(&self, thread: ThreadId) -> bool {
+        self.keeps.is_some_and(|k| k != thread)
+    }
+}
+
+/// Follows a prefix of decisions, then never preempts, and logs every
+/// decision.
+#[derive(Debug, Default)]
+pub struct DfsScheduler {
+    prefix: Vec<ThreadId>,
+    /// This execution's decisions so far.
+    log: Vec<Decision>,
+    /// Whether the guest asked for a value with more than one possible
+    /// answer (the search does not enumerate those).
+    pub chose_values: bool,
+    /// The execution reached its step limit: choices are round-robin.
+    fair: bool,
+}
+
+impl DfsScheduler {
+    /// A scheduler that makes the decisions of `prefix`, then never
+    /// preempts.
+    pub fn new(prefix: Vec<ThreadId>) -> Self {
+        DfsScheduler {
+            prefix,
+            ..Default::default()
+        }
+    }
+
+    /// The decisions it makes before its default takes over.
+    pub fn prefix(&self) -> &[ThreadId] {
+        &self.prefix
+    }
+
+    /// The decisions of the last execution.
+    pub fn log(&self) -> &[Decision] {
+        &self.log
+    }
+
+    /// Whether the last execution went on under a fair schedule.
+    pub fn went_fair(&self) -> bool {
+        self.fair
+    }
+}
+
+/// The thread that goes on without a preemption: the current one if it is
+/// enabled and neither spins nor lets time pass.
+fn keeper(enabled: &[ThreadView], current: Option<ThreadId>) -> Option<ThreadId> {
+    let current = current?;
+    enabled
+        .iter()
+        .find(|t| t.id == current && !t.yielding)
+        .map(|t| t.id)
+}
+
+impl Scheduler for DfsScheduler {
+    fn begin_execution(&mut self) {
+        self.log.clear();
+        self.chose_values = false;
+        self.fair = false;
+    }
+
+    fn thread_created(&mut self, _id: ThreadId) {}
+
+    fn choose(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        step: u64,
+    ) -> Result<ThreadId, ScheduleError> {
+        let index = self.log.len();
+        let keeps = keeper(enabled, current);
+        let leaves = current.filter(|&c| {
+            enabled
+                .iter()
+                .any(|t| t.id == c && t.yielding && t.wakes_at.is_none())
+        });
+        let chosen = if self.fair {
+            super::round_robin(enabled, current)
+        } else if let Some(&planned) = self.prefix.get(index) {
+            if !enabled.iter().any(|t| t.id == planned) {
+                return Err(ScheduleError::Diverged {
+                    decision: index,
+                    step,
+                    expected: planned,
+                    enabled: enabled.iter().map(|t| t.id).collect(),
+                });
+            }
+            planned
+        } else {
+            // Never preempt; after a thread blocks, exits or spins, the
+            // first other thread that does real work, else the first other.
+            let others = || enabled.iter().filter(|t| Some(t.id) != leaves);
+            keeps
+                .or_else(|| others().find(|t| !t.yielding).map(|t| t.id))
+                .or_else(|| others().next().map(|t| t.id))
+                .unwrap_or(enabled[0].id)
+        };
+        self.log.push(Decision {
+            enabled: enabled.iter().map(|t| t.id).collect(),
+            keeps,
+            leaves,
+            chosen,
+        });
+        Ok(chosen)
+    }
+
+    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        self.chose_values |= bound != 1;
+        Ok(0)
+    }
+
+    fn go_fair(&mut self) {
+        self.fair = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::tests::views;
+
+    #[test]
+    fn follows_the_prefix_then_keeps_the_current_thread() {
+        let mut dfs = DfsScheduler::new(vec![1]);
+        dfs.begin_execution();
+        let enabled = views(&[0, 1]);
+        assert_eq!(dfs.choose(&enabled, Some(0), 1).unwrap(), 1);
+        assert_eq!(dfs.choose(&enabled, Some(1), 2).unwrap(), 1);
+        assert_eq!(dfs.choose(&views(&[0, 2]), None, 3).unwrap(), 0);
+        assert!(dfs.log()[0].preempts(1));
+        assert!(!dfs.log()[1].preempts(1));
+        assert!(!dfs.log()[2].preempts(2));
+        // A prefix that does not fit diverges.
+        let mut dfs = DfsScheduler::new(vec![5]);
+        dfs.begin_execution();
+        assert!(dfs.choose(&enabled, Some(0), 1).is_err());
+    }
+
+    #[test]
+    fn leaving_a_spinning_thread_is_no_preemption() {
+        let mut dfs = DfsScheduler::new(Vec::new());
+        dfs.begin_execution();
+        let mut enabled = views(&[0, 1]);
+        enabled[0].yielding = true;
+        assert_eq!(dfs.choose(&enabled, Some(0), 1).unwrap(), 1);
+        assert!(!dfs.log()[0].preempts(1));
+    }
+}
