@@ -167,6 +167,7 @@ mod tests {
         ThreadView {
             id,
             yielding: false,
+            polling: false,
             wakes_at: None,
             next: pending.map(|site| crate::sched::NextOp {
                 kind: crate::instrument::AccessKind::Load,

@@ -106,7 +106,7 @@ enum Source {
     Sampling(Turns),
     /// The bounded systematic search, and whether what it ran so far can
     /// back a claim of having seen every schedule (no guest value was
-    /// chosen, no execution had to go fair).
+    /// chosen, no execution had to go fair, no busy thread was left early).
     Bounded(BoundedSearch, bool),
 }
 
@@ -249,7 +249,7 @@ pub fn explore(
                 let dfs = sched
                     .downcast::<DfsScheduler>()
                     .expect("the bounded search runs its own scheduler");
-                *honest &= !dfs.chose_values && !dfs.went_fair();
+                *honest &= !dfs.chose_values && !dfs.went_fair() && !dfs.left_busy;
                 search.record(dfs.log());
             }
         }

@@ -57,6 +57,9 @@ pub(crate) struct Thread {
     /// read without any scheduling point) is spinning and is treated as
     /// yielding.
     pub spins: u32,
+    /// Whether those points include read-modify-writes or time slices,
+    /// which may change what other threads see.
+    pub spin_changes: bool,
     /// Depth of `weft.atomic_begin` sections: while above 0 the thread is
     /// not preempted (unless it blocks).
     pub atomic_depth: u32,
@@ -298,6 +301,7 @@ impl ExecState {
             name: None,
             wake: None,
             spins: 0,
+            spin_changes: false,
             atomic_depth: 0,
             points: None,
             next: None,
@@ -375,10 +379,15 @@ impl ExecState {
         );
         if spin {
             thread.spins = thread.spins.saturating_add(1);
+            thread.spin_changes |= matches!(
+                kind,
+                EventKind::Slice | EventKind::Access(AccessKind::AtomicRmw)
+            );
             self.enabled_stale |= thread.spins == SPIN_LOADS;
         } else {
             self.enabled_stale |= thread.spins >= SPIN_LOADS;
             thread.spins = 0;
+            thread.spin_changes = false;
         }
         self.trace.push(Event {
             thread: me,
@@ -560,6 +569,7 @@ impl ExecState {
                         enabled.push(ThreadView {
                             id,
                             yielding: false,
+                            polling: false,
                             wakes_at: None,
                             next: None,
                             locks_held: 0,
@@ -576,9 +586,12 @@ impl ExecState {
                 } => (true, Some(deadline)),
                 ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
             };
+            let polling = thread.state == ThreadState::Yielded
+                || (thread.spins >= SPIN_LOADS && !thread.spin_changes);
             let mut thread_view = ThreadView {
                 id,
                 yielding,
+                polling,
                 wakes_at,
                 next: thread.next,
                 locks_held: 0,

@@ -8,11 +8,15 @@
 //! (`ThreadView::yielding`), and another one is chosen. Switching away
 //! from a thread that blocked, exited, yields or spins costs nothing, as in
 //! CHESS (Musuvathi and Qadeer, PLDI 2007), where a yield is where a
-//! fair scheduler may switch. And a thread that yields or spins (polls a
-//! flag, retries a compare-exchange) is always switched away from when
-//! another thread can run: the search does not explore it spinning longer
-//! first, which would multiply the schedules by every way of counting its
-//! iterations while the state it waits on stays the same.
+//! fair scheduler may switch. And a thread that yields or spins is always
+//! switched away from when another thread can run, so that the search does
+//! not multiply the schedules by every count of its iterations. For a
+//! thread that polls (`ThreadView::polling`: it yields, or spins on atomic
+//! loads, compare-exchanges and exchanges, as in waiting for a flag or a
+//! lock) nothing is lost: polling longer changes nothing another thread
+//! sees. A thread that spins on read-modify-writes or computes may change
+//! what others see, so leaving it early does lose schedules: the search
+//! notes it ([`DfsScheduler::left_busy`]) and then claims nothing.
 
 use super::{ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
@@ -48,6 +52,10 @@ pub struct DfsScheduler {
     /// Whether the guest asked for a value with more than one possible
     /// answer (the search does not enumerate those).
     pub chose_values: bool,
+    /// Whether the execution left a spinning thread that was not polling
+    /// (see the module doc): schedules in which it ran longer were not
+    /// explored.
+    pub left_busy: bool,
     /// The execution reached its step limit: choices are round-robin.
     fair: bool,
 }
@@ -92,6 +100,7 @@ impl Scheduler for DfsScheduler {
     fn begin_execution(&mut self) {
         self.log.clear();
         self.chose_values = false;
+        self.left_busy = false;
         self.fair = false;
     }
 
@@ -105,11 +114,13 @@ impl Scheduler for DfsScheduler {
     ) -> Result<ThreadId, ScheduleError> {
         let index = self.log.len();
         let keeps = keeper(enabled, current);
-        let leaves = current.filter(|&c| {
+        let spinner = current.and_then(|c| {
             enabled
                 .iter()
-                .any(|t| t.id == c && t.yielding && t.wakes_at.is_none())
+                .find(|t| t.id == c && t.yielding && t.wakes_at.is_none())
         });
+        let leaves = spinner.map(|t| t.id);
+        self.left_busy |= spinner.is_some_and(|t| !t.polling);
         let chosen = if self.fair {
             super::round_robin(enabled, current)
         } else if let Some(&planned) = self.prefix.get(index) {
@@ -178,7 +189,14 @@ mod tests {
         dfs.begin_execution();
         let mut enabled = views(&[0, 1]);
         enabled[0].yielding = true;
+        enabled[0].polling = true;
         assert_eq!(dfs.choose(&enabled, Some(0), 1).unwrap(), 1);
         assert!(!dfs.log()[0].preempts(1));
+        assert!(!dfs.left_busy);
+        // A thread that spins on read-modify-writes is left too, but the
+        // schedules lost make the search claim nothing.
+        enabled[0].polling = false;
+        assert_eq!(dfs.choose(&enabled, Some(0), 2).unwrap(), 1);
+        assert!(dfs.left_busy);
     }
 }

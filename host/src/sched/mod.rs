@@ -39,8 +39,14 @@ pub struct ThreadView {
     /// The thread.
     pub id: ThreadId,
     /// The thread is enabled only because it yields, sleeps or waits with a
-    /// timeout: running it lets virtual time pass rather than doing work.
+    /// timeout, or it spins: running it lets virtual time pass rather than
+    /// doing work.
     pub yielding: bool,
+    /// The thread yields, or spins without changing memory (its spinning
+    /// points are all atomic loads, compare-exchanges and exchanges, as in
+    /// polling a flag or retrying to take a lock): running it longer changes
+    /// nothing another thread could see, until another thread acts.
+    pub polling: bool,
     /// For a sleeping thread or a wait with a timeout: the virtual time it
     /// is due to wake at.
     pub wakes_at: Option<u64>,
@@ -268,6 +274,7 @@ pub(crate) mod tests {
             .map(|&id| ThreadView {
                 id,
                 yielding: false,
+                polling: false,
                 wakes_at: None,
                 next: None,
                 locks_held: 0,

@@ -197,6 +197,7 @@ mod tests {
             ThreadView {
                 id: first,
                 yielding: true,
+                polling: false,
                 wakes_at: None,
                 next: None,
                 locks_held: 0,
@@ -204,6 +205,7 @@ mod tests {
             ThreadView {
                 id: other,
                 yielding: false,
+                polling: false,
                 wakes_at: None,
                 next: None,
                 locks_held: 0,

@@ -70,6 +70,7 @@ mod tests {
         let view = |id, yielding, wakes_at| ThreadView {
             id,
             yielding,
+            polling: false,
             wakes_at,
             next: None,
             locks_held: 0,
