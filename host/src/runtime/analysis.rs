@@ -17,7 +17,7 @@
 use super::outcome::{BlockedThread, Outcome};
 use super::state::{ExecState, ThreadState};
 use crate::instrument::{AccessKind, SiteId};
-use crate::sched::ThreadView;
+use crate::sched::{NextOp, ThreadView};
 use crate::trace::ThreadId;
 use std::any::Any;
 use std::fmt;
@@ -128,6 +128,19 @@ pub struct Access {
     pub len: u32,
     /// For `memory.copy`: the first byte read.
     pub src: u32,
+}
+
+impl Access {
+    /// The access as the scheduler sees a thread's next operation.
+    pub fn next_op(&self) -> NextOp {
+        NextOp {
+            kind: self.kind,
+            addr: self.addr,
+            len: self.len,
+            src: self.src,
+            site: self.site,
+        }
+    }
 }
 
 /// Whether an access matters to an analysis as a scheduling point.
@@ -288,13 +301,6 @@ impl Cx<'_> {
     /// out of values (the execution then ended).
     pub fn choose_value(&mut self, bound: u64) -> Option<u64> {
         self.state.choose_value(bound)
-    }
-
-    /// Records an event of `thread` named `text` in the trace (with `addr`).
-    pub fn record_label(&mut self, thread: ThreadId, text: &str, addr: u32) {
-        let label = self.state.label(text);
-        self.state
-            .record(thread, crate::trace::EventKind::Label { label }, addr, None);
     }
 
     /// Something [`Analysis::may_run`] or [`Analysis::annotate`] reads

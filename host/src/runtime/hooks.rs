@@ -126,16 +126,7 @@ fn reached_access(
         access.addr,
         Some(access.site),
     );
-    exec.stand_at(
-        me,
-        NextOp {
-            kind: access.kind,
-            addr: access.addr,
-            len: access.len,
-            src: access.src,
-            site: access.site,
-        },
-    );
+    exec.stand_at(me, access.next_op());
     exec.happened(me, Happening::Reached(access.site));
     Ok(exec.schedule(me) as i32)
 }

@@ -50,12 +50,9 @@ pub(crate) fn ended(caller: &Caller<'_, ThreadData>) -> bool {
 /// Records an event of the calling thread named `text` in the trace (with
 /// `addr`).
 pub(crate) fn record_label(caller: &Caller<'_, ThreadData>, text: &str, addr: u32) {
-    let mut exec = caller.data().exec.get();
-    let label = exec.label(text);
-    exec.record(
-        caller.data().tid,
-        crate::trace::EventKind::Label { label },
-        addr,
-        None,
-    );
+    caller
+        .data()
+        .exec
+        .get()
+        .record_label(caller.data().tid, text, addr);
 }

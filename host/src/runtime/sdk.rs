@@ -5,7 +5,6 @@ use super::outcome::Outcome;
 use super::state::ThreadState;
 use super::{ThreadData, hooks, memory};
 use crate::abi;
-use crate::trace::EventKind;
 use wasmtime::{Caller, Linker, Result};
 
 /// Longest name or message the SDK calls accept, in bytes.
@@ -73,8 +72,7 @@ async fn fire(caller: &mut Caller<'_, ThreadData>, name: &str, implicit: bool) -
     }
     {
         let mut exec = caller.data().exec.get();
-        let label = exec.label(name);
-        exec.record(me, EventKind::Label { label }, 0, None);
+        exec.record_label(me, name, 0);
         exec.happened(me, Happening::Event { name, implicit });
         if exec.end.is_some() {
             return Err(wasmtime::Error::new(Ended));

@@ -293,6 +293,12 @@ impl ExecState {
         }
     }
 
+    /// Records an event of thread `me` named `text` (with `addr`).
+    pub fn record_label(&mut self, me: ThreadId, text: &str, addr: u32) {
+        let label = self.label(text);
+        self.record(me, EventKind::Label { label }, addr, None);
+    }
+
     /// Adds a thread and tells the scheduler.
     pub fn add_thread(&mut self) -> ThreadId {
         let id = self.threads.len() as ThreadId;
