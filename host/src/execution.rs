@@ -57,6 +57,14 @@ pub struct Setup {
     pub gen_methods: Vec<String>,
 }
 
+impl Setup {
+    /// Whether an analysis may hold threads that could run (an IMUnit
+    /// schedule in active mode): the exhaustive search then claims nothing.
+    pub fn holds_threads(&self) -> bool {
+        self.schedule.is_some() && self.schedule_mode == ScheduleMode::Active
+    }
+}
+
 fn is_uniform(d: &Delivery) -> bool {
     *d == Delivery::Uniform
 }

@@ -106,3 +106,48 @@ fn a_preemption_bound_without_dfs_is_a_usage_error() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("--strategy dfs"), "{}", out.stderr);
 }
+
+#[test]
+fn dpor_finds_a_bug_and_claims_only_what_it_explored() {
+    let out = explore("lost-update-c", "dpor", "5000");
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "assertion");
+    // A correct hand-off with a spinning reader: every schedule runs, and
+    // the report says so.
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&sample("publish-c")), "--strategy", "dpor"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("explored all") && out.stdout.contains("schedules: no failure"),
+        "{}",
+        out.stdout
+    );
+    let json = explore("publish-c", "dpor", "100000").json();
+    assert_eq!(json["exhaustive"], true);
+    // Cut short by --iterations: no claim.
+    let json = explore("publish-c", "dpor", "10").json();
+    assert_eq!(json["exhaustive"], false);
+    // A guest value choice is not enumerated: no claim either.
+    let choose = crate::support::wat_file(
+        dir.path(),
+        "choose",
+        r#"(module (import "weft" "choose" (func $choose (param i64) (result i64)))
+             (func (export "_start") (drop (call $choose (i64.const 2)))))"#,
+    );
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&choose), "--strategy", "dpor", "--json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.json()["exhaustive"], false);
+    let plain =
+        crate::support::wat_file(dir.path(), "plain", r#"(module (func (export "_start")))"#);
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&plain), "--strategy", "dpor", "--json"],
+    );
+    assert_eq!(out.json()["exhaustive"], true, "{}", out.stdout);
+}

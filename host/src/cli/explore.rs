@@ -1,7 +1,7 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
 use super::common::{ModuleArgs, OutputArgs, Report, save_replay};
-use crate::explore::{ExploreOptions, Progress, explore};
+use crate::explore::{Exhausted, ExploreOptions, Progress, explore};
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
@@ -16,12 +16,14 @@ pub struct ExploreArgs {
     /// Scheduling strategy: `portfolio` (POS, PCT with depths 3 and 2,
     /// uniform random and SURW taking turns), `random`, `pct` (depth
     /// `--pct-depth`), `pos` (partial order sampling), `surw` (selectively
-    /// uniform random walk) or `dfs` (every schedule with at most
-    /// `--preemption-bound` preemptions, by increasing bound).
+    /// uniform random walk), `dfs` (every schedule with at most
+    /// `--preemption-bound` preemptions, by increasing bound) or `dpor`
+    /// (every schedule, up to the order of steps that commute: an
+    /// exhaustive search that says when it is complete).
     #[arg(long, value_enum, default_value = "portfolio")]
     strategy: Strategy,
-    /// Most executions (default 1000; unlimited with --time-limit or
-    /// `dfs`).
+    /// Most executions (default 1000; unlimited with --time-limit, `dfs`
+    /// or `dpor`).
     #[arg(long)]
     iterations: Option<u64>,
     /// Most wall time for the whole exploration (e.g. `30s`, `2m`).
@@ -72,6 +74,7 @@ impl ProgressLine {
 
 pub fn run(args: ExploreArgs) -> Result<u8> {
     let systematic = args.strategy == Strategy::Dfs;
+    let exhaustive = args.strategy == Strategy::Dpor;
     if args.preemption_bound.is_some() && !systematic {
         anyhow::bail!(
             "--preemption-bound bounds the systematic search: it needs --strategy dfs (the {} strategy samples schedules)",
@@ -87,7 +90,7 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
         iterations: match (args.iterations, args.time_limit) {
             (Some(n), _) => Some(n),
             (None, Some(_)) => None,
-            (None, None) if systematic => None,
+            (None, None) if systematic || exhaustive => None,
             (None, None) => Some(1000),
         },
         time_limit: args.time_limit,
@@ -122,6 +125,15 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
                 &found.failure,
                 found.found_by.clone(),
             )?,
+        ),
+        None if exploration.exhausted == Some(Exhausted::All) => (
+            format!(
+                "explored all {} schedules: no failure (dpor, {}) in {:.2?}",
+                exploration.executions,
+                args.module.points.describe(),
+                exploration.elapsed,
+            ),
+            None,
         ),
         None if exploration.exhausted.is_some() => (
             format!(
@@ -168,7 +180,8 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
             "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
             "discarded": exploration.discarded,
             "preemption_bound": systematic.then_some(options.preemption_bound),
-            "bound_exhausted": exploration.exhausted.is_some(),
+            "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
+            "exhaustive": exploration.exhausted == Some(Exhausted::All),
         }),
     }
     .print(&args.output))

@@ -6,13 +6,15 @@
 //! [`turns`] says which strategy runs each execution.
 
 pub mod bounded;
+pub mod exhaustive;
 pub mod turns;
 
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
-use crate::sched::{DfsScheduler, Scheduler, Strategy};
+use crate::sched::{DfsScheduler, DporScheduler, Scheduler, Strategy};
 use bounded::BoundedSearch;
+use exhaustive::ExhaustiveSearch;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
@@ -88,16 +90,21 @@ pub struct Exploration {
     pub last: Option<ExecutionResult>,
     /// Wall time spent.
     pub elapsed: Duration,
-    /// When a systematic exploration ran every schedule within its bound:
-    /// that bound.
+    /// What a systematic exploration that ended by itself covered, when it
+    /// can claim it.
     pub exhausted: Option<Exhausted>,
 }
 
 /// What a systematic exploration that ended by itself covered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Exhausted {
+pub enum Exhausted {
     /// Every schedule with at most this many preemptions ran.
-    pub preemption_bound: u32,
+    Bounded {
+        /// The bound.
+        preemption_bound: u32,
+    },
+    /// Every schedule ran, up to the order of steps that commute.
+    All,
 }
 
 /// Where an exploration's schedulers come from.
@@ -108,6 +115,11 @@ enum Source {
     /// back a claim of having seen every schedule (no guest value was
     /// chosen, no execution had to go fair, no busy thread was left early).
     Bounded(BoundedSearch, bool),
+    /// The exhaustive search, and whether what it ran so far can back a
+    /// claim of having seen every schedule (no guest value was chosen, no
+    /// execution had to go fair, no thread was held by a schedule, no loop
+    /// that waits for a value gave up on its own).
+    Exhaustive(ExhaustiveSearch, bool),
 }
 
 /// Progress of a running exploration, for display.
@@ -195,6 +207,7 @@ pub fn explore(
     let mut traces = HashSet::new();
     let mut source = match options.strategy {
         Strategy::Dfs => Source::Bounded(BoundedSearch::new(options.preemption_bound), true),
+        Strategy::Dpor => Source::Exhaustive(ExhaustiveSearch::new(), !options.run.holds_threads()),
         strategy => Source::Sampling(Turns::new(strategy, options.pct_depth)),
     };
     let mut exhausted = None;
@@ -229,9 +242,22 @@ pub fn explore(
                     Box::new(scheduler),
                 ),
                 None => {
-                    exhausted = honest.then_some(Exhausted {
+                    exhausted = honest.then_some(Exhausted::Bounded {
                         preemption_bound: search.bound(),
                     });
+                    break;
+                }
+            },
+            Source::Exhaustive(search, honest) => match search.next_scheduler() {
+                Some(scheduler) => (
+                    Turn {
+                        strategy: Strategy::Dpor,
+                        pct_depth: None,
+                    },
+                    Box::new(scheduler),
+                ),
+                None => {
+                    exhausted = honest.then_some(Exhausted::All);
                     break;
                 }
             },
@@ -251,6 +277,14 @@ pub fn explore(
                     .expect("the bounded search runs its own scheduler");
                 *honest &= !dfs.chose_values && !dfs.went_fair() && !dfs.left_busy;
                 search.record(dfs.log());
+            }
+            Source::Exhaustive(search, honest) => {
+                let sched: Box<dyn std::any::Any> = sched;
+                let dpor = sched
+                    .downcast::<DporScheduler>()
+                    .expect("the exhaustive search runs its own scheduler");
+                *honest &= !dpor.chose_values && !dpor.went_fair() && !dpor.counted_loop;
+                search.record(&dpor);
             }
         }
         traces.insert(result.trace_hash);

@@ -9,8 +9,8 @@
 
 use crate::runtime::ExecutionResult;
 use crate::sched::{
-    DfsScheduler, PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy, SurwPlan,
-    SurwScheduler,
+    DfsScheduler, DporScheduler, PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy,
+    SurwPlan, SurwScheduler,
 };
 use crate::trace::Event;
 use std::sync::Arc;
@@ -121,6 +121,7 @@ impl Turns {
             }
             // A single execution of the systematic search: its first one.
             Strategy::Dfs => Box::new(DfsScheduler::new(Vec::new())),
+            Strategy::Dpor => Box::new(DporScheduler::new(Vec::new(), Vec::new())),
         }
     }
 

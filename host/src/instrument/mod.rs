@@ -46,6 +46,17 @@ pub enum Points {
     Memory,
 }
 
+impl Points {
+    /// Where threads may switch, in words (for verdicts that hold only for
+    /// the points in use).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Points::Sync => "switching at atomics, waits, spawns and exits",
+            Points::Memory => "switching at every memory access",
+        }
+    }
+}
+
 /// Options of the rewrite.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct InstrumentOptions {

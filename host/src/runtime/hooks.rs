@@ -186,6 +186,9 @@ async fn wait(
     }
     let must_park = {
         let mut exec = caller.data().exec.get();
+        if timeout >= 0 {
+            exec.touched_global_state();
+        }
         let deadline = (timeout >= 0).then(|| exec.clock_ns.saturating_add(timeout as u64));
         exec.block(me, eff, deadline, Some(site as u32));
         exec.record(me, EventKind::Block, eff, Some(site as u32));
@@ -247,11 +250,9 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
     drop(exec);
     match shared.grow(delta as u32 as u64) {
         Some(old) => {
-            caller
-                .data()
-                .exec
-                .get()
-                .memory_resized(shared.visible_bytes());
+            let mut exec = caller.data().exec.get();
+            exec.touched_global_state();
+            exec.memory_resized(shared.visible_bytes());
             Ok(old as i32)
         }
         None => Ok(-1),
@@ -261,6 +262,7 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
 /// `weft_rt.memory_size`: the shared memory's size in pages as the guest
 /// sees it.
 fn memory_size(caller: Caller<'_, ThreadData>) -> Result<i32> {
+    caller.data().exec.get().touched_global_state();
     Ok(shared_memory(&caller, abi::MEMORY_SIZE.name)?.size_pages() as i32)
 }
 

@@ -8,7 +8,7 @@ use super::guest_memory::GuestMemory;
 use super::outcome::{BlockedThread, Outcome};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
-use crate::sched::{NextOp, Scheduler, ThreadView};
+use crate::sched::{NextOp, Scheduler, Step, StepEnd, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -51,6 +51,8 @@ pub(crate) struct Thread {
     pub name: Option<String>,
     /// Result a wait returns when the thread resumes (0 woken, 2 timed out).
     pub wake: Option<i32>,
+    /// The thread whose notify woke it, until it resumes.
+    woken_by: Option<ThreadId>,
     /// Atomic reads, read-modify-writes and time slices in a row since the
     /// thread's last other event: a thread that does nothing else (polls a
     /// flag, retries a compare-exchange on a lock word, loops on a plain
@@ -134,6 +136,15 @@ pub(crate) struct ExecState {
     /// Whether an analysis needs every scheduling point at the host (no
     /// budgets then).
     every_point: bool,
+    /// The scheduler follows every step ([`Scheduler::follows_steps`]).
+    follows_steps: bool,
+    /// The running thread's step touched state of the whole execution
+    /// (see [`StepEnd`]).
+    step_global: bool,
+    /// The bytes the running step's operation touches (address, width)
+    /// and their value before it ran, or `None` when it touches more than
+    /// 8 or none; and whether the operation may write.
+    step_bytes: (Option<(u32, u8, u64)>, bool),
     /// The execution's shared memory, for analyses that read values.
     pub memory: Option<Arc<GuestMemory>>,
     /// The enabled threads, cached between scheduling points.
@@ -149,6 +160,7 @@ impl ExecState {
         limits: Limits,
         random_seed: u64,
     ) -> Self {
+        let follows_steps = scheduler.follows_steps();
         ExecState {
             sites,
             scheduler,
@@ -177,7 +189,10 @@ impl ExecState {
             fair_from: None,
             committed_run: None,
             analyses: Vec::new(),
-            every_point: false,
+            every_point: follows_steps,
+            follows_steps,
+            step_global: false,
+            step_bytes: (None, false),
             memory: None,
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
@@ -186,7 +201,7 @@ impl ExecState {
 
     /// Installs the analyses of this execution (before any thread exists).
     pub fn install(&mut self, analyses: Vec<Box<dyn Analysis>>) {
-        self.every_point = analyses.iter().any(|a| a.needs_every_point());
+        self.every_point |= analyses.iter().any(|a| a.needs_every_point());
         self.analyses = analyses;
     }
 
@@ -306,6 +321,7 @@ impl ExecState {
             state: ThreadState::Runnable,
             name: None,
             wake: None,
+            woken_by: None,
             spins: 0,
             spin_changes: false,
             atomic_depth: 0,
@@ -418,6 +434,13 @@ impl ExecState {
         }
     }
 
+    /// The running thread touched state of the whole execution that no
+    /// memory access shows (virtual time, the random generator, the size of
+    /// memory): schedulers that follow steps learn it at the step's end.
+    pub fn touched_global_state(&mut self) {
+        self.step_global = true;
+    }
+
     /// Ends the execution unless it already ended.
     pub fn finish(&mut self, outcome: Outcome) {
         if self.end.is_none() {
@@ -446,6 +469,10 @@ impl ExecState {
         self.drain_points(me);
         if self.end.is_some() {
             return true;
+        }
+        if self.follows_steps {
+            let end = self.step_end();
+            self.scheduler.step_ended(end);
         }
         self.step += 1;
         if self.step > self.step_bound {
@@ -516,11 +543,53 @@ impl ExecState {
             self.decisions.push(chosen);
         }
         self.resume(chosen);
+        if self.follows_steps {
+            let step = self.step_start(chosen);
+            self.scheduler.step_started(step);
+        }
         self.current = chosen;
         if chosen == me {
             self.grant_budget(me, atomic);
         }
         chosen != me
+    }
+
+    /// The step `thread` starts, for a scheduler that follows steps.
+    fn step_start(&mut self, thread: ThreadId) -> Step {
+        let state = &mut self.threads[thread as usize];
+        let op = state.next;
+        let woken_by = state.woken_by.take();
+        let bytes = op
+            .filter(|op| op.kind != AccessKind::Call && (1..=8).contains(&op.len))
+            .map(|op| {
+                let width = op.len as u8;
+                (op.addr, width, self.shared_value(op.addr, width))
+            });
+        self.step_bytes = (bytes, op.is_some_and(|op| op.kind.writes()));
+        Step {
+            thread,
+            op,
+            woken_by,
+            value: bytes.map(|(_, _, value)| value),
+        }
+    }
+
+    /// How the running step ended, for a scheduler that follows steps.
+    fn step_end(&mut self) -> StepEnd {
+        let (bytes, writes) = std::mem::take(&mut self.step_bytes);
+        let changed = writes
+            && bytes.is_none_or(|(addr, width, before)| self.shared_value(addr, width) != before);
+        StepEnd {
+            global: std::mem::take(&mut self.step_global),
+            changed,
+        }
+    }
+
+    /// The value of `width` bytes at `addr` of the shared memory.
+    fn shared_value(&self, addr: u32, width: u8) -> u64 {
+        self.memory
+            .as_deref()
+            .map_or(0, |m| super::memory::shared_value(m, addr, width))
     }
 
     /// Lets `me`, which runs on, pass its next points inside wasm while
@@ -656,13 +725,16 @@ impl ExecState {
         match thread.state {
             ThreadState::Sleeping { until } => {
                 self.clock_ns = self.clock_ns.max(until);
+                self.step_global = true;
             }
             ThreadState::Waiting {
                 deadline: Some(deadline),
                 ..
             } => {
                 self.clock_ns = self.clock_ns.max(deadline);
+                self.step_global = true;
                 thread.wake = Some(2);
+                thread.woken_by = None;
             }
             ThreadState::Runnable => return,
             _ => {}
@@ -705,6 +777,7 @@ impl ExecState {
         for &(_, i) in &waiters[..woken] {
             self.set_state(i as ThreadId, ThreadState::Runnable);
             self.threads[i].wake = Some(0);
+            self.threads[i].woken_by = Some(me);
             self.happened(
                 me,
                 Happening::Woke {

@@ -111,6 +111,7 @@ fn clock_time_get(
 ) -> Result<i32> {
     let now = {
         let mut exec = caller.data().exec.get();
+        exec.touched_global_state();
         exec.clock_ns += CLOCK_READ_TICK_NS;
         exec.clock_ns
     };
@@ -133,7 +134,11 @@ fn clock_res_get(mut caller: Caller<'_, ThreadData>, id: i32, out: i32) -> Resul
 
 fn random_get(mut caller: Caller<'_, ThreadData>, buf: i32, len: i32) -> Result<i32> {
     let mut bytes = vec![0u8; len as u32 as usize];
-    caller.data().exec.get().random.fill_bytes(&mut bytes);
+    {
+        let mut exec = caller.data().exec.get();
+        exec.touched_global_state();
+        exec.random.fill_bytes(&mut bytes);
+    }
     memory::write(&mut caller, buf as u32 as u64, &bytes)?;
     Ok(ERRNO_SUCCESS)
 }
@@ -285,7 +290,11 @@ async fn poll_oneoff(
     if nsubs <= 0 {
         return Ok(ERRNO_INVAL);
     }
-    let now = caller.data().exec.get().clock_ns;
+    let now = {
+        let mut exec = caller.data().exec.get();
+        exec.touched_global_state();
+        exec.clock_ns
+    };
     let mut parsed = Vec::new();
     for i in 0..nsubs as u32 as u64 {
         let at = subs as u32 as u64 + 48 * i;

@@ -10,10 +10,13 @@
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
 //! - [`DfsScheduler`]: follows a prefix, then never preempts (systematic
 //!   exploration).
+//! - [`DporScheduler`]: follows a prefix, then avoids the threads a sleep
+//!   set rules out, and logs every step (exhaustive exploration).
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
 
 mod dfs;
+mod dpor;
 mod pct;
 mod pos;
 mod random;
@@ -22,6 +25,7 @@ mod sleeps_last;
 mod surw;
 
 pub use dfs::{Decision, DfsScheduler};
+pub use dpor::{DporDecision, DporScheduler, StepRecord};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
 pub use random::RandomScheduler;
@@ -102,6 +106,36 @@ impl NextOp {
                 .any(|&(b, blen, bw)| (aw || bw) && a < b + blen && b < a + alen)
         })
     }
+}
+
+/// The start of a *step*: what a thread does from resuming at a scheduling
+/// point to reaching its next one. Only schedulers that follow steps
+/// ([`Scheduler::follows_steps`]) see them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The thread that runs.
+    pub thread: ThreadId,
+    /// The operation it performs first: the one it stood at, if it stood
+    /// at a memory access, wait or notify.
+    pub op: Option<NextOp>,
+    /// The thread it resumes from a wait because of, when another thread's
+    /// notify woke it.
+    pub woken_by: Option<ThreadId>,
+    /// The value of the bytes `op` touches before it runs (little-endian),
+    /// when it touches at most 8.
+    pub value: Option<u64>,
+}
+
+/// The end of a step (see [`Step`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepEnd {
+    /// The step touched state of the whole execution that no memory access
+    /// shows: virtual time, the random generator, the size of memory.
+    pub global: bool,
+    /// The step's operation changed the bytes it writes (an operation that
+    /// writes the value already there, or a compare-exchange that fails,
+    /// only reads).
+    pub changed: bool,
 }
 
 /// Why a scheduler could not choose.
@@ -210,6 +244,25 @@ pub trait Scheduler: std::any::Any {
     /// probability one) or follows a recorded schedule goes on as it is.
     fn go_fair(&mut self) {}
 
+    /// Whether the scheduler follows every step ([`Scheduler::step_started`]
+    /// and [`Scheduler::step_ended`]); the runtime then lets no thread pass
+    /// a scheduling point inside wasm.
+    fn follows_steps(&self) -> bool {
+        false
+    }
+
+    /// A thread resumes (after [`Scheduler::choose`], when there was a
+    /// choice). Called only when the scheduler follows steps.
+    fn step_started(&mut self, step: Step) {
+        let _ = step;
+    }
+
+    /// The running thread reached its next scheduling point (or blocked,
+    /// or exited). Called only when the scheduler follows steps.
+    fn step_ended(&mut self, end: StepEnd) {
+        let _ = end;
+    }
+
     /// The execution ended after `steps` scheduling points.
     fn end_execution(&mut self, steps: u64) {
         let _ = steps;
@@ -247,6 +300,10 @@ pub enum Strategy {
     /// increasing bound (iterative context bounding, Musuvathi and Qadeer,
     /// PLDI 2007).
     Dfs,
+    /// Every schedule up to the order of steps that commute: dynamic
+    /// partial-order reduction with source sets and sleep sets (Abdulla et
+    /// al., POPL 2014).
+    Dpor,
 }
 
 impl Strategy {
@@ -259,6 +316,7 @@ impl Strategy {
             Strategy::Surw => "surw",
             Strategy::Portfolio => "portfolio",
             Strategy::Dfs => "dfs",
+            Strategy::Dpor => "dpor",
         }
     }
 }

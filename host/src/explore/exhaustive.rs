@@ -1,0 +1,477 @@
+//! Exhaustive exploration with dynamic partial-order reduction: source
+//! sets and sleep sets, after Abdulla, Aronis, Jonsson and Sagonas,
+//! "Optimal Dynamic Partial Order Reduction", POPL 2014 (their source-DPOR
+//! algorithm, without wakeup trees).
+//!
+//! Two schedules that differ only in the order of steps that commute (see
+//! [`StepRecord::dependent`]) do the same thing, so it is enough to run one
+//! schedule of each class. The search is a stateless depth-first search
+//! over decisions. After each execution it computes the happens-before
+//! order of its steps (program order, spawns, notifies to the waits they
+//! end, and every pair of dependent steps) with vector clocks, and finds
+//! its *races*: dependent steps of different threads with nothing ordering
+//! them in between. For each race it makes sure that, at the decision
+//! before the first step, some thread that can start the reversed order
+//! (an *initial* of the steps after it that do not depend on it, followed
+//! by the second step) is explored; when none of them could run there, it
+//! explores every thread that could. Sleep sets keep the search from
+//! running again a step explored on an earlier branch.
+//!
+//! When the search ends, every class of schedules has run: for the
+//! scheduling points in use, every behaviour of the program has been seen.
+//! What it sees of a step is its first operation, whether it created a
+//! thread, and whether it touched state no memory access shows; a step
+//! that reads the clock, draws random bytes or resizes memory commutes with
+//! nothing, and neither does the step that ends the execution.
+
+use crate::instrument::AccessKind;
+use crate::sched::{DporScheduler, StepRecord};
+use crate::trace::ThreadId;
+use std::collections::HashMap;
+
+/// One decision of the execution being extended.
+#[derive(Clone, Debug)]
+struct Node {
+    /// The threads that could run.
+    enabled: Vec<ThreadId>,
+    /// The thread this path picks.
+    chosen: ThreadId,
+    /// The next steps of the threads asleep when the path reached it.
+    sleeping: Vec<StepRecord>,
+    /// The steps explored from here so far.
+    done: Vec<StepRecord>,
+    /// The threads to explore from here (explored ones included).
+    backtrack: Vec<ThreadId>,
+}
+
+impl Node {
+    /// Whether exploring `thread` here would repeat explored schedules.
+    fn covers(&self, thread: ThreadId) -> bool {
+        self.sleeping
+            .iter()
+            .chain(&self.done)
+            .any(|s| s.thread == thread)
+    }
+}
+
+/// The state of an exhaustive search.
+#[derive(Debug, Default)]
+pub struct ExhaustiveSearch {
+    path: Vec<Node>,
+    started: bool,
+    /// The prefix and entry sleep set of the next execution, once
+    /// backtracking chose them.
+    next: Option<(Vec<ThreadId>, Vec<StepRecord>)>,
+}
+
+impl ExhaustiveSearch {
+    /// A search that has run nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The scheduler of the next execution; `None` when every class of
+    /// schedules has run.
+    pub fn next_scheduler(&mut self) -> Option<DporScheduler> {
+        if !self.started {
+            self.started = true;
+            return Some(DporScheduler::new(Vec::new(), Vec::new()));
+        }
+        let (prefix, sleep) = self.next.take()?;
+        Some(DporScheduler::new(prefix, sleep))
+    }
+
+    /// Takes in the execution that just ran (its scheduler), and chooses
+    /// the next one.
+    pub fn record(&mut self, run: &DporScheduler) {
+        let decisions = run.decisions();
+        let steps = run.steps();
+        self.path.truncate(decisions.len());
+        for decision in &decisions[self.path.len()..] {
+            self.path.push(Node {
+                enabled: decision.enabled.clone(),
+                chosen: decision.chosen,
+                sleeping: decision.sleeping.clone(),
+                done: Vec::new(),
+                backtrack: vec![decision.chosen],
+            });
+        }
+        for (node, decision) in self.path.iter_mut().zip(decisions) {
+            if !node.done.iter().any(|s| s.thread == node.chosen)
+                && let Some(step) = steps.get(decision.step)
+            {
+                node.done.push(step.clone());
+            }
+        }
+        let order = HappensBefore::of(steps);
+        for &(first, second) in &order.races {
+            if steps[first].repeat {
+                // Another turn of a loop waiting for a change: reversing
+                // the race with its first turn covers it.
+                continue;
+            }
+            let Some(node) = steps[first].decision.and_then(|d| self.path.get_mut(d)) else {
+                // Only one thread could run there: nothing to reverse.
+                continue;
+            };
+            let initials: Vec<ThreadId> = order
+                .initials(steps, first, second)
+                .into_iter()
+                .filter(|t| node.enabled.contains(t))
+                .collect();
+            if initials.iter().any(|t| node.backtrack.contains(t)) {
+                continue;
+            }
+            let preferred = steps[second].thread;
+            match initials.first() {
+                Some(&some) => node.backtrack.push(if initials.contains(&preferred) {
+                    preferred
+                } else {
+                    some
+                }),
+                None => {
+                    for &t in &node.enabled {
+                        if !node.backtrack.contains(&t) {
+                            node.backtrack.push(t);
+                        }
+                    }
+                }
+            }
+        }
+        self.backtrack();
+    }
+
+    /// Finds the deepest decision with a thread still to explore.
+    fn backtrack(&mut self) {
+        while let Some(node) = self.path.last_mut() {
+            let next = node
+                .backtrack
+                .iter()
+                .copied()
+                .filter(|&t| !node.covers(t))
+                .min();
+            if let Some(thread) = next {
+                node.chosen = thread;
+                let sleep = node.sleeping.iter().chain(&node.done).cloned().collect();
+                let prefix = self.path.iter().map(|n| n.chosen).collect();
+                self.next = Some((prefix, sleep));
+                return;
+            }
+            self.path.pop();
+        }
+    }
+}
+
+/// The happens-before order of an execution's steps, as vector clocks, and
+/// its races.
+struct HappensBefore {
+    /// Per step: how many steps of each thread happen before it or are it.
+    clocks: Vec<Vec<u32>>,
+    /// Per step: its position in its thread (from 1).
+    position: Vec<u32>,
+    /// Pairs of dependent steps of different threads that nothing else
+    /// orders, first step first.
+    races: Vec<(usize, usize)>,
+}
+
+impl HappensBefore {
+    fn of(steps: &[StepRecord]) -> Self {
+        let threads = steps
+            .iter()
+            .map(|s| s.thread as usize + 1)
+            .max()
+            .unwrap_or(0);
+        let mut clocks: Vec<Vec<u32>> = Vec::with_capacity(steps.len());
+        let mut position = Vec::with_capacity(steps.len());
+        let mut latest = Latest::new(threads);
+        let mut races = Vec::new();
+        for (k, step) in steps.iter().enumerate() {
+            let t = step.thread as usize;
+            let before = latest.any[t].or(step.parent);
+            let mut clock = before.map_or_else(|| vec![0; threads], |b| clocks[b].clone());
+            if let Some(notify) = step.woken_by.and_then(|w| latest.notify[w as usize]) {
+                join(&mut clock, &clocks[notify]);
+            }
+            // Each other thread's latest step that does not commute with
+            // this one: its earlier ones happen before it. Latest first, so
+            // that a race is only reported when nothing in between orders
+            // the two steps.
+            let mut dependent: Vec<usize> = (0..threads)
+                .filter(|&u| u != t)
+                .filter_map(|u| latest.dependent(step, u))
+                .collect();
+            dependent.sort_unstable_by(|a, b| b.cmp(a));
+            for i in dependent {
+                let u = steps[i].thread as usize;
+                if clock[u] < position[i] {
+                    races.push((i, k));
+                }
+                join(&mut clock, &clocks[i]);
+            }
+            // Other steps know this thread's steps up to the one before.
+            let own = clock[t] + 1;
+            clock[t] = own;
+            position.push(own);
+            clocks.push(clock);
+            latest.record(step, k);
+        }
+        races.sort_unstable();
+        HappensBefore {
+            clocks,
+            position,
+            races,
+        }
+    }
+
+    /// Whether step `a` happens before step `b` (or is it).
+    fn before(&self, steps: &[StepRecord], a: usize, b: usize) -> bool {
+        self.clocks[b][steps[a].thread as usize] >= self.position[a]
+    }
+
+    /// The threads that can start the reversal of the race `(first,
+    /// second)`: of the steps after `first` that do not happen after it,
+    /// followed by `second`, the threads whose first step there happens
+    /// after none of the others.
+    fn initials(&self, steps: &[StepRecord], first: usize, second: usize) -> Vec<ThreadId> {
+        let mut firsts: Vec<usize> = Vec::new();
+        let mut seen: Vec<ThreadId> = Vec::new();
+        let candidates = (first + 1..second)
+            .filter(|&m| !self.before(steps, first, m))
+            .chain([second]);
+        for m in candidates {
+            if !seen.contains(&steps[m].thread) {
+                seen.push(steps[m].thread);
+                firsts.push(m);
+            }
+        }
+        firsts
+            .iter()
+            .filter(|&&f| firsts.iter().all(|&g| g >= f || !self.before(steps, g, f)))
+            .map(|&f| steps[f].thread)
+            .collect()
+    }
+}
+
+/// Operations touching more bytes than this are taken to conflict with
+/// every step (a `memory.copy` or `memory.fill` under `--points memory`).
+const LARGEST_TRACKED: u32 = 64;
+
+/// Per thread, its latest steps of each kind that matter for dependence.
+struct Latest {
+    /// Its latest step.
+    any: Vec<Option<usize>>,
+    /// Its latest step that commutes with nothing.
+    global: Vec<Option<usize>>,
+    /// Its latest step that created a thread.
+    spawn: Vec<Option<usize>>,
+    /// Its latest notify.
+    notify: Vec<Option<usize>>,
+    /// Per byte, per thread: its latest read, write, and wait or notify.
+    bytes: HashMap<u64, Vec<ByteAccess>>,
+}
+
+/// A thread's latest accesses to one byte.
+#[derive(Clone, Copy, Debug, Default)]
+struct ByteAccess {
+    read: Option<usize>,
+    write: Option<usize>,
+    futex: Option<usize>,
+}
+
+impl Latest {
+    fn new(threads: usize) -> Self {
+        Latest {
+            any: vec![None; threads],
+            global: vec![None; threads],
+            spawn: vec![None; threads],
+            notify: vec![None; threads],
+            bytes: HashMap::new(),
+        }
+    }
+
+    /// The bytes `step` reads and writes, or `None` when it is taken to
+    /// conflict with everything.
+    fn touched(step: &StepRecord) -> Option<Vec<(u64, bool, bool)>> {
+        if step.global {
+            return None;
+        }
+        let Some(op) = step.op.filter(|op| op.kind != AccessKind::Call) else {
+            return Some(Vec::new());
+        };
+        if op.len > LARGEST_TRACKED {
+            return None;
+        }
+        let futex = matches!(op.kind, AccessKind::Wait | AccessKind::Notify);
+        let len = op.len.max(1) as u64;
+        let mut bytes = Vec::new();
+        if op.kind == AccessKind::Copy {
+            bytes.extend((0..len).map(|i| (op.src as u64 + i, false, false)));
+        }
+        bytes.extend((0..len).map(|i| (op.addr as u64 + i, step.wrote, futex)));
+        Some(bytes)
+    }
+
+    /// Thread `u`'s latest step that may not commute with `step`.
+    fn dependent(&self, step: &StepRecord, u: usize) -> Option<usize> {
+        let Some(bytes) = Self::touched(step) else {
+            return self.any[u];
+        };
+        let mut latest = self.global[u];
+        if step.spawned {
+            latest = latest.max(self.spawn[u]);
+        }
+        for (byte, writes, futex) in bytes {
+            if let Some(access) = self.bytes.get(&byte).and_then(|b| b.get(u)) {
+                latest = latest.max(access.write);
+                if writes {
+                    latest = latest.max(access.read);
+                }
+                if futex {
+                    latest = latest.max(access.futex);
+                }
+            }
+        }
+        latest
+    }
+
+    /// Notes step `k`.
+    fn record(&mut self, step: &StepRecord, k: usize) {
+        let t = step.thread as usize;
+        self.any[t] = Some(k);
+        if step.spawned {
+            self.spawn[t] = Some(k);
+        }
+        if step.op.is_some_and(|op| op.kind == AccessKind::Notify) {
+            self.notify[t] = Some(k);
+        }
+        let Some(bytes) = Self::touched(step) else {
+            self.global[t] = Some(k);
+            return;
+        };
+        let threads = self.any.len();
+        for (byte, writes, futex) in bytes {
+            let access = &mut self
+                .bytes
+                .entry(byte)
+                .or_insert_with(|| vec![ByteAccess::default(); threads])[t];
+            if writes {
+                access.write = Some(k);
+            } else {
+                access.read = Some(k);
+            }
+            if futex {
+                access.futex = Some(k);
+            }
+        }
+    }
+}
+
+/// `clock := max(clock, other)`, pointwise.
+fn join(clock: &mut [u32], other: &[u32]) {
+    for (c, o) in clock.iter_mut().zip(other) {
+        *c = (*c).max(*o);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::{NextOp, Scheduler, Step, StepEnd, ThreadView};
+
+    /// A tiny program: each thread runs its list of operations (atomic
+    /// store or load of an address) in order; returns the schedules the
+    /// search runs, as the order of operations.
+    fn explore(threads: &[&[(AccessKind, u32)]]) -> Vec<Vec<(ThreadId, usize)>> {
+        let mut search = ExhaustiveSearch::new();
+        let mut runs = Vec::new();
+        while let Some(mut sched) = search.next_scheduler() {
+            sched.begin_execution();
+            for t in 0..threads.len() {
+                sched.thread_created(t as ThreadId);
+            }
+            // The main thread's first step does nothing.
+            sched.step_ended(StepEnd::default());
+            let mut done = vec![0usize; threads.len()];
+            let mut current = Some(0);
+            let mut order = Vec::new();
+            loop {
+                let enabled: Vec<ThreadView> = (0..threads.len())
+                    .filter(|&t| done[t] < threads[t].len())
+                    .map(|t| {
+                        let (kind, addr) = threads[t][done[t]];
+                        ThreadView {
+                            id: t as ThreadId,
+                            yielding: false,
+                            polling: false,
+                            wakes_at: None,
+                            next: Some(NextOp {
+                                kind,
+                                addr,
+                                len: 4,
+                                src: 0,
+                                site: 0,
+                            }),
+                            locks_held: 0,
+                        }
+                    })
+                    .collect();
+                if enabled.is_empty() {
+                    break;
+                }
+                let chosen = if enabled.len() > 1 {
+                    sched.choose(&enabled, current, 0).unwrap()
+                } else {
+                    enabled[0].id
+                };
+                let view = enabled.iter().find(|v| v.id == chosen).unwrap();
+                sched.step_started(Step {
+                    thread: chosen,
+                    op: view.next,
+                    woken_by: None,
+                    value: Some(order.len() as u64),
+                });
+                order.push((chosen, done[chosen as usize]));
+                done[chosen as usize] += 1;
+                sched.step_ended(StepEnd {
+                    global: false,
+                    changed: view.next.is_some_and(|op| op.kind.writes()),
+                });
+                current = Some(chosen);
+            }
+            search.record(&sched);
+            runs.push(order);
+        }
+        runs
+    }
+
+    use AccessKind::{AtomicLoad as Load, AtomicStore as Store};
+
+    #[test]
+    fn independent_threads_run_once() {
+        let runs = explore(&[&[], &[(Store, 8), (Store, 8)], &[(Store, 16), (Store, 16)]]);
+        assert_eq!(runs.len(), 1, "{runs:?}");
+    }
+
+    #[test]
+    fn every_order_of_conflicting_writes_runs_once() {
+        // Two threads writing one address twice each: the classes are the
+        // orders of the four writes, C(4, 2) = 6.
+        let runs = explore(&[&[], &[(Store, 8), (Store, 8)], &[(Store, 8), (Store, 8)]]);
+        let mut unique = runs.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), runs.len(), "no schedule twice: {runs:?}");
+        assert_eq!(runs.len(), 6, "{runs:?}");
+    }
+
+    #[test]
+    fn only_conflicts_are_reordered() {
+        // A reader of x and y against a writer of y: only the order of the
+        // two accesses to y matters, so two schedules.
+        let runs = explore(&[&[], &[(Load, 8), (Load, 16)], &[(Store, 16), (Store, 24)]]);
+        assert_eq!(runs.len(), 2, "{runs:?}");
+        // Three writers of one address: 3! orders.
+        let runs = explore(&[&[], &[(Store, 8)], &[(Store, 8)], &[(Store, 8)]]);
+        assert_eq!(runs.len(), 6, "{runs:?}");
+    }
+}

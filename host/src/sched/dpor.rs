@@ -1,0 +1,551 @@
+//! The scheduler of exhaustive exploration (see `explore::exhaustive`): it
+//! follows a prefix of decisions, then a default that never preempts, and
+//! logs every *step* (what a thread does from resuming at a scheduling
+//! point to reaching its next one) with what the search needs to tell which
+//! steps commute.
+//!
+//! It also keeps the search's *sleep set*: threads whose next step was
+//! already explored from an earlier state of this execution on another
+//! branch, and that nothing since depends on. Running one of them now would
+//! only repeat an interleaving explored before, so the default passes them
+//! over. A thread leaves the sleep set as soon as a step that does not
+//! commute with its next step runs.
+
+use super::{NextOp, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
+use crate::instrument::{AccessKind, SiteId};
+use crate::trace::ThreadId;
+
+/// One step of an execution, as the search sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepRecord {
+    /// The thread that ran.
+    pub thread: ThreadId,
+    /// The operation it performed first, if it resumed at a memory access,
+    /// wait or notify.
+    pub op: Option<NextOp>,
+    /// Whether the operation changed memory (see [`StepEnd::changed`]).
+    pub wrote: bool,
+    /// The thread whose notify woke it from a wait, if one did.
+    pub woken_by: Option<ThreadId>,
+    /// It created a thread (thread ids follow the order of creation, so two
+    /// such steps do not commute).
+    pub spawned: bool,
+    /// It touched state of the whole execution that no memory access shows
+    /// (virtual time, the random generator, the size of memory), or ended
+    /// the execution: it commutes with nothing.
+    pub global: bool,
+    /// It read, at the same code site, the same value its thread read
+    /// there before without writing anything since: another turn of a loop
+    /// that waits for the value to change (see [`DporScheduler`]).
+    pub repeat: bool,
+    /// For a thread's first step: the step that created the thread.
+    pub parent: Option<usize>,
+    /// The decision it was chosen at, if more than one thread could run.
+    pub decision: Option<usize>,
+}
+
+impl StepRecord {
+    /// Whether this step and `other`, of another thread, may not commute:
+    /// running them in the other order may change what either does.
+    pub fn dependent(&self, other: &StepRecord) -> bool {
+        if self.global || other.global || (self.spawned && other.spawned) {
+            return true;
+        }
+        match (&self.op, &other.op) {
+            (Some(a), Some(b)) => ops_dependent((a, self.wrote), (b, other.wrote)),
+            _ => false,
+        }
+    }
+}
+
+/// The byte ranges an operation touches, as (first byte, end, written).
+fn ranges(op: &NextOp, wrote: bool) -> [(u64, u64, bool); 2] {
+    let len = op.len.max(1) as u64;
+    let main = (op.addr as u64, op.addr as u64 + len, wrote);
+    match op.kind {
+        AccessKind::Copy => [(op.src as u64, op.src as u64 + len, false), main],
+        _ => [main, main],
+    }
+}
+
+/// Whether two operations of different threads may not commute: they touch
+/// a common byte and one of them changed it, or both are waits or notifies
+/// on a common address (notify wakes waiters in the order they arrived,
+/// and returns how many it woke).
+fn ops_dependent((a, a_wrote): (&NextOp, bool), (b, b_wrote): (&NextOp, bool)) -> bool {
+    if a.kind == AccessKind::Call || b.kind == AccessKind::Call {
+        return false;
+    }
+    let futex = |op: &NextOp| matches!(op.kind, AccessKind::Wait | AccessKind::Notify);
+    let both_futex = futex(a) && futex(b);
+    ranges(a, a_wrote).iter().any(|&(a0, a1, aw)| {
+        ranges(b, b_wrote)
+            .iter()
+            .any(|&(b0, b1, bw)| (aw || bw || both_futex) && a0 < b1 && b0 < a1)
+    })
+}
+
+/// What a thread read since it last wrote, to recognise a loop that waits
+/// for a value to change: (site, address, length, value).
+#[derive(Clone, Debug, Default)]
+struct Episode {
+    reads: Vec<(SiteId, u32, u32, u64)>,
+    /// It read one of them again, unchanged.
+    repeated: bool,
+    /// Another thread changed memory since.
+    released: bool,
+}
+
+/// Most reads an episode keeps (a longer loop body is not recognised).
+const EPISODE_READS: usize = 16;
+
+/// One decision of an execution, as the search sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DporDecision {
+    /// The threads that could run, in id order, but for those that wait
+    /// for a value to change (unless all do).
+    pub enabled: Vec<ThreadId>,
+    /// The thread chosen.
+    pub chosen: ThreadId,
+    /// The next steps of the threads asleep here.
+    pub sleeping: Vec<StepRecord>,
+    /// Index of the step chosen here.
+    pub step: usize,
+}
+
+/// Follows a prefix of decisions, then never preempts and passes over
+/// sleeping threads; logs every step and decision.
+#[derive(Debug, Default)]
+pub struct DporScheduler {
+    prefix: Vec<ThreadId>,
+    /// The sleep set that starts after the step of the prefix's last
+    /// decision.
+    entry_sleep: Vec<StepRecord>,
+    /// The sleep set now.
+    sleeping: Vec<StepRecord>,
+    steps: Vec<StepRecord>,
+    decisions: Vec<DporDecision>,
+    /// Per thread: the step that created it, until its first step.
+    parents: Vec<Option<usize>>,
+    /// Per thread: whether it has taken a step.
+    started: Vec<bool>,
+    /// Per thread: what it read since it last wrote.
+    episodes: Vec<Episode>,
+    /// Per thread: it read a value again unchanged, and no other thread
+    /// changed memory since: it waits for another thread.
+    awaiting: Vec<bool>,
+    /// The step running now, and the value its operation found.
+    running: Option<(usize, Option<u64>)>,
+    /// The decision whose step starts next.
+    deciding: Option<usize>,
+    /// Whether the guest asked for a value with more than one possible
+    /// answer (the search does not enumerate those).
+    pub chose_values: bool,
+    /// The execution reached its step limit: choices are round-robin.
+    fair: bool,
+    /// Whether the execution had to run a sleeping thread because every
+    /// thread awake only waited (it repeats an explored interleaving).
+    pub sleep_blocked: bool,
+    /// Whether a thread left a loop that re-read an unchanged value without
+    /// any other thread changing it: the loop counts its turns, so its
+    /// turns are not all alike, and the search cannot claim to be complete.
+    pub counted_loop: bool,
+}
+
+impl DporScheduler {
+    /// A scheduler that makes the decisions of `prefix`, puts the threads
+    /// of `sleep` to sleep after the step of its last decision, then never
+    /// preempts.
+    pub fn new(prefix: Vec<ThreadId>, sleep: Vec<StepRecord>) -> Self {
+        DporScheduler {
+            prefix,
+            entry_sleep: sleep,
+            ..Default::default()
+        }
+    }
+
+    /// The decisions of the last execution.
+    pub fn decisions(&self) -> &[DporDecision] {
+        &self.decisions
+    }
+
+    /// The steps of the last execution.
+    pub fn steps(&self) -> &[StepRecord] {
+        &self.steps
+    }
+
+    /// Whether the last execution went on under a fair schedule.
+    pub fn went_fair(&self) -> bool {
+        self.fair
+    }
+
+    fn asleep(&self, thread: ThreadId) -> bool {
+        self.sleeping.iter().any(|s| s.thread == thread)
+    }
+
+    /// Whether running `thread` does real work: it neither spins, lets
+    /// time pass, nor waits for a value another thread must change.
+    fn works(&self, view: &ThreadView) -> bool {
+        !view.yielding && !self.awaiting[view.id as usize]
+    }
+
+    /// The default choice: the current thread if it works (see
+    /// [`DporScheduler::works`]) and is awake, else the first awake thread
+    /// that works. When every thread that works sleeps, the awake ones could
+    /// only wait until a sleeping one runs: the execution repeats explored
+    /// schedules whatever runs, so a sleeping one runs.
+    fn default_choice(&mut self, enabled: &[ThreadView], current: Option<ThreadId>) -> ThreadId {
+        let working = |t: &&ThreadView| self.works(t);
+        let awake = |t: &&ThreadView| !self.asleep(t.id);
+        let keeps = enabled
+            .iter()
+            .filter(awake)
+            .filter(working)
+            .find(|t| Some(t.id) == current);
+        if let Some(choice) = keeps.or_else(|| enabled.iter().filter(awake).find(working)) {
+            return choice.id;
+        }
+        if let Some(sleeper) = enabled.iter().find(working) {
+            self.sleep_blocked = true;
+            return sleeper.id;
+        }
+        // Every thread waits: let one go on (a livelock shows at the step
+        // limit), another than the current one first.
+        enabled
+            .iter()
+            .filter(awake)
+            .find(|t| Some(t.id) != current)
+            .or_else(|| enabled.iter().find(awake))
+            .unwrap_or(&enabled[0])
+            .id
+    }
+
+    /// Keeps the episode of the thread whose step just ended, and tells the
+    /// threads waiting for what it changed.
+    fn follow_episodes(&mut self, index: usize, value: Option<u64>) {
+        let step = &self.steps[index];
+        let thread = step.thread as usize;
+        let poll = step.op.filter(|op| {
+            !step.wrote
+                && matches!(
+                    op.kind,
+                    AccessKind::AtomicLoad
+                        | AccessKind::Load
+                        | AccessKind::AtomicCmpxchg
+                        | AccessKind::AtomicXchg
+                        | AccessKind::AtomicRmw
+                )
+        });
+        let episode = &mut self.episodes[thread];
+        let mut repeat = false;
+        match (poll, value) {
+            (Some(op), Some(value)) => {
+                let read = (op.site, op.addr, op.len, value);
+                if episode.reads.contains(&read) {
+                    repeat = true;
+                    episode.repeated = true;
+                } else {
+                    if episode.released {
+                        *episode = Episode::default();
+                    } else if episode.repeated {
+                        self.counted_loop = true;
+                    }
+                    if episode.reads.len() == EPISODE_READS {
+                        *episode = Episode::default();
+                    }
+                    episode.reads.push(read);
+                }
+            }
+            _ if step.op.is_some() || step.spawned || step.global => {
+                if episode.repeated && !episode.released {
+                    self.counted_loop = true;
+                }
+                *episode = Episode::default();
+            }
+            // A yield, a time slice, an SDK event: the loop goes on.
+            _ => {}
+        }
+        self.awaiting[thread] = repeat;
+        self.steps[index].repeat = repeat;
+        // A change anywhere may end another thread's wait: besides the
+        // atomics it re-reads, a loop may read plain memory, which is no
+        // scheduling point (C's spin loops often do).
+        if self.steps[index].wrote {
+            for (other, episode) in self.episodes.iter_mut().enumerate() {
+                if other != thread {
+                    episode.released = true;
+                    self.awaiting[other] = false;
+                }
+            }
+        }
+    }
+}
+
+impl Scheduler for DporScheduler {
+    fn begin_execution(&mut self) {
+        self.sleeping.clear();
+        self.steps.clear();
+        self.decisions.clear();
+        self.parents.clear();
+        self.started.clear();
+        self.episodes.clear();
+        self.awaiting.clear();
+        self.running = None;
+        self.deciding = None;
+        self.chose_values = false;
+        self.fair = false;
+        self.sleep_blocked = false;
+        self.counted_loop = false;
+    }
+
+    fn thread_created(&mut self, id: ThreadId) {
+        let id = id as usize;
+        if self.parents.len() <= id {
+            self.parents.resize(id + 1, None);
+            self.started.resize(id + 1, false);
+            self.episodes.resize(id + 1, Episode::default());
+            self.awaiting.resize(id + 1, false);
+        }
+        if let Some((step, _)) = self.running {
+            self.steps[step].spawned = true;
+            self.parents[id] = Some(step);
+        } else if self.steps.is_empty() {
+            // The main thread: its first step starts with the execution.
+            self.step_started(Step {
+                thread: id as ThreadId,
+                op: None,
+                woken_by: None,
+                value: None,
+            });
+        }
+    }
+
+    fn choose(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        step: u64,
+    ) -> Result<ThreadId, ScheduleError> {
+        let index = self.decisions.len();
+        let chosen = if self.fair {
+            super::round_robin(enabled, current)
+        } else if let Some(&planned) = self.prefix.get(index) {
+            if !enabled.iter().any(|t| t.id == planned) {
+                return Err(ScheduleError::Diverged {
+                    decision: index,
+                    step,
+                    expected: planned,
+                    enabled: enabled.iter().map(|t| t.id).collect(),
+                });
+            }
+            planned
+        } else {
+            self.default_choice(enabled, current)
+        };
+        // A thread that waits for a value to change is not worth exploring
+        // here: its next turn would change nothing.
+        let mut explorable: Vec<ThreadId> = enabled
+            .iter()
+            .map(|t| t.id)
+            .filter(|&t| !self.awaiting[t as usize])
+            .collect();
+        if explorable.is_empty() {
+            explorable = enabled.iter().map(|t| t.id).collect();
+        }
+        self.decisions.push(DporDecision {
+            enabled: explorable,
+            chosen,
+            sleeping: self.sleeping.clone(),
+            step: self.steps.len(),
+        });
+        self.deciding = Some(index);
+        Ok(chosen)
+    }
+
+    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        self.chose_values |= bound != 1;
+        Ok(0)
+    }
+
+    fn go_fair(&mut self) {
+        self.fair = true;
+    }
+
+    fn follows_steps(&self) -> bool {
+        true
+    }
+
+    fn step_started(&mut self, step: Step) {
+        let thread = step.thread as usize;
+        let parent = if self.started[thread] {
+            None
+        } else {
+            self.started[thread] = true;
+            self.parents[thread]
+        };
+        self.sleeping.retain(|s| s.thread != step.thread);
+        self.running = Some((self.steps.len(), step.value));
+        self.steps.push(StepRecord {
+            thread: step.thread,
+            op: step.op,
+            wrote: false,
+            woken_by: step.woken_by,
+            spawned: false,
+            global: false,
+            repeat: false,
+            parent,
+            decision: self.deciding.take(),
+        });
+    }
+
+    fn step_ended(&mut self, end: StepEnd) {
+        let Some((index, value)) = self.running.take() else {
+            return;
+        };
+        self.steps[index].global |= end.global;
+        self.steps[index].wrote = end.changed;
+        self.follow_episodes(index, value);
+        let ended = &self.steps[index];
+        self.sleeping.retain(|s| !s.dependent(ended));
+        let entry = self.prefix.len().checked_sub(1);
+        if entry.is_some() && ended.decision == entry {
+            let mut sleep = std::mem::take(&mut self.entry_sleep);
+            sleep.retain(|s| s.thread != ended.thread && !s.dependent(ended));
+            self.sleeping.extend(sleep);
+        }
+    }
+
+    fn end_execution(&mut self, _steps: u64) {
+        // A step still running ended the execution (the main thread
+        // returned, or a thread exited the process): nothing ran after it.
+        if let Some((index, _)) = self.running.take() {
+            self.steps[index].global = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::tests::views;
+
+    fn op(kind: AccessKind, addr: u32) -> Option<NextOp> {
+        Some(NextOp {
+            kind,
+            addr,
+            len: 4,
+            src: 0,
+            site: 0,
+        })
+    }
+
+    fn step(thread: ThreadId, op: Option<NextOp>) -> StepRecord {
+        StepRecord {
+            thread,
+            op,
+            wrote: op.is_some_and(|op| op.kind.writes()),
+            woken_by: None,
+            spawned: false,
+            global: false,
+            repeat: false,
+            parent: None,
+            decision: None,
+        }
+    }
+
+    #[test]
+    fn steps_depend_on_changes_spawns_and_global_state() {
+        let load = step(1, op(AccessKind::AtomicLoad, 8));
+        let store = step(2, op(AccessKind::AtomicStore, 8));
+        let other = step(2, op(AccessKind::AtomicStore, 16));
+        assert!(load.dependent(&store));
+        assert!(!load.dependent(&other));
+        assert!(!load.dependent(&step(2, op(AccessKind::AtomicLoad, 8))));
+        // A compare-exchange that failed only read.
+        let mut failed = step(2, op(AccessKind::AtomicCmpxchg, 8));
+        failed.wrote = false;
+        assert!(!load.dependent(&failed));
+        assert!(store.dependent(&failed));
+        // Two waits on one address: notify wakes them in arrival order.
+        assert!(step(1, op(AccessKind::Wait, 8)).dependent(&step(2, op(AccessKind::Wait, 8))));
+        assert!(!load.dependent(&step(2, None)));
+        let mut global = step(2, None);
+        global.global = true;
+        assert!(load.dependent(&global));
+        let mut a = step(1, None);
+        let mut b = step(2, None);
+        a.spawned = true;
+        b.spawned = true;
+        assert!(a.dependent(&b));
+    }
+
+    fn run(
+        dpor: &mut DporScheduler,
+        thread: ThreadId,
+        op: Option<NextOp>,
+        value: u64,
+        changed: bool,
+    ) {
+        dpor.step_started(Step {
+            thread,
+            op,
+            woken_by: None,
+            value: Some(value),
+        });
+        dpor.step_ended(StepEnd {
+            global: false,
+            changed,
+        });
+    }
+
+    #[test]
+    fn sleeping_threads_are_passed_over_until_a_dependent_step() {
+        let asleep = step(1, op(AccessKind::AtomicLoad, 8));
+        let mut dpor = DporScheduler::new(vec![0], vec![asleep]);
+        dpor.begin_execution();
+        dpor.thread_created(0);
+        dpor.thread_created(1);
+        let enabled = views(&[0, 1]);
+        assert_eq!(dpor.choose(&enabled, Some(0), 1).unwrap(), 0);
+        run(&mut dpor, 0, op(AccessKind::AtomicStore, 16), 0, true);
+        // Thread 1 sleeps: thread 0 goes on.
+        assert_eq!(dpor.choose(&enabled, Some(0), 2).unwrap(), 0);
+        assert_eq!(dpor.decisions()[1].sleeping.len(), 1);
+        run(&mut dpor, 0, op(AccessKind::AtomicStore, 8), 0, true);
+        // The store to 8 wakes it: it runs when thread 0 spins.
+        let mut yielding = views(&[0, 1]);
+        yielding[0].yielding = true;
+        assert_eq!(dpor.choose(&yielding, Some(0), 3).unwrap(), 1);
+        assert!(!dpor.sleep_blocked);
+        assert_eq!(dpor.steps().len(), 3);
+        assert!(dpor.decisions()[2].sleeping.is_empty());
+    }
+
+    #[test]
+    fn a_thread_that_reads_a_value_again_unchanged_waits_for_a_change() {
+        let mut dpor = DporScheduler::new(Vec::new(), Vec::new());
+        dpor.begin_execution();
+        dpor.thread_created(0);
+        dpor.thread_created(1);
+        let enabled = views(&[0, 1]);
+        let poll = op(AccessKind::AtomicLoad, 8);
+        run(&mut dpor, 0, poll, 0, false);
+        run(&mut dpor, 0, None, 0, false);
+        run(&mut dpor, 0, poll, 0, false);
+        assert!(dpor.steps()[3].repeat);
+        // Thread 0 waits: thread 1 runs, and its store releases thread 0.
+        assert_eq!(dpor.choose(&enabled, Some(0), 1).unwrap(), 1);
+        run(&mut dpor, 1, op(AccessKind::AtomicStore, 8), 0, true);
+        assert_eq!(dpor.choose(&enabled, Some(1), 2).unwrap(), 1);
+        dpor.awaiting[1] = true;
+        assert_eq!(dpor.choose(&enabled, Some(1), 3).unwrap(), 0);
+        run(&mut dpor, 0, poll, 1, false);
+        assert!(!dpor.steps()[5].repeat);
+        assert!(!dpor.counted_loop);
+        // A loop that gives up after some turns, nothing having changed.
+        run(&mut dpor, 1, poll, 1, false);
+        run(&mut dpor, 1, poll, 1, false);
+        run(&mut dpor, 1, op(AccessKind::Wait, 8), 1, false);
+        assert!(dpor.counted_loop);
+    }
+}
