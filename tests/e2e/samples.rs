@@ -142,6 +142,7 @@ sample_tests! {
     spin_lock_c => "spin-lock-c",
     busy_wait_c => "busy-wait-c",
     two_stage_c => "two-stage-c",
+    publish_c => "publish-c",
 }
 
 #[test]
@@ -191,6 +192,7 @@ fn every_sample_has_a_test() {
         "spin-lock-c",
         "busy-wait-c",
         "two-stage-c",
+        "publish-c",
     ];
     for name in sample_names() {
         assert!(

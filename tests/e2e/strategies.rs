@@ -151,3 +151,79 @@ fn dpor_finds_a_bug_and_claims_only_what_it_explored() {
     );
     assert_eq!(out.json()["exhaustive"], true, "{}", out.stdout);
 }
+
+#[test]
+fn workers_and_shards_report_the_failure_a_single_run_reports() {
+    let run = |extra: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let module = sample("two-stage-c");
+        let mut args = vec![
+            "explore",
+            arg(&module),
+            "--iterations",
+            "2000",
+            "--json",
+            "--no-save",
+        ];
+        args.extend_from_slice(extra);
+        let out = weft_in(dir.path(), &args);
+        (out.code, out.stdout)
+    };
+    let json = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+    let (code, one) = run(&["--jobs", "1"]);
+    assert_eq!(code, 1, "{one}");
+    let one = json(&one);
+    let (_, two) = run(&["--jobs", "2"]);
+    let two = json(&two);
+    for key in [
+        "failing_execution_index",
+        "trace_hash",
+        "executions",
+        "failing_execution_seed",
+    ] {
+        assert_eq!(one[key], two[key], "{key}");
+    }
+    // Three shards, merged, find the same failure.
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        let (_, out) = run(&["--shard", &shard]);
+        let file = dir.path().join(format!("shard{k}.json"));
+        std::fs::write(&file, out).unwrap();
+        files.push(file);
+    }
+    let mut args = vec!["merge", "--json"];
+    args.extend(files.iter().map(|f| arg(f)));
+    let out = weft_in(dir.path(), &args);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let merged = out.json();
+    assert_eq!(
+        merged["failing_execution_index"],
+        one["failing_execution_index"]
+    );
+    assert_eq!(merged["trace_hash"], one["trace_hash"]);
+    assert_eq!(merged["shards_missing"], 0);
+    // The same shard twice is no exploration.
+    let out = weft_in(dir.path(), &["merge", arg(&files[0]), arg(&files[0])]);
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn shard_and_jobs_mistakes_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("lost-update-c");
+    for args in [
+        vec!["--shard", "3/2"],
+        vec!["--shard", "1/0"],
+        vec!["--jobs", "0"],
+        vec!["--strategy", "dpor", "--jobs", "2"],
+        vec!["--strategy", "dfs", "--shard", "0/2"],
+    ] {
+        let mut all = vec!["explore", arg(&module)];
+        all.extend(args.iter().copied());
+        let out = weft_in(dir.path(), &all);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+}

@@ -1,7 +1,7 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
 use super::common::{ModuleArgs, OutputArgs, Report, save_replay};
-use crate::explore::{Exhausted, ExploreOptions, Progress, explore};
+use crate::explore::{Exhausted, ExploreOptions, Progress, Shard, explore};
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
@@ -39,6 +39,16 @@ pub struct ExploreArgs {
     /// (default 2).
     #[arg(long)]
     preemption_bound: Option<u32>,
+    /// Parallel workers (default: one per core). Execution `i` gets the
+    /// same schedule whatever their number, and the failure reported is
+    /// the one of the lowest index. `dfs` and `dpor` run on one.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Run only the executions whose index is K modulo N (`K/N`, from
+    /// `0/N`), to split an exploration over the nodes of a batch system;
+    /// `weft merge` combines the shards' `--json` results.
+    #[arg(long)]
+    shard: Option<Shard>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -81,6 +91,18 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
             args.strategy.name()
         );
     }
+    if (systematic || exhaustive) && (args.jobs.is_some_and(|j| j > 1) || args.shard.is_some()) {
+        anyhow::bail!(
+            "--jobs and --shard split executions that are independent of each other; the {} search decides each execution from the ones before, and runs on one worker",
+            args.strategy.name()
+        );
+    }
+    if args.jobs == Some(0) {
+        anyhow::bail!("--jobs must be at least 1");
+    }
+    let jobs = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
     let (wasm, mut program) = args.module.load()?;
     let options = ExploreOptions {
         strategy: args.strategy,
@@ -96,6 +118,8 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
         time_limit: args.time_limit,
         run: args.module.run_config(),
         keep_going: false,
+        jobs: if systematic || exhaustive { 1 } else { jobs },
+        shard: args.shard.unwrap_or_default(),
     };
     let mut progress = ProgressLine::new();
     let exploration = explore(&mut program, &options, |p| progress.update(p))?;
@@ -178,6 +202,9 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
             "seed": args.seed,
             "pct_depth": (args.strategy == Strategy::Pct).then_some(args.pct_depth),
             "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
+            "failing_execution_index": exploration.failure.as_ref().map(|f| f.index),
+            "jobs": options.jobs,
+            "shard": args.shard.map(|s| s.to_string()),
             "discarded": exploration.discarded,
             "preemption_bound": systematic.then_some(options.preemption_bound),
             "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),

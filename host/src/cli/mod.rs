@@ -8,6 +8,7 @@ mod common;
 mod explore;
 mod generate;
 mod infer;
+mod merge;
 mod replay;
 mod run;
 mod serializability;
@@ -28,6 +29,7 @@ struct Cli {
 enum Command {
     Run(run::RunArgs),
     Explore(explore::ExploreArgs),
+    Merge(merge::MergeArgs),
     Replay(replay::ReplayArgs),
     Bench(bench::BenchArgs),
     Build(build::BuildArgs),
@@ -51,6 +53,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Build(args) => build::run(args),

@@ -7,6 +7,7 @@
 
 pub mod bounded;
 pub mod exhaustive;
+pub mod sampling;
 pub mod turns;
 
 use crate::execution::Setup;
@@ -15,6 +16,7 @@ use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::{DfsScheduler, DporScheduler, Scheduler, Strategy};
 use bounded::BoundedSearch;
 use exhaustive::ExhaustiveSearch;
+pub use sampling::Shard;
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
@@ -40,6 +42,11 @@ pub struct ExploreOptions {
     /// Run every iteration even after a failure (to measure how often a
     /// program fails); the first failure is the one reported.
     pub keep_going: bool,
+    /// Parallel workers for the sampling strategies (the systematic ones
+    /// run on one).
+    pub jobs: usize,
+    /// The share of the executions to run.
+    pub shard: Shard,
 }
 
 impl Default for ExploreOptions {
@@ -53,6 +60,8 @@ impl Default for ExploreOptions {
             time_limit: None,
             run: Setup::default(),
             keep_going: false,
+            jobs: 1,
+            shard: Shard::default(),
         }
     }
 }
@@ -70,6 +79,8 @@ pub struct FailingExecution {
     pub failure: Failure,
     /// Strategy, seed and index that produced it.
     pub found_by: FoundBy,
+    /// Its index in the exploration (from 0).
+    pub index: u64,
 }
 
 /// What an exploration did.
@@ -107,10 +118,8 @@ pub enum Exhausted {
     All,
 }
 
-/// Where an exploration's schedulers come from.
+/// Where a systematic exploration's schedulers come from.
 enum Source {
-    /// Strategies that sample schedules, taking their turns.
-    Sampling(Turns),
     /// The bounded systematic search, and whether what it ran so far can
     /// back a claim of having seen every schedule (no guest value was
     /// chosen, no execution had to go fair, no busy thread was left early).
@@ -203,13 +212,16 @@ pub fn explore(
     options: &ExploreOptions,
     mut progress: impl FnMut(Progress),
 ) -> Result<Exploration, ExploreError> {
-    let start = Instant::now();
-    let mut traces = HashSet::new();
     let mut source = match options.strategy {
         Strategy::Dfs => Source::Bounded(BoundedSearch::new(options.preemption_bound), true),
         Strategy::Dpor => Source::Exhaustive(ExhaustiveSearch::new(), !options.run.holds_threads()),
-        strategy => Source::Sampling(Turns::new(strategy, options.pct_depth)),
+        strategy => {
+            let turns = Turns::new(strategy, options.pct_depth);
+            return sampling::explore(program, options, turns, progress);
+        }
     };
+    let start = Instant::now();
+    let mut traces = HashSet::new();
     let mut exhausted = None;
     let mut last = None;
     let mut executions = 0;
@@ -229,10 +241,6 @@ pub fn explore(
         }
         let seed = execution_seed(options.seed, executions);
         let (turn, sched): (Turn, Box<dyn Scheduler>) = match &mut source {
-            Source::Sampling(turns) => {
-                let turn = turns.turn(executions);
-                (turn, turns.scheduler(turn, seed))
-            }
             Source::Bounded(search, honest) => match search.next_scheduler() {
                 Some(scheduler) => (
                     Turn {
@@ -269,7 +277,6 @@ pub fn explore(
             discarded += 1;
         }
         match &mut source {
-            Source::Sampling(turns) => turns.learn(&result),
             Source::Bounded(search, honest) => {
                 let sched: Box<dyn std::any::Any> = sched;
                 let dfs = sched
@@ -306,6 +313,7 @@ pub fn explore(
                     result: result.clone(),
                     failure,
                     found_by,
+                    index: executions - 1,
                 });
             }
             if !options.keep_going {

@@ -5,9 +5,11 @@
 //! under `portfolio` the strategies take turns by execution index
 //! ([`PORTFOLIO`]), and the seed derives from the exploration's seed and
 //! `i`. What strategies learn (PCT's estimate of an execution's length,
-//! SURW's plan) comes from the executions before `i`.
+//! SURW's plan) comes from the exploration's first [`LEARNING`] executions
+//! only, so that parallel workers give every execution the same scheduler
+//! whatever their number.
 
-use crate::runtime::ExecutionResult;
+use crate::runtime::{ExecutionResult, Outcome};
 use crate::sched::{
     DfsScheduler, DporScheduler, PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy,
     SurwPlan, SurwScheduler,
@@ -16,12 +18,17 @@ use crate::trace::Event;
 use std::sync::Arc;
 
 /// PCT's guess of the number of steps of an execution before any has run;
-/// an exploration then uses the longest execution seen.
+/// an exploration then uses the longest of its first executions.
 pub(crate) const PCT_INITIAL_STEPS: u64 = 100;
 
-/// How many executions SURW learns its plan from: the first ones of the
-/// exploration (until then SURW selects nothing and walks uniformly).
-const SURW_PROFILES: usize = 3;
+/// How many executions the strategies learn from: the first ones of the
+/// exploration that a guest assumption did not discard (until then SURW
+/// selects nothing and walks uniformly, and PCT guesses
+/// [`PCT_INITIAL_STEPS`]).
+pub const LEARNING: usize = 3;
+
+/// The most executions the strategies wait for [`LEARNING`] useful ones.
+pub const LEARNING_MOST: u64 = 100;
 
 /// The turns of `portfolio`: strategy and PCT depth by execution index
 /// modulo the length. POS comes most often because it finds the widest range
@@ -47,16 +54,19 @@ pub struct Turn {
 }
 
 /// The strategies' turns and what they learnt.
+#[derive(Clone)]
 pub struct Turns {
     strategy: Strategy,
     pct_depth: u32,
-    /// PCT's estimate of an execution's length: the longest execution that
-    /// did not reach the step limit, once one ran.
+    /// PCT's estimate of an execution's length: the longest of the first
+    /// executions that did not reach the step limit, once one ran.
     pct_steps: u64,
     /// Whether an execution set `pct_steps` yet.
     learnt_steps: bool,
     /// Events of the first executions, until SURW's plan is learnt.
     profiles: Vec<Vec<Event>>,
+    /// Executions learnt from so far, discarded ones included.
+    seen: u64,
     surw: Arc<SurwPlan>,
 }
 
@@ -70,6 +80,7 @@ impl Turns {
             pct_steps: PCT_INITIAL_STEPS,
             learnt_steps: false,
             profiles: Vec::new(),
+            seen: 0,
             surw: Arc::default(),
         }
     }
@@ -125,8 +136,22 @@ impl Turns {
         }
     }
 
-    /// Learns from an execution that just ran.
+    /// Whether the strategies still learn: fewer than [`LEARNING`]
+    /// executions ran to their end, of at most [`LEARNING_MOST`].
+    pub fn learning(&self) -> bool {
+        self.profiles.len() < LEARNING && self.seen < LEARNING_MOST
+    }
+
+    /// Learns from the next of the exploration's first executions (nothing
+    /// once [`LEARNING`] did).
     pub fn learn(&mut self, result: &ExecutionResult) {
+        if !self.learning() {
+            return;
+        }
+        self.seen += 1;
+        if matches!(result.outcome, Outcome::Discarded { .. }) {
+            return;
+        }
         if result.fair_from.is_none() {
             self.pct_steps = if self.learnt_steps {
                 self.pct_steps.max(result.steps)
@@ -135,11 +160,9 @@ impl Turns {
             };
             self.learnt_steps = true;
         }
-        if self.profiles.len() < SURW_PROFILES {
-            self.profiles.push(result.events.clone());
-            if self.profiles.len() == SURW_PROFILES {
-                self.surw = Arc::new(SurwPlan::learn(self.profiles.iter().map(Vec::as_slice)));
-            }
+        self.profiles.push(result.events.clone());
+        if self.profiles.len() == LEARNING {
+            self.surw = Arc::new(SurwPlan::learn(self.profiles.iter().map(Vec::as_slice)));
         }
     }
 }

@@ -368,6 +368,28 @@ impl Program {
         })
     }
 
+    /// Another program for the same module, for a parallel worker: it
+    /// shares the compiled code, and nothing an execution changes.
+    pub fn worker(&self) -> Program {
+        Program {
+            engine: self.engine.clone(),
+            module: self.module.clone(),
+            linker: self.linker.clone(),
+            sites: self.sites.clone(),
+            memory: self.memory.clone(),
+            hash: self.hash,
+            options: self.options,
+            reuses_memory: self.reuses_memory,
+            entries: self.entries,
+            warm_memory: None,
+            instance_pre: None,
+            reuses_instances: self.reuses_instances,
+            warm_threads: Vec::new(),
+            exec: ExecHandle::idle(),
+            imported_funcs: self.imported_funcs.clone(),
+        }
+    }
+
     /// The shared memory for the next execution: the warm one, else a new
     /// one (`None` when the module has no shared memory).
     fn take_memory(&mut self) -> Result<Option<Arc<guest_memory::GuestMemory>>, String> {

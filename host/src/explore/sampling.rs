@@ -1,0 +1,354 @@
+//! Exploration by sampling strategies, on several workers and in shards.
+//!
+//! Execution `i` gets its strategy and seed from `i` alone (see
+//! [`super::turns`]), so executions can run anywhere in any order. The first
+//! executions run one by one, as long as the strategies learn from them;
+//! the rest run on `jobs` workers, each with its own instance of the
+//! program. Their results are taken in index order, and the exploration
+//! stops at the first index where it must (a failure, the iteration limit),
+//! so its outcome (failure, counts, trace hash) does not depend on the
+//! number of workers. Executions that ran past that index are not counted.
+//!
+//! A shard `K/N` takes only the executions whose index is `K` modulo `N`
+//! (the first ones still run everywhere, to learn from), so that a long
+//! exploration splits over the nodes of a batch system.
+
+use super::turns::{Turn, Turns};
+use super::{
+    DISCARD_FACTOR, Exploration, ExploreError, ExploreOptions, FailingExecution, Progress,
+    check_host, execution_seed,
+};
+use crate::replay::file::FoundBy;
+use crate::runtime::{ExecutionResult, Outcome, Program};
+use crate::trace::TraceHash;
+use std::collections::{BTreeMap, HashSet};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// One of `count` shards of an exploration: the executions whose index is
+/// `index` modulo `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which shard, from 0.
+    pub index: u64,
+    /// How many shards.
+    pub count: u64,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 0, count: 1 }
+    }
+}
+
+impl Shard {
+    /// The exploration index of this shard's `n`-th execution (from 0).
+    pub fn execution(&self, n: u64) -> u64 {
+        n.saturating_mul(self.count).saturating_add(self.index)
+    }
+
+    /// Whether the exploration's execution `index` is this shard's.
+    pub fn owns(&self, index: u64) -> bool {
+        index % self.count == self.index
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let usage = || format!("`{text}` is not a shard: write K/N, with 0 <= K < N (e.g. 0/4)");
+        let (index, count) = text.split_once('/').ok_or_else(usage)?;
+        let index: u64 = index.trim().parse().map_err(|_| usage())?;
+        let count: u64 = count.trim().parse().map_err(|_| usage())?;
+        if count == 0 || index >= count {
+            return Err(usage());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// What the exploration keeps of an execution run by a worker.
+#[derive(Clone, Copy, Debug)]
+struct Summary {
+    trace_hash: TraceHash,
+    discarded: bool,
+    failed: bool,
+}
+
+impl Summary {
+    fn of(result: &ExecutionResult) -> Self {
+        Summary {
+            trace_hash: result.trace_hash,
+            discarded: matches!(result.outcome, Outcome::Discarded { .. }),
+            failed: result.outcome.failure().is_some(),
+        }
+    }
+}
+
+/// The results taken so far, in index order.
+struct Tally<'a> {
+    options: &'a ExploreOptions,
+    start: Instant,
+    traces: HashSet<TraceHash>,
+    executions: u64,
+    discarded: u64,
+    failing_executions: u64,
+    /// The index of the first failing execution, and how many executions
+    /// had been taken with it.
+    first_failure: Option<(u64, u64)>,
+    /// The index of the last execution taken.
+    last: Option<u64>,
+}
+
+impl Tally<'_> {
+    /// Whether the exploration ends before taking another execution.
+    fn done(&self) -> bool {
+        let counted = self.executions - self.discarded;
+        (self.first_failure.is_some() && !self.options.keep_going)
+            || self.options.iterations.is_some_and(|n| {
+                counted >= n || self.executions >= n.saturating_mul(DISCARD_FACTOR)
+            })
+            || self
+                .options
+                .time_limit
+                .is_some_and(|t| self.start.elapsed() >= t)
+    }
+
+    /// Takes the result of execution `index`.
+    fn take(&mut self, index: u64, summary: Summary, progress: &mut impl FnMut(Progress)) {
+        self.executions += 1;
+        self.discarded += summary.discarded as u64;
+        self.traces.insert(summary.trace_hash);
+        if summary.failed {
+            self.failing_executions += 1;
+            self.first_failure.get_or_insert((index, self.executions));
+        }
+        self.last = Some(index);
+        progress(Progress {
+            executions: self.executions,
+            distinct_traces: self.traces.len(),
+            elapsed: self.start.elapsed(),
+        });
+    }
+}
+
+/// Explores `program` with the sampling strategies of `turns`.
+pub(super) fn explore(
+    program: &mut Program,
+    options: &ExploreOptions,
+    mut turns: Turns,
+    mut progress: impl FnMut(Progress),
+) -> Result<Exploration, ExploreError> {
+    let shard = options.shard;
+    let mut tally = Tally {
+        options,
+        start: Instant::now(),
+        traces: HashSet::new(),
+        executions: 0,
+        discarded: 0,
+        failing_executions: 0,
+        first_failure: None,
+        last: None,
+    };
+    // The first executions, one by one: the strategies learn from them
+    // (so they ran under schedulers that knew less, and are kept rather
+    // than run again).
+    let mut learnt = 0;
+    let mut first_results = BTreeMap::new();
+    while turns.learning() && !tally.done() {
+        let result = run(program, &turns, options, learnt);
+        check_host(&result)?;
+        turns.learn(&result);
+        if shard.owns(learnt) {
+            tally.take(learnt, Summary::of(&result), &mut progress);
+            first_results.insert(learnt, result);
+        }
+        learnt += 1;
+    }
+    // The rest, on the workers.
+    let first = (0..).find(|&n| shard.execution(n) >= learnt).unwrap_or(0);
+    if !tally.done() {
+        run_workers(program, options, &turns, first, &mut tally, &mut progress)?;
+    }
+    let mut result_of = |index: u64| match first_results.get(&index) {
+        Some(result) => Ok(result.clone()),
+        None => rerun(program, &turns, options, index),
+    };
+    // The executions reported are run again here: every execution is
+    // determined by its index, and so is its trace.
+    let failure = match tally.first_failure {
+        Some((index, count)) => {
+            let result = result_of(index)?;
+            let failure = result
+                .outcome
+                .failure()
+                .ok_or_else(|| ExploreError(nondeterministic(index)))?;
+            let turn = turns.turn(index);
+            Some(FailingExecution {
+                result,
+                failure,
+                found_by: FoundBy {
+                    strategy: turn.strategy,
+                    seed: execution_seed(options.seed, index),
+                    pct_depth: turn.pct_depth,
+                    execution: count,
+                },
+                index,
+            })
+        }
+        None => None,
+    };
+    let last = match (&failure, tally.last) {
+        (Some(found), _) if !options.keep_going => Some(found.result.clone()),
+        (_, Some(index)) => Some(result_of(index)?),
+        (_, None) => None,
+    };
+    Ok(Exploration {
+        executions: tally.executions,
+        distinct_traces: tally.traces.len(),
+        discarded: tally.discarded,
+        failing_executions: tally.failing_executions,
+        failure,
+        last,
+        elapsed: tally.start.elapsed(),
+        exhausted: None,
+    })
+}
+
+/// Most results a worker keeps before sending them.
+const BATCH: usize = 64;
+
+/// Longest a worker keeps results before sending them (for progress).
+const BATCH_TIME: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Runs this shard's executions from its `first` on `options.jobs`
+/// workers, taking their results in index order until the tally is done.
+fn run_workers(
+    program: &mut Program,
+    options: &ExploreOptions,
+    turns: &Turns,
+    first: u64,
+    tally: &mut Tally<'_>,
+    progress: &mut impl FnMut(Progress),
+) -> Result<(), ExploreError> {
+    let shard = options.shard;
+    let next = AtomicU64::new(first);
+    let stop = AtomicBool::new(false);
+    let mut workers: Vec<Program> = (1..options.jobs.max(1)).map(|_| program.worker()).collect();
+    let (sender, results) = mpsc::channel::<Vec<(u64, Result<Summary, String>)>>();
+    std::thread::scope(|scope| {
+        let programs = std::iter::once(program).chain(workers.iter_mut());
+        for worker in programs {
+            let (sender, next, stop) = (sender.clone(), &next, &stop);
+            scope.spawn(move || {
+                // Results go in batches: waking the collecting thread for
+                // every execution would take a core from the workers.
+                let mut batch = Vec::new();
+                let mut sent = Instant::now();
+                while !stop.load(Ordering::Relaxed) {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let index = shard.execution(n);
+                    if index == u64::MAX {
+                        break;
+                    }
+                    let result = run(worker, turns, options, index);
+                    let summary = check_host(&result).map(|()| Summary::of(&result));
+                    let urgent = !matches!(summary, Ok(Summary { failed: false, .. }));
+                    batch.push((n, summary.map_err(|e| e.0)));
+                    if urgent || batch.len() == BATCH || sent.elapsed() >= BATCH_TIME {
+                        if sender.send(std::mem::take(&mut batch)).is_err() {
+                            return;
+                        }
+                        sent = Instant::now();
+                    }
+                }
+                let _ = sender.send(batch);
+            });
+        }
+        drop(sender);
+        let mut waiting = BTreeMap::new();
+        let mut wanted = first;
+        let mut outcome = Ok(());
+        for batch in &results {
+            waiting.extend(batch);
+            while let Some(summary) = waiting.remove(&wanted) {
+                if tally.done() {
+                    break;
+                }
+                match summary {
+                    Ok(summary) => tally.take(shard.execution(wanted), summary, progress),
+                    Err(message) => {
+                        outcome = Err(ExploreError(message));
+                        break;
+                    }
+                }
+                wanted += 1;
+            }
+            if tally.done() || outcome.is_err() {
+                break;
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+        // Let the workers finish the executions they are in.
+        for _ in results.iter() {}
+        outcome
+    })
+}
+
+/// Runs the exploration's execution `index` on `program`.
+fn run(
+    program: &mut Program,
+    turns: &Turns,
+    options: &ExploreOptions,
+    index: u64,
+) -> ExecutionResult {
+    let turn: Turn = turns.turn(index);
+    let sched = turns.scheduler(turn, execution_seed(options.seed, index));
+    crate::execution::execute(program, sched, &options.run).0
+}
+
+/// Runs execution `index` again, for its full result.
+fn rerun(
+    program: &mut Program,
+    turns: &Turns,
+    options: &ExploreOptions,
+    index: u64,
+) -> Result<ExecutionResult, ExploreError> {
+    let result = run(program, turns, options, index);
+    check_host(&result)?;
+    Ok(result)
+}
+
+fn nondeterministic(index: u64) -> String {
+    format!(
+        "execution {index} did not fail when run again: the module behaves differently under the same schedule (a weft bug)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_split_the_indices() {
+        let shard: Shard = "1/3".parse().unwrap();
+        assert_eq!(
+            (0..3).map(|n| shard.execution(n)).collect::<Vec<_>>(),
+            [1, 4, 7]
+        );
+        assert!(shard.owns(4) && !shard.owns(3));
+        for bad in ["3/2", "2/2", "1/0", "1", "a/b", "-1/2"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        assert_eq!(Shard::default().execution(5), 5);
+    }
+}
