@@ -143,6 +143,8 @@ sample_tests! {
     busy_wait_c => "busy-wait-c",
     two_stage_c => "two-stage-c",
     publish_c => "publish-c",
+    token_ring_c => "token-ring-c",
+    stateful_c => "stateful-c",
 }
 
 #[test]
@@ -193,6 +195,8 @@ fn every_sample_has_a_test() {
         "busy-wait-c",
         "two-stage-c",
         "publish-c",
+        "token-ring-c",
+        "stateful-c",
     ];
     for name in sample_names() {
         assert!(
