@@ -63,3 +63,9 @@ lint:
 # Hot-path benchmarks (release build).
 bench: samples
     cargo run --quiet --release -p weft -- bench target/samples/lost-update.wasm
+
+# Executions to the first failure per strategy on every buggy sample (median
+# and max of 20 seeds, budget 10,000), and no failure on the correct ones.
+hunt *args: samples
+    cargo build --quiet --release -p weft
+    python3 bench/hunt.py {{args}}

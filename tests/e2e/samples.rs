@@ -144,6 +144,10 @@ sample_tests! {
     two_stage_c => "two-stage-c",
     publish_c => "publish-c",
     token_ring_c => "token-ring-c",
+    circular_buffer_c => "circular-buffer-c",
+    reorder_c => "reorder-c",
+    wrong_lock_c => "wrong-lock-c",
+    carter_c => "carter-c",
     stateful_c => "stateful-c",
 }
 
@@ -196,6 +200,10 @@ fn every_sample_has_a_test() {
         "two-stage-c",
         "publish-c",
         "token-ring-c",
+        "circular-buffer-c",
+        "reorder-c",
+        "wrong-lock-c",
+        "carter-c",
         "stateful-c",
     ];
     for name in sample_names() {

@@ -14,6 +14,7 @@
 use crate::sched::{Decision, DfsScheduler};
 use crate::trace::ThreadId;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// One decision of the execution being extended.
 #[derive(Clone, Debug)]
@@ -26,6 +27,8 @@ struct Node {
     untried: Vec<ThreadId>,
     /// Preemptions of the path before this decision.
     preemptions: u32,
+    /// The path up to and including this decision.
+    link: Arc<Link>,
 }
 
 /// The state of a bounded search.
@@ -42,9 +45,64 @@ pub struct BoundedSearch {
     /// The prefix of the next execution, once backtracking chose one.
     next: Option<Vec<ThreadId>>,
     /// Roots of this round still to search.
-    roots: VecDeque<Vec<ThreadId>>,
+    roots: VecDeque<Prefix>,
     /// Prefixes that need one preemption more than this round allows.
-    deferred: Vec<Vec<ThreadId>>,
+    deferred: Vec<Prefix>,
+}
+
+/// A prefix of decisions kept for later: a path of decisions that ran,
+/// then `alternative`. Paths share their common beginnings, so that a round
+/// whose executions defer millions of alternatives keeps each decision of
+/// the explored tree once.
+#[derive(Clone, Debug)]
+struct Prefix {
+    path: Option<Arc<Link>>,
+    alternative: Option<ThreadId>,
+}
+
+impl Prefix {
+    /// The decisions, written out.
+    fn decisions(&self) -> Vec<ThreadId> {
+        let mut decisions = Vec::new();
+        let mut link = self.path.as_deref();
+        while let Some(l) = link {
+            decisions.push(l.chosen);
+            link = l.parent.as_deref();
+        }
+        decisions.reverse();
+        decisions.extend(self.alternative);
+        decisions
+    }
+}
+
+/// The last decision of a shared path of decisions.
+#[derive(Debug)]
+struct Link {
+    chosen: ThreadId,
+    parent: Option<Arc<Link>>,
+}
+
+impl Link {
+    fn after(parent: Option<&Arc<Link>>, chosen: ThreadId) -> Arc<Link> {
+        Arc::new(Link {
+            chosen,
+            parent: parent.cloned(),
+        })
+    }
+}
+
+impl Drop for Link {
+    /// Frees a path its last holder let go of one link at a time: dropping
+    /// a path of a million decisions recursively would overflow the stack.
+    fn drop(&mut self) {
+        let mut parent = self.parent.take();
+        while let Some(link) = parent {
+            parent = match Arc::try_unwrap(link) {
+                Ok(mut only) => only.parent.take(),
+                Err(_) => None,
+            };
+        }
+    }
 }
 
 impl BoundedSearch {
@@ -56,7 +114,10 @@ impl BoundedSearch {
             path: Vec::new(),
             root_len: 0,
             next: None,
-            roots: VecDeque::from([Vec::new()]),
+            roots: VecDeque::from([Prefix {
+                path: None,
+                alternative: None,
+            }]),
             deferred: Vec::new(),
         }
     }
@@ -74,6 +135,7 @@ impl BoundedSearch {
         }
         loop {
             if let Some(root) = self.roots.pop_front() {
+                let root = root.decisions();
                 self.path.clear();
                 self.root_len = root.len();
                 return Some(DfsScheduler::new(root));
@@ -104,11 +166,13 @@ impl BoundedSearch {
                     .filter(|&t| t != decision.chosen && Some(t) != decision.leaves)
                     .collect()
             };
+            let link = Link::after(self.path.last().map(|n| &n.link), decision.chosen);
             self.path.push(Node {
                 chosen: decision.chosen,
                 decision: decision.clone(),
                 untried,
                 preemptions,
+                link,
             });
         }
         self.backtrack();
@@ -119,18 +183,23 @@ impl BoundedSearch {
     fn backtrack(&mut self) {
         while self.path.len() > self.root_len {
             let last = self.path.len() - 1;
+            let parent = last.checked_sub(1).map(|p| self.path[p].link.clone());
             while let Some(alternative) = self.path[last].untried.pop() {
                 let node = &self.path[last];
                 let cost = node.preemptions + node.decision.preempts(alternative) as u32;
-                let mut prefix: Vec<ThreadId> =
-                    self.path[..last].iter().map(|n| n.chosen).collect();
-                prefix.push(alternative);
                 if cost <= self.bound {
+                    let mut prefix: Vec<ThreadId> =
+                        self.path[..last].iter().map(|n| n.chosen).collect();
+                    prefix.push(alternative);
                     self.path[last].chosen = alternative;
+                    self.path[last].link = Link::after(parent.as_ref(), alternative);
                     self.next = Some(prefix);
                     return;
                 }
-                self.deferred.push(prefix);
+                self.deferred.push(Prefix {
+                    path: parent.clone(),
+                    alternative: Some(alternative),
+                });
             }
             self.path.pop();
         }

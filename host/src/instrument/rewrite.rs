@@ -278,51 +278,79 @@ impl<'s> Rewriter<'s> {
     /// writes `(site, addr)` to the point buffer and spends one unit;
     /// without budget it calls `weft_rt.point`, and `weft_rt.park` when the
     /// host says so. (See [`abi::POINT_BUFFER`] for the buffer's layout.)
+    ///
+    /// Both ways cost the same fuel when the thread goes on: time slices
+    /// come every so much fuel, so where they fall must not depend on
+    /// whether a point was passed inside wasm or through the host (a replay
+    /// asks the host at points the exploration passed inside wasm).
     fn emit_buffered_point(&mut self, f: &mut Function, site: i32, scratch: &Scratch) {
         let buffer = |offset: u64| wasm_encoder::MemArg {
             offset,
             align: 2,
             memory_index: 1,
         };
+        let budgeted = [
+            // budget -= 1; the point's entry is the new budget.
+            Instruction::I32Const(0),
+            Instruction::LocalGet(scratch.entry),
+            Instruction::I32Const(1),
+            Instruction::I32Sub,
+            Instruction::LocalTee(scratch.entry),
+            Instruction::I32Store(buffer(abi::POINT_BUFFER.budget)),
+            // entries[budget] = site | addr << 32
+            Instruction::LocalGet(scratch.entry),
+            Instruction::I32Const(3),
+            Instruction::I32Shl,
+            Instruction::LocalGet(scratch.addr),
+            Instruction::I64ExtendI32U,
+            Instruction::I64Const(32),
+            Instruction::I64Shl,
+            Instruction::I64Const(i64::from(site as u32)),
+            Instruction::I64Or,
+            Instruction::I64Store(wasm_encoder::MemArg {
+                offset: abi::POINT_BUFFER.entries,
+                align: 3,
+                memory_index: 1,
+            }),
+        ];
+        let host = self.host_point(site, scratch);
+        // The host way, when the thread goes on: all but the call to park.
+        let going_on = fuel(&host) - 1;
         f.instruction(&Instruction::I32Const(0));
         f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.budget)));
         f.instruction(&Instruction::LocalTee(scratch.entry));
         f.instruction(&Instruction::If(BlockType::Empty));
-        // budget -= 1; the point's entry is the new budget.
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::LocalGet(scratch.entry));
-        f.instruction(&Instruction::I32Const(1));
-        f.instruction(&Instruction::I32Sub);
-        f.instruction(&Instruction::LocalTee(scratch.entry));
-        f.instruction(&Instruction::I32Store(buffer(abi::POINT_BUFFER.budget)));
-        // entries[budget] = site | addr << 32
-        f.instruction(&Instruction::LocalGet(scratch.entry));
-        f.instruction(&Instruction::I32Const(3));
-        f.instruction(&Instruction::I32Shl);
-        f.instruction(&Instruction::LocalGet(scratch.addr));
-        f.instruction(&Instruction::I64ExtendI32U);
-        f.instruction(&Instruction::I64Const(32));
-        f.instruction(&Instruction::I64Shl);
-        f.instruction(&Instruction::I64Const(i64::from(site as u32)));
-        f.instruction(&Instruction::I64Or);
-        f.instruction(&Instruction::I64Store(wasm_encoder::MemArg {
-            offset: abi::POINT_BUFFER.entries,
-            align: 3,
-            memory_index: 1,
-        }));
+        for instruction in &budgeted {
+            f.instruction(instruction);
+        }
         f.instruction(&Instruction::Else);
-        self.emit_host_point(f, site, scratch);
+        for _ in going_on..fuel(&budgeted) {
+            f.instruction(&Instruction::I32Const(0));
+            f.instruction(&Instruction::Drop);
+        }
+        for instruction in &host {
+            f.instruction(instruction);
+        }
         f.instruction(&Instruction::End);
     }
 
     /// `weft_rt.point`, then `weft_rt.park` if the host says so.
+    fn host_point(&self, site: i32, scratch: &Scratch) -> [Instruction<'static>; 6] {
+        [
+            Instruction::LocalGet(scratch.addr),
+            Instruction::I32Const(site),
+            Instruction::Call(self.rt_func(&abi::POINT)),
+            Instruction::If(BlockType::Empty),
+            Instruction::Call(self.rt_func(&abi::PARK)),
+            Instruction::End,
+        ]
+    }
+
+    /// `weft_rt.point`, then `weft_rt.park` if the host says so.
     fn emit_host_point(&self, f: &mut Function, site: i32, scratch: &Scratch) {
-        f.instruction(&Instruction::LocalGet(scratch.addr));
-        f.instruction(&Instruction::I32Const(site));
-        f.instruction(&Instruction::Call(self.rt_func(&abi::POINT)));
-        f.instruction(&Instruction::If(BlockType::Empty));
-        f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
-        f.instruction(&Instruction::End);
+        for instruction in &self.host_point(site, scratch) {
+            f.instruction(instruction);
+        }
     }
 
     /// Defines the point buffer memory (exported for the host) when the
@@ -933,4 +961,26 @@ impl Reencode for Rewriter<'_> {
         code.function(&f);
         Ok(())
     }
+}
+
+/// The fuel wasmtime charges for `instructions`: one unit each, but for
+/// the structural ones it charges nothing for (`nop`, `drop`, `block`,
+/// `loop`, `else`, `end`, `unreachable`, `return`).
+fn fuel(instructions: &[Instruction<'_>]) -> u32 {
+    instructions
+        .iter()
+        .filter(|i| {
+            !matches!(
+                i,
+                Instruction::Nop
+                    | Instruction::Drop
+                    | Instruction::Block(_)
+                    | Instruction::Loop(_)
+                    | Instruction::Else
+                    | Instruction::End
+                    | Instruction::Unreachable
+                    | Instruction::Return
+            )
+        })
+        .count() as u32
 }

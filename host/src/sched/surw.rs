@@ -15,14 +15,21 @@
 //! How weft estimates what the paper assumes known ([`SurwPlan`], learnt
 //! from earlier executions of the same exploration, which run the uniform
 //! random strategy):
-//! - an event is interesting when its code site accesses an address that
-//!   two threads touched and one of them wrote (the paper selects events on
-//!   shared objects; weft keeps only conflicting ones);
-//! - a thread's weight is the largest number of interesting events it ran
-//!   in one of those executions, plus the weights of the threads it
-//!   created, which are taken from it when they are created (threads are
-//!   identified across executions by their id, which follows creation
-//!   order);
+//! - the candidates are the *shared* addresses: those two threads touched,
+//!   one of them writing (the paper selects events on shared objects; weft
+//!   keeps only conflicting ones);
+//! - each execution selects which of them are interesting, from its seed:
+//!   every shared address in half of the executions, one address drawn
+//!   uniformly in the other half. Selecting one variable keeps the
+//!   accesses of a runtime library (allocator and thread-list locks, which
+//!   every thread touches) from standing in for the program's own, and is
+//!   how a bug between two accesses of one variable among many threads is
+//!   found quickly; selecting all finds the bugs that span variables;
+//! - a thread's weight is, summed over the selected addresses, the largest
+//!   number of accesses it made to that address in one of those
+//!   executions, plus the weights of the threads it created, which are
+//!   taken from it when they are created (threads are identified across
+//!   executions by their id, which follows creation order);
 //! - a thread with no weight left that reaches an interesting event counts
 //!   as having one;
 //! - a thread that only lets time pass or spins (it yields, sleeps, polls)
@@ -36,21 +43,19 @@
 //! ([`Scheduler::go_fair`]).
 
 use super::{ScheduleError, Scheduler, ThreadView};
-use crate::instrument::{AccessKind, SiteId};
+use crate::instrument::AccessKind;
 use crate::trace::{Event, EventKind, ThreadId};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// What SURW knows of a program from earlier executions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SurwPlan {
-    /// Code sites whose events are interesting.
-    interesting: HashSet<SiteId>,
-    /// Estimated interesting events of each thread and its descendants, by
-    /// thread id.
-    weights: Vec<u64>,
+    /// Each shared address, with the most accesses each thread (by id) made
+    /// to it in one execution.
+    shared: BTreeMap<u32, Vec<u64>>,
     /// The thread that created each thread, by thread id.
     parents: Vec<Option<ThreadId>>,
 }
@@ -75,11 +80,12 @@ impl SurwPlan {
                 entry.2 |= writes;
             }
         }
-        let shared = |addr: u32| touched.get(&addr).is_some_and(|&(_, two, w)| two && w);
+        for (&addr, _) in touched.iter().filter(|&(_, &(_, two, w))| two && w) {
+            plan.shared.insert(addr, Vec::new());
+        }
         for events in &executions {
-            let mut own: Vec<u64> = Vec::new();
+            let mut own: HashMap<u32, Vec<u64>> = HashMap::new();
             for event in events.iter() {
-                let slot = event.thread as usize;
                 match event.kind {
                     EventKind::Spawn { child } => {
                         let child = child as usize;
@@ -88,33 +94,25 @@ impl SurwPlan {
                         }
                         plan.parents[child] = Some(event.thread);
                     }
-                    EventKind::Access(_) if shared(event.addr) => {
-                        if let Some(site) = event.site {
-                            plan.interesting.insert(site);
+                    EventKind::Access(_) if plan.shared.contains_key(&event.addr) => {
+                        let counts = own.entry(event.addr).or_default();
+                        let slot = event.thread as usize;
+                        if counts.len() <= slot {
+                            counts.resize(slot + 1, 0);
                         }
-                        if own.len() <= slot {
-                            own.resize(slot + 1, 0);
-                        }
-                        own[slot] += 1;
+                        counts[slot] += 1;
                     }
                     _ => {}
                 }
             }
-            if plan.weights.len() < own.len() {
-                plan.weights.resize(own.len(), 0);
-            }
-            for (weight, n) in plan.weights.iter_mut().zip(own) {
-                *weight = (*weight).max(n);
-            }
-        }
-        // A thread's weight includes its descendants'; children have larger
-        // ids than their parents.
-        let threads = plan.weights.len().max(plan.parents.len());
-        plan.weights.resize(threads, 0);
-        plan.parents.resize(threads, None);
-        for child in (0..threads).rev() {
-            if let Some(parent) = plan.parents[child] {
-                plan.weights[parent as usize] += plan.weights[child];
+            for (addr, counts) in own {
+                let most = plan.shared.get_mut(&addr).expect("a shared address");
+                if most.len() < counts.len() {
+                    most.resize(counts.len(), 0);
+                }
+                for (most, n) in most.iter_mut().zip(counts) {
+                    *most = (*most).max(n);
+                }
             }
         }
         plan
@@ -122,7 +120,41 @@ impl SurwPlan {
 
     /// Whether the plan selects any event.
     pub fn is_empty(&self) -> bool {
-        self.interesting.is_empty()
+        self.shared.is_empty()
+    }
+
+    /// The interesting addresses of the execution seeded with `seed`:
+    /// every shared one for even seeds, one drawn with `rng` for odd ones.
+    fn select(&self, seed: u64, rng: &mut Pcg64Mcg) -> HashSet<u32> {
+        if seed.is_multiple_of(2) || self.shared.is_empty() {
+            return self.shared.keys().copied().collect();
+        }
+        let pick = (rng.next_u64() % self.shared.len() as u64) as usize;
+        self.shared.keys().copied().skip(pick).take(1).collect()
+    }
+
+    /// Each thread's weight (by id) when `selected` are the interesting
+    /// addresses: its own accesses to them and its descendants'.
+    fn weights(&self, selected: &HashSet<u32>) -> Vec<u64> {
+        let mut weights = vec![0; self.parents.len()];
+        for (addr, counts) in &self.shared {
+            if !selected.contains(addr) {
+                continue;
+            }
+            if weights.len() < counts.len() {
+                weights.resize(counts.len(), 0);
+            }
+            for (weight, n) in weights.iter_mut().zip(counts) {
+                *weight += n;
+            }
+        }
+        // Children have larger ids than their parents.
+        for child in (0..weights.len()).rev() {
+            if let Some(Some(parent)) = self.parents.get(child) {
+                weights[*parent as usize] += weights[child];
+            }
+        }
+        weights
     }
 }
 
@@ -130,7 +162,10 @@ impl SurwPlan {
 #[derive(Debug)]
 pub struct SurwScheduler {
     rng: Pcg64Mcg,
+    seed: u64,
     plan: Arc<SurwPlan>,
+    /// This execution's interesting addresses.
+    selected: HashSet<u32>,
     /// Interesting events each thread (with the threads it has yet to
     /// create) still has, by thread id.
     weight: Vec<u64>,
@@ -149,7 +184,9 @@ impl SurwScheduler {
     pub fn new(seed: u64, plan: Arc<SurwPlan>) -> Self {
         SurwScheduler {
             rng: Pcg64Mcg::seed_from_u64(seed),
+            seed,
             plan,
+            selected: HashSet::new(),
             weight: Vec::new(),
             intended: None,
             set_aside: Vec::new(),
@@ -164,7 +201,7 @@ impl SurwScheduler {
     fn interesting(&self, thread: &ThreadView) -> bool {
         thread
             .next
-            .is_some_and(|op| self.plan.interesting.contains(&op.site))
+            .is_some_and(|op| self.selected.contains(&op.addr))
     }
 
     /// Draws the thread to do the next interesting event among `free`,
@@ -185,7 +222,8 @@ impl SurwScheduler {
 
 impl Scheduler for SurwScheduler {
     fn begin_execution(&mut self) {
-        self.weight = self.plan.weights.clone();
+        self.selected = self.plan.select(self.seed, &mut self.rng);
+        self.weight = self.plan.weights(&self.selected);
         self.intended = None;
         self.set_aside.clear();
         self.fair = false;
@@ -270,7 +308,12 @@ impl Scheduler for SurwScheduler {
 mod tests {
     use super::*;
 
-    fn access(thread: ThreadId, kind: AccessKind, addr: u32, site: SiteId) -> Event {
+    fn access(
+        thread: ThreadId,
+        kind: AccessKind,
+        addr: u32,
+        site: crate::instrument::SiteId,
+    ) -> Event {
         Event {
             thread,
             kind: EventKind::Access(kind),
@@ -280,7 +323,7 @@ mod tests {
     }
 
     #[test]
-    fn learns_conflicting_sites_and_weights_with_descendants() {
+    fn learns_shared_addresses_and_weights_with_descendants() {
         let spawn = |thread, child| Event {
             thread,
             kind: EventKind::Spawn { child },
@@ -298,10 +341,35 @@ mod tests {
             access(1, AccessKind::AtomicLoad, 24, 14),
         ];
         let plan = SurwPlan::learn([events.as_slice()]);
-        assert_eq!(plan.interesting, HashSet::from([10, 11]));
+        assert_eq!(plan.shared.keys().copied().collect::<Vec<_>>(), vec![8]);
         assert_eq!(plan.parents, vec![None, Some(0)]);
-        // Thread 1 ran two interesting events; thread 0 one, plus its child's.
-        assert_eq!(plan.weights, vec![3, 2]);
+        // Thread 1 made two accesses to 8; thread 0 one, plus its child's.
+        let all = plan.select(0, &mut Pcg64Mcg::seed_from_u64(0));
+        assert_eq!(plan.weights(&all), vec![3, 2]);
+        assert_eq!(plan.weights(&HashSet::new()), vec![0, 0]);
+    }
+
+    #[test]
+    fn odd_seeds_select_one_shared_address() {
+        let events: Vec<Event> = [8, 16, 24]
+            .into_iter()
+            .flat_map(|addr| {
+                [
+                    access(0, AccessKind::AtomicStore, addr, 1),
+                    access(1, AccessKind::AtomicLoad, addr, 2),
+                ]
+            })
+            .collect();
+        let plan = SurwPlan::learn([events.as_slice()]);
+        let mut rng = Pcg64Mcg::seed_from_u64(3);
+        assert_eq!(plan.select(2, &mut rng).len(), 3);
+        let mut seen = HashSet::new();
+        for _ in 0..30 {
+            let one = plan.select(1, &mut rng);
+            assert_eq!(one.len(), 1);
+            seen.extend(one);
+        }
+        assert_eq!(seen, HashSet::from([8, 16, 24]));
     }
 
     #[test]

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Executions to the first failure, per strategy, on weft's buggy samples.
+
+For every sample whose manifest expects a failure, and every sampling
+strategy, runs `weft explore` once per seed with a budget of executions and
+prints the median and the largest number of executions to the first failure
+(`-` when a seed found none: then the count of seeds that missed). The
+systematic strategies (`dfs`, `dpor`) do not depend on a seed and run once,
+with the same budget. Correct samples are run too, under every strategy
+with fewer seeds (`--correct-seeds`), and must report nothing.
+
+    python3 bench/hunt.py [--weft target/release/weft] [--seeds 20]
+                          [--correct-seeds 3] [--budget 10000]
+                          [--only NAME ...] [--json OUT]
+
+Each `weft explore` runs on one worker (`--jobs 1`); the script runs as
+many of them at once as the machine has cores. Execution i of an
+exploration gets the same schedule whatever the number of workers, so the
+figures do not depend on the machine.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+SAMPLING = ["portfolio", "random", "pct", "pos", "surw"]
+SYSTEMATIC = ["dfs", "dpor"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def manifests(only):
+    for path in sorted((ROOT / "samples").glob("*/sample.json")):
+        name = path.parent.name
+        if only and name not in only:
+            continue
+        yield name, json.loads(path.read_text())
+
+
+def explore(weft, module, strategy, seed, budget):
+    """One exploration: (executions to the failure or None, executions run, kind)."""
+    command = [
+        weft, "explore", str(module), "--strategy", strategy, "--jobs", "1",
+        "--iterations", str(budget), "--json", "--no-save",
+    ]
+    if strategy not in SYSTEMATIC:
+        command += ["--seed", str(seed)]
+    out = subprocess.run(command, capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(command)} exited {out.returncode}: {out.stderr.strip()}")
+    result = json.loads(out.stdout)
+    failure = result.get("failure")
+    if failure is None:
+        return None, result["executions"], result.get("exhaustive", False)
+    return result["failing_execution_index"] + 1, result["executions"], failure["kind"]
+
+
+def summary(runs, expect_kind):
+    """Median/max of the executions to the failure, and what went wrong."""
+    found = [n for n, _, kind in runs if n is not None and kind == expect_kind]
+    wrong = [kind for n, _, kind in runs if n is not None and kind != expect_kind]
+    missed = sum(1 for n, _, _ in runs if n is None)
+    if not found:
+        text = "-"
+    elif len(runs) == 1:
+        text = str(found[0])
+    else:
+        text = f"{statistics.median(found):g}/{max(found)}"
+    if missed:
+        text += f" ({missed} missed)" if len(runs) > 1 else " (missed)"
+    if wrong:
+        text += f" [other failure: {', '.join(sorted(set(wrong)))}]"
+    return text
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--weft", default=str(ROOT / "target/release/weft"))
+    parser.add_argument("--samples", default=str(ROOT / "target/samples"))
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--correct-seeds", type=int, default=3)
+    parser.add_argument("--budget", type=int, default=10000)
+    parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--json", help="also write every run's figures here")
+    args = parser.parse_args()
+
+    jobs = []
+    for name, manifest in manifests(set(args.only)):
+        module = Path(args.samples) / f"{name}.wasm"
+        if not module.exists():
+            sys.exit(f"{module} is missing: build the samples first (./x samples)")
+        for strategy in SAMPLING + SYSTEMATIC:
+            if strategy in SYSTEMATIC:
+                seeds = [0]
+            elif manifest["expect"] == "failure":
+                seeds = range(args.seeds)
+            else:
+                seeds = range(args.correct_seeds)
+            for seed in seeds:
+                jobs.append((name, manifest, module, strategy, seed))
+
+    runs = {}
+    workers = os.cpu_count() or 1
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        futures = {
+            pool.submit(explore, args.weft, module, strategy, seed, args.budget): (name, strategy)
+            for name, _, module, strategy, seed in jobs
+        }
+        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
+            runs.setdefault(futures[future], []).append(future.result())
+            print(f"\r{done}/{len(futures)} explorations", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+
+    columns = SAMPLING + SYSTEMATIC
+    print(f"executions to the first failure: median/max of {args.seeds} seeds, "
+          f"budget {args.budget} (dfs and dpor: one run; correct samples: "
+          f"{args.correct_seeds} seeds, `ok` when none reported a failure, "
+          f"`all N` when dpor explored every schedule)")
+    header = ["sample", "expect"] + columns
+    rows = []
+    false_reports = []
+    for name, manifest in manifests(set(args.only)):
+        expect = manifest["expect"]
+        kind = manifest.get("kind")
+        row = [name, kind if expect == "failure" else "pass"]
+        for strategy in columns:
+            found = runs[(name, strategy)]
+            if expect == "failure":
+                row.append(summary(found, kind))
+            else:
+                bad = [k for n, _, k in found if n is not None]
+                if bad:
+                    false_reports.append((name, strategy, sorted(set(bad))))
+                    row.append("FALSE REPORT")
+                elif strategy == "dpor" and found[0][2] is True:
+                    row.append(f"all {found[0][1]}")
+                else:
+                    row.append("ok")
+        rows.append(row)
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    for r in [header] + rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            {f"{n} {s}": v for (n, s), v in runs.items()}, indent=1))
+    if false_reports:
+        print(f"failures reported on correct samples: {false_reports}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
