@@ -7,10 +7,14 @@ prints the median and the largest number of executions to the first failure
 (`-` when a seed found none: then the count of seeds that missed). The
 systematic strategies (`dfs`, `dpor`) do not depend on a seed and run once,
 with the same budget. Correct samples are run too, under every strategy
-with fewer seeds (`--correct-seeds`), and must report nothing.
+with fewer seeds and executions (`--correct-seeds`, `--correct-budget`:
+under PCT, a spinning sample runs every execution to its step limit; `dfs`
+and `dpor` keep the full budget, to show where they exhaust), and must
+report nothing.
 
     python3 bench/hunt.py [--weft target/release/weft] [--seeds 20]
                           [--correct-seeds 3] [--budget 10000]
+                          [--correct-budget 1000]
                           [--only NAME ...] [--json OUT]
 
 Each `weft explore` runs on one worker (`--jobs 1`); the script runs as
@@ -84,12 +88,14 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--correct-seeds", type=int, default=3)
     parser.add_argument("--budget", type=int, default=10000)
+    parser.add_argument("--correct-budget", type=int, default=1000)
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--json", help="also write every run's figures here")
     args = parser.parse_args()
 
     jobs = []
-    for name, manifest in manifests(set(args.only)):
+    manifests_by_name = dict(manifests(set(args.only)))
+    for name, manifest in manifests_by_name.items():
         module = Path(args.samples) / f"{name}.wasm"
         if not module.exists():
             sys.exit(f"{module} is missing: build the samples first (./x samples)")
@@ -101,55 +107,71 @@ def main():
             else:
                 seeds = range(args.correct_seeds)
             for seed in seeds:
-                jobs.append((name, manifest, module, strategy, seed))
-
-    runs = {}
-    workers = os.cpu_count() or 1
-    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        futures = {
-            pool.submit(explore, args.weft, module, strategy, seed, args.budget): (name, strategy)
-            for name, _, module, strategy, seed in jobs
-        }
-        for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
-            runs.setdefault(futures[future], []).append(future.result())
-            print(f"\r{done}/{len(futures)} explorations", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
+                budget = args.correct_budget
+                if manifest["expect"] == "failure" or strategy in SYSTEMATIC:
+                    budget = args.budget
+                jobs.append((name, module, strategy, seed, budget))
 
     columns = SAMPLING + SYSTEMATIC
     print(f"executions to the first failure: median/max of {args.seeds} seeds, "
           f"budget {args.budget} (dfs and dpor: one run; correct samples: "
-          f"{args.correct_seeds} seeds, `ok` when none reported a failure, "
-          f"`all N` when dpor explored every schedule)")
+          f"{args.correct_seeds} seeds of {args.correct_budget} executions, "
+          f"`ok` when none reported a failure, "
+          f"`all N` when dpor explored every schedule)", flush=True)
     header = ["sample", "expect"] + columns
-    rows = []
+    widths = [26, 16] + [14] * len(columns)
+    print_row(header, widths)
+    pending = {}
+    for name, _, _, _, _ in jobs:
+        pending[name] = pending.get(name, 0) + 1
+    runs = {}
     false_reports = []
-    for name, manifest in manifests(set(args.only)):
-        expect = manifest["expect"]
-        kind = manifest.get("kind")
-        row = [name, kind if expect == "failure" else "pass"]
-        for strategy in columns:
-            found = runs[(name, strategy)]
-            if expect == "failure":
-                row.append(summary(found, kind))
-            else:
-                bad = [k for n, _, k in found if n is not None]
-                if bad:
-                    false_reports.append((name, strategy, sorted(set(bad))))
-                    row.append("FALSE REPORT")
-                elif strategy == "dpor" and found[0][2] is True:
-                    row.append(f"all {found[0][1]}")
-                else:
-                    row.append("ok")
-        rows.append(row)
-    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
-    for r in [header] + rows:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    workers = os.cpu_count() or 1
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        futures = {
+            pool.submit(explore, args.weft, module, strategy, seed, budget): (name, strategy)
+            for name, module, strategy, seed, budget in jobs
+        }
+        for future in concurrent.futures.as_completed(futures):
+            name, strategy = futures[future]
+            runs.setdefault((name, strategy), []).append(future.result())
+            pending[name] -= 1
+            if pending[name] == 0:
+                row, bad = sample_row(name, manifests_by_name[name], runs, columns)
+                print_row(row, widths)
+                false_reports += bad
     if args.json:
         Path(args.json).write_text(json.dumps(
             {f"{n} {s}": v for (n, s), v in runs.items()}, indent=1))
     if false_reports:
         print(f"failures reported on correct samples: {false_reports}", file=sys.stderr)
         sys.exit(1)
+
+
+def sample_row(name, manifest, runs, columns):
+    """A sample's row of the table, and the false reports in it."""
+    expect = manifest["expect"]
+    kind = manifest.get("kind")
+    row = [name, kind if expect == "failure" else "pass"]
+    false_reports = []
+    for strategy in columns:
+        found = runs[(name, strategy)]
+        if expect == "failure":
+            row.append(summary(found, kind))
+            continue
+        bad = [k for n, _, k in found if n is not None]
+        if bad:
+            false_reports.append((name, strategy, sorted(set(bad))))
+            row.append("FALSE REPORT")
+        elif strategy == "dpor" and found[0][2] is True:
+            row.append(f"all {found[0][1]}")
+        else:
+            row.append("ok")
+    return row, false_reports
+
+
+def print_row(row, widths):
+    print("  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip(), flush=True)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("imunit", 5),
     ("actors", 5),
     ("testgen", 5),
+    ("race", 5),
     ("execution", 6),
     // Which executions to run: exploration, replay and the techniques'
     // drivers.

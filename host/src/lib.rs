@@ -12,6 +12,7 @@
 //! - The techniques, each an analysis and a driver: [`activity`] (what
 //!   threads did), [`check`] (atomic-set serializability), [`imunit`]
 //!   (schedules for unit tests), [`actors`] (Bita), [`testgen`] (CovCon).
+//! - [`race`]: happens-before data-race detection.
 //! - [`execution`]: everything besides the schedule that makes an execution,
 //!   and the analyses it installs.
 //! - [`explore`]: many executions until a failure; [`replay`]: one again,
@@ -69,6 +70,7 @@ pub mod imunit;
 pub mod instrument;
 #[cfg(test)]
 mod layering;
+pub mod race;
 pub mod replay;
 pub mod report;
 pub mod runtime;

@@ -1,0 +1,343 @@
+//! Happens-before data-race detection over one execution, after FastTrack
+//! (Flanagan and Freund, PLDI 2009), with wasm's synchronisation:
+//!
+//! - every atomic access is sequentially consistent, so an atomic access to
+//!   an address synchronises with the later atomic accesses to it: it first
+//!   takes in the address's clock, and one that writes (a store, a
+//!   read-modify-write, a compare-exchange whether it succeeds or not) then
+//!   puts the thread's clock into the address's and starts a new epoch of
+//!   the thread;
+//! - a thread starts with its creator's clock ([`Detector::spawn`]);
+//! - a notify happens before the wait it ends ([`Detector::wake`]);
+//! - a thread's exit happens before the join that sees it through the
+//!   atomics and the wait that the join uses, with no rule of its own.
+//!
+//! Plain loads, stores and bulk operations are checked byte by byte, so
+//! accesses of different sizes that overlap are compared where they
+//! overlap. Each byte keeps its last write (an epoch and the site) and its
+//! reads since that write: one epoch while the reads are ordered, one time
+//! per thread while they are concurrent (FastTrack's adaptive read set).
+
+use super::clock::{Epoch, VectorClock};
+use crate::instrument::SiteId;
+use crate::trace::ThreadId;
+use std::collections::HashMap;
+
+/// Bytes of one page of shadow memory.
+const PAGE: u32 = 4096;
+
+/// One side of a race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RacingAccess {
+    /// The thread.
+    pub thread: ThreadId,
+    /// The code site of the access.
+    pub site: SiteId,
+    /// Whether it wrote.
+    pub write: bool,
+}
+
+/// Two accesses to one byte by different threads, at least one a write,
+/// that no synchronisation orders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Race {
+    /// The first byte both touch.
+    pub addr: u32,
+    /// The access that came first in the execution.
+    pub earlier: RacingAccess,
+    /// The access that completed the race.
+    pub later: RacingAccess,
+}
+
+/// The reads of a byte since its last write.
+#[derive(Clone, Debug, Default)]
+enum Reads {
+    #[default]
+    None,
+    /// Reads ordered one after the other: the last one.
+    One(Epoch, SiteId),
+    /// Concurrent reads: each reading thread's last read.
+    Many(Vec<(Epoch, SiteId)>),
+}
+
+/// What one byte of memory remembers.
+#[derive(Clone, Debug, Default)]
+struct Shadow {
+    write: Option<(Epoch, SiteId)>,
+    reads: Reads,
+}
+
+/// The happens-before state of one execution.
+#[derive(Debug)]
+pub struct Detector {
+    /// Each thread's clock, by id.
+    threads: Vec<VectorClock>,
+    /// Each atomic address's clock: what its writers knew.
+    atomics: HashMap<u32, VectorClock>,
+    /// Shadow memory of the plain accesses, by page.
+    pages: HashMap<u32, Box<[Shadow]>>,
+}
+
+impl Default for Detector {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Detector {
+    /// The state at the start of an execution: the main thread (0) exists.
+    pub fn new() -> Self {
+        let mut main = VectorClock::default();
+        main.tick(0);
+        Detector {
+            threads: vec![main],
+            atomics: HashMap::new(),
+            pages: HashMap::new(),
+        }
+    }
+
+    fn clock_mut(&mut self, thread: ThreadId) -> &mut VectorClock {
+        let slot = thread as usize;
+        if self.threads.len() <= slot {
+            self.threads.resize(slot + 1, VectorClock::default());
+        }
+        &mut self.threads[slot]
+    }
+
+    /// `parent` created `child`: the child starts knowing all its parent
+    /// did.
+    pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
+        let mut clock = self.clock_mut(parent).clone();
+        clock.tick(child);
+        *self.clock_mut(child) = clock;
+        self.clock_mut(parent).tick(parent);
+    }
+
+    /// `notifier`'s notify ended `woken`'s wait.
+    pub fn wake(&mut self, notifier: ThreadId, woken: ThreadId) {
+        let clock = self.clock_mut(notifier).clone();
+        self.clock_mut(woken).join(&clock);
+        self.clock_mut(notifier).tick(notifier);
+    }
+
+    /// `thread` made an atomic access to `addr` (`writes`: one that may
+    /// change memory).
+    pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
+        if let Some(location) = self.atomics.get(&addr) {
+            let location = location.clone();
+            self.clock_mut(thread).join(&location);
+        }
+        if writes {
+            let clock = self.clock_mut(thread).clone();
+            self.atomics.entry(addr).or_default().join(&clock);
+            self.clock_mut(thread).tick(thread);
+        }
+    }
+
+    /// `thread` made a plain access at `site` to the `len` bytes from
+    /// `addr`: the first race it completes, if any. Every byte is recorded
+    /// whether it races or not.
+    pub fn plain(
+        &mut self,
+        thread: ThreadId,
+        site: SiteId,
+        write: bool,
+        addr: u32,
+        len: u32,
+    ) -> Option<Race> {
+        self.clock_mut(thread);
+        let clock = &self.threads[thread as usize];
+        let now = Epoch::of(thread, clock);
+        let later = RacingAccess {
+            thread,
+            site,
+            write,
+        };
+        let mut first = None;
+        let end = u64::from(addr) + u64::from(len);
+        let mut byte = u64::from(addr);
+        while byte < end {
+            let page = (byte / u64::from(PAGE)) as u32;
+            let shadows = self
+                .pages
+                .entry(page)
+                .or_insert_with(|| vec![Shadow::default(); PAGE as usize].into_boxed_slice());
+            let from = (byte % u64::from(PAGE)) as usize;
+            let to = (end - u64::from(page) * u64::from(PAGE)).min(u64::from(PAGE)) as usize;
+            for (offset, shadow) in shadows[from..to].iter_mut().enumerate() {
+                let earlier = if write {
+                    shadow.write(now, site, clock)
+                } else {
+                    shadow.read(now, site, clock)
+                };
+                if first.is_none()
+                    && let Some(earlier) = earlier
+                {
+                    first = Some(Race {
+                        addr: (u64::from(page) * u64::from(PAGE)) as u32 + (from + offset) as u32,
+                        earlier,
+                        later,
+                    });
+                }
+            }
+            byte = u64::from(page + 1) * u64::from(PAGE);
+        }
+        first
+    }
+}
+
+impl Shadow {
+    /// A read at epoch `now` by the thread whose clock is `clock`: the
+    /// write it races with, if any.
+    fn read(&mut self, now: Epoch, site: SiteId, clock: &VectorClock) -> Option<RacingAccess> {
+        let race = self
+            .write
+            .filter(|(epoch, _)| !epoch.happened_before(clock))
+            .map(|(epoch, site)| RacingAccess {
+                thread: epoch.thread,
+                site,
+                write: true,
+            });
+        self.reads = match std::mem::take(&mut self.reads) {
+            Reads::None => Reads::One(now, site),
+            Reads::One(last, _) if last.thread == now.thread || last.happened_before(clock) => {
+                Reads::One(now, site)
+            }
+            Reads::One(last, last_site) => Reads::Many(vec![(last, last_site), (now, site)]),
+            Reads::Many(mut reads) => {
+                match reads.iter_mut().find(|(e, _)| e.thread == now.thread) {
+                    Some(entry) => *entry = (now, site),
+                    None => reads.push((now, site)),
+                }
+                Reads::Many(reads)
+            }
+        };
+        race
+    }
+
+    /// A write at epoch `now` by the thread whose clock is `clock`: the
+    /// access it races with, if any (a write before a read).
+    fn write(&mut self, now: Epoch, site: SiteId, clock: &VectorClock) -> Option<RacingAccess> {
+        let unordered = |epoch: &Epoch| epoch.thread != now.thread && !epoch.happened_before(clock);
+        let write_race = self
+            .write
+            .filter(|(epoch, _)| unordered(epoch))
+            .map(|(epoch, site)| RacingAccess {
+                thread: epoch.thread,
+                site,
+                write: true,
+            });
+        let read_race = match &self.reads {
+            Reads::None => None,
+            Reads::One(epoch, site) => unordered(epoch).then_some((*epoch, *site)),
+            Reads::Many(reads) => reads.iter().copied().find(|(epoch, _)| unordered(epoch)),
+        }
+        .map(|(epoch, site)| RacingAccess {
+            thread: epoch.thread,
+            site,
+            write: false,
+        });
+        self.write = Some((now, site));
+        self.reads = Reads::None;
+        write_race.or(read_race)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsynchronised_writes_race_and_name_both_sides() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 10, true, 100, 4), None);
+        let race = d.plain(0, 20, true, 102, 4).expect("a race");
+        assert_eq!(race.addr, 102);
+        assert_eq!(
+            race.earlier,
+            RacingAccess {
+                thread: 1,
+                site: 10,
+                write: true
+            }
+        );
+        assert_eq!(race.later.site, 20);
+    }
+
+    #[test]
+    fn the_spawn_orders_the_parents_earlier_writes() {
+        let mut d = Detector::new();
+        assert_eq!(d.plain(0, 1, true, 8, 4), None);
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 2, false, 8, 4), None);
+        // But the parent's writes after the spawn are not ordered.
+        assert_eq!(d.plain(0, 3, true, 16, 4), None);
+        assert!(d.plain(1, 4, false, 16, 4).is_some());
+    }
+
+    #[test]
+    fn a_flag_set_and_seen_through_atomics_orders_the_data() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, true, 64, 8), None);
+        d.atomic(1, 200, true); // flag = 1
+        d.atomic(0, 200, false); // sees it
+        assert_eq!(d.plain(0, 2, false, 64, 8), None);
+        assert_eq!(d.plain(0, 3, true, 64, 8), None);
+    }
+
+    #[test]
+    fn an_atomic_on_another_address_orders_nothing() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        d.atomic(1, 200, true);
+        d.atomic(0, 204, false);
+        assert!(d.plain(0, 2, false, 64, 4).is_some());
+    }
+
+    #[test]
+    fn concurrent_reads_do_not_race_but_a_later_write_races_with_each() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.spawn(0, 2);
+        assert_eq!(d.plain(1, 1, false, 0, 1), None);
+        assert_eq!(d.plain(2, 2, false, 0, 1), None);
+        // Thread 0 synchronises with 2 only: thread 1's read still races.
+        d.atomic(2, 100, true);
+        d.atomic(0, 100, false);
+        let race = d
+            .plain(0, 3, true, 0, 1)
+            .expect("a race with thread 1's read");
+        assert_eq!(race.earlier.thread, 1);
+        assert!(!race.earlier.write);
+    }
+
+    #[test]
+    fn a_notify_orders_the_woken_waiter() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(0, 1, true, 0, 4), None);
+        d.wake(0, 1);
+        assert_eq!(d.plain(1, 2, true, 0, 4), None);
+    }
+
+    #[test]
+    fn bytes_of_different_accesses_are_compared_where_they_overlap() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, true, 0, 2), None);
+        assert_eq!(d.plain(0, 2, true, 2, 2), None, "disjoint halves");
+        assert!(d.plain(0, 3, false, 0, 4).is_some());
+    }
+
+    #[test]
+    fn accesses_across_a_page_boundary_are_all_recorded() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, true, PAGE - 2, 4), None);
+        let race = d.plain(0, 2, false, PAGE + 1, 1).expect("a race");
+        assert_eq!(race.addr, PAGE + 1);
+    }
+}
