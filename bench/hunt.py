@@ -14,7 +14,7 @@ report nothing.
 
     python3 bench/hunt.py [--weft target/release/weft] [--seeds 20]
                           [--correct-seeds 3] [--budget 10000]
-                          [--correct-budget 1000]
+                          [--correct-budget 1000] [--time-limit 120]
                           [--only NAME ...] [--json OUT]
 
 Each `weft explore` runs on one worker (`--jobs 1`); the script runs as
@@ -45,11 +45,11 @@ def manifests(only):
         yield name, json.loads(path.read_text())
 
 
-def explore(weft, module, strategy, seed, budget):
+def explore(weft, module, strategy, seed, budget, time_limit):
     """One exploration: (executions to the failure or None, executions run, kind)."""
     command = [
         weft, "explore", str(module), "--strategy", strategy, "--jobs", "1",
-        "--iterations", str(budget), "--json", "--no-save",
+        "--iterations", str(budget), "--time-limit", f"{time_limit}s", "--json", "--no-save",
     ]
     if strategy not in SYSTEMATIC:
         command += ["--seed", str(seed)]
@@ -63,11 +63,12 @@ def explore(weft, module, strategy, seed, budget):
     return result["failing_execution_index"] + 1, result["executions"], failure["kind"]
 
 
-def summary(runs, expect_kind):
+def summary(runs, expect_kind, budget):
     """Median/max of the executions to the failure, and what went wrong."""
     found = [n for n, _, kind in runs if n is not None and kind == expect_kind]
     wrong = [kind for n, _, kind in runs if n is not None and kind != expect_kind]
     missed = sum(1 for n, _, _ in runs if n is None)
+    timed_out = [ran for n, ran, _ in runs if n is None and ran < budget]
     if not found:
         text = "-"
     elif len(runs) == 1:
@@ -76,6 +77,8 @@ def summary(runs, expect_kind):
         text = f"{statistics.median(found):g}/{max(found)}"
     if missed:
         text += f" ({missed} missed)" if len(runs) > 1 else " (missed)"
+    if timed_out:
+        text += f" (time limit at {min(timed_out)}+)"
     if wrong:
         text += f" [other failure: {', '.join(sorted(set(wrong)))}]"
     return text
@@ -89,12 +92,17 @@ def main():
     parser.add_argument("--correct-seeds", type=int, default=3)
     parser.add_argument("--budget", type=int, default=10000)
     parser.add_argument("--correct-budget", type=int, default=1000)
+    parser.add_argument("--time-limit", type=int, default=120,
+                        help="seconds per exploration (a spinning sample under dfs or dpor "
+                             "runs every execution to its step limit)")
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--json", help="also write every run's figures here")
     args = parser.parse_args()
 
     jobs = []
-    manifests_by_name = dict(manifests(set(args.only)))
+    # The buggy samples first.
+    manifests_by_name = dict(sorted(manifests(set(args.only)),
+                                    key=lambda m: m[1]["expect"] != "failure"))
     for name, manifest in manifests_by_name.items():
         module = Path(args.samples) / f"{name}.wasm"
         if not module.exists():
@@ -117,7 +125,8 @@ def main():
           f"budget {args.budget} (dfs and dpor: one run; correct samples: "
           f"{args.correct_seeds} seeds of {args.correct_budget} executions, "
           f"`ok` when none reported a failure, "
-          f"`all N` when dpor explored every schedule)", flush=True)
+          f"`all N` when dpor explored every schedule; each exploration stops "
+          f"after {args.time_limit} s)", flush=True)
     header = ["sample", "expect"] + columns
     widths = [26, 16] + [14] * len(columns)
     print_row(header, widths)
@@ -129,7 +138,8 @@ def main():
     workers = os.cpu_count() or 1
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         futures = {
-            pool.submit(explore, args.weft, module, strategy, seed, budget): (name, strategy)
+            pool.submit(explore, args.weft, module, strategy, seed, budget, args.time_limit):
+                (name, strategy)
             for name, module, strategy, seed, budget in jobs
         }
         for future in concurrent.futures.as_completed(futures):
@@ -137,7 +147,7 @@ def main():
             runs.setdefault((name, strategy), []).append(future.result())
             pending[name] -= 1
             if pending[name] == 0:
-                row, bad = sample_row(name, manifests_by_name[name], runs, columns)
+                row, bad = sample_row(name, manifests_by_name[name], runs, columns, args.budget)
                 print_row(row, widths)
                 false_reports += bad
     if args.json:
@@ -148,7 +158,7 @@ def main():
         sys.exit(1)
 
 
-def sample_row(name, manifest, runs, columns):
+def sample_row(name, manifest, runs, columns, budget):
     """A sample's row of the table, and the false reports in it."""
     expect = manifest["expect"]
     kind = manifest.get("kind")
@@ -157,7 +167,7 @@ def sample_row(name, manifest, runs, columns):
     for strategy in columns:
         found = runs[(name, strategy)]
         if expect == "failure":
-            row.append(summary(found, kind))
+            row.append(summary(found, kind, budget))
             continue
         bad = [k for n, _, k in found if n is not None]
         if bad:
@@ -165,6 +175,8 @@ def sample_row(name, manifest, runs, columns):
             row.append("FALSE REPORT")
         elif strategy == "dpor" and found[0][2] is True:
             row.append(f"all {found[0][1]}")
+        elif strategy in SYSTEMATIC and found[0][1] < budget:
+            row.append(f"ok ({found[0][1]}, time)")
         else:
             row.append("ok")
     return row, false_reports
