@@ -142,7 +142,12 @@ fn dpor_finds_a_bug_and_claims_only_what_it_explored() {
         &["explore", arg(&choose), "--strategy", "dpor", "--json"],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.json()["exhaustive"], false);
+    let json = out.json();
+    assert_eq!(json["exhaustive"], false);
+    // It says that the search ended and why it claims nothing.
+    assert_eq!(json["search_ended_without_claim"], true);
+    let text = weft_in(dir.path(), &["explore", arg(&choose), "--strategy", "dpor"]);
+    assert!(text.stdout.contains("no claim"), "{}", text.stdout);
     let plain =
         crate::support::wat_file(dir.path(), "plain", r#"(module (func (export "_start")))"#);
     let out = weft_in(

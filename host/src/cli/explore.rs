@@ -159,6 +159,15 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
             ),
             None,
         ),
+        None if exploration.exhausted == Some(Exhausted::Unclaimed) => (
+            format!(
+                "no failure in {} executions ({}) in {:.2?}, and no claim: the search ran out of schedules to try, but some executions had choices it does not enumerate (guest values such as `weft.choose` or actor deliveries, a fair continuation at the step limit, a busy thread left early)",
+                exploration.executions,
+                args.strategy.name(),
+                exploration.elapsed,
+            ),
+            None,
+        ),
         None if exploration.exhausted.is_some() => (
             format!(
                 "explored all {} schedules with at most {} preemptions: no failure (dfs) in {:.2?}",
@@ -209,6 +218,7 @@ pub fn run(args: ExploreArgs) -> Result<u8> {
             "preemption_bound": systematic.then_some(options.preemption_bound),
             "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
             "exhaustive": exploration.exhausted == Some(Exhausted::All),
+            "search_ended_without_claim": exploration.exhausted == Some(Exhausted::Unclaimed),
         }),
     }
     .print(&args.output))

@@ -101,8 +101,8 @@ pub struct Exploration {
     pub last: Option<ExecutionResult>,
     /// Wall time spent.
     pub elapsed: Duration,
-    /// What a systematic exploration that ended by itself covered, when it
-    /// can claim it.
+    /// What a systematic exploration that ended by itself covered (or
+    /// that it claims nothing).
     pub exhausted: Option<Exhausted>,
 }
 
@@ -116,6 +116,11 @@ pub enum Exhausted {
     },
     /// Every schedule ran, up to the order of steps that commute.
     All,
+    /// The search ran out of schedules to try, but claims nothing: some
+    /// execution chose a guest value, went fair at the step limit, left a
+    /// busy thread early or was held by a schedule, and those choices are
+    /// not enumerated.
+    Unclaimed,
 }
 
 /// Where a systematic exploration's schedulers come from.
@@ -250,8 +255,12 @@ pub fn explore(
                     Box::new(scheduler),
                 ),
                 None => {
-                    exhausted = honest.then_some(Exhausted::Bounded {
-                        preemption_bound: search.bound(),
+                    exhausted = Some(if *honest {
+                        Exhausted::Bounded {
+                            preemption_bound: search.bound(),
+                        }
+                    } else {
+                        Exhausted::Unclaimed
                     });
                     break;
                 }
@@ -265,7 +274,11 @@ pub fn explore(
                     Box::new(scheduler),
                 ),
                 None => {
-                    exhausted = honest.then_some(Exhausted::All);
+                    exhausted = Some(if *honest {
+                        Exhausted::All
+                    } else {
+                        Exhausted::Unclaimed
+                    });
                     break;
                 }
             },
