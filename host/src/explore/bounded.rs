@@ -14,21 +14,20 @@
 use crate::sched::{Decision, DfsScheduler};
 use crate::trace::ThreadId;
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 /// One decision of the execution being extended.
 #[derive(Clone, Debug)]
 struct Node {
-    /// The thread this path picks.
-    chosen: ThreadId,
     /// The decision as the execution saw it.
     decision: Decision,
     /// Threads not tried yet at this decision (in this round or later).
     untried: Vec<ThreadId>,
     /// Preemptions of the path before this decision.
     preemptions: u32,
-    /// The path up to and including this decision.
-    link: Arc<Link>,
+    /// The path up to and including this decision, in
+    /// [`BoundedSearch::links`]: its `chosen` is the thread this path picks
+    /// here.
+    link: u32,
 }
 
 /// The state of a bounded search.
@@ -43,66 +42,32 @@ pub struct BoundedSearch {
     path: Vec<Node>,
     root_len: usize,
     /// The prefix of the next execution, once backtracking chose one.
-    next: Option<Vec<ThreadId>>,
+    next: Option<Prefix>,
     /// Roots of this round still to search.
     roots: VecDeque<Prefix>,
     /// Prefixes that need one preemption more than this round allows.
     deferred: Vec<Prefix>,
+    /// Every decision of the explored tree, each pointing to the one before
+    /// it: the paths prefixes refer to, sharing their common beginnings, so
+    /// that a round whose executions defer millions of alternatives keeps
+    /// each decision once (and in one allocation).
+    links: Vec<Link>,
 }
 
-/// A prefix of decisions kept for later: a path of decisions that ran,
-/// then `alternative`. Paths share their common beginnings, so that a round
-/// whose executions defer millions of alternatives keeps each decision of
-/// the explored tree once.
-#[derive(Clone, Debug)]
+/// A prefix of decisions kept for later: a path of decisions that ran
+/// (its last link), then `alternative`.
+#[derive(Clone, Copy, Debug)]
 struct Prefix {
-    path: Option<Arc<Link>>,
+    path: Option<u32>,
     alternative: Option<ThreadId>,
 }
 
-impl Prefix {
-    /// The decisions, written out.
-    fn decisions(&self) -> Vec<ThreadId> {
-        let mut decisions = Vec::new();
-        let mut link = self.path.as_deref();
-        while let Some(l) = link {
-            decisions.push(l.chosen);
-            link = l.parent.as_deref();
-        }
-        decisions.reverse();
-        decisions.extend(self.alternative);
-        decisions
-    }
-}
-
-/// The last decision of a shared path of decisions.
-#[derive(Debug)]
+/// One decision of a path of the explored tree.
+#[derive(Clone, Copy, Debug)]
 struct Link {
     chosen: ThreadId,
-    parent: Option<Arc<Link>>,
-}
-
-impl Link {
-    fn after(parent: Option<&Arc<Link>>, chosen: ThreadId) -> Arc<Link> {
-        Arc::new(Link {
-            chosen,
-            parent: parent.cloned(),
-        })
-    }
-}
-
-impl Drop for Link {
-    /// Frees a path its last holder let go of one link at a time: dropping
-    /// a path of a million decisions recursively would overflow the stack.
-    fn drop(&mut self) {
-        let mut parent = self.parent.take();
-        while let Some(link) = parent {
-            parent = match Arc::try_unwrap(link) {
-                Ok(mut only) => only.parent.take(),
-                Err(_) => None,
-            };
-        }
-    }
+    /// The decision before it, if any.
+    parent: Option<u32>,
 }
 
 impl BoundedSearch {
@@ -119,7 +84,29 @@ impl BoundedSearch {
                 alternative: None,
             }]),
             deferred: Vec::new(),
+            links: Vec::new(),
         }
+    }
+
+    /// The decisions of `prefix`, written out.
+    fn decisions(&self, prefix: Prefix) -> Vec<ThreadId> {
+        let mut decisions = Vec::new();
+        let mut link = prefix.path;
+        while let Some(at) = link {
+            let Link { chosen, parent } = self.links[at as usize];
+            decisions.push(chosen);
+            link = parent;
+        }
+        decisions.reverse();
+        decisions.extend(prefix.alternative);
+        decisions
+    }
+
+    /// A new link: `chosen` after the path ending at `parent`.
+    fn link(&mut self, parent: Option<u32>, chosen: ThreadId) -> u32 {
+        let at = u32::try_from(self.links.len()).expect("fewer than 2^32 decisions explored");
+        self.links.push(Link { chosen, parent });
+        at
     }
 
     /// The bound of the round in progress.
@@ -131,11 +118,11 @@ impl BoundedSearch {
     /// within the bound has run.
     pub fn next_scheduler(&mut self) -> Option<DfsScheduler> {
         if let Some(prefix) = self.next.take() {
-            return Some(DfsScheduler::new(prefix));
+            return Some(DfsScheduler::new(self.decisions(prefix)));
         }
         loop {
             if let Some(root) = self.roots.pop_front() {
-                let root = root.decisions();
+                let root = self.decisions(root);
                 self.path.clear();
                 self.root_len = root.len();
                 return Some(DfsScheduler::new(root));
@@ -152,10 +139,9 @@ impl BoundedSearch {
     /// the prefix of the next one.
     pub fn record(&mut self, log: &[Decision]) {
         for (index, decision) in log.iter().enumerate().skip(self.path.len()) {
-            let preemptions = self
-                .path
-                .last()
-                .map_or(0, |n| n.preemptions + n.decision.preempts(n.chosen) as u32);
+            let preemptions = self.path.last().map_or(0, |n| {
+                n.preemptions + n.decision.preempts(self.links[n.link as usize].chosen) as u32
+            });
             let untried = if index < self.root_len {
                 Vec::new()
             } else {
@@ -166,9 +152,8 @@ impl BoundedSearch {
                     .filter(|&t| t != decision.chosen && Some(t) != decision.leaves)
                     .collect()
             };
-            let link = Link::after(self.path.last().map(|n| &n.link), decision.chosen);
+            let link = self.link(self.path.last().map(|n| n.link), decision.chosen);
             self.path.push(Node {
-                chosen: decision.chosen,
                 decision: decision.clone(),
                 untried,
                 preemptions,
@@ -183,23 +168,20 @@ impl BoundedSearch {
     fn backtrack(&mut self) {
         while self.path.len() > self.root_len {
             let last = self.path.len() - 1;
-            let parent = last.checked_sub(1).map(|p| self.path[p].link.clone());
+            let parent = last.checked_sub(1).map(|p| self.path[p].link);
             while let Some(alternative) = self.path[last].untried.pop() {
                 let node = &self.path[last];
                 let cost = node.preemptions + node.decision.preempts(alternative) as u32;
+                let prefix = Prefix {
+                    path: parent,
+                    alternative: Some(alternative),
+                };
                 if cost <= self.bound {
-                    let mut prefix: Vec<ThreadId> =
-                        self.path[..last].iter().map(|n| n.chosen).collect();
-                    prefix.push(alternative);
-                    self.path[last].chosen = alternative;
-                    self.path[last].link = Link::after(parent.as_ref(), alternative);
+                    self.path[last].link = self.link(parent, alternative);
                     self.next = Some(prefix);
                     return;
                 }
-                self.deferred.push(Prefix {
-                    path: parent.clone(),
-                    alternative: Some(alternative),
-                });
+                self.deferred.push(prefix);
             }
             self.path.pop();
         }

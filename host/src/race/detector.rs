@@ -24,7 +24,7 @@ use crate::trace::ThreadId;
 use std::collections::HashMap;
 
 /// Bytes of one page of shadow memory.
-const PAGE: u32 = 4096;
+const PAGE: u64 = 4096;
 
 /// One side of a race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +35,17 @@ pub struct RacingAccess {
     pub site: SiteId,
     /// Whether it wrote.
     pub write: bool,
+}
+
+impl RacingAccess {
+    /// The access of `epoch`'s thread at `site`.
+    fn at(epoch: Epoch, site: SiteId, write: bool) -> Self {
+        RacingAccess {
+            thread: epoch.thread,
+            site,
+            write,
+        }
+    }
 }
 
 /// Two accesses to one byte by different threads, at least one a write,
@@ -75,7 +86,7 @@ pub struct Detector {
     /// Each atomic address's clock: what its writers knew.
     atomics: HashMap<u32, VectorClock>,
     /// Shadow memory of the plain accesses, by page.
-    pages: HashMap<u32, Box<[Shadow]>>,
+    pages: HashMap<u64, Box<[Shadow]>>,
 }
 
 impl Default for Detector {
@@ -145,6 +156,7 @@ impl Detector {
         addr: u32,
         len: u32,
     ) -> Option<Race> {
+        // Gives the thread a clock if it has none yet.
         self.clock_mut(thread);
         let clock = &self.threads[thread as usize];
         let now = Epoch::of(thread, clock);
@@ -157,14 +169,14 @@ impl Detector {
         let end = u64::from(addr) + u64::from(len);
         let mut byte = u64::from(addr);
         while byte < end {
-            let page = (byte / u64::from(PAGE)) as u32;
+            let page_start = byte / PAGE * PAGE;
+            let page_end = end.min(page_start + PAGE);
             let shadows = self
                 .pages
-                .entry(page)
+                .entry(byte / PAGE)
                 .or_insert_with(|| vec![Shadow::default(); PAGE as usize].into_boxed_slice());
-            let from = (byte % u64::from(PAGE)) as usize;
-            let to = (end - u64::from(page) * u64::from(PAGE)).min(u64::from(PAGE)) as usize;
-            for (offset, shadow) in shadows[from..to].iter_mut().enumerate() {
+            for at in byte..page_end {
+                let shadow = &mut shadows[(at - page_start) as usize];
                 let earlier = if write {
                     shadow.write(now, site, clock)
                 } else {
@@ -174,13 +186,13 @@ impl Detector {
                     && let Some(earlier) = earlier
                 {
                     first = Some(Race {
-                        addr: (u64::from(page) * u64::from(PAGE)) as u32 + (from + offset) as u32,
+                        addr: at as u32,
                         earlier,
                         later,
                     });
                 }
             }
-            byte = u64::from(page + 1) * u64::from(PAGE);
+            byte = page_end;
         }
         first
     }
@@ -193,11 +205,7 @@ impl Shadow {
         let race = self
             .write
             .filter(|(epoch, _)| !epoch.happened_before(clock))
-            .map(|(epoch, site)| RacingAccess {
-                thread: epoch.thread,
-                site,
-                write: true,
-            });
+            .map(|(epoch, site)| RacingAccess::at(epoch, site, true));
         self.reads = match std::mem::take(&mut self.reads) {
             Reads::None => Reads::One(now, site),
             Reads::One(last, _) if last.thread == now.thread || last.happened_before(clock) => {
@@ -222,21 +230,13 @@ impl Shadow {
         let write_race = self
             .write
             .filter(|(epoch, _)| unordered(epoch))
-            .map(|(epoch, site)| RacingAccess {
-                thread: epoch.thread,
-                site,
-                write: true,
-            });
+            .map(|(epoch, site)| RacingAccess::at(epoch, site, true));
         let read_race = match &self.reads {
             Reads::None => None,
             Reads::One(epoch, site) => unordered(epoch).then_some((*epoch, *site)),
             Reads::Many(reads) => reads.iter().copied().find(|(epoch, _)| unordered(epoch)),
         }
-        .map(|(epoch, site)| RacingAccess {
-            thread: epoch.thread,
-            site,
-            write: false,
-        });
+        .map(|(epoch, site)| RacingAccess::at(epoch, site, false));
         self.write = Some((now, site));
         self.reads = Reads::None;
         write_race.or(read_race)
@@ -336,8 +336,9 @@ mod tests {
     fn accesses_across_a_page_boundary_are_all_recorded() {
         let mut d = Detector::new();
         d.spawn(0, 1);
-        assert_eq!(d.plain(1, 1, true, PAGE - 2, 4), None);
-        let race = d.plain(0, 2, false, PAGE + 1, 1).expect("a race");
-        assert_eq!(race.addr, PAGE + 1);
+        let page = PAGE as u32;
+        assert_eq!(d.plain(1, 1, true, page - 2, 4), None);
+        let race = d.plain(0, 2, false, page + 1, 1).expect("a race");
+        assert_eq!(race.addr, page + 1);
     }
 }

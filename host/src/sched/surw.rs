@@ -130,7 +130,7 @@ impl SurwPlan {
             return self.shared.keys().copied().collect();
         }
         let pick = (rng.next_u64() % self.shared.len() as u64) as usize;
-        self.shared.keys().copied().skip(pick).take(1).collect()
+        self.shared.keys().nth(pick).copied().into_iter().collect()
     }
 
     /// Each thread's weight (by id) when `selected` are the interesting
