@@ -21,6 +21,7 @@ use crate::runtime::host::{self, Imports};
 use crate::runtime::{ExecutionResult, Outcome};
 use crate::sched::ThreadView;
 use crate::trace::ThreadId;
+use crate::trace::clock::VectorClock;
 use std::collections::HashSet;
 use std::sync::Arc;
 use wasmtime::{Caller, Linker};
@@ -63,7 +64,7 @@ pub struct SetAccess {
     /// Locks the thread held (lock word addresses, sorted).
     pub locks: Vec<u32>,
     /// The thread's vector clock (relaxed happens-before).
-    pub clock: Vec<u32>,
+    pub clock: VectorClock,
 }
 
 /// A lock release: (index of the next access, thread, lock word).
@@ -99,7 +100,7 @@ struct Pending {
 struct ThreadRecord {
     units: Vec<u32>,
     locks: Vec<u32>,
-    clock: Vec<u32>,
+    clock: VectorClock,
     pending: Option<Pending>,
 }
 
@@ -147,11 +148,7 @@ impl SetRecorder {
         if self.threads.len() <= id {
             self.threads.resize_with(id + 1, ThreadRecord::default);
         }
-        let record = &mut self.threads[id];
-        if record.clock.len() <= id {
-            record.clock.resize(id + 1, 0);
-        }
-        record
+        &mut self.threads[id]
     }
 
     /// The atomic set containing `addr`, if any.
@@ -301,7 +298,7 @@ impl SetRecorder {
 
     fn push(&mut self, thread: ThreadId, set: u32, addr: u32, write: bool, site: SiteId) {
         let record = self.thread(thread);
-        record.clock[thread as usize] += 1;
+        record.clock.tick(thread);
         let access = SetAccess {
             thread,
             unit: record.units.first().copied(),
@@ -319,7 +316,7 @@ impl SetRecorder {
     /// parent did.
     pub fn spawned(&mut self, parent: ThreadId, child: ThreadId) {
         let clock = self.thread(parent).clock.clone();
-        join_clock(&mut self.thread(child).clock, &clock);
+        self.thread(child).clock.join(&clock);
     }
 
     /// `waker` woke `woken` with a notify on `addr`: a happens-before edge
@@ -330,7 +327,7 @@ impl SetRecorder {
             return;
         }
         let clock = self.thread(waker).clock.clone();
-        join_clock(&mut self.thread(woken).clock, &clock);
+        self.thread(woken).clock.join(&clock);
     }
 
     /// The log, without accesses to lock words.
@@ -497,21 +494,10 @@ fn add_to_linker(linker: &mut Linker<crate::runtime::host::ThreadData>) -> wasmt
     Ok(())
 }
 
-fn join_clock(into: &mut Vec<u32>, from: &[u32]) {
-    if into.len() < from.len() {
-        into.resize(from.len(), 0);
-    }
-    for (a, b) in into.iter_mut().zip(from) {
-        *a = (*a).max(*b);
-    }
-}
-
 /// Whether the access with clock `a` happens before the one with clock `b`
 /// (of another thread, or later in the same thread).
-pub fn happens_before(a: &[u32], b: &[u32]) -> bool {
-    let get = |c: &[u32], i: usize| c.get(i).copied().unwrap_or(0);
-    let n = a.len().max(b.len());
-    (0..n).all(|i| get(a, i) <= get(b, i)) && (0..n).any(|i| get(a, i) < get(b, i))
+pub fn happens_before(a: &VectorClock, b: &VectorClock) -> bool {
+    a.happened_before(b) && !b.happened_before(a)
 }
 
 #[cfg(test)]
@@ -563,6 +549,6 @@ mod tests {
         r.access(1, 0, site(AccessKind::AtomicCmpxchg), 40, 0);
         r.settle(1, |_, _| 1);
         r.woke(1, 2, 40);
-        assert!(r.thread(2).clock.iter().all(|&c| c == 0));
+        assert!(r.thread(2).clock.happened_before(&VectorClock::default()));
     }
 }

@@ -289,7 +289,7 @@ mod tests {
                     write,
                     site: i as u32,
                     locks: Vec::new(),
-                    clock: Vec::new(),
+                    clock: Default::default(),
                 })
                 .collect(),
             ..Default::default()

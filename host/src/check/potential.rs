@@ -183,6 +183,7 @@ fn check(log: &SetLog, p: usize, chosen: &[usize], u: u32, v: u32, set: u32) -> 
 mod tests {
     use super::*;
     use crate::check::atomic_sets::{AtomicSet, UnitInstance};
+    use crate::trace::clock::VectorClock;
 
     fn access(
         thread: u32,
@@ -192,6 +193,10 @@ mod tests {
         locks: &[u32],
         clock: &[u32],
     ) -> SetAccess {
+        let mut times = VectorClock::default();
+        for (thread, &time) in clock.iter().enumerate() {
+            times.set(thread as u32, time);
+        }
         SetAccess {
             thread,
             unit: Some(unit),
@@ -200,7 +205,7 @@ mod tests {
             write,
             site: addr + if write { 100 } else { 0 },
             locks: locks.to_vec(),
-            clock: clock.to_vec(),
+            clock: times,
         }
     }
 
@@ -266,7 +271,7 @@ mod tests {
         // credit's accesses all happen after copy's (e.g. copy's thread
         // created credit's thread afterwards).
         for a in &mut log.accesses[2..] {
-            a.clock[1] = 2;
+            a.clock.set(1, 2);
         }
         let found = potential_violations(&log);
         assert!(found.iter().all(|p| p.units[0] != "copy"), "{found:?}");

@@ -18,9 +18,9 @@
 //! reads since that write: one epoch while the reads are ordered, one time
 //! per thread while they are concurrent (FastTrack's adaptive read set).
 
-use super::clock::{Epoch, VectorClock};
 use crate::instrument::SiteId;
 use crate::trace::ThreadId;
+use crate::trace::clock::{Epoch, VectorClock};
 use std::collections::HashMap;
 
 /// Bytes of one page of shadow memory.

@@ -6,6 +6,10 @@
 //!   hash identifies, it does not authenticate: XXH3 hashes a typical
 //!   execution's few kilobytes about twenty times faster than blake3, which
 //!   stays the hash of module bytes.)
+//! - [`clock`]: vector clocks, for the analyses that order events by
+//!   happens-before.
+
+pub mod clock;
 
 use crate::instrument::{AccessKind, SiteId};
 use serde::{Deserialize, Serialize};
