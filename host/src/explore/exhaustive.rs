@@ -27,6 +27,7 @@
 use crate::instrument::AccessKind;
 use crate::sched::{DporScheduler, StepRecord};
 use crate::trace::ThreadId;
+use crate::trace::clock::VectorClock;
 use std::collections::HashMap;
 
 /// One decision of the execution being extended.
@@ -166,7 +167,7 @@ impl ExhaustiveSearch {
 /// its races.
 struct HappensBefore {
     /// Per step: how many steps of each thread happen before it or are it.
-    clocks: Vec<Vec<u32>>,
+    clocks: Vec<VectorClock>,
     /// Per step: its position in its thread (from 1).
     position: Vec<u32>,
     /// Pairs of dependent steps of different threads that nothing else
@@ -181,16 +182,16 @@ impl HappensBefore {
             .map(|s| s.thread as usize + 1)
             .max()
             .unwrap_or(0);
-        let mut clocks: Vec<Vec<u32>> = Vec::with_capacity(steps.len());
+        let mut clocks: Vec<VectorClock> = Vec::with_capacity(steps.len());
         let mut position = Vec::with_capacity(steps.len());
         let mut latest = Latest::new(threads);
         let mut races = Vec::new();
         for (k, step) in steps.iter().enumerate() {
             let t = step.thread as usize;
             let before = latest.any[t].or(step.parent);
-            let mut clock = before.map_or_else(|| vec![0; threads], |b| clocks[b].clone());
+            let mut clock = before.map_or_else(VectorClock::default, |b| clocks[b].clone());
             if let Some(notify) = step.woken_by.and_then(|w| latest.notify[w as usize]) {
-                join(&mut clock, &clocks[notify]);
+                clock.join(&clocks[notify]);
             }
             // Each other thread's latest step that does not commute with
             // this one: its earlier ones happen before it. Latest first, so
@@ -202,16 +203,14 @@ impl HappensBefore {
                 .collect();
             dependent.sort_unstable_by(|a, b| b.cmp(a));
             for i in dependent {
-                let u = steps[i].thread as usize;
-                if clock[u] < position[i] {
+                if clock.get(steps[i].thread) < position[i] {
                     races.push((i, k));
                 }
-                join(&mut clock, &clocks[i]);
+                clock.join(&clocks[i]);
             }
             // Other steps know this thread's steps up to the one before.
-            let own = clock[t] + 1;
-            clock[t] = own;
-            position.push(own);
+            clock.tick(step.thread);
+            position.push(clock.get(step.thread));
             clocks.push(clock);
             latest.record(step, k);
         }
@@ -225,7 +224,7 @@ impl HappensBefore {
 
     /// Whether step `a` happens before step `b` (or is it).
     fn before(&self, steps: &[StepRecord], a: usize, b: usize) -> bool {
-        self.clocks[b][steps[a].thread as usize] >= self.position[a]
+        self.clocks[b].get(steps[a].thread) >= self.position[a]
     }
 
     /// The threads that can start the reversal of the race `(first,
@@ -363,13 +362,6 @@ impl Latest {
                 access.futex = Some(k);
             }
         }
-    }
-}
-
-/// `clock := max(clock, other)`, pointwise.
-fn join(clock: &mut [u32], other: &[u32]) {
-    for (c, o) in clock.iter_mut().zip(other) {
-        *c = (*c).max(*o);
     }
 }
 
