@@ -59,8 +59,20 @@ def explore(weft, module, strategy, seed, budget, time_limit):
     result = json.loads(out.stdout)
     failure = result.get("failure")
     if failure is None:
-        return None, result["executions"], result.get("exhaustive", False)
+        return None, result["executions"], search_end(result)
     return result["failing_execution_index"] + 1, result["executions"], failure["kind"]
+
+
+def search_end(result):
+    """How a systematic search that found nothing ended, as a table cell."""
+    executions = result["executions"]
+    if result.get("exhaustive"):
+        return f"all {executions}"
+    if result.get("bound_exhausted"):
+        return f"all {executions} within the bound"
+    if result.get("search_ended_without_claim"):
+        return f"ended after {executions}, no claim"
+    return None
 
 
 def summary(runs, expect_kind, budget):
@@ -68,7 +80,8 @@ def summary(runs, expect_kind, budget):
     found = [n for n, _, kind in runs if n is not None and kind == expect_kind]
     wrong = [kind for n, _, kind in runs if n is not None and kind != expect_kind]
     missed = sum(1 for n, _, _ in runs if n is None)
-    timed_out = [ran for n, ran, _ in runs if n is None and ran < budget]
+    timed_out = [ran for n, ran, end in runs if n is None and end is None and ran < budget]
+    ended = sorted({end for n, _, end in runs if n is None and end is not None})
     if not found:
         text = "-"
     elif len(runs) == 1:
@@ -79,6 +92,8 @@ def summary(runs, expect_kind, budget):
         text += f" ({missed} missed)" if len(runs) > 1 else " (missed)"
     if timed_out:
         text += f" (time limit at {min(timed_out)}+)"
+    if ended:
+        text += f" ({'; '.join(ended)})"
     if wrong:
         text += f" [other failure: {', '.join(sorted(set(wrong)))}]"
     return text
@@ -125,7 +140,8 @@ def main():
           f"budget {args.budget} (dfs and dpor: one run; correct samples: "
           f"{args.correct_seeds} seeds of {args.correct_budget} executions, "
           f"`ok` when none reported a failure, "
-          f"`all N` when dpor explored every schedule; each exploration stops "
+          f"`all N` when dfs or dpor explored every schedule (dfs: within its "
+          f"preemption bound of 2); each exploration stops "
           f"after {args.time_limit} s)", flush=True)
     header = ["sample", "expect"] + columns
     widths = [26, 16] + [14] * len(columns)
@@ -173,10 +189,10 @@ def sample_row(name, manifest, runs, columns, budget):
         if bad:
             false_reports.append((name, strategy, sorted(set(bad))))
             row.append("FALSE REPORT")
-        elif strategy == "dpor" and found[0][2] is True:
-            row.append(f"all {found[0][1]}")
+        elif strategy in SYSTEMATIC and found[0][2] is not None:
+            row.append(found[0][2])
         elif strategy in SYSTEMATIC and found[0][1] < budget:
-            row.append(f"ok ({found[0][1]}, time)")
+            row.append(f"ok ({found[0][1]}, time limit)")
         else:
             row.append("ok")
     return row, false_reports
