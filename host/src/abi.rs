@@ -195,13 +195,16 @@ pub const OUT_OF_BOUNDS_ADDRESS: u32 = 0xffff_ff00;
 /// records anything else of that thread. `size` (an
 /// i64) is the shared memory's size in bytes as the guest sees it, which the
 /// host keeps current for every thread; accesses check against it.
+///
+/// A module instrumented to log its plain accesses (see [`ACCESS_LOG`]) has
+/// a larger memory 1 that holds the log after these bytes.
 pub const POINT_BUFFER: PointBuffer = PointBuffer {
     export: "weft_points",
     bytes: 4096,
     budget: 0,
     granted: 4,
     size: 8,
-    entries: 16,
+    entries: 32,
 };
 
 /// The layout of [`POINT_BUFFER`].
@@ -221,8 +224,54 @@ pub struct PointBuffer {
     pub entries: u64,
 }
 
+/// Where a module instrumented for race detection logs its plain accesses
+/// to the shared memory, in the same memory as [`POINT_BUFFER`]: `len` (an
+/// i32) counts the entries written at `entries` since the host last read
+/// them, each an i64 `site | addr << 32` (the guest's address operand, before
+/// the site's static offset); `memory.copy` and `memory.fill` write a second
+/// entry, `len | src << 32`. When `capacity` entries would be passed, the
+/// guest calls [`LOG_FULL`] first. After the entries, a bitmap with one bit
+/// per site (bit `site % 8` of byte `flags + site / 8`) says which plain
+/// accesses are scheduling points in this execution: those call
+/// [`POINT`] instead of logging.
+pub const ACCESS_LOG: AccessLog = AccessLog {
+    len: 16,
+    entries: 4096,
+    capacity: 2048,
+    flags: 4096 + 8 * 2048,
+};
+
+/// The layout of [`ACCESS_LOG`].
+#[derive(Clone, Copy, Debug)]
+pub struct AccessLog {
+    /// Offset of the number of entries written (i32).
+    pub len: u64,
+    /// Offset of the first entry.
+    pub entries: u64,
+    /// How many entries fit.
+    pub capacity: u64,
+    /// Offset of the bitmap of sites that are scheduling points.
+    pub flags: u64,
+}
+
+impl AccessLog {
+    /// The size of memory 1 of a module with `sites` sites.
+    pub fn memory_bytes(&self, sites: u64) -> u64 {
+        self.flags + sites.div_ceil(8)
+    }
+}
+
+/// `log_full() -> i32`: the access log (see [`ACCESS_LOG`]) is full; the
+/// host reads and empties it. Returns non-zero when the guest must call
+/// [`PARK`] because the execution ended (a race was found, say).
+pub const LOG_FULL: Signature = Signature {
+    name: "log_full",
+    params: &[],
+    results: &[Val::I32],
+};
+
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 15] = [
+pub const RT_IMPORTS: [Signature; 16] = [
     POINT,
     PARK,
     WAIT32,
@@ -238,6 +287,7 @@ pub const RT_IMPORTS: [Signature; 15] = [
     MEMORY_SIZE,
     BOUNDS,
     UNREACHABLE,
+    LOG_FULL,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

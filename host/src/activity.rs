@@ -87,7 +87,9 @@ impl Analysis for ActivityLog {
             } => Activity::Event(name.to_string()),
             Happening::Event { implicit: true, .. }
             | Happening::Spawned { .. }
-            | Happening::Woke { .. } => return,
+            | Happening::Woke { .. }
+            | Happening::AtomicBegin
+            | Happening::AtomicEnd => return,
         };
         self.push(thread, activity);
     }

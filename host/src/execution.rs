@@ -10,6 +10,7 @@ use crate::actors::mailboxes::{Delivery, Mailboxes};
 use crate::check::atomic_sets::{AtomicSet, SetRecorder};
 use crate::imunit::guard::{ScheduleGuard, ScheduleMode};
 use crate::instrument::{InstrumentOptions, SiteId};
+use crate::race::{RaceCheck, RaceMode};
 use crate::runtime::analysis::Analysis;
 use crate::runtime::{ExecutionResult, LoadError, Program, RunConfig};
 use crate::sched::Scheduler;
@@ -55,6 +56,13 @@ pub struct Setup {
     /// The exports `weft.gen_call` may call, by number (`weft gen`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gen_methods: Vec<String>,
+    /// Whether data races are looked for, and what a race is.
+    #[serde(default, skip_serializing_if = "is_off")]
+    pub races: RaceMode,
+}
+
+fn is_off(mode: &RaceMode) -> bool {
+    *mode == RaceMode::Off
 }
 
 impl Setup {
@@ -109,6 +117,13 @@ pub fn analyses(program: &Program, setup: &Setup) -> Vec<Box<dyn Analysis>> {
     }
     if let Some(schedule) = &setup.schedule {
         analyses.push(Box::new(ScheduleGuard::new(schedule, setup.schedule_mode)));
+    }
+    if setup.races != RaceMode::Off {
+        analyses.push(Box::new(RaceCheck::new(
+            setup.races,
+            program.shared_sites(),
+            program.symbols().clone(),
+        )));
     }
     if setup.check_atomic_sets {
         analyses.push(Box::new(SetRecorder::new(

@@ -33,6 +33,10 @@ pub enum FailureKind {
     Serializability,
     /// An actor got a message its behaviour does not handle.
     UnhandledMessage,
+    /// Two threads accessed the same bytes, at least one with a plain
+    /// write (or a plain access against an atomic write), with nothing
+    /// ordering the two.
+    DataRace,
     /// A generated concurrent test returned results no sequential order of
     /// its calls gives (`weft gen`; found by comparing executions, never
     /// the outcome of one).
@@ -56,6 +60,7 @@ impl FailureKind {
             FailureKind::Serializability => "serializability",
             FailureKind::UnhandledMessage => "unhandled-message",
             FailureKind::Linearizability => "linearizability",
+            FailureKind::DataRace => "data-race",
         }
     }
 }

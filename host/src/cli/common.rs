@@ -55,6 +55,15 @@ pub struct ModuleArgs {
     /// the strategy's schedules and report an execution that violates it.
     #[arg(long, value_enum, default_value = "active", requires = "schedule")]
     pub mode: crate::imunit::guard::ScheduleMode,
+    /// Data races: `fail` (a race is a failure: the default of `run` and
+    /// `explore`), `schedule` (races are not failures, but the plain
+    /// accesses that raced become scheduling points of later executions),
+    /// `off` (the default of the other commands).
+    #[arg(long, value_enum)]
+    pub races: Option<crate::race::RaceMode>,
+    /// What `--races` is when not given (set by the command).
+    #[arg(skip)]
+    pub default_races: crate::race::RaceMode,
     /// Arguments passed to the guest after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -116,7 +125,13 @@ impl ModuleArgs {
         crate::instrument::InstrumentOptions {
             points: self.points,
             log_calls: self.log_calls,
+            log_accesses: self.race_mode() != crate::race::RaceMode::Off,
         }
+    }
+
+    /// What is done about data races.
+    pub fn race_mode(&self) -> crate::race::RaceMode {
+        self.races.unwrap_or(self.default_races)
     }
 
     /// Arguments, WASI seed and limits of every execution.
@@ -139,6 +154,7 @@ impl ModuleArgs {
                     time_limit: Some(self.execution_time_limit),
                     ..Limits::default()
                 },
+                point_sites: Vec::new(),
             },
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,
@@ -148,6 +164,7 @@ impl ModuleArgs {
             actor_schedule: self.actor_schedule.clone(),
             actor_delivery: self.actor_delivery,
             gen_methods: self.gen_methods.clone(),
+            races: self.race_mode(),
         }
     }
 }

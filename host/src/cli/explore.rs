@@ -82,7 +82,8 @@ impl ProgressLine {
     }
 }
 
-pub fn run(args: ExploreArgs) -> Result<u8> {
+pub fn run(mut args: ExploreArgs) -> Result<u8> {
+    args.module.default_races = crate::race::RaceMode::Fail;
     let systematic = args.strategy == Strategy::Dfs;
     let exhaustive = args.strategy == Strategy::Dpor;
     if args.preemption_bound.is_some() && !systematic {

@@ -26,7 +26,8 @@ pub struct RunArgs {
     output: OutputArgs,
 }
 
-pub fn run(args: RunArgs) -> Result<u8> {
+pub fn run(mut args: RunArgs) -> Result<u8> {
+    args.module.default_races = crate::race::RaceMode::Fail;
     let (wasm, mut program) = args.module.load()?;
     let start = Instant::now();
     let result = run_once(

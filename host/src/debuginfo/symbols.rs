@@ -5,6 +5,7 @@ use crate::instrument::{Site, SiteTable};
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// Where a code site is, for humans.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,6 +34,46 @@ impl SiteName {
             (None, Some(p)) => p,
             (None, None) => "?".into(),
         }
+    }
+}
+
+/// The symbols of a module, read from its bytes the first time they are
+/// needed (reading DWARF takes time that most executions never need).
+/// Shared by the threads of a parallel exploration, one at a time.
+pub struct LazySymbols {
+    wasm: Arc<[u8]>,
+    symbols: Mutex<Option<Symbols>>,
+}
+
+impl LazySymbols {
+    /// The symbols of the original module `wasm`, unread.
+    pub fn new(wasm: &[u8]) -> Self {
+        LazySymbols {
+            wasm: wasm.into(),
+            symbols: Mutex::new(None),
+        }
+    }
+
+    /// Runs `f` on the symbols, read now if they were not.
+    fn with<R>(&self, f: impl FnOnce(&Symbols) -> R) -> R {
+        let mut symbols = self.symbols.lock().unwrap_or_else(|e| e.into_inner());
+        f(symbols.get_or_insert_with(|| Symbols::new(&self.wasm)))
+    }
+
+    /// `function (file:line)` of `site`, as much as is known.
+    pub fn describe(&self, site: &Site) -> String {
+        self.with(|symbols| symbols.site(site).describe())
+    }
+
+    /// The variable that holds `addr`, if DWARF says.
+    pub fn variable_at(&self, addr: u32) -> Option<String> {
+        self.with(|symbols| super::variables::variable_at(symbols.dwarf()?, addr))
+    }
+}
+
+impl std::fmt::Debug for LazySymbols {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LazySymbols({} bytes)", self.wasm.len())
     }
 }
 

@@ -1,5 +1,6 @@
 //! Global variables from DWARF: where `weft serializability --atomic-set
-//! NAME` finds the memory a name stands for (`x`, or one field `x.b`).
+//! NAME` finds the memory a name stands for (`x`, or one field `x.b`), and
+//! which variable an address is in (for race reports).
 //! Needs full debug information (C built by `weft build` has it; Rust needs
 //! `debug = true`).
 
@@ -60,6 +61,39 @@ pub fn global_region(dwarf: &Dwarf<Reader>, path: &str) -> Result<Region, String
     Err(format!(
         "no global variable `{name}` in the module's DWARF (it needs full debug information: C from `weft build` has it, Rust needs `debug = true`)"
     ))
+}
+
+/// The name of the variable with a fixed address (a global, a static, a
+/// function's `static` local) whose memory holds `addr`, with `+offset`
+/// when `addr` is not its first byte.
+pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
+    let mut units = dwarf.units();
+    while let Ok(Some(header)) = units.next() {
+        let Ok(unit) = dwarf.unit(header) else {
+            continue;
+        };
+        let mut entries = unit.entries();
+        while let Ok(Some(entry)) = entries.next_dfs() {
+            if entry.tag() != gimli::DW_TAG_variable {
+                continue;
+            }
+            let Some(start) = address(entry) else {
+                continue;
+            };
+            let Some(len) = type_of(entry).and_then(|ty| byte_size(&unit, ty)) else {
+                continue;
+            };
+            if !(start..start.saturating_add(len.max(1))).contains(&addr) {
+                continue;
+            }
+            let name = attr_name(dwarf, &unit, entry)?;
+            return Some(match addr - start {
+                0 => name,
+                offset => format!("{name}+{offset}"),
+            });
+        }
+    }
+    None
 }
 
 fn attr_name(

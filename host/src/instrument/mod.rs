@@ -66,6 +66,11 @@ pub struct InstrumentOptions {
     /// (schedule inference reads them; they are not scheduling points).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log_calls: bool,
+    /// Log every plain access to the shared memory for the race detector
+    /// (see [`crate::abi::ACCESS_LOG`]): not scheduling points, unless an
+    /// execution makes their site one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log_accesses: bool,
 }
 
 /// Errors of [`instrument`].
@@ -97,6 +102,10 @@ pub struct Instrumented {
     pub sites: SiteTable,
     /// How the module's memory is provided.
     pub memory: MemoryPlan,
+    /// When the module logs its plain accesses (see
+    /// [`crate::abi::ACCESS_LOG`]): how many sites the bitmap of scheduled
+    /// sites covers.
+    pub access_log: Option<u64>,
     /// Names of the functions the original module exports.
     pub exported_funcs: Vec<String>,
     /// Functions the original module imports, as (module, name).
@@ -187,6 +196,7 @@ pub fn instrument(
     })?;
     Ok(Instrumented {
         wasm: out,
+        access_log: rewriter.logs_accesses().then_some(survey.site_bound),
         sites: rewriter.sites,
         memory: survey.memory,
         exported_funcs: survey

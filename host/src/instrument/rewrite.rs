@@ -216,6 +216,133 @@ impl<'s> Rewriter<'s> {
         matches!(self.survey.memory, MemoryPlan::Shared(_))
     }
 
+    /// Whether plain accesses to the shared memory are logged.
+    pub fn logs_accesses(&self) -> bool {
+        self.options.log_accesses && self.shares_memory()
+    }
+
+    /// The plain access `op` is when plain accesses are logged and `op` is
+    /// not hooked as a scheduling point anyway.
+    fn logged(&self, op: &wasmparser::Operator) -> Option<Access> {
+        if !self.logs_accesses() || self.hooked(op).is_some() {
+            return None;
+        }
+        ops::plain_access(op).or_else(|| ops::simd_access(op))
+    }
+
+    /// The bulk instruction `op` is when plain accesses are logged and bulk
+    /// instructions are not hooked as scheduling points anyway.
+    fn logged_bulk(&self, op: &wasmparser::Operator) -> Option<super::AccessKind> {
+        if !self.logs_accesses() || self.hooked_bulk(op).is_some() {
+            return None;
+        }
+        ops::bulk_access(op)
+    }
+
+    /// Stores `low | high << 32` (`low` pushes an i64, `high` is an i32
+    /// local) at `offset` past entry number `entry` of the access log.
+    fn emit_log_entry(
+        f: &mut Function,
+        entry: u32,
+        offset: u64,
+        high: u32,
+        low: &[Instruction<'_>],
+    ) {
+        f.instruction(&Instruction::LocalGet(entry));
+        f.instruction(&Instruction::I32Const(3));
+        f.instruction(&Instruction::I32Shl);
+        f.instruction(&Instruction::LocalGet(high));
+        f.instruction(&Instruction::I64ExtendI32U);
+        f.instruction(&Instruction::I64Const(32));
+        f.instruction(&Instruction::I64Shl);
+        for instruction in low {
+            f.instruction(instruction);
+        }
+        f.instruction(&Instruction::I64Or);
+        f.instruction(&Instruction::I64Store(wasm_encoder::MemArg {
+            offset: abi::ACCESS_LOG.entries + offset,
+            align: 3,
+            memory_index: 1,
+        }));
+    }
+
+    /// A plain access (or, with `bulk`, a `memory.copy` or `memory.fill`
+    /// whose operands are in `scratch.addr`, `scratch.i32s`) at `site`: a
+    /// scheduling point when the site's bit in the access log's bitmap is
+    /// set, else an entry (two for bulk) appended to the log, after asking
+    /// the host to empty a full one. (See [`abi::ACCESS_LOG`].)
+    fn emit_logged(
+        &mut self,
+        f: &mut Function,
+        site: i32,
+        scratch: &Scratch,
+        bulk: bool,
+    ) -> Result<()> {
+        let log = abi::ACCESS_LOG;
+        if site as u64 >= self.survey.site_bound {
+            return Err(Error::UserError(InstrumentError::Rewrite(format!(
+                "site {site} is past the {} the survey counted",
+                self.survey.site_bound
+            ))));
+        }
+        let memarg = |offset: u64, align: u32| wasm_encoder::MemArg {
+            offset,
+            align,
+            memory_index: 1,
+        };
+        let (dst, mid, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load8U(memarg(
+            log.flags + site as u64 / 8,
+            0,
+        )));
+        f.instruction(&Instruction::I32Const(1 << (site % 8)));
+        f.instruction(&Instruction::I32And);
+        f.instruction(&Instruction::If(BlockType::Empty));
+        if bulk {
+            for local in [dst, mid, len] {
+                f.instruction(&Instruction::LocalGet(local));
+            }
+            f.instruction(&Instruction::I32Const(site));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::BULK)));
+            f.instruction(&Instruction::If(BlockType::Empty));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
+            f.instruction(&Instruction::End);
+        } else {
+            self.emit_host_point(f, site, scratch);
+        }
+        f.instruction(&Instruction::Else);
+        let entries: i32 = if bulk { 2 } else { 1 };
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load(memarg(log.len, 2)));
+        f.instruction(&Instruction::LocalTee(scratch.entry));
+        f.instruction(&Instruction::I32Const(log.capacity as i32 - entries));
+        f.instruction(&Instruction::I32GtU);
+        f.instruction(&Instruction::If(BlockType::Empty));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::LOG_FULL)));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
+        f.instruction(&Instruction::End);
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::LocalSet(scratch.entry));
+        f.instruction(&Instruction::End);
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::LocalGet(scratch.entry));
+        f.instruction(&Instruction::I32Const(entries));
+        f.instruction(&Instruction::I32Add);
+        f.instruction(&Instruction::I32Store(memarg(log.len, 2)));
+        // entries[len] = site | addr << 32
+        let site_word = [Instruction::I64Const(i64::from(site as u32))];
+        Self::emit_log_entry(f, scratch.entry, 0, dst, &site_word);
+        if bulk {
+            // entries[len + 1] = len | src << 32
+            let len_word = [Instruction::LocalGet(len), Instruction::I64ExtendI32U];
+            Self::emit_log_entry(f, scratch.entry, 8, mid, &len_word);
+        }
+        f.instruction(&Instruction::End);
+        Ok(())
+    }
+
     /// Pushes the size of the shared memory the guest sees, in bytes (an
     /// i64 the host keeps current in the point buffer).
     fn emit_visible_size(f: &mut Function) {
@@ -358,9 +485,14 @@ impl<'s> Rewriter<'s> {
     fn define_point_buffer(&self, memories: &mut wasm_encoder::MemorySection) {
         // One-byte pages keep the memory small: the pooling allocator
         // clears all of it after every execution.
+        let bytes = if self.logs_accesses() {
+            abi::ACCESS_LOG.memory_bytes(self.survey.site_bound)
+        } else {
+            abi::POINT_BUFFER.bytes
+        };
         memories.memory(MemoryType {
-            minimum: abi::POINT_BUFFER.bytes,
-            maximum: Some(abi::POINT_BUFFER.bytes),
+            minimum: bytes,
+            maximum: Some(bytes),
             memory64: false,
             shared: false,
             page_size_log2: Some(0),
@@ -919,6 +1051,11 @@ impl Reencode for Rewriter<'_> {
                     self.emit_bulk(&mut f, site, &scratch);
                 }
                 self.emit_bounds_guard(&mut f, ranges, &scratch);
+                if let Some(kind) = self.logged_bulk(&op) {
+                    // The guard left the operands in the scratch locals.
+                    let site = self.site(kind, func, pos, 0, 0);
+                    self.emit_logged(&mut f, site, &scratch, true)?;
+                }
                 match op {
                     wasmparser::Operator::MemoryInit { data_index, .. }
                         if let Some(flag) = self.dropped_flag(data_index) =>
@@ -946,6 +1083,10 @@ impl Reencode for Rewriter<'_> {
                     let site =
                         self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
                     self.emit_point(&mut f, site, &scratch);
+                } else if let Some(logged) = self.logged(&op) {
+                    let site =
+                        self.site(logged.kind, func, pos, logged.memarg.offset, logged.width);
+                    self.emit_logged(&mut f, site, &scratch, false)?;
                 }
                 if self.shares_memory() {
                     Self::emit_access_check(&mut f, access, &scratch);

@@ -88,6 +88,9 @@ pub(crate) struct Survey {
     /// Whether any instruction changes a table (`table.set`, `table.grow`,
     /// `table.fill`, `table.copy`, `table.init`, `elem.drop`).
     pub mutates_tables: bool,
+    /// At least as many as the sites the rewrite can create: the memory
+    /// accesses, bulk instructions, waits, notifies and calls.
+    pub site_bound: u64,
 }
 
 impl Survey {
@@ -113,6 +116,7 @@ impl Survey {
             data_active: Vec::new(),
             data_named: Vec::new(),
             mutates_tables: false,
+            site_bound: 0,
         };
         let mut data_named = std::collections::BTreeSet::new();
         let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
@@ -274,7 +278,11 @@ impl Survey {
     ) -> Result<(), InstrumentError> {
         let mut reader = body.get_operators_reader()?;
         while !reader.eof() {
-            match reader.read()? {
+            let op = reader.read()?;
+            if may_have_site(&op) {
+                self.site_bound += 1;
+            }
+            match op {
                 Operator::MemoryInit { data_index, .. } => {
                     data_named.insert(data_index);
                 }
@@ -312,6 +320,24 @@ impl Survey {
             .and_then(|ty| self.func_sigs.get(*ty as usize)?.as_ref())
             .map_or(0, |(params, _)| params.len() as u32)
     }
+}
+
+/// Whether the rewrite may give `op` a site.
+fn may_have_site(op: &Operator) -> bool {
+    super::ops::memory_access(op).is_some()
+        || super::ops::bulk_access(op).is_some()
+        || matches!(
+            super::ops::replaced(op),
+            Some(
+                super::ops::Replaced::Wait32(_)
+                    | super::ops::Replaced::Wait64(_)
+                    | super::ops::Replaced::Notify(_)
+            )
+        )
+        || matches!(
+            op,
+            Operator::Call { .. } | Operator::CallIndirect { .. } | Operator::CallRef { .. }
+        )
 }
 
 fn multi_memory() -> InstrumentError {

@@ -12,6 +12,13 @@
 //! - a thread's exit happens before the join that sees it through the
 //!   atomics and the wait that the join uses, with no rule of its own.
 //!
+//! Races are between plain accesses only. A plain access to an address
+//! that atomics have accessed counts as an atomic access of the same kind:
+//! the program treats that word as a synchronisation variable (C libraries
+//! read lock words and thread states with plain loads, then fence or retry
+//! with an atomic), and a plain access to it before its first atomic one
+//! races with nothing atomic.
+//!
 //! Plain loads, stores and bulk operations are checked byte by byte, so
 //! accesses of different sizes that overlap are compared where they
 //! overlap. Each byte keeps its last write (an epoch and the site) and its
@@ -134,15 +141,15 @@ impl Detector {
     /// `thread` made an atomic access to `addr` (`writes`: one that may
     /// change memory).
     pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
-        if let Some(location) = self.atomics.get(&addr) {
-            let location = location.clone();
-            self.clock_mut(thread).join(&location);
-        }
+        let clock = self.clock_mut(thread).clone();
+        let location = self.atomics.entry(addr).or_default();
+        let mut joined = clock;
+        joined.join(location);
         if writes {
-            let clock = self.clock_mut(thread).clone();
-            self.atomics.entry(addr).or_default().join(&clock);
-            self.clock_mut(thread).tick(thread);
+            location.join(&joined);
+            joined.tick(thread);
         }
+        self.threads[thread as usize] = joined;
     }
 
     /// `thread` made a plain access at `site` to the `len` bytes from
@@ -156,6 +163,13 @@ impl Detector {
         addr: u32,
         len: u32,
     ) -> Option<Race> {
+        if self.atomics.contains_key(&addr) {
+            // A plain access to a word the program also accesses atomically
+            // is one of its synchronisation accesses (libc reads lock words
+            // and thread states with plain loads, then fences).
+            self.atomic(thread, addr, write);
+            return None;
+        }
         // Gives the thread a clock if it has none yet.
         self.clock_mut(thread);
         let clock = &self.threads[thread as usize];
@@ -312,6 +326,16 @@ mod tests {
             .expect("a race with thread 1's read");
         assert_eq!(race.earlier.thread, 1);
         assert!(!race.earlier.write);
+    }
+
+    #[test]
+    fn a_plain_access_to_an_atomic_word_synchronises_like_an_atomic() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        d.atomic(1, 200, true); // a thread's state: exited
+        assert_eq!(d.plain(0, 2, false, 200, 4), None, "no race on the word");
+        assert_eq!(d.plain(0, 3, false, 64, 4), None, "the read acquired");
     }
 
     #[test]

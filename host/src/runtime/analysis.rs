@@ -52,6 +52,17 @@ pub trait Analysis: Any {
         Interest::Keep
     }
 
+    /// `thread` made a plain access that is not a scheduling point (a
+    /// module loaded with
+    /// [`log_accesses`](crate::instrument::InstrumentOptions::log_accesses)).
+    /// The runtime reads a thread's logged accesses before any other hook
+    /// of that thread, so an analysis hears of them in the thread's program
+    /// order with its other accesses and events, though after the access
+    /// happened.
+    fn plain(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
+        let _ = (cx, thread, access);
+    }
+
     /// `thread` stands at a scheduling point that is not a memory access of
     /// its own (a time slice, a wait or notify, a spawn, a yield, an SDK
     /// event): another thread may run next.
@@ -175,6 +186,11 @@ pub enum Happening<'a> {
     Call(SiteId),
     /// The call at this site returned.
     Returned(SiteId),
+    /// It entered an atomic section (`weft.atomic_begin`, or a
+    /// `__VERIFIER_atomic_` function), outside any other.
+    AtomicBegin,
+    /// It left its outermost atomic section.
+    AtomicEnd,
     /// It began to sleep.
     SleepBegin,
     /// Its sleep ended.

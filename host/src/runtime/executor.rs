@@ -166,13 +166,22 @@ async fn run_thread(
     if let Some(visible) = visible
         && let Some(buffer) = instance.get_memory(&mut *store, abi::POINT_BUFFER.export)
     {
-        let base = buffer.data_ptr(&*store);
+        let (base, bytes) = (buffer.data_ptr(&*store), buffer.data_size(&*store));
         // SAFETY: the executor drains and forgets the buffer before the
         // thread's instance can run again or be dropped.
-        let points = unsafe { PointBuffer::new(base) };
+        let points = unsafe { PointBuffer::new(base, bytes) };
         points.set_visible_size(visible);
         let data = store.data();
-        data.exec.get().threads[data.tid as usize].points = Some(points);
+        let mut exec = data.exec.get();
+        if let Some(bitmap) = &exec.log_bitmap {
+            if !points.holds_log(bitmap.len()) {
+                return Err(wasmtime::Error::new(SetupError(
+                    "the module's point buffer has no room for its access log".into(),
+                )));
+            }
+            points.start_log(bitmap);
+        }
+        exec.threads[data.tid as usize].points = Some(points);
     }
     match entry {
         Entry::Main => {
@@ -208,6 +217,9 @@ pub(super) fn run(
         config.random_seed,
     ));
     exec.get().install(analyses);
+    exec.get().log_bitmap = program
+        .access_log
+        .map(|sites| scheduled_sites(sites, &config.point_sites));
     let main = exec.get().add_thread();
     exec.get().begin_analyses();
     let ended = exec.get().end.is_some();
@@ -216,6 +228,19 @@ pub(super) fn run(
     }
     let state = exec.end().expect("the execution began above");
     finish(state)
+}
+
+/// The bitmap of the `sites` sites of a module that logs its accesses, with
+/// the bits of `scheduled` set (see [`crate::abi::ACCESS_LOG`]); sites past
+/// the bitmap are ignored.
+fn scheduled_sites(sites: u64, scheduled: &[crate::instrument::SiteId]) -> Box<[u8]> {
+    let mut bitmap = vec![0u8; sites.div_ceil(8) as usize].into_boxed_slice();
+    for &site in scheduled {
+        if let Some(byte) = bitmap.get_mut(site as usize / 8) {
+            *byte |= 1 << (site % 8);
+        }
+    }
+    bitmap
 }
 
 fn drive(

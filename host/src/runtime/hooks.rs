@@ -276,6 +276,15 @@ fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<()> {
     Ok(())
 }
 
+/// `weft_rt.log_full`: the thread's access log is full; the analyses read
+/// it. Returns whether the thread must park (the execution ended).
+fn log_full(caller: Caller<'_, ThreadData>) -> i32 {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    exec.drain_log(me);
+    i32::from(exec.end.is_some())
+}
+
 /// `weft_rt.unreachable`: the guest's `unreachable` trap.
 fn unreachable(_caller: Caller<'_, ThreadData>) -> Result<()> {
     Err(wasmtime::Trap::UnreachableCodeReached.into())
@@ -350,6 +359,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_SIZE.name, memory_size)?;
     linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
     linker.func_wrap(abi::RT_MODULE, abi::UNREACHABLE.name, unreachable)?;
+    linker.func_wrap(abi::RT_MODULE, abi::LOG_FULL.name, log_full)?;
     linker.func_wrap(
         abi::RT_MODULE,
         abi::RT_CALL.name,

@@ -29,6 +29,7 @@ pub use analysis::{Analysis, Reports};
 pub use outcome::{BlockedThread, Outcome};
 
 use crate::abi;
+use crate::debuginfo::symbols::LazySymbols;
 use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};
 use crate::sched::Scheduler;
 use crate::trace::{Event, ThreadId, TraceHash};
@@ -98,6 +99,11 @@ pub struct RunConfig {
     pub random_seed: u64,
     /// Bounds on the execution.
     pub limits: Limits,
+    /// The plain-access sites that are scheduling points in this execution,
+    /// of a module that logs its plain accesses (see
+    /// [`InstrumentOptions::log_accesses`]); the others are only logged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub point_sites: Vec<instrument::SiteId>,
 }
 
 impl Default for RunConfig {
@@ -106,6 +112,7 @@ impl Default for RunConfig {
             args: vec!["main.wasm".into()],
             random_seed: 0,
             limits: Limits::default(),
+            point_sites: Vec::new(),
         }
     }
 }
@@ -259,6 +266,11 @@ pub struct Program {
     exec: ExecHandle,
     /// The functions the module imports, as (module, name).
     imported_funcs: Vec<(String, String)>,
+    /// When the module logs its plain accesses: the sites its bitmap of
+    /// scheduled sites covers.
+    access_log: Option<u64>,
+    /// Names of the module's code and data, for reports.
+    symbols: Arc<LazySymbols>,
 }
 
 /// Fuel between two time-slice scheduling points of a thread that reaches
@@ -365,6 +377,8 @@ impl Program {
             warm_threads: Vec::new(),
             exec: ExecHandle::idle(),
             imported_funcs: out.imported_funcs,
+            access_log: out.access_log,
+            symbols: Arc::new(LazySymbols::new(wasm)),
         })
     }
 
@@ -387,6 +401,8 @@ impl Program {
             warm_threads: Vec::new(),
             exec: ExecHandle::idle(),
             imported_funcs: self.imported_funcs.clone(),
+            access_log: self.access_log,
+            symbols: self.symbols.clone(),
         }
     }
 
@@ -465,6 +481,16 @@ impl Program {
     /// The code sites of the instrumented module.
     pub fn sites(&self) -> &SiteTable {
         &self.sites
+    }
+
+    /// The code sites, shared.
+    pub fn shared_sites(&self) -> Arc<SiteTable> {
+        self.sites.clone()
+    }
+
+    /// Names of the module's functions, source lines and variables.
+    pub fn symbols(&self) -> &Arc<LazySymbols> {
+        &self.symbols
     }
 
     /// Runs the module once under `scheduler`, with no analysis.

@@ -3,9 +3,11 @@
 //! (one thread can run), weft grants the running thread a budget of
 //! scheduling points it passes inside wasm, appending them to a buffer in
 //! its instance's private memory; the host reads them back, in order,
-//! before it records anything else of that thread.
+//! before it records anything else of that thread. In a module that logs
+//! its plain accesses, the same memory holds the access log (see
+//! [`crate::abi::ACCESS_LOG`]).
 
-use crate::abi::POINT_BUFFER;
+use crate::abi::{ACCESS_LOG, POINT_BUFFER};
 use crate::instrument::SiteId;
 
 /// Points a budget covers at most (the time limit is checked between
@@ -15,27 +17,72 @@ pub(crate) const MAX_BUDGET: u64 = 256;
 // Every entry a budget can fill lies within the buffer.
 const _: () = assert!(POINT_BUFFER.entries + 8 * MAX_BUDGET <= POINT_BUFFER.bytes);
 
-/// A thread's point buffer: the base of its instance's `weft_points`
-/// memory.
+/// A thread's point buffer: its instance's `weft_points` memory.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct PointBuffer(*mut u8);
+pub(crate) struct PointBuffer {
+    base: *mut u8,
+    /// The memory's size in bytes.
+    bytes: usize,
+}
 
 impl PointBuffer {
-    /// The buffer at `base`.
+    /// The buffer of `bytes` bytes at `base`.
     ///
     /// # Safety
     ///
     /// `base` must point to the `weft_points` memory of the
-    /// thread's instance, and the buffer must not be used once that
-    /// instance is gone.
-    pub unsafe fn new(base: *mut u8) -> Self {
-        PointBuffer(base)
+    /// thread's instance, `bytes` must be its size, and the buffer must not
+    /// be used once that instance is gone.
+    pub unsafe fn new(base: *mut u8, bytes: usize) -> Self {
+        assert!(
+            bytes as u64 >= POINT_BUFFER.bytes,
+            "a point buffer is a page"
+        );
+        PointBuffer { base, bytes }
     }
 
     fn word(&self, offset: u64) -> *mut u32 {
         // SAFETY: the layout's offsets lie within the buffer's page, and the
         // memory is 4-byte aligned (page aligned).
-        unsafe { self.0.add(offset as usize).cast::<u32>() }
+        unsafe { self.base.add(offset as usize).cast::<u32>() }
+    }
+
+    /// Whether the memory is large enough for an access log whose bitmap of
+    /// scheduled sites has `bitmap` bytes.
+    pub fn holds_log(&self, bitmap: usize) -> bool {
+        ACCESS_LOG.flags as usize + bitmap <= self.bytes
+    }
+
+    /// Empties the access log and sets the bitmap of the sites whose
+    /// plain accesses are scheduling points.
+    pub fn start_log(&self, scheduled: &[u8]) {
+        assert!(self.holds_log(scheduled.len()), "the bitmap fits the log");
+        // SAFETY: `new`'s contract; the thread is not running, and the
+        // bitmap fits (checked above).
+        unsafe {
+            self.word(ACCESS_LOG.len).write(0);
+            std::ptr::copy_nonoverlapping(
+                scheduled.as_ptr(),
+                self.base.add(ACCESS_LOG.flags as usize),
+                scheduled.len(),
+            );
+        }
+    }
+
+    /// Hands `visit` every word the thread logged since the last call,
+    /// oldest first, and empties the log.
+    pub fn drain_log(&self, mut visit: impl FnMut(u64)) {
+        // SAFETY: `new`'s contract; the thread is in a host call or
+        // finished; the entries below the capacity lie within the log (a
+        // module that logs has the memory `holds_log` checked at start).
+        unsafe {
+            let len = u64::from(self.word(ACCESS_LOG.len).read()).min(ACCESS_LOG.capacity);
+            self.word(ACCESS_LOG.len).write(0);
+            let entries = self.base.add(ACCESS_LOG.entries as usize).cast::<u64>();
+            for n in 0..len as usize {
+                visit(entries.add(n).read());
+            }
+        }
     }
 
     /// Tells the thread the size of the shared memory the guest sees.
@@ -44,7 +91,7 @@ impl PointBuffer {
         // runs), so nothing else touches the buffer; the offset is 8-byte
         // aligned.
         unsafe {
-            self.0
+            self.base
                 .add(POINT_BUFFER.size as usize)
                 .cast::<u64>()
                 .write(bytes as u64)

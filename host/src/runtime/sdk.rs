@@ -123,13 +123,20 @@ fn atomic_begin(caller: Caller<'_, ThreadData>) {
     exec.drain_points(me);
     let depth = &mut exec.threads[me as usize].atomic_depth;
     *depth = depth.saturating_add(1);
+    if *depth == 1 {
+        exec.happened(me, Happening::AtomicBegin);
+    }
 }
 
 fn atomic_end(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let depth = &mut exec.threads[me as usize].atomic_depth;
+    let outermost = *depth == 1;
     *depth = depth.saturating_sub(1);
+    if outermost {
+        exec.happened(me, Happening::AtomicEnd);
+    }
 }
 
 /// The `weft` SDK imports the runtime provides itself; analyses link the

@@ -151,6 +151,12 @@ pub(crate) struct ExecState {
     enabled: Vec<ThreadView>,
     /// Some thread's state changed since `enabled` was computed.
     enabled_stale: bool,
+    /// When the module logs its plain accesses: the bitmap of the sites
+    /// whose accesses are scheduling points in this execution (see
+    /// [`crate::abi::ACCESS_LOG`]).
+    pub log_bitmap: Option<Box<[u8]>>,
+    /// The words read from a thread's access log, kept between reads.
+    log_words: Vec<u64>,
 }
 
 impl ExecState {
@@ -196,6 +202,8 @@ impl ExecState {
             memory: None,
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
+            log_bitmap: None,
+            log_words: Vec::new(),
         }
     }
 
@@ -249,6 +257,7 @@ impl ExecState {
     /// Tells the analyses that `me` did `what`.
     #[inline]
     pub fn happened(&mut self, me: ThreadId, what: Happening<'_>) {
+        self.drain_log(me);
         self.each_analysis(|a, cx| a.happened(cx, me, &what));
     }
 
@@ -256,6 +265,7 @@ impl ExecState {
     /// not an access of its own.
     #[inline]
     pub fn point_reached(&mut self, me: ThreadId) {
+        self.drain_log(me);
         self.each_analysis(|a, cx| a.point(cx, me));
     }
 
@@ -263,6 +273,7 @@ impl ExecState {
     /// stays a scheduling point.
     #[inline]
     pub fn access(&mut self, me: ThreadId, access: &Access) -> Interest {
+        self.drain_log(me);
         let mut interest = Interest::Keep;
         self.each_analysis(|a, cx| {
             if a.access(cx, me, access) == Interest::Ignore {
@@ -345,6 +356,7 @@ impl ExecState {
     /// Records the scheduling points thread `me` passed inside wasm on its
     /// budget (each a step), and takes the rest of the budget back.
     pub fn drain_points(&mut self, me: ThreadId) {
+        self.drain_log(me);
         let Some(buffer) = self.threads[me as usize].points else {
             return;
         };
@@ -371,6 +383,57 @@ impl ExecState {
                 .extend(std::iter::repeat_n(me, passed as usize));
             self.scheduler.keeps_passed(passed);
         }
+    }
+
+    /// Tells the analyses the plain accesses thread `me` logged since its
+    /// last hook (modules that log their accesses), in order, and empties
+    /// its log. Stops early if an analysis ends the execution.
+    pub fn drain_log(&mut self, me: ThreadId) {
+        if self.log_bitmap.is_none() {
+            return;
+        }
+        let Some(buffer) = self.threads.get(me as usize).and_then(|t| t.points) else {
+            return;
+        };
+        let mut words = std::mem::take(&mut self.log_words);
+        words.clear();
+        buffer.drain_log(|word| words.push(word));
+        let mut rest = words.iter();
+        while let Some(&word) = rest.next() {
+            let (site, operand) = (word as u32, (word >> 32) as u32);
+            let Some(info) = self.sites.get(site).copied() else {
+                self.finish(Outcome::HostError(format!(
+                    "instrumentation error: unknown logged site {site}"
+                )));
+                break;
+            };
+            let access = match info.kind {
+                AccessKind::Copy | AccessKind::Fill => {
+                    let extra = rest.next().copied().unwrap_or_default();
+                    Access {
+                        site,
+                        kind: info.kind,
+                        width: 0,
+                        addr: operand,
+                        len: extra as u32,
+                        src: (extra >> 32) as u32,
+                    }
+                }
+                kind => Access {
+                    site,
+                    kind,
+                    width: info.width,
+                    addr: info.address(operand as i32),
+                    len: u32::from(info.width),
+                    src: 0,
+                },
+            };
+            self.each_analysis(|a, cx| a.plain(cx, me, &access));
+            if self.end.is_some() {
+                break;
+            }
+        }
+        self.log_words = words;
     }
 
     /// Records an event of thread `me` (after the points it passed on its

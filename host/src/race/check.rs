@@ -1,0 +1,219 @@
+//! The race check: an [`Analysis`] that feeds every access of an execution
+//! to a [`Detector`] and reports the races it finds, as a failure
+//! ([`RaceMode::Fail`]) or in its report ([`RaceMode::Schedule`]).
+//!
+//! An access at a scheduling point happens when its thread goes on, not
+//! when it reaches the point: other threads may run in between. So the
+//! check keeps each thread's access at a point pending and applies it at
+//! that thread's next hook, which comes after it ran (the runtime reads a
+//! thread's logged plain accesses before any other hook of the thread, so
+//! they arrive after the pending access and in program order).
+
+use super::RaceMode;
+use super::detector::{Detector, Race};
+use crate::debuginfo::symbols::LazySymbols;
+use crate::failure::{Failure, FailureKind};
+use crate::instrument::{AccessKind, SiteId, SiteTable};
+use crate::runtime::Outcome;
+use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Interest, Report};
+use crate::trace::ThreadId;
+use std::sync::Arc;
+
+/// The address the atomic sections of all threads synchronise on, as if
+/// they took one lock (no guest atomic can be at an address this high and
+/// aligned to 4).
+const ATOMIC_SECTIONS: u32 = u32::MAX;
+
+/// The races of one execution, in the order they were found, each pair of
+/// sites once.
+#[derive(Clone, Debug, Default)]
+pub struct RaceReport {
+    /// The races.
+    pub races: Vec<Race>,
+}
+
+impl RaceReport {
+    /// The plain-access sites of the races, ascending, each once: where
+    /// switching threads may matter.
+    pub fn plain_sites(&self, sites: &SiteTable) -> Vec<SiteId> {
+        let mut found: Vec<SiteId> = self
+            .races
+            .iter()
+            .flat_map(|r| [r.earlier.site, r.later.site])
+            .filter(|&site| sites.get(site).is_some_and(|s| is_plain(s.kind)))
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+}
+
+/// Whether `kind` is a plain (non-atomic) access.
+fn is_plain(kind: AccessKind) -> bool {
+    matches!(
+        kind,
+        AccessKind::Load | AccessKind::Store | AccessKind::Copy | AccessKind::Fill
+    )
+}
+
+/// The race check of one execution.
+pub struct RaceCheck {
+    detector: Detector,
+    mode: RaceMode,
+    sites: Arc<SiteTable>,
+    symbols: Arc<LazySymbols>,
+    /// Each thread's access at its last scheduling point, not applied yet.
+    pending: Vec<Option<Access>>,
+    report: RaceReport,
+}
+
+impl RaceCheck {
+    /// A check that reports races as `mode` says, naming sites of `sites`
+    /// through `symbols`.
+    pub fn new(mode: RaceMode, sites: Arc<SiteTable>, symbols: Arc<LazySymbols>) -> Self {
+        RaceCheck {
+            detector: Detector::new(),
+            mode,
+            sites,
+            symbols,
+            pending: Vec::new(),
+            report: RaceReport::default(),
+        }
+    }
+
+    /// Applies `thread`'s pending access, which has happened by now.
+    fn settle(&mut self, cx: &mut Cx<'_>, thread: ThreadId) {
+        if let Some(access) = self.pending.get_mut(thread as usize).and_then(Option::take) {
+            self.apply(cx, thread, &access);
+        }
+    }
+
+    fn apply(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
+        let race = match access.kind {
+            AccessKind::Load | AccessKind::Store => self.detector.plain(
+                thread,
+                access.site,
+                access.kind.writes(),
+                access.addr,
+                access.len,
+            ),
+            AccessKind::Fill => {
+                self.detector
+                    .plain(thread, access.site, true, access.addr, access.len)
+            }
+            AccessKind::Copy => self
+                .detector
+                .plain(thread, access.site, false, access.src, access.len)
+                .or(self
+                    .detector
+                    .plain(thread, access.site, true, access.addr, access.len)),
+            AccessKind::AtomicLoad
+            | AccessKind::AtomicStore
+            | AccessKind::AtomicRmw
+            | AccessKind::AtomicXchg
+            | AccessKind::AtomicCmpxchg => {
+                self.detector
+                    .atomic(thread, access.addr, access.kind.writes());
+                None
+            }
+            AccessKind::Wait | AccessKind::Notify | AccessKind::Call => None,
+        };
+        if let Some(race) = race {
+            self.found(cx, race);
+        }
+    }
+
+    fn found(&mut self, cx: &mut Cx<'_>, race: Race) {
+        let pair = |r: &Race| (r.earlier.site, r.later.site);
+        if self.report.races.iter().any(|r| pair(r) == pair(&race)) {
+            return;
+        }
+        self.report.races.push(race);
+        if self.mode == RaceMode::Fail {
+            let view = cx.view();
+            let message = self.describe(&race, |t| view.thread_label(t));
+            cx.finish(Outcome::Reported(Failure {
+                kind: FailureKind::DataRace,
+                message,
+                thread: race.later.thread,
+            }));
+        }
+    }
+
+    /// The race in words: both accesses, their threads and code.
+    fn describe(&self, race: &Race, label: impl Fn(ThreadId) -> String) -> String {
+        let side = |access: &super::RacingAccess| {
+            let site = self.sites.get(access.site);
+            let what = match site.map(|s| s.kind) {
+                Some(AccessKind::Copy) if access.write => "memory.copy wrote".to_string(),
+                Some(AccessKind::Copy) => "memory.copy read".to_string(),
+                Some(AccessKind::Fill) => "memory.fill wrote".to_string(),
+                Some(_) => {
+                    let width = site.map_or(0, |s| s.width);
+                    let verb = if access.write { "wrote" } else { "read" };
+                    format!("{verb} {width} bytes")
+                }
+                None => "accessed".to_string(),
+            };
+            let place = site.map_or("?".to_string(), |s| self.symbols.describe(s));
+            format!(
+                "thread {} ({}) {what} at {place}",
+                access.thread,
+                label(access.thread)
+            )
+        };
+        format!(
+            "data race on {:#x}{}: {}, and {}, with nothing ordering the two",
+            race.addr,
+            self.symbols
+                .variable_at(race.addr)
+                .map_or(String::new(), |v| format!(" (`{v}`)")),
+            side(&race.earlier),
+            side(&race.later),
+        )
+    }
+}
+
+impl Analysis for RaceCheck {
+    fn needs_every_point(&self) -> bool {
+        true
+    }
+
+    fn plain(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
+        self.settle(cx, thread);
+        self.apply(cx, thread, access);
+    }
+
+    fn access(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) -> Interest {
+        self.settle(cx, thread);
+        let slot = thread as usize;
+        if self.pending.len() <= slot {
+            self.pending.resize(slot + 1, None);
+        }
+        self.pending[slot] = Some(*access);
+        Interest::Keep
+    }
+
+    fn point(&mut self, cx: &mut Cx<'_>, thread: ThreadId) {
+        self.settle(cx, thread);
+    }
+
+    fn happened(&mut self, cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
+        // `Reached` tells of the point whose access is pending: it has not
+        // happened yet.
+        if !matches!(what, Happening::Reached(_)) {
+            self.settle(cx, thread);
+        }
+        match *what {
+            Happening::Spawned { child } => self.detector.spawn(thread, child),
+            Happening::Woke { woken, .. } => self.detector.wake(thread, woken),
+            Happening::AtomicBegin => self.detector.atomic(thread, ATOMIC_SECTIONS, false),
+            Happening::AtomicEnd => self.detector.atomic(thread, ATOMIC_SECTIONS, true),
+            _ => {}
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Option<Report> {
+        Some(Arc::new(self.report))
+    }
+}
