@@ -19,19 +19,15 @@
 //! with an atomic), and a plain access to it before its first atomic one
 //! races with nothing atomic.
 //!
-//! Plain loads, stores and bulk operations are checked byte by byte, so
-//! accesses of different sizes that overlap are compared where they
-//! overlap. Each byte keeps its last write (an epoch and the site) and its
-//! reads since that write: one epoch while the reads are ordered, one time
-//! per thread while they are concurrent (FastTrack's adaptive read set).
+//! Plain loads, stores and bulk operations are checked byte by byte (see
+//! [`super::shadow`]), so accesses of different sizes that overlap are
+//! compared where they overlap.
 
+use super::shadow::ShadowMemory;
 use crate::instrument::SiteId;
 use crate::trace::ThreadId;
-use crate::trace::clock::{Epoch, VectorClock};
-use std::collections::HashMap;
-
-/// Bytes of one page of shadow memory.
-const PAGE: u64 = 4096;
+use crate::trace::clock::VectorClock;
+use rustc_hash::FxHashMap;
 
 /// One side of a race.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,17 +38,6 @@ pub struct RacingAccess {
     pub site: SiteId,
     /// Whether it wrote.
     pub write: bool,
-}
-
-impl RacingAccess {
-    /// The access of `epoch`'s thread at `site`.
-    fn at(epoch: Epoch, site: SiteId, write: bool) -> Self {
-        RacingAccess {
-            thread: epoch.thread,
-            site,
-            write,
-        }
-    }
 }
 
 /// Two accesses to one byte by different threads, at least one a write,
@@ -67,33 +52,15 @@ pub struct Race {
     pub later: RacingAccess,
 }
 
-/// The reads of a byte since its last write.
-#[derive(Clone, Debug, Default)]
-enum Reads {
-    #[default]
-    None,
-    /// Reads ordered one after the other: the last one.
-    One(Epoch, SiteId),
-    /// Concurrent reads: each reading thread's last read.
-    Many(Vec<(Epoch, SiteId)>),
-}
-
-/// What one byte of memory remembers.
-#[derive(Clone, Debug, Default)]
-struct Shadow {
-    write: Option<(Epoch, SiteId)>,
-    reads: Reads,
-}
-
 /// The happens-before state of one execution.
 #[derive(Debug)]
 pub struct Detector {
     /// Each thread's clock, by id.
     threads: Vec<VectorClock>,
     /// Each atomic address's clock: what its writers knew.
-    atomics: HashMap<u32, VectorClock>,
-    /// Shadow memory of the plain accesses, by page.
-    pages: HashMap<u64, Box<[Shadow]>>,
+    atomics: FxHashMap<u32, VectorClock>,
+    /// What each byte remembers of its plain accesses.
+    shadow: ShadowMemory,
 }
 
 impl Default for Detector {
@@ -109,8 +76,8 @@ impl Detector {
         main.tick(0);
         Detector {
             threads: vec![main],
-            atomics: HashMap::new(),
-            pages: HashMap::new(),
+            atomics: FxHashMap::default(),
+            shadow: ShadowMemory::default(),
         }
     }
 
@@ -173,87 +140,22 @@ impl Detector {
         // Gives the thread a clock if it has none yet.
         self.clock_mut(thread);
         let clock = &self.threads[thread as usize];
-        let now = Epoch::of(thread, clock);
         let later = RacingAccess {
             thread,
             site,
             write,
         };
-        let mut first = None;
-        let end = u64::from(addr) + u64::from(len);
-        let mut byte = u64::from(addr);
-        while byte < end {
-            let page_start = byte / PAGE * PAGE;
-            let page_end = end.min(page_start + PAGE);
-            let shadows = self
-                .pages
-                .entry(byte / PAGE)
-                .or_insert_with(|| vec![Shadow::default(); PAGE as usize].into_boxed_slice());
-            for at in byte..page_end {
-                let shadow = &mut shadows[(at - page_start) as usize];
-                let earlier = if write {
-                    shadow.write(now, site, clock)
-                } else {
-                    shadow.read(now, site, clock)
-                };
-                if first.is_none()
-                    && let Some(earlier) = earlier
-                {
-                    first = Some(Race {
-                        addr: at as u32,
-                        earlier,
-                        later,
-                    });
-                }
-            }
-            byte = page_end;
-        }
-        first
-    }
-}
-
-impl Shadow {
-    /// A read at epoch `now` by the thread whose clock is `clock`: the
-    /// write it races with, if any.
-    fn read(&mut self, now: Epoch, site: SiteId, clock: &VectorClock) -> Option<RacingAccess> {
-        let race = self
-            .write
-            .filter(|(epoch, _)| !epoch.happened_before(clock))
-            .map(|(epoch, site)| RacingAccess::at(epoch, site, true));
-        self.reads = match std::mem::take(&mut self.reads) {
-            Reads::None => Reads::One(now, site),
-            Reads::One(last, _) if last.thread == now.thread || last.happened_before(clock) => {
-                Reads::One(now, site)
-            }
-            Reads::One(last, last_site) => Reads::Many(vec![(last, last_site), (now, site)]),
-            Reads::Many(mut reads) => {
-                match reads.iter_mut().find(|(e, _)| e.thread == now.thread) {
-                    Some(entry) => *entry = (now, site),
-                    None => reads.push((now, site)),
-                }
-                Reads::Many(reads)
-            }
-        };
-        race
-    }
-
-    /// A write at epoch `now` by the thread whose clock is `clock`: the
-    /// access it races with, if any (a write before a read).
-    fn write(&mut self, now: Epoch, site: SiteId, clock: &VectorClock) -> Option<RacingAccess> {
-        let unordered = |epoch: &Epoch| epoch.thread != now.thread && !epoch.happened_before(clock);
-        let write_race = self
-            .write
-            .filter(|(epoch, _)| unordered(epoch))
-            .map(|(epoch, site)| RacingAccess::at(epoch, site, true));
-        let read_race = match &self.reads {
-            Reads::None => None,
-            Reads::One(epoch, site) => unordered(epoch).then_some((*epoch, *site)),
-            Reads::Many(reads) => reads.iter().copied().find(|(epoch, _)| unordered(epoch)),
-        }
-        .map(|(epoch, site)| RacingAccess::at(epoch, site, false));
-        self.write = Some((now, site));
-        self.reads = Reads::None;
-        write_race.or(read_race)
+        self.shadow
+            .access(thread, clock, site, write, addr, len)
+            .map(|earlier| Race {
+                addr: earlier.addr,
+                earlier: RacingAccess {
+                    thread: earlier.thread,
+                    site: earlier.site,
+                    write: earlier.write,
+                },
+                later,
+            })
     }
 }
 
@@ -360,7 +262,7 @@ mod tests {
     fn accesses_across_a_page_boundary_are_all_recorded() {
         let mut d = Detector::new();
         d.spawn(0, 1);
-        let page = PAGE as u32;
+        let page = 4096;
         assert_eq!(d.plain(1, 1, true, page - 2, 4), None);
         let race = d.plain(0, 2, false, page + 1, 1).expect("a race");
         assert_eq!(race.addr, page + 1);

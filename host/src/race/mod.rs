@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod detector;
+mod shadow;
 
 pub use check::{RaceCheck, RaceReport};
 pub use detector::{Detector, Race, RacingAccess};
