@@ -224,21 +224,29 @@ pub struct PointBuffer {
     pub entries: u64,
 }
 
-/// Where a module instrumented for race detection logs its plain accesses
-/// to the shared memory, in the same memory as [`POINT_BUFFER`]: `len` (an
-/// i32) counts the entries written at `entries` since the host last read
-/// them, each an i64 `site | addr << 32` (the guest's address operand, before
-/// the site's static offset); `memory.copy` and `memory.fill` write a second
-/// entry, `len | src << 32`. When `capacity` entries would be passed, the
-/// guest calls [`LOG_FULL`] first. After the entries, a bitmap with one bit
-/// per site (bit `site % 8` of byte `flags + site / 8`) says which plain
-/// accesses are scheduling points in this execution: those call
-/// [`POINT`] instead of logging.
+/// Where a module instrumented to log its accesses (for race detection)
+/// logs them, in the same memory as [`POINT_BUFFER`]: a ring of `capacity`
+/// i64 entries at `entries`, each `site | addr << 32` (the guest's address
+/// operand, before the site's static offset); `memory.copy` and
+/// `memory.fill` add a second entry, `len | src << 32`. `len` (an i32)
+/// counts the entries the thread ever wrote, so entry `n` is at `n %
+/// capacity`; `read` (an i32 only the host uses) counts those the host
+/// read. Every plain access to the shared memory is logged, and so is every
+/// access at a scheduling point, after the point (whether the host or a
+/// budget passed it). Each time `len` passes a multiple of `flush_every`,
+/// the guest calls [`LOG_FULL`], so the host reads the log before it wraps;
+/// that call depends only on the thread's own accesses, so the fuel a
+/// thread spends does not depend on when the host read its log. After the
+/// entries, a bitmap with one bit per site (bit `site % 8` of byte `flags +
+/// site / 8`) says which plain accesses are scheduling points in this
+/// execution: those call [`POINT`] (or [`BULK`]) before they are logged.
 pub const ACCESS_LOG: AccessLog = AccessLog {
     len: 16,
+    read: 20,
     entries: 4096,
-    capacity: 2048,
-    flags: 4096 + 8 * 2048,
+    capacity: 4096,
+    flush_every: 2048,
+    flags: 4096 + 8 * 4096,
 };
 
 /// The layout of [`ACCESS_LOG`].
@@ -246,10 +254,15 @@ pub const ACCESS_LOG: AccessLog = AccessLog {
 pub struct AccessLog {
     /// Offset of the number of entries written (i32).
     pub len: u64,
+    /// Offset of the number of entries read (i32).
+    pub read: u64,
     /// Offset of the first entry.
     pub entries: u64,
-    /// How many entries fit.
+    /// How many entries the ring holds (a power of two).
     pub capacity: u64,
+    /// Entries between two calls of [`LOG_FULL`] (a power of two, at most
+    /// half the capacity).
+    pub flush_every: u64,
     /// Offset of the bitmap of sites that are scheduling points.
     pub flags: u64,
 }
@@ -261,8 +274,9 @@ impl AccessLog {
     }
 }
 
-/// `log_full() -> i32`: the access log (see [`ACCESS_LOG`]) is full; the
-/// host reads and empties it. Returns non-zero when the guest must call
+/// `log_full() -> i32`: the thread wrote another
+/// [`AccessLog::flush_every`] entries to its access log (see
+/// [`ACCESS_LOG`]); the host reads them. Returns non-zero when the guest must call
 /// [`PARK`] because the execution ended (a race was found, say).
 pub const LOG_FULL: Signature = Signature {
     name: "log_full",

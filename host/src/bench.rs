@@ -4,6 +4,8 @@
 //! `weft bench` prints them; run it on a release build.
 
 use crate::execution::Setup;
+use crate::instrument::InstrumentOptions;
+use crate::race::RaceMode;
 use crate::runtime::{Outcome, Program};
 use crate::sched::{ScheduleError, Scheduler, Strategy, ThreadView};
 use crate::trace::ThreadId;
@@ -112,6 +114,9 @@ pub struct BenchReport {
     /// Executions per second of the module given, PCT with `explore`'s
     /// default depth: fewer context switches than random.
     pub pct_executions_per_second: f64,
+    /// Executions per second of the module given, random strategy, with
+    /// the race check on (`--races fail`, the default of `explore`).
+    pub race_executions_per_second: f64,
     /// Executions measured per strategy.
     pub executions: u64,
 }
@@ -124,6 +129,13 @@ pub struct BenchReport {
 pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
     // A module that cannot load fails before the micro benchmarks run.
     let mut program = crate::execution::load(module, Default::default())?;
+    let mut logging = crate::execution::load(
+        module,
+        InstrumentOptions {
+            log_accesses: true,
+            ..Default::default()
+        },
+    )?;
     let per = |d: Duration, n: u64| d.as_nanos() as f64 / n as f64;
     // Baseline: the same loop with a non-atomic load (no scheduling point).
     let (base, _) = time_module(
@@ -150,8 +162,24 @@ pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
         hook_ns,
         decision_ns,
         switch_ns,
-        executions_per_second: executions_per_second(&mut program, Strategy::Random, executions)?,
-        pct_executions_per_second: executions_per_second(&mut program, Strategy::Pct, executions)?,
+        executions_per_second: executions_per_second(
+            &mut program,
+            Strategy::Random,
+            RaceMode::Off,
+            executions,
+        )?,
+        pct_executions_per_second: executions_per_second(
+            &mut program,
+            Strategy::Pct,
+            RaceMode::Off,
+            executions,
+        )?,
+        race_executions_per_second: executions_per_second(
+            &mut logging,
+            Strategy::Random,
+            RaceMode::Fail,
+            executions,
+        )?,
         executions,
     })
 }
@@ -161,9 +189,11 @@ pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
 fn executions_per_second(
     program: &mut Program,
     strategy: Strategy,
+    races: RaceMode,
     executions: u64,
 ) -> anyhow::Result<f64> {
-    let options = crate::explore::ExploreOptions::default();
+    let mut options = crate::explore::ExploreOptions::default();
+    options.run.races = races;
     let mut turns = crate::explore::turns::Turns::new(strategy, options.pct_depth);
     let mut run = |index| {
         let seed = crate::explore::execution_seed(options.seed, index);

@@ -12,7 +12,11 @@ fn bench_reports_every_figure_for_a_sample() {
         let ns = report[field].as_f64().unwrap();
         assert!(ns.is_finite() && ns >= 0.0, "{field}: {ns}");
     }
-    for field in ["executions_per_second", "pct_executions_per_second"] {
+    for field in [
+        "executions_per_second",
+        "pct_executions_per_second",
+        "race_executions_per_second",
+    ] {
         let rate = report[field].as_f64().unwrap();
         assert!(rate.is_finite() && rate > 0.0, "{field}: {rate}");
     }

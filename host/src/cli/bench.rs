@@ -32,6 +32,7 @@ pub fn run(args: BenchArgs) -> Result<u8> {
                 "switch_ns": report.switch_ns,
                 "executions_per_second": report.executions_per_second,
                 "pct_executions_per_second": report.pct_executions_per_second,
+                "race_executions_per_second": report.race_executions_per_second,
                 "executions": report.executions,
             })
         );
@@ -58,6 +59,12 @@ pub fn run(args: BenchArgs) -> Result<u8> {
             "executions of {}, pct:    {:>8.0} /s ({} executions)",
             args.module.display(),
             report.pct_executions_per_second,
+            report.executions
+        );
+        println!(
+            "executions of {}, random, race check: {:>8.0} /s ({} executions)",
+            args.module.display(),
+            report.race_executions_per_second,
             report.executions
         );
     }

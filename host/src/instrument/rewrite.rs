@@ -239,67 +239,28 @@ impl<'s> Rewriter<'s> {
         ops::bulk_access(op)
     }
 
-    /// Stores `low | high << 32` (`low` pushes an i64, `high` is an i32
-    /// local) at `offset` past entry number `entry` of the access log.
-    fn emit_log_entry(
-        f: &mut Function,
-        entry: u32,
-        offset: u64,
-        high: u32,
-        low: &[Instruction<'_>],
-    ) {
-        f.instruction(&Instruction::LocalGet(entry));
-        f.instruction(&Instruction::I32Const(3));
-        f.instruction(&Instruction::I32Shl);
-        f.instruction(&Instruction::LocalGet(high));
-        f.instruction(&Instruction::I64ExtendI32U);
-        f.instruction(&Instruction::I64Const(32));
-        f.instruction(&Instruction::I64Shl);
-        for instruction in low {
-            f.instruction(instruction);
-        }
-        f.instruction(&Instruction::I64Or);
-        f.instruction(&Instruction::I64Store(wasm_encoder::MemArg {
-            offset: abi::ACCESS_LOG.entries + offset,
-            align: 3,
-            memory_index: 1,
-        }));
-    }
-
-    /// A plain access (or, with `bulk`, a `memory.copy` or `memory.fill`
-    /// whose operands are in `scratch.addr`, `scratch.i32s`) at `site`: a
-    /// scheduling point when the site's bit in the access log's bitmap is
-    /// set, else an entry (two for bulk) appended to the log, after asking
-    /// the host to empty a full one. (See [`abi::ACCESS_LOG`].)
-    fn emit_logged(
-        &mut self,
-        f: &mut Function,
-        site: i32,
-        scratch: &Scratch,
-        bulk: bool,
-    ) -> Result<()> {
-        let log = abi::ACCESS_LOG;
+    /// A plain access at `site` whose address is in `scratch.addr` (with
+    /// `bulk`: a `memory.copy` or `memory.fill` whose operands are in
+    /// `scratch.addr` and `scratch.i32s`): a scheduling point first when the
+    /// site's bit in the access log's bitmap is set, then logged.
+    fn emit_logged(&mut self, f: &mut Function, site: i32, scratch: &Scratch, bulk: bool) -> Result<()> {
         if site as u64 >= self.survey.site_bound {
             return Err(Error::UserError(InstrumentError::Rewrite(format!(
                 "site {site} is past the {} the survey counted",
                 self.survey.site_bound
             ))));
         }
-        let memarg = |offset: u64, align: u32| wasm_encoder::MemArg {
-            offset,
-            align,
-            memory_index: 1,
-        };
-        let (dst, mid, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
         f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Load8U(memarg(
-            log.flags + site as u64 / 8,
-            0,
-        )));
+        f.instruction(&Instruction::I32Load8U(wasm_encoder::MemArg {
+            offset: abi::ACCESS_LOG.flags + site as u64 / 8,
+            align: 0,
+            memory_index: 1,
+        }));
         f.instruction(&Instruction::I32Const(1 << (site % 8)));
         f.instruction(&Instruction::I32And);
         f.instruction(&Instruction::If(BlockType::Empty));
         if bulk {
+            let (dst, mid, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
             for local in [dst, mid, len] {
                 f.instruction(&Instruction::LocalGet(local));
             }
@@ -311,36 +272,89 @@ impl<'s> Rewriter<'s> {
         } else {
             self.emit_host_point(f, site, scratch);
         }
-        f.instruction(&Instruction::Else);
+        f.instruction(&Instruction::End);
+        self.emit_log_append(f, site, scratch, bulk);
+        Ok(())
+    }
+
+    /// Appends the access at `site` whose address is in `scratch.addr`
+    /// (with `bulk`: and whose length and source are in `scratch.i32s`) to
+    /// the access log, and calls `weft_rt.log_full` each time the log's
+    /// count passes a multiple of [`abi::AccessLog::flush_every`]. (See
+    /// [`abi::ACCESS_LOG`].)
+    fn emit_log_append(&self, f: &mut Function, site: i32, scratch: &Scratch, bulk: bool) {
+        let log = abi::ACCESS_LOG;
+        let count = |offset| wasm_encoder::MemArg {
+            offset,
+            align: 2,
+            memory_index: 1,
+        };
         let entries: i32 = if bulk { 2 } else { 1 };
+        // len += entries (the old count stays in `scratch.entry`)
         f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Load(memarg(log.len, 2)));
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load(count(log.len)));
         f.instruction(&Instruction::LocalTee(scratch.entry));
-        f.instruction(&Instruction::I32Const(log.capacity as i32 - entries));
-        f.instruction(&Instruction::I32GtU);
+        f.instruction(&Instruction::I32Const(entries));
+        f.instruction(&Instruction::I32Add);
+        f.instruction(&Instruction::I32Store(count(log.len)));
+        let (dst, mid, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
+        // entries[old] = site | addr << 32
+        let site_word = [Instruction::I64Const(i64::from(site as u32))];
+        Self::emit_log_entry(f, scratch.entry, 0, dst, &site_word);
+        if bulk {
+            // entries[old + 1] = len | src << 32
+            let len_word = [Instruction::LocalGet(len), Instruction::I64ExtendI32U];
+            Self::emit_log_entry(f, scratch.entry, 1, mid, &len_word);
+        }
+        // if (old + entries) % flush_every < entries: the count passed a
+        // multiple of flush_every.
+        f.instruction(&Instruction::LocalGet(scratch.entry));
+        f.instruction(&Instruction::I32Const(entries));
+        f.instruction(&Instruction::I32Add);
+        f.instruction(&Instruction::I32Const(log.flush_every as i32 - 1));
+        f.instruction(&Instruction::I32And);
+        f.instruction(&Instruction::I32Const(entries));
+        f.instruction(&Instruction::I32LtU);
         f.instruction(&Instruction::If(BlockType::Empty));
         f.instruction(&Instruction::Call(self.rt_func(&abi::LOG_FULL)));
         f.instruction(&Instruction::If(BlockType::Empty));
         f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
         f.instruction(&Instruction::End);
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::LocalSet(scratch.entry));
         f.instruction(&Instruction::End);
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::LocalGet(scratch.entry));
-        f.instruction(&Instruction::I32Const(entries));
-        f.instruction(&Instruction::I32Add);
-        f.instruction(&Instruction::I32Store(memarg(log.len, 2)));
-        // entries[len] = site | addr << 32
-        let site_word = [Instruction::I64Const(i64::from(site as u32))];
-        Self::emit_log_entry(f, scratch.entry, 0, dst, &site_word);
-        if bulk {
-            // entries[len + 1] = len | src << 32
-            let len_word = [Instruction::LocalGet(len), Instruction::I64ExtendI32U];
-            Self::emit_log_entry(f, scratch.entry, 8, mid, &len_word);
+    }
+
+    /// Stores `low | high << 32` (`low` pushes an i64, `high` is an i32
+    /// local) at entry number `entry + next` of the access log's ring.
+    fn emit_log_entry(
+        f: &mut Function,
+        entry: u32,
+        next: i32,
+        high: u32,
+        low: &[Instruction<'_>],
+    ) {
+        f.instruction(&Instruction::LocalGet(entry));
+        if next != 0 {
+            f.instruction(&Instruction::I32Const(next));
+            f.instruction(&Instruction::I32Add);
         }
-        f.instruction(&Instruction::End);
-        Ok(())
+        f.instruction(&Instruction::I32Const(abi::ACCESS_LOG.capacity as i32 - 1));
+        f.instruction(&Instruction::I32And);
+        f.instruction(&Instruction::I32Const(3));
+        f.instruction(&Instruction::I32Shl);
+        f.instruction(&Instruction::LocalGet(high));
+        f.instruction(&Instruction::I64ExtendI32U);
+        f.instruction(&Instruction::I64Const(32));
+        f.instruction(&Instruction::I64Shl);
+        for instruction in low {
+            f.instruction(instruction);
+        }
+        f.instruction(&Instruction::I64Or);
+        f.instruction(&Instruction::I64Store(wasm_encoder::MemArg {
+            offset: abi::ACCESS_LOG.entries,
+            align: 3,
+            memory_index: 1,
+        }));
     }
 
     /// Pushes the size of the shared memory the guest sees, in bytes (an
@@ -1049,6 +1063,9 @@ impl Reencode for Rewriter<'_> {
                 if let Some(kind) = self.hooked_bulk(&op) {
                     let site = self.site(kind, func, pos, 0, 0);
                     self.emit_bulk(&mut f, site, &scratch);
+                    if self.logs_accesses() {
+                        self.emit_log_append(&mut f, site, &scratch, true);
+                    }
                 }
                 self.emit_bounds_guard(&mut f, ranges, &scratch);
                 if let Some(kind) = self.logged_bulk(&op) {
@@ -1083,6 +1100,9 @@ impl Reencode for Rewriter<'_> {
                     let site =
                         self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
                     self.emit_point(&mut f, site, &scratch);
+                    if self.logs_accesses() {
+                        self.emit_log_append(&mut f, site, &scratch, false);
+                    }
                 } else if let Some(logged) = self.logged(&op) {
                     let site =
                         self.site(logged.kind, func, pos, logged.memarg.offset, logged.width);

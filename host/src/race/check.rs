@@ -2,12 +2,13 @@
 //! to a [`Detector`] and reports the races it finds, as a failure
 //! ([`RaceMode::Fail`]) or in its report ([`RaceMode::Schedule`]).
 //!
-//! An access at a scheduling point happens when its thread goes on, not
-//! when it reaches the point: other threads may run in between. So the
-//! check keeps each thread's access at a point pending and applies it at
-//! that thread's next hook, which comes after it ran (the runtime reads a
-//! thread's logged plain accesses before any other hook of the thread, so
-//! they arrive after the pending access and in program order).
+//! It reads accesses from the threads' access logs (a module loaded with
+//! [`log_accesses`](crate::instrument::InstrumentOptions::log_accesses)):
+//! plain ones and those at scheduling points alike, in each thread's
+//! program order, after they happened. (An access at a point happens when
+//! its thread goes on, not when it reaches the point, and other threads may
+//! run in between.) Spawns, wakes and atomic sections come as events,
+//! after the accesses their thread made before them.
 
 use super::RaceMode;
 use super::detector::{Detector, Race};
@@ -15,7 +16,7 @@ use crate::debuginfo::symbols::LazySymbols;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::runtime::Outcome;
-use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Interest, Report};
+use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Report};
 use crate::trace::ThreadId;
 use std::sync::Arc;
 
@@ -62,8 +63,6 @@ pub struct RaceCheck {
     mode: RaceMode,
     sites: Arc<SiteTable>,
     symbols: Arc<LazySymbols>,
-    /// Each thread's access at its last scheduling point, not applied yet.
-    pending: Vec<Option<Access>>,
     report: RaceReport,
 }
 
@@ -76,15 +75,7 @@ impl RaceCheck {
             mode,
             sites,
             symbols,
-            pending: Vec::new(),
             report: RaceReport::default(),
-        }
-    }
-
-    /// Applies `thread`'s pending access, which has happened by now.
-    fn settle(&mut self, cx: &mut Cx<'_>, thread: ThreadId) {
-        if let Some(access) = self.pending.get_mut(thread as usize).and_then(Option::take) {
-            self.apply(cx, thread, &access);
         }
     }
 
@@ -175,35 +166,11 @@ impl RaceCheck {
 }
 
 impl Analysis for RaceCheck {
-    fn needs_every_point(&self) -> bool {
-        true
-    }
-
-    fn plain(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
-        self.settle(cx, thread);
+    fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
         self.apply(cx, thread, access);
     }
 
-    fn access(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) -> Interest {
-        self.settle(cx, thread);
-        let slot = thread as usize;
-        if self.pending.len() <= slot {
-            self.pending.resize(slot + 1, None);
-        }
-        self.pending[slot] = Some(*access);
-        Interest::Keep
-    }
-
-    fn point(&mut self, cx: &mut Cx<'_>, thread: ThreadId) {
-        self.settle(cx, thread);
-    }
-
-    fn happened(&mut self, cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
-        // `Reached` tells of the point whose access is pending: it has not
-        // happened yet.
-        if !matches!(what, Happening::Reached(_)) {
-            self.settle(cx, thread);
-        }
+    fn happened(&mut self, _cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
         match *what {
             Happening::Spawned { child } => self.detector.spawn(thread, child),
             Happening::Woke { woken, .. } => self.detector.wake(thread, woken),

@@ -52,14 +52,16 @@ pub trait Analysis: Any {
         Interest::Keep
     }
 
-    /// `thread` made a plain access that is not a scheduling point (a
-    /// module loaded with
-    /// [`log_accesses`](crate::instrument::InstrumentOptions::log_accesses)).
-    /// The runtime reads a thread's logged accesses before any other hook
-    /// of that thread, so an analysis hears of them in the thread's program
-    /// order with its other accesses and events, though after the access
-    /// happened.
-    fn plain(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
+    /// `thread` made `access`, as its access log tells (a module loaded
+    /// with
+    /// [`log_accesses`](crate::instrument::InstrumentOptions::log_accesses)
+    /// logs every plain access to the shared memory and every access at a
+    /// scheduling point). The runtime reads a thread's log before any other
+    /// hook of that thread, so an analysis hears of its accesses in program
+    /// order with its events, after they happened (where
+    /// [`Analysis::access`] tells of an access at a point before it
+    /// happens).
+    fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
         let _ = (cx, thread, access);
     }
 

@@ -61,6 +61,7 @@ impl PointBuffer {
         // bitmap fits (checked above).
         unsafe {
             self.word(ACCESS_LOG.len).write(0);
+            self.word(ACCESS_LOG.read).write(0);
             std::ptr::copy_nonoverlapping(
                 scheduled.as_ptr(),
                 self.base.add(ACCESS_LOG.flags as usize),
@@ -70,18 +71,24 @@ impl PointBuffer {
     }
 
     /// Hands `visit` every word the thread logged since the last call,
-    /// oldest first, and empties the log.
+    /// oldest first.
     pub fn drain_log(&self, mut visit: impl FnMut(u64)) {
         // SAFETY: `new`'s contract; the thread is in a host call or
-        // finished; the entries below the capacity lie within the log (a
-        // module that logs has the memory `holds_log` checked at start).
+        // finished; ring indices lie within the log (a module that logs has
+        // the memory `holds_log` checked at start).
         unsafe {
-            let len = u64::from(self.word(ACCESS_LOG.len).read()).min(ACCESS_LOG.capacity);
-            self.word(ACCESS_LOG.len).write(0);
+            let written = self.word(ACCESS_LOG.len).read();
+            let read = self.word(ACCESS_LOG.read).read();
+            // The guest calls `log_full` before unread entries could be
+            // overwritten; a count past the capacity is a weft bug.
+            let unread = written.wrapping_sub(read).min(ACCESS_LOG.capacity as u32);
             let entries = self.base.add(ACCESS_LOG.entries as usize).cast::<u64>();
-            for n in 0..len as usize {
-                visit(entries.add(n).read());
+            let mask = ACCESS_LOG.capacity as u32 - 1;
+            for n in 0..unread {
+                let at = written.wrapping_sub(unread).wrapping_add(n) & mask;
+                visit(entries.add(at as usize).read());
             }
+            self.word(ACCESS_LOG.read).write(written);
         }
     }
 

@@ -385,9 +385,9 @@ impl ExecState {
         }
     }
 
-    /// Tells the analyses the plain accesses thread `me` logged since its
-    /// last hook (modules that log their accesses), in order, and empties
-    /// its log. Stops early if an analysis ends the execution.
+    /// Tells the analyses the accesses thread `me` logged since its last
+    /// hook (modules that log their accesses), in order. Stops early if an
+    /// analysis ends the execution.
     pub fn drain_log(&mut self, me: ThreadId) {
         if self.log_bitmap.is_none() {
             return;
@@ -428,7 +428,7 @@ impl ExecState {
                     src: 0,
                 },
             };
-            self.each_analysis(|a, cx| a.plain(cx, me, &access));
+            self.each_analysis(|a, cx| a.logged(cx, me, &access));
             if self.end.is_some() {
                 break;
             }
