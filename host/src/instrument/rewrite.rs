@@ -243,7 +243,13 @@ impl<'s> Rewriter<'s> {
     /// `bulk`: a `memory.copy` or `memory.fill` whose operands are in
     /// `scratch.addr` and `scratch.i32s`): a scheduling point first when the
     /// site's bit in the access log's bitmap is set, then logged.
-    fn emit_logged(&mut self, f: &mut Function, site: i32, scratch: &Scratch, bulk: bool) -> Result<()> {
+    fn emit_logged(
+        &mut self,
+        f: &mut Function,
+        site: i32,
+        scratch: &Scratch,
+        bulk: bool,
+    ) -> Result<()> {
         if site as u64 >= self.survey.site_bound {
             return Err(Error::UserError(InstrumentError::Rewrite(format!(
                 "site {site} is past the {} the survey counted",
@@ -326,13 +332,7 @@ impl<'s> Rewriter<'s> {
 
     /// Stores `low | high << 32` (`low` pushes an i64, `high` is an i32
     /// local) at entry number `entry + next` of the access log's ring.
-    fn emit_log_entry(
-        f: &mut Function,
-        entry: u32,
-        next: i32,
-        high: u32,
-        low: &[Instruction<'_>],
-    ) {
+    fn emit_log_entry(f: &mut Function, entry: u32, next: i32, high: u32, low: &[Instruction<'_>]) {
         f.instruction(&Instruction::LocalGet(entry));
         if next != 0 {
             f.instruction(&Instruction::I32Const(next));

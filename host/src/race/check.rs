@@ -16,7 +16,7 @@ use crate::debuginfo::symbols::LazySymbols;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::runtime::Outcome;
-use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Report};
+use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Logged, Report};
 use crate::trace::ThreadId;
 use std::sync::Arc;
 
@@ -166,8 +166,13 @@ impl RaceCheck {
 }
 
 impl Analysis for RaceCheck {
-    fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
-        self.apply(cx, thread, access);
+    fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, accesses: &Logged<'_>) {
+        for access in accesses.iter() {
+            self.apply(cx, thread, &access);
+            if cx.ended() {
+                return;
+            }
+        }
     }
 
     fn happened(&mut self, _cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {

@@ -23,7 +23,7 @@
 //! [`super::shadow`]), so accesses of different sizes that overlap are
 //! compared where they overlap.
 
-use super::shadow::ShadowMemory;
+use super::shadow::{Checked, ShadowMemory};
 use crate::instrument::SiteId;
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
@@ -109,6 +109,7 @@ impl Detector {
     /// change memory).
     pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
         let clock = self.clock_mut(thread).clone();
+        self.shadow.mark_sync(addr);
         let location = self.atomics.entry(addr).or_default();
         let mut joined = clock;
         joined.join(location);
@@ -130,13 +131,6 @@ impl Detector {
         addr: u32,
         len: u32,
     ) -> Option<Race> {
-        if self.atomics.contains_key(&addr) {
-            // A plain access to a word the program also accesses atomically
-            // is one of its synchronisation accesses (libc reads lock words
-            // and thread states with plain loads, then fences).
-            self.atomic(thread, addr, write);
-            return None;
-        }
         // Gives the thread a clock if it has none yet.
         self.clock_mut(thread);
         let clock = &self.threads[thread as usize];
@@ -145,9 +139,9 @@ impl Detector {
             site,
             write,
         };
-        self.shadow
-            .access(thread, clock, site, write, addr, len)
-            .map(|earlier| Race {
+        match self.shadow.access(thread, clock, site, write, addr, len) {
+            Checked::Clean => None,
+            Checked::Race(earlier) => Some(Race {
                 addr: earlier.addr,
                 earlier: RacingAccess {
                     thread: earlier.thread,
@@ -155,7 +149,14 @@ impl Detector {
                     write: earlier.write,
                 },
                 later,
-            })
+            }),
+            Checked::SyncWord => {
+                // A plain access to a word the program also accesses
+                // atomically is one of its synchronisation accesses.
+                self.atomic(thread, addr, write);
+                None
+            }
+        }
     }
 }
 

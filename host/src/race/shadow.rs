@@ -4,11 +4,12 @@
 //! reads are ordered one after the other, the last read of each thread
 //! while they are concurrent (FastTrack's adaptive read set).
 //!
-//! Memory is shadowed by 4 KiB pages, created when first touched. A page
-//! whose bytes all remember the same (a page that a `memory.fill` or
-//! `memory.copy` covered, or one only read as a whole) is kept as one
-//! shadow; it is split into one shadow per byte when an access covers part
-//! of it. So bulk operations on large buffers cost one shadow per page.
+//! Memory is shadowed by pages of 256 bytes, created when first touched, and
+//! pages by granules of 4 bytes. A page or granule whose bytes all remember
+//! the same is kept as one shadow: a page that a `memory.fill` covered, a
+//! word only ever accessed whole. It is split when an access covers part of
+//! it, and a write that covers all of it makes it whole again. So bulk
+//! operations cost one shadow per page, and word accesses one per granule.
 
 use crate::instrument::SiteId;
 use crate::trace::ThreadId;
@@ -17,7 +18,7 @@ use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 /// Bytes of one page of shadow memory.
-const PAGE: u64 = 4096;
+const PAGE: u64 = 256;
 
 /// One access as a byte remembers it: the thread's epoch and the site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,6 +61,8 @@ enum Reads {
     /// Concurrent reads: each reading thread's last read (shared by the
     /// bytes of a page that was split, copied when one of them changes).
     Many(Rc<Vec<Stamp>>),
+    /// The byte starts a word the program accesses atomically.
+    Sync,
 }
 
 /// What one byte (or a uniform page) remembers.
@@ -69,13 +72,25 @@ struct Shadow {
     reads: Reads,
 }
 
+/// Bytes of one granule.
+const GRANULE: usize = 4;
+
+/// Four bytes of shadow memory.
+#[derive(Clone, Debug)]
+enum Granule {
+    /// Every byte remembers the same.
+    Whole(Shadow),
+    /// Each byte remembers its own.
+    Bytes(Box<[Shadow; GRANULE]>),
+}
+
 /// One page of shadow memory.
 #[derive(Debug)]
 enum Page {
     /// Every byte remembers the same.
     Uniform(Shadow),
-    /// Each byte remembers its own.
-    Bytes(Box<[Shadow]>),
+    /// Each granule remembers its own.
+    Granules(Box<[Granule]>),
 }
 
 /// An earlier access that a new one races with.
@@ -91,13 +106,64 @@ pub struct Conflict {
     pub write: bool,
 }
 
+/// What a plain access found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// Recorded; it races with nothing.
+    Clean,
+    /// Recorded; it races with this earlier access.
+    Race(Conflict),
+    /// Its first byte is a synchronisation word (see
+    /// [`ShadowMemory::mark_sync`]): not recorded.
+    SyncWord,
+}
+
 /// The shadow of the whole shared memory.
 #[derive(Debug, Default)]
 pub struct ShadowMemory {
-    pages: FxHashMap<u64, Page>,
+    /// The pages, in the order they were first touched.
+    pages: Vec<Page>,
+    /// Where each page number's page is in `pages`.
+    index: FxHashMap<u64, u32>,
+    /// The page number and index of the last page looked up.
+    last: Option<(u64, u32)>,
 }
 
 impl ShadowMemory {
+    /// The page with number `number`, created when new.
+    fn page(&mut self, number: u64) -> &mut Page {
+        let at = match self.last {
+            Some((last, at)) if last == number => at,
+            _ => {
+                let next = self.pages.len() as u32;
+                let at = *self.index.entry(number).or_insert(next);
+                if at == next {
+                    self.pages.push(Page::Uniform(Shadow::default()));
+                }
+                self.last = Some((number, at));
+                at
+            }
+        };
+        &mut self.pages[at as usize]
+    }
+
+    /// Marks the byte at `addr` as the first byte of a word the program
+    /// accesses atomically: later plain accesses that start there are
+    /// synchronisation, not data accesses. (A granule that starts there
+    /// is marked whole.)
+    pub fn mark_sync(&mut self, addr: u32) {
+        let byte = u64::from(addr);
+        let page = self.page(byte / PAGE);
+        if page.shadow((byte % PAGE) as usize).is_sync() {
+            return;
+        }
+        let granule = &mut page.split()[(byte % PAGE) as usize / GRANULE];
+        match (byte as usize % GRANULE, granule) {
+            (0, granule) => *granule = Granule::Whole(Shadow::sync()),
+            (at, granule) => granule.split()[at] = Shadow::sync(),
+        }
+    }
+
     /// Records a plain access of `thread`, whose clock is `clock`, at
     /// `site` to the `len` bytes from `addr`, and returns the first earlier
     /// access it races with, if any. Every byte is recorded whether it races
@@ -110,7 +176,7 @@ impl ShadowMemory {
         write: bool,
         addr: u32,
         len: u32,
-    ) -> Option<Conflict> {
+    ) -> Checked {
         let now = Stamp::new(Epoch::of(thread, clock), site);
         let end = u64::from(addr) + u64::from(len);
         let mut first = None;
@@ -118,51 +184,22 @@ impl ShadowMemory {
         while byte < end {
             let page_start = byte / PAGE * PAGE;
             let page_end = end.min(page_start + PAGE);
-            let page = self
-                .pages
-                .entry(byte / PAGE)
-                .or_insert(Page::Uniform(Shadow::default()));
-            let whole = byte == page_start && page_end == page_start + PAGE;
-            let conflict = match page {
-                Page::Uniform(shadow) if whole => shadow
-                    .access(now, clock, write)
-                    .map(|earlier| (byte, earlier)),
-                Page::Bytes(shadows) if whole && write => {
-                    // Every byte ends up written by this access alone.
-                    let conflict = shadows.iter_mut().enumerate().find_map(|(at, shadow)| {
-                        shadow
-                            .access(now, clock, true)
-                            .map(|earlier| (page_start + at as u64, earlier))
-                    });
-                    let mut written = Shadow::default();
-                    written.access(now, clock, true);
-                    *page = Page::Uniform(written);
-                    conflict
-                }
-                _ => {
-                    if let Page::Uniform(shadow) = page {
-                        *page = Page::Bytes(vec![shadow.clone(); PAGE as usize].into());
-                    }
-                    let Page::Bytes(shadows) = page else {
-                        unreachable!("the page was just split")
-                    };
-                    let mut conflict = None;
-                    for at in byte..page_end {
-                        let found = shadows[(at - page_start) as usize].access(now, clock, write);
-                        if conflict.is_none()
-                            && let Some(earlier) = found
-                        {
-                            conflict = Some((at, earlier));
-                        }
-                    }
-                    conflict
-                }
-            };
+            let page = self.page(byte / PAGE);
+            if byte == u64::from(addr) && page.shadow((byte - page_start) as usize).is_sync() {
+                return Checked::SyncWord;
+            }
+            let conflict = page.access(
+                (byte - page_start) as usize,
+                (page_end - page_start) as usize,
+                now,
+                clock,
+                write,
+            );
             if first.is_none()
                 && let Some((at, (earlier, earlier_write))) = conflict
             {
                 first = Some(Conflict {
-                    addr: at as u32,
+                    addr: (page_start + at as u64) as u32,
                     thread: earlier.thread,
                     site: earlier.site,
                     write: earlier_write,
@@ -170,11 +207,146 @@ impl ShadowMemory {
             }
             byte = page_end;
         }
+        first.map_or(Checked::Clean, Checked::Race)
+    }
+}
+
+/// The first conflict of an access to a block of bytes: the offset of the
+/// byte in the block, the earlier access and whether it wrote.
+type BlockConflict = Option<(usize, (Stamp, bool))>;
+
+impl Page {
+    /// The shadow of byte `at` of the page.
+    fn shadow(&self, at: usize) -> &Shadow {
+        match self {
+            Page::Uniform(shadow) => shadow,
+            Page::Granules(granules) => granules[at / GRANULE].shadow(at % GRANULE),
+        }
+    }
+
+    /// The page's granules (a uniform page is split).
+    fn split(&mut self) -> &mut [Granule] {
+        if let Page::Uniform(shadow) = self {
+            *self = Page::Granules(
+                vec![Granule::Whole(shadow.clone()); PAGE as usize / GRANULE].into(),
+            );
+        }
+        match self {
+            Page::Granules(granules) => granules,
+            Page::Uniform(_) => unreachable!("the page was just split"),
+        }
+    }
+
+    /// An access to bytes `from..to` of the page.
+    fn access(
+        &mut self,
+        from: usize,
+        to: usize,
+        now: Stamp,
+        clock: &VectorClock,
+        write: bool,
+    ) -> BlockConflict {
+        let whole = from == 0 && to == PAGE as usize;
+        if let (true, Page::Uniform(shadow)) = (whole, &mut *self) {
+            return shadow.access(now, clock, write).map(|earlier| (0, earlier));
+        }
+        let granules = self.split();
+        let mut first = None;
+        let mut byte = from;
+        while byte < to {
+            let start = byte / GRANULE * GRANULE;
+            let end = to.min(start + GRANULE);
+            let found =
+                granules[start / GRANULE].access(byte - start, end - start, now, clock, write);
+            if first.is_none() {
+                first = found.map(|(at, earlier)| (start + at, earlier));
+            }
+            byte = end;
+        }
+        if whole && write && granules.iter().all(|g| !g.has_sync()) {
+            // Every byte was written by this access alone.
+            *self = Page::Uniform(Shadow::written(now));
+        }
+        first
+    }
+}
+
+impl Granule {
+    /// The shadow of byte `at` of the granule.
+    fn shadow(&self, at: usize) -> &Shadow {
+        match self {
+            Granule::Whole(shadow) => shadow,
+            Granule::Bytes(bytes) => &bytes[at],
+        }
+    }
+
+    fn has_sync(&self) -> bool {
+        match self {
+            Granule::Whole(shadow) => shadow.is_sync(),
+            Granule::Bytes(bytes) => bytes.iter().any(Shadow::is_sync),
+        }
+    }
+
+    /// The granule's bytes (a whole granule is split).
+    fn split(&mut self) -> &mut [Shadow; GRANULE] {
+        if let Granule::Whole(shadow) = self {
+            *self = Granule::Bytes(Box::new(std::array::from_fn(|_| shadow.clone())));
+        }
+        match self {
+            Granule::Bytes(bytes) => bytes,
+            Granule::Whole(_) => unreachable!("the granule was just split"),
+        }
+    }
+
+    /// An access to bytes `from..to` of the granule.
+    fn access(
+        &mut self,
+        from: usize,
+        to: usize,
+        now: Stamp,
+        clock: &VectorClock,
+        write: bool,
+    ) -> BlockConflict {
+        let whole = from == 0 && to == GRANULE;
+        if let (true, Granule::Whole(shadow)) = (whole, &mut *self) {
+            return shadow.access(now, clock, write).map(|earlier| (0, earlier));
+        }
+        let bytes = self.split();
+        let mut first = None;
+        for (at, shadow) in bytes.iter_mut().enumerate().take(to).skip(from) {
+            let found = shadow.access(now, clock, write);
+            if first.is_none() {
+                first = found.map(|earlier| (at, earlier));
+            }
+        }
+        if whole && write && !bytes.iter().any(Shadow::is_sync) {
+            *self = Granule::Whole(Shadow::written(now));
+        }
         first
     }
 }
 
 impl Shadow {
+    fn is_sync(&self) -> bool {
+        matches!(self.reads, Reads::Sync)
+    }
+
+    /// The shadow of the first byte of an atomic word.
+    fn sync() -> Self {
+        Shadow {
+            write: None,
+            reads: Reads::Sync,
+        }
+    }
+
+    /// The shadow of a byte `now` wrote.
+    fn written(now: Stamp) -> Self {
+        Shadow {
+            write: Some(now),
+            reads: Reads::None,
+        }
+    }
+
     /// A read or write `now` by the thread whose clock is `clock`: the
     /// earlier access it races with, and whether that one wrote.
     fn access(&mut self, now: Stamp, clock: &VectorClock, write: bool) -> Option<(Stamp, bool)> {
@@ -190,23 +362,28 @@ impl Shadow {
             .write
             .filter(|w| w.unordered(now.thread, clock))
             .map(|w| (w, true));
-        self.reads = match std::mem::take(&mut self.reads) {
-            Reads::None => Reads::One(now),
+        match &mut self.reads {
             Reads::One(last)
                 if last.thread == now.thread || last.epoch().happened_before(clock) =>
             {
-                Reads::One(now)
+                *last = now;
             }
-            Reads::One(last) => Reads::Many(Rc::new(vec![last, now])),
-            Reads::Many(mut reads) => {
-                let set = Rc::make_mut(&mut reads);
+            Reads::None => self.reads = Reads::One(now),
+            // A byte of a synchronisation word that a wider plain access
+            // covers keeps its mark.
+            Reads::Sync => {}
+            Reads::One(last) => {
+                let last = *last;
+                self.reads = Reads::Many(Rc::new(vec![last, now]));
+            }
+            Reads::Many(reads) => {
+                let set = Rc::make_mut(reads);
                 match set.iter_mut().find(|r| r.thread == now.thread) {
                     Some(entry) => *entry = now,
                     None => set.push(now),
                 }
-                Reads::Many(reads)
             }
-        };
+        }
         race
     }
 
@@ -216,7 +393,7 @@ impl Shadow {
             .filter(|w| w.unordered(now.thread, clock))
             .map(|w| (w, true));
         let read_race = match &self.reads {
-            Reads::None => None,
+            Reads::None | Reads::Sync => None,
             Reads::One(read) => Some(*read).filter(|r| r.unordered(now.thread, clock)),
             Reads::Many(reads) => reads
                 .iter()
@@ -225,7 +402,9 @@ impl Shadow {
         }
         .map(|r| (r, false));
         self.write = Some(now);
-        self.reads = Reads::None;
+        if !matches!(self.reads, Reads::None | Reads::Sync) {
+            self.reads = Reads::None;
+        }
         write_race.or(read_race)
     }
 }
@@ -242,48 +421,96 @@ mod tests {
         clock
     }
 
+    fn race(checked: Checked) -> Conflict {
+        match checked {
+            Checked::Race(conflict) => conflict,
+            other => panic!("expected a race, got {other:?}"),
+        }
+    }
+
     #[test]
     fn a_bulk_write_keeps_a_page_whole_and_a_partial_one_splits_it() {
         let mut memory = ShadowMemory::default();
         let (zero, one) = (clock(&[1, 0]), clock(&[0, 1]));
-        assert_eq!(memory.access(0, &zero, 1, true, 0, 3 * PAGE as u32), None);
-        assert!(memory.pages.values().all(|p| matches!(p, Page::Uniform(_))));
-        let conflict = memory
-            .access(1, &one, 2, false, PAGE as u32 + 10, 2)
-            .expect("thread 1's read races with thread 0's fill");
-        assert_eq!(conflict.addr, PAGE as u32 + 10);
-        assert!(conflict.write);
-        assert!(matches!(memory.pages[&1], Page::Bytes(_)));
-        // The rest of the split page still remembers the fill.
-        assert!(
-            memory
-                .access(1, &one, 3, true, 2 * PAGE as u32 - 1, 1)
-                .is_some()
+        let page = PAGE as u32;
+        assert_eq!(
+            memory.access(0, &zero, 1, true, 0, 3 * page),
+            Checked::Clean
         );
+        assert!(memory.pages.iter().all(|p| matches!(p, Page::Uniform(_))));
+        let conflict = race(memory.access(1, &one, 2, false, page + 10, 2));
+        assert_eq!(conflict.addr, page + 10);
+        assert!(conflict.write);
+        assert!(matches!(memory.pages[1], Page::Granules(_)));
+        // The rest of the split page still remembers the fill.
+        race(memory.access(1, &one, 3, true, 2 * page - 1, 1));
     }
 
     #[test]
-    fn a_write_over_a_split_page_makes_it_whole_again() {
+    fn a_write_over_a_split_page_or_granule_makes_it_whole_again() {
         let mut memory = ShadowMemory::default();
         let zero = clock(&[1]);
-        assert_eq!(memory.access(0, &zero, 1, false, 5, 1), None);
-        assert_eq!(memory.access(0, &zero, 2, true, 0, PAGE as u32), None);
-        assert!(matches!(memory.pages[&0], Page::Uniform(_)));
+        assert_eq!(memory.access(0, &zero, 1, false, 5, 1), Checked::Clean);
+        let Page::Granules(granules) = &memory.pages[0] else {
+            panic!("split")
+        };
+        assert!(matches!(granules[1], Granule::Bytes(_)));
+        assert_eq!(memory.access(0, &zero, 2, true, 4, 4), Checked::Clean);
+        let Page::Granules(granules) = &memory.pages[0] else {
+            panic!("split")
+        };
+        assert!(matches!(granules[1], Granule::Whole(_)));
+        assert_eq!(
+            memory.access(0, &zero, 2, true, 0, PAGE as u32),
+            Checked::Clean
+        );
+        assert!(matches!(memory.pages[0], Page::Uniform(_)));
+    }
+
+    #[test]
+    fn bytes_of_a_granule_are_compared_where_accesses_overlap() {
+        let mut memory = ShadowMemory::default();
+        let (zero, one) = (clock(&[1, 0]), clock(&[0, 1]));
+        assert_eq!(memory.access(0, &zero, 1, true, 8, 2), Checked::Clean);
+        assert_eq!(memory.access(1, &one, 2, true, 10, 2), Checked::Clean);
+        let conflict = race(memory.access(1, &one, 3, false, 8, 4));
+        assert_eq!((conflict.addr, conflict.thread), (8, 0));
     }
 
     #[test]
     fn concurrent_reads_are_kept_per_byte_after_a_split() {
         let mut memory = ShadowMemory::default();
         let (zero, one, two) = (clock(&[1, 0, 0]), clock(&[0, 1, 0]), clock(&[0, 0, 1]));
-        assert_eq!(memory.access(0, &zero, 1, false, 0, PAGE as u32), None);
-        assert_eq!(memory.access(1, &one, 2, false, 0, PAGE as u32), None);
+        let page = PAGE as u32;
+        assert_eq!(memory.access(0, &zero, 1, false, 0, page), Checked::Clean);
+        assert_eq!(memory.access(1, &one, 2, false, 0, page), Checked::Clean);
         // Thread 2 reads one byte: only that byte's set gains it.
-        assert_eq!(memory.access(2, &two, 3, false, 7, 1), None);
+        assert_eq!(memory.access(2, &two, 3, false, 7, 1), Checked::Clean);
         // A write by thread 0 that knows thread 1's read races with thread
         // 2's on byte 7 only.
         let knows_one = clock(&[2, 1, 0]);
-        assert_eq!(memory.access(0, &knows_one, 4, true, 6, 1), None);
-        let conflict = memory.access(0, &knows_one, 4, true, 7, 1).expect("a race");
+        assert_eq!(memory.access(0, &knows_one, 4, true, 6, 1), Checked::Clean);
+        let conflict = race(memory.access(0, &knows_one, 4, true, 7, 1));
         assert_eq!((conflict.thread, conflict.write), (2, false));
+    }
+
+    #[test]
+    fn a_marked_word_is_synchronisation() {
+        let mut memory = ShadowMemory::default();
+        let (zero, one) = (clock(&[1, 0]), clock(&[0, 1]));
+        assert_eq!(memory.access(0, &zero, 1, true, 16, 4), Checked::Clean);
+        memory.mark_sync(16);
+        assert_eq!(memory.access(1, &one, 2, false, 16, 4), Checked::SyncWord);
+        // A write over the whole page keeps the mark.
+        assert_eq!(
+            memory.access(0, &zero, 3, true, 0, PAGE as u32),
+            Checked::Clean
+        );
+        assert_eq!(memory.access(1, &one, 2, false, 16, 4), Checked::SyncWord);
+        // A byte marked inside a granule: an access that starts elsewhere
+        // still races.
+        memory.mark_sync(33);
+        assert_eq!(memory.access(1, &one, 4, true, 33, 1), Checked::SyncWord);
+        race(memory.access(1, &one, 5, false, 32, 1));
     }
 }

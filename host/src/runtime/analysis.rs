@@ -16,7 +16,7 @@
 
 use super::outcome::{BlockedThread, Outcome};
 use super::state::{ExecState, ThreadState};
-use crate::instrument::{AccessKind, SiteId};
+use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{NextOp, ThreadView};
 use crate::trace::ThreadId;
 use std::any::Any;
@@ -52,7 +52,7 @@ pub trait Analysis: Any {
         Interest::Keep
     }
 
-    /// `thread` made `access`, as its access log tells (a module loaded
+    /// `thread` made `accesses`, as its access log tells (a module loaded
     /// with
     /// [`log_accesses`](crate::instrument::InstrumentOptions::log_accesses)
     /// logs every plain access to the shared memory and every access at a
@@ -61,8 +61,8 @@ pub trait Analysis: Any {
     /// order with its events, after they happened (where
     /// [`Analysis::access`] tells of an access at a point before it
     /// happens).
-    fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
-        let _ = (cx, thread, access);
+    fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, accesses: &Logged<'_>) {
+        let _ = (cx, thread, accesses);
     }
 
     /// `thread` stands at a scheduling point that is not a memory access of
@@ -153,6 +153,53 @@ impl Access {
             src: self.src,
             site: self.site,
         }
+    }
+}
+
+/// Accesses read from a thread's access log, oldest first (see
+/// [`Analysis::logged`]).
+pub struct Logged<'a> {
+    pub(super) words: &'a [u64],
+    pub(super) sites: &'a SiteTable,
+}
+
+impl Logged<'_> {
+    /// The accesses, oldest first. (Every logged site is in the module's
+    /// site table; an entry that is not would be an instrumentation error,
+    /// and is left out.)
+    pub fn iter(&self) -> impl Iterator<Item = Access> + '_ {
+        let mut words = self.words.iter();
+        std::iter::from_fn(move || {
+            loop {
+                let &word = words.next()?;
+                let (site, operand) = (word as u32, (word >> 32) as u32);
+                let Some(info) = self.sites.get(site) else {
+                    debug_assert!(false, "unknown logged site {site}");
+                    continue;
+                };
+                return Some(match info.kind {
+                    AccessKind::Copy | AccessKind::Fill => {
+                        let extra = words.next().copied().unwrap_or_default();
+                        Access {
+                            site,
+                            kind: info.kind,
+                            width: 0,
+                            addr: operand,
+                            len: extra as u32,
+                            src: (extra >> 32) as u32,
+                        }
+                    }
+                    kind => Access {
+                        site,
+                        kind,
+                        width: info.width,
+                        addr: info.address(operand as i32),
+                        len: u32::from(info.width),
+                        src: 0,
+                    },
+                });
+            }
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
 use super::Limits;
-use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest};
+use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
 use super::guest_memory::GuestMemory;
 use super::outcome::{BlockedThread, Outcome};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
@@ -398,40 +398,13 @@ impl ExecState {
         let mut words = std::mem::take(&mut self.log_words);
         words.clear();
         buffer.drain_log(|word| words.push(word));
-        let mut rest = words.iter();
-        while let Some(&word) = rest.next() {
-            let (site, operand) = (word as u32, (word >> 32) as u32);
-            let Some(info) = self.sites.get(site).copied() else {
-                self.finish(Outcome::HostError(format!(
-                    "instrumentation error: unknown logged site {site}"
-                )));
-                break;
+        if !words.is_empty() {
+            let sites = self.sites.clone();
+            let log = Logged {
+                words: &words,
+                sites: &sites,
             };
-            let access = match info.kind {
-                AccessKind::Copy | AccessKind::Fill => {
-                    let extra = rest.next().copied().unwrap_or_default();
-                    Access {
-                        site,
-                        kind: info.kind,
-                        width: 0,
-                        addr: operand,
-                        len: extra as u32,
-                        src: (extra >> 32) as u32,
-                    }
-                }
-                kind => Access {
-                    site,
-                    kind,
-                    width: info.width,
-                    addr: info.address(operand as i32),
-                    len: u32::from(info.width),
-                    src: 0,
-                },
-            };
-            self.each_analysis(|a, cx| a.logged(cx, me, &access));
-            if self.end.is_some() {
-                break;
-            }
+            self.each_analysis(|a, cx| a.logged(cx, me, &log));
         }
         self.log_words = words;
     }
