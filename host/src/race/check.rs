@@ -25,6 +25,13 @@ use std::sync::Arc;
 /// aligned to 4).
 const ATOMIC_SECTIONS: u32 = u32::MAX;
 
+thread_local! {
+    /// The detector of the last execution on this thread, whose memory the
+    /// next one reuses (allocating shadow memory anew for every execution
+    /// took a large part of its time).
+    static SPARE_DETECTOR: std::cell::Cell<Option<Detector>> = const { std::cell::Cell::new(None) };
+}
+
 /// The races of one execution, in the order they were found, each pair of
 /// sites once.
 #[derive(Clone, Debug, Default)]
@@ -71,7 +78,13 @@ impl RaceCheck {
     /// through `symbols`.
     pub fn new(mode: RaceMode, sites: Arc<SiteTable>, symbols: Arc<LazySymbols>) -> Self {
         RaceCheck {
-            detector: Detector::new(),
+            detector: SPARE_DETECTOR
+                .take()
+                .map(|mut detector| {
+                    detector.reset();
+                    detector
+                })
+                .unwrap_or_default(),
             mode,
             sites,
             symbols,
@@ -186,6 +199,10 @@ impl Analysis for RaceCheck {
     }
 
     fn finish(self: Box<Self>) -> Option<Report> {
-        Some(Arc::new(self.report))
+        let RaceCheck {
+            detector, report, ..
+        } = *self;
+        SPARE_DETECTOR.set(Some(detector));
+        Some(Arc::new(report))
     }
 }

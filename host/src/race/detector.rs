@@ -81,6 +81,16 @@ impl Detector {
         }
     }
 
+    /// Back to the state at the start of an execution, keeping the memory
+    /// it allocated for the next one.
+    pub fn reset(&mut self) {
+        self.threads.truncate(1);
+        self.threads[0] = VectorClock::default();
+        self.threads[0].tick(0);
+        self.atomics.clear();
+        self.shadow.reset();
+    }
+
     fn clock_mut(&mut self, thread: ThreadId) -> &mut VectorClock {
         let slot = thread as usize;
         if self.threads.len() <= slot {

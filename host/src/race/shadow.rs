@@ -127,11 +127,26 @@ pub struct ShadowMemory {
     index: FxHashMap<u64, u32>,
     /// The page number and index of the last page looked up.
     last: Option<(u64, u32)>,
+    /// Granule arrays of pages dropped by [`ShadowMemory::reset`], reused
+    /// when a page is split.
+    spare: Vec<Box<[Granule]>>,
 }
 
 impl ShadowMemory {
-    /// The page with number `number`, created when new.
-    fn page(&mut self, number: u64) -> &mut Page {
+    /// Forgets every access, keeping the memory for the next execution.
+    pub fn reset(&mut self) {
+        for page in self.pages.drain(..) {
+            if let Page::Granules(granules) = page {
+                self.spare.push(granules);
+            }
+        }
+        self.index.clear();
+        self.last = None;
+    }
+
+    /// The index in `pages` of the page with number `number`, created when
+    /// new.
+    fn page(&mut self, number: u64) -> usize {
         let at = match self.last {
             Some((last, at)) if last == number => at,
             _ => {
@@ -144,7 +159,7 @@ impl ShadowMemory {
                 at
             }
         };
-        &mut self.pages[at as usize]
+        at as usize
     }
 
     /// Marks the byte at `addr` as the first byte of a word the program
@@ -153,11 +168,12 @@ impl ShadowMemory {
     /// is marked whole.)
     pub fn mark_sync(&mut self, addr: u32) {
         let byte = u64::from(addr);
-        let page = self.page(byte / PAGE);
+        let at = self.page(byte / PAGE);
+        let page = &mut self.pages[at];
         if page.shadow((byte % PAGE) as usize).is_sync() {
             return;
         }
-        let granule = &mut page.split()[(byte % PAGE) as usize / GRANULE];
+        let granule = &mut page.split(&mut self.spare)[(byte % PAGE) as usize / GRANULE];
         match (byte as usize % GRANULE, granule) {
             (0, granule) => *granule = Granule::Whole(Shadow::sync()),
             (at, granule) => granule.split()[at] = Shadow::sync(),
@@ -184,11 +200,13 @@ impl ShadowMemory {
         while byte < end {
             let page_start = byte / PAGE * PAGE;
             let page_end = end.min(page_start + PAGE);
-            let page = self.page(byte / PAGE);
+            let at = self.page(byte / PAGE);
+            let page = &mut self.pages[at];
             if byte == u64::from(addr) && page.shadow((byte - page_start) as usize).is_sync() {
                 return Checked::SyncWord;
             }
             let conflict = page.access(
+                &mut self.spare,
                 (byte - page_start) as usize,
                 (page_end - page_start) as usize,
                 now,
@@ -224,12 +242,19 @@ impl Page {
         }
     }
 
-    /// The page's granules (a uniform page is split).
-    fn split(&mut self) -> &mut [Granule] {
+    /// The page's granules (a uniform page is split, into `spare`'s last
+    /// array if there is one).
+    fn split(&mut self, spare: &mut Vec<Box<[Granule]>>) -> &mut [Granule] {
         if let Page::Uniform(shadow) = self {
-            *self = Page::Granules(
-                vec![Granule::Whole(shadow.clone()); PAGE as usize / GRANULE].into(),
-            );
+            let whole = Granule::Whole(shadow.clone());
+            let granules = match spare.pop() {
+                Some(mut granules) => {
+                    granules.fill(whole);
+                    granules
+                }
+                None => vec![whole; PAGE as usize / GRANULE].into(),
+            };
+            *self = Page::Granules(granules);
         }
         match self {
             Page::Granules(granules) => granules,
@@ -237,9 +262,11 @@ impl Page {
         }
     }
 
-    /// An access to bytes `from..to` of the page.
+    /// An access to bytes `from..to` of the page (split into `spare`'s
+    /// last array, if it must be).
     fn access(
         &mut self,
+        spare: &mut Vec<Box<[Granule]>>,
         from: usize,
         to: usize,
         now: Stamp,
@@ -250,7 +277,7 @@ impl Page {
         if let (true, Page::Uniform(shadow)) = (whole, &mut *self) {
             return shadow.access(now, clock, write).map(|earlier| (0, earlier));
         }
-        let granules = self.split();
+        let granules = self.split(spare);
         let mut first = None;
         let mut byte = from;
         while byte < to {
@@ -265,7 +292,11 @@ impl Page {
         }
         if whole && write && granules.iter().all(|g| !g.has_sync()) {
             // Every byte was written by this access alone.
-            *self = Page::Uniform(Shadow::written(now));
+            if let Page::Granules(granules) =
+                std::mem::replace(self, Page::Uniform(Shadow::written(now)))
+            {
+                spare.push(granules);
+            }
         }
         first
     }
