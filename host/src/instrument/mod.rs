@@ -20,6 +20,7 @@
 //! a host that runs every guest thread on one OS thread; that is why waits
 //! and notifies must become host calls.
 
+mod access_log;
 mod entries;
 mod ops;
 mod rewrite;

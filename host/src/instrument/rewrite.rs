@@ -4,6 +4,7 @@
 //! and `memory.grow` by host calls.
 
 use super::InstrumentError;
+use super::access_log::{self, LogFunctions};
 use super::entries::EntryWrappers;
 use super::ops::{self, Access, BulkRanges, Operands, Replaced, Scalar};
 use super::sites::{Site, SiteTable};
@@ -216,9 +217,12 @@ impl<'s> Rewriter<'s> {
         matches!(self.survey.memory, MemoryPlan::Shared(_))
     }
 
-    /// Whether plain accesses to the shared memory are logged.
+    /// Whether accesses to the shared memory are logged (a module without
+    /// code has none).
     pub fn logs_accesses(&self) -> bool {
-        self.options.log_accesses && self.shares_memory()
+        self.options.log_accesses
+            && self.shares_memory()
+            && !self.survey.defined_func_types.is_empty()
     }
 
     /// The plain access `op` is when plain accesses are logged and `op` is
@@ -239,122 +243,38 @@ impl<'s> Rewriter<'s> {
         ops::bulk_access(op)
     }
 
-    /// A plain access at `site` whose address is in `scratch.addr` (with
-    /// `bulk`: a `memory.copy` or `memory.fill` whose operands are in
-    /// `scratch.addr` and `scratch.i32s`): a scheduling point first when the
-    /// site's bit in the access log's bitmap is set, then logged.
-    fn emit_logged(
-        &mut self,
-        f: &mut Function,
-        site: i32,
-        scratch: &Scratch,
-        bulk: bool,
-    ) -> Result<()> {
+    /// The functions that log accesses, when the module has them (see
+    /// [`access_log`]): appended after the defined functions and the entry
+    /// wrappers.
+    fn log_functions(&self) -> Option<LogFunctions> {
+        if !self.logs_accesses() {
+            return None;
+        }
+        let first = self.survey.func_imports
+            + abi::RT_IMPORTS.len() as u32
+            + self.survey.defined_func_types.len() as u32
+            + self.entries.map_or(0, |e| e.wrappers().count() as u32);
+        Some(LogFunctions {
+            log: first,
+            log_bulk: first + 1,
+        })
+    }
+
+    /// Type index of the `n`-th appended logging function's type.
+    fn log_type(&self, n: u32) -> u32 {
+        self.wrapper_type(if self.entries.is_some() { 2 } else { 0 }) + n
+    }
+
+    /// A site whose access may become a scheduling point through the access
+    /// log's bitmap, which has a bit for each site the survey counted.
+    fn checked_site(&self, site: i32) -> Result<i32> {
         if site as u64 >= self.survey.site_bound {
             return Err(Error::UserError(InstrumentError::Rewrite(format!(
                 "site {site} is past the {} the survey counted",
                 self.survey.site_bound
             ))));
         }
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Load8U(wasm_encoder::MemArg {
-            offset: abi::ACCESS_LOG.flags + site as u64 / 8,
-            align: 0,
-            memory_index: 1,
-        }));
-        f.instruction(&Instruction::I32Const(1 << (site % 8)));
-        f.instruction(&Instruction::I32And);
-        f.instruction(&Instruction::If(BlockType::Empty));
-        if bulk {
-            let (dst, mid, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
-            for local in [dst, mid, len] {
-                f.instruction(&Instruction::LocalGet(local));
-            }
-            f.instruction(&Instruction::I32Const(site));
-            f.instruction(&Instruction::Call(self.rt_func(&abi::BULK)));
-            f.instruction(&Instruction::If(BlockType::Empty));
-            f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
-            f.instruction(&Instruction::End);
-        } else {
-            self.emit_host_point(f, site, scratch);
-        }
-        f.instruction(&Instruction::End);
-        self.emit_log_append(f, site, scratch, bulk);
-        Ok(())
-    }
-
-    /// Appends the access at `site` whose address is in `scratch.addr`
-    /// (with `bulk`: and whose length and source are in `scratch.i32s`) to
-    /// the access log, and calls `weft_rt.log_full` each time the log's
-    /// count passes a multiple of [`abi::AccessLog::flush_every`]. (See
-    /// [`abi::ACCESS_LOG`].)
-    fn emit_log_append(&self, f: &mut Function, site: i32, scratch: &Scratch, bulk: bool) {
-        let log = abi::ACCESS_LOG;
-        let count = |offset| wasm_encoder::MemArg {
-            offset,
-            align: 2,
-            memory_index: 1,
-        };
-        let entries: i32 = if bulk { 2 } else { 1 };
-        // len += entries (the old count stays in `scratch.entry`)
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Load(count(log.len)));
-        f.instruction(&Instruction::LocalTee(scratch.entry));
-        f.instruction(&Instruction::I32Const(entries));
-        f.instruction(&Instruction::I32Add);
-        f.instruction(&Instruction::I32Store(count(log.len)));
-        let (dst, mid, len) = (scratch.addr, scratch.i32s[0], scratch.i32s[1]);
-        // entries[old] = site | addr << 32
-        let site_word = [Instruction::I64Const(i64::from(site as u32))];
-        Self::emit_log_entry(f, scratch.entry, 0, dst, &site_word);
-        if bulk {
-            // entries[old + 1] = len | src << 32
-            let len_word = [Instruction::LocalGet(len), Instruction::I64ExtendI32U];
-            Self::emit_log_entry(f, scratch.entry, 1, mid, &len_word);
-        }
-        // if (old + entries) % flush_every < entries: the count passed a
-        // multiple of flush_every.
-        f.instruction(&Instruction::LocalGet(scratch.entry));
-        f.instruction(&Instruction::I32Const(entries));
-        f.instruction(&Instruction::I32Add);
-        f.instruction(&Instruction::I32Const(log.flush_every as i32 - 1));
-        f.instruction(&Instruction::I32And);
-        f.instruction(&Instruction::I32Const(entries));
-        f.instruction(&Instruction::I32LtU);
-        f.instruction(&Instruction::If(BlockType::Empty));
-        f.instruction(&Instruction::Call(self.rt_func(&abi::LOG_FULL)));
-        f.instruction(&Instruction::If(BlockType::Empty));
-        f.instruction(&Instruction::Call(self.rt_func(&abi::PARK)));
-        f.instruction(&Instruction::End);
-        f.instruction(&Instruction::End);
-    }
-
-    /// Stores `low | high << 32` (`low` pushes an i64, `high` is an i32
-    /// local) at entry number `entry + next` of the access log's ring.
-    fn emit_log_entry(f: &mut Function, entry: u32, next: i32, high: u32, low: &[Instruction<'_>]) {
-        f.instruction(&Instruction::LocalGet(entry));
-        if next != 0 {
-            f.instruction(&Instruction::I32Const(next));
-            f.instruction(&Instruction::I32Add);
-        }
-        f.instruction(&Instruction::I32Const(abi::ACCESS_LOG.capacity as i32 - 1));
-        f.instruction(&Instruction::I32And);
-        f.instruction(&Instruction::I32Const(3));
-        f.instruction(&Instruction::I32Shl);
-        f.instruction(&Instruction::LocalGet(high));
-        f.instruction(&Instruction::I64ExtendI32U);
-        f.instruction(&Instruction::I64Const(32));
-        f.instruction(&Instruction::I64Shl);
-        for instruction in low {
-            f.instruction(instruction);
-        }
-        f.instruction(&Instruction::I64Or);
-        f.instruction(&Instruction::I64Store(wasm_encoder::MemArg {
-            offset: abi::ACCESS_LOG.entries,
-            align: 3,
-            memory_index: 1,
-        }));
+        Ok(site)
     }
 
     /// Pushes the size of the shared memory the guest sees, in bytes (an
@@ -546,6 +466,11 @@ impl<'s> Rewriter<'s> {
         if self.entries.is_some() {
             types.ty().function([], []);
             types.ty().function([ValType::I32, ValType::I32], []);
+        }
+        if self.logs_accesses() {
+            for params in access_log::PARAMS {
+                types.ty().function(params.iter().copied(), []);
+            }
         }
         self.emitted_types = true;
     }
@@ -828,6 +753,11 @@ impl Reencode for Rewriter<'_> {
                 functions.function(self.wrapper_type(passes_args as u32));
             }
         }
+        if self.logs_accesses() {
+            for n in 0..access_log::PARAMS.len() as u32 {
+                functions.function(self.log_type(n));
+            }
+        }
         Ok(())
     }
 
@@ -837,7 +767,13 @@ impl Reencode for Rewriter<'_> {
         section: wasmparser::CodeSectionReader<'_>,
     ) -> Result<()> {
         utils::parse_code_section(self, code, section)?;
-        self.append_wrapper_bodies(code)
+        self.append_wrapper_bodies(code)?;
+        if self.logs_accesses() {
+            for body in access_log::bodies(|sig| self.rt_func(sig)) {
+                code.function(&body);
+            }
+        }
+        Ok(())
     }
 
     fn parse_global_section(
@@ -1063,15 +999,16 @@ impl Reencode for Rewriter<'_> {
                 if let Some(kind) = self.hooked_bulk(&op) {
                     let site = self.site(kind, func, pos, 0, 0);
                     self.emit_bulk(&mut f, site, &scratch);
-                    if self.logs_accesses() {
-                        self.emit_log_append(&mut f, site, &scratch, true);
+                    if let Some(log) = self.log_functions() {
+                        log.emit_bulk_call(&mut f, bulk_operands(&scratch), site, false);
                     }
                 }
                 self.emit_bounds_guard(&mut f, ranges, &scratch);
-                if let Some(kind) = self.logged_bulk(&op) {
+                if let (Some(kind), Some(log)) = (self.logged_bulk(&op), self.log_functions()) {
                     // The guard left the operands in the scratch locals.
                     let site = self.site(kind, func, pos, 0, 0);
-                    self.emit_logged(&mut f, site, &scratch, true)?;
+                    let site = self.checked_site(site)?;
+                    log.emit_bulk_call(&mut f, bulk_operands(&scratch), site, true);
                 }
                 match op {
                     wasmparser::Operator::MemoryInit { data_index, .. }
@@ -1100,13 +1037,13 @@ impl Reencode for Rewriter<'_> {
                     let site =
                         self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
                     self.emit_point(&mut f, site, &scratch);
-                    if self.logs_accesses() {
-                        self.emit_log_append(&mut f, site, &scratch, false);
+                    if let Some(log) = self.log_functions() {
+                        log.emit_call(&mut f, scratch.addr, site, false);
                     }
-                } else if let Some(logged) = self.logged(&op) {
+                } else if let (Some(logged), Some(log)) = (self.logged(&op), self.log_functions()) {
                     let site =
                         self.site(logged.kind, func, pos, logged.memarg.offset, logged.width);
-                    self.emit_logged(&mut f, site, &scratch, false)?;
+                    log.emit_call(&mut f, scratch.addr, self.checked_site(site)?, true);
                 }
                 if self.shares_memory() {
                     Self::emit_access_check(&mut f, access, &scratch);
@@ -1122,6 +1059,12 @@ impl Reencode for Rewriter<'_> {
         code.function(&f);
         Ok(())
     }
+}
+
+/// The operands of a bulk instruction that the scratch locals hold:
+/// destination, source or value, length.
+fn bulk_operands(scratch: &Scratch) -> [u32; 3] {
+    [scratch.addr, scratch.i32s[0], scratch.i32s[1]]
 }
 
 /// The fuel wasmtime charges for `instructions`: one unit each, but for

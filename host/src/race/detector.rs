@@ -118,16 +118,17 @@ impl Detector {
     /// `thread` made an atomic access to `addr` (`writes`: one that may
     /// change memory).
     pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
-        let clock = self.clock_mut(thread).clone();
         self.shadow.mark_sync(addr);
+        self.clock_mut(thread);
+        let clock = &mut self.threads[thread as usize];
         let location = self.atomics.entry(addr).or_default();
-        let mut joined = clock;
-        joined.join(location);
+        clock.join(location);
         if writes {
-            location.join(&joined);
-            joined.tick(thread);
+            // The thread now knows all the location knew: the location
+            // takes the thread's clock.
+            location.clone_from(clock);
+            clock.tick(thread);
         }
-        self.threads[thread as usize] = joined;
     }
 
     /// `thread` made a plain access at `site` to the `len` bytes from

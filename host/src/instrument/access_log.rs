@@ -1,0 +1,199 @@
+//! The code that logs accesses for the race detector (see
+//! [`crate::abi::ACCESS_LOG`]): two functions the rewrite appends to the
+//! module, and the call of one of them that goes with every access it logs.
+//! (Inlined at every access, the same code made modules several times
+//! larger and slower to compile.)
+//!
+//! - `log(addr, site, check)`: logs a scalar access. With `check`, and when
+//!   the execution makes `site` a scheduling point (its bit in the log's
+//!   bitmap is set), calls `weft_rt.point` first.
+//! - `log_bulk(dst, src_or_value, len, site, check)`: the same for
+//!   `memory.copy` and `memory.fill` (two entries; `weft_rt.bulk` for the
+//!   point).
+//!
+//! A function costs the same fuel however the host reads the log, so time
+//! slices fall at the same places in an exploration and in its replay.
+
+use crate::abi::{self, Signature};
+use wasm_encoder::{BlockType, Function, Instruction, MemArg, ValType};
+
+/// Parameters of the appended functions, in the order they are appended.
+pub(crate) const PARAMS: [&[ValType]; 2] = [&[ValType::I32; 3], &[ValType::I32; 5]];
+
+/// Where the appended functions are, and the runtime imports they call.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LogFunctions {
+    /// Index of `log`.
+    pub log: u32,
+    /// Index of `log_bulk`.
+    pub log_bulk: u32,
+}
+
+impl LogFunctions {
+    /// Logs the scalar access at `site` whose address is in local `addr`;
+    /// with `check`, it is a scheduling point first when the execution
+    /// makes `site` one.
+    pub fn emit_call(&self, f: &mut Function, addr: u32, site: i32, check: bool) {
+        f.instruction(&Instruction::LocalGet(addr));
+        f.instruction(&Instruction::I32Const(site));
+        f.instruction(&Instruction::I32Const(i32::from(check)));
+        f.instruction(&Instruction::Call(self.log));
+    }
+
+    /// Logs the bulk access at `site` whose operands are in locals
+    /// `operands` (destination, source or value, length), with `check` as
+    /// [`LogFunctions::emit_call`].
+    pub fn emit_bulk_call(&self, f: &mut Function, operands: [u32; 3], site: i32, check: bool) {
+        for local in operands {
+            f.instruction(&Instruction::LocalGet(local));
+        }
+        f.instruction(&Instruction::I32Const(site));
+        f.instruction(&Instruction::I32Const(i32::from(check)));
+        f.instruction(&Instruction::Call(self.log_bulk));
+    }
+}
+
+/// The bodies of the appended functions, in [`PARAMS`]' order; `rt` gives
+/// the function index of a `weft_rt` import.
+pub(crate) fn bodies(rt: impl Fn(&Signature) -> u32) -> [Function; 2] {
+    [log_body(&rt), log_bulk_body(&rt)]
+}
+
+/// `log(addr, site, check)`.
+fn log_body(rt: &impl Fn(&Signature) -> u32) -> Function {
+    let (addr, site, check, entry) = (0, 1, 2, 3);
+    let mut f = Function::new([(1, ValType::I32)]);
+    emit_point_check(
+        &mut f,
+        site,
+        check,
+        |f| {
+            f.instruction(&Instruction::LocalGet(addr));
+            f.instruction(&Instruction::LocalGet(site));
+            f.instruction(&Instruction::Call(rt(&abi::POINT)));
+        },
+        rt,
+    );
+    emit_append(&mut f, entry, &[(addr, site)], rt);
+    f.instruction(&Instruction::End);
+    f
+}
+
+/// `log_bulk(dst, src_or_value, len, site, check)`.
+fn log_bulk_body(rt: &impl Fn(&Signature) -> u32) -> Function {
+    let (dst, mid, len, site, check, entry) = (0, 1, 2, 3, 4, 5);
+    let mut f = Function::new([(1, ValType::I32)]);
+    emit_point_check(
+        &mut f,
+        site,
+        check,
+        |f| {
+            for local in [dst, mid, len, site] {
+                f.instruction(&Instruction::LocalGet(local));
+            }
+            f.instruction(&Instruction::Call(rt(&abi::BULK)));
+        },
+        rt,
+    );
+    emit_append(&mut f, entry, &[(dst, site), (mid, len)], rt);
+    f.instruction(&Instruction::End);
+    f
+}
+
+/// `if check && bitmap[site]: if <point> { park }`, where `point` pushes
+/// the result of the host call that makes the access a scheduling point.
+fn emit_point_check(
+    f: &mut Function,
+    site: u32,
+    check: u32,
+    point: impl FnOnce(&mut Function),
+    rt: &impl Fn(&Signature) -> u32,
+) {
+    f.instruction(&Instruction::LocalGet(check));
+    f.instruction(&Instruction::If(BlockType::Empty));
+    // bitmap[site / 8] & (1 << site % 8)
+    f.instruction(&Instruction::LocalGet(site));
+    f.instruction(&Instruction::I32Const(3));
+    f.instruction(&Instruction::I32ShrU);
+    f.instruction(&Instruction::I32Load8U(log_memory(
+        abi::ACCESS_LOG.flags,
+        0,
+    )));
+    f.instruction(&Instruction::I32Const(1));
+    f.instruction(&Instruction::LocalGet(site));
+    f.instruction(&Instruction::I32Const(7));
+    f.instruction(&Instruction::I32And);
+    f.instruction(&Instruction::I32Shl);
+    f.instruction(&Instruction::I32And);
+    f.instruction(&Instruction::If(BlockType::Empty));
+    point(f);
+    f.instruction(&Instruction::If(BlockType::Empty));
+    f.instruction(&Instruction::Call(rt(&abi::PARK)));
+    f.instruction(&Instruction::End);
+    f.instruction(&Instruction::End);
+    f.instruction(&Instruction::End);
+}
+
+/// Appends one entry per `(high, low)` pair of locals, `low | high << 32`,
+/// and calls `weft_rt.log_full` each time the log's count passes a
+/// multiple of [`abi::AccessLog::flush_every`]. `entry` is a scratch local.
+fn emit_append(
+    f: &mut Function,
+    entry: u32,
+    words: &[(u32, u32)],
+    rt: &impl Fn(&Signature) -> u32,
+) {
+    let log = abi::ACCESS_LOG;
+    let added = words.len() as i32;
+    // len += added (the old count stays in `entry`)
+    f.instruction(&Instruction::I32Const(0));
+    f.instruction(&Instruction::I32Const(0));
+    f.instruction(&Instruction::I32Load(log_memory(log.len, 2)));
+    f.instruction(&Instruction::LocalTee(entry));
+    f.instruction(&Instruction::I32Const(added));
+    f.instruction(&Instruction::I32Add);
+    f.instruction(&Instruction::I32Store(log_memory(log.len, 2)));
+    for (next, &(high, low)) in words.iter().enumerate() {
+        // entries[(old + next) % capacity] = low | high << 32
+        f.instruction(&Instruction::LocalGet(entry));
+        if next > 0 {
+            f.instruction(&Instruction::I32Const(next as i32));
+            f.instruction(&Instruction::I32Add);
+        }
+        f.instruction(&Instruction::I32Const(log.capacity as i32 - 1));
+        f.instruction(&Instruction::I32And);
+        f.instruction(&Instruction::I32Const(3));
+        f.instruction(&Instruction::I32Shl);
+        f.instruction(&Instruction::LocalGet(high));
+        f.instruction(&Instruction::I64ExtendI32U);
+        f.instruction(&Instruction::I64Const(32));
+        f.instruction(&Instruction::I64Shl);
+        f.instruction(&Instruction::LocalGet(low));
+        f.instruction(&Instruction::I64ExtendI32U);
+        f.instruction(&Instruction::I64Or);
+        f.instruction(&Instruction::I64Store(log_memory(log.entries, 3)));
+    }
+    // if (old + added) % flush_every < added: the count passed a multiple.
+    f.instruction(&Instruction::LocalGet(entry));
+    f.instruction(&Instruction::I32Const(added));
+    f.instruction(&Instruction::I32Add);
+    f.instruction(&Instruction::I32Const(log.flush_every as i32 - 1));
+    f.instruction(&Instruction::I32And);
+    f.instruction(&Instruction::I32Const(added));
+    f.instruction(&Instruction::I32LtU);
+    f.instruction(&Instruction::If(BlockType::Empty));
+    f.instruction(&Instruction::Call(rt(&abi::LOG_FULL)));
+    f.instruction(&Instruction::If(BlockType::Empty));
+    f.instruction(&Instruction::Call(rt(&abi::PARK)));
+    f.instruction(&Instruction::End);
+    f.instruction(&Instruction::End);
+}
+
+/// An access to memory 1 (the point buffer and access log) at `offset`.
+fn log_memory(offset: u64, align: u32) -> MemArg {
+    MemArg {
+        offset,
+        align,
+        memory_index: 1,
+    }
+}
