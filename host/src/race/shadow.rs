@@ -14,7 +14,6 @@
 use crate::instrument::SiteId;
 use crate::trace::ThreadId;
 use crate::trace::clock::{Epoch, VectorClock};
-use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 /// Bytes of one page of shadow memory.
@@ -118,15 +117,53 @@ pub enum Checked {
     SyncWord,
 }
 
+/// Pages whose numbers one second-level table of [`PageTable`] maps.
+const TABLE: usize = 256;
+
+/// Where each page number's page is in [`ShadowMemory::pages`]: a two-level
+/// table indexed by the page number (a hash map took a tenth of an
+/// execution's time).
+#[derive(Debug, Default)]
+struct PageTable {
+    /// Second-level tables by page number / [`TABLE`] (wasm32 addresses
+    /// have at most 2^24 pages), each mapping a page number % [`TABLE`] to
+    /// its index plus one (0: none yet).
+    tables: Vec<Option<Box<[u32; TABLE]>>>,
+    /// The tables allocated, to clear at a reset.
+    allocated: Vec<usize>,
+}
+
+impl PageTable {
+    /// The slot of page `number`.
+    fn slot(&mut self, number: u64) -> &mut u32 {
+        let (table, slot) = (number as usize / TABLE, number as usize % TABLE);
+        if self.tables.len() <= table {
+            self.tables.resize_with(table + 1, || None);
+        }
+        let entry = &mut self.tables[table];
+        if entry.is_none() {
+            self.allocated.push(table);
+        }
+        &mut entry.get_or_insert_with(|| Box::new([0; TABLE]))[slot]
+    }
+
+    /// Forgets every page, keeping the tables.
+    fn clear(&mut self) {
+        for &table in &self.allocated {
+            if let Some(slots) = &mut self.tables[table] {
+                slots.fill(0);
+            }
+        }
+    }
+}
+
 /// The shadow of the whole shared memory.
 #[derive(Debug, Default)]
 pub struct ShadowMemory {
     /// The pages, in the order they were first touched.
     pages: Vec<Page>,
-    /// Where each page number's page is in `pages`.
-    index: FxHashMap<u64, u32>,
-    /// The page number and index of the last page looked up.
-    last: Option<(u64, u32)>,
+    /// Where each page is in `pages`.
+    index: PageTable,
     /// Granule arrays of pages dropped by [`ShadowMemory::reset`], reused
     /// when a page is split.
     spare: Vec<Box<[Granule]>>,
@@ -141,25 +178,17 @@ impl ShadowMemory {
             }
         }
         self.index.clear();
-        self.last = None;
     }
 
     /// The index in `pages` of the page with number `number`, created when
     /// new.
     fn page(&mut self, number: u64) -> usize {
-        let at = match self.last {
-            Some((last, at)) if last == number => at,
-            _ => {
-                let next = self.pages.len() as u32;
-                let at = *self.index.entry(number).or_insert(next);
-                if at == next {
-                    self.pages.push(Page::Uniform(Shadow::default()));
-                }
-                self.last = Some((number, at));
-                at
-            }
-        };
-        at as usize
+        let slot = self.index.slot(number);
+        if *slot == 0 {
+            self.pages.push(Page::Uniform(Shadow::default()));
+            *slot = self.pages.len() as u32;
+        }
+        *slot as usize - 1
     }
 
     /// Marks the byte at `addr` as the first byte of a word the program
@@ -523,6 +552,17 @@ mod tests {
         assert_eq!(memory.access(0, &knows_one, 4, true, 6, 1), Checked::Clean);
         let conflict = race(memory.access(0, &knows_one, 4, true, 7, 1));
         assert_eq!((conflict.thread, conflict.write), (2, false));
+    }
+
+    #[test]
+    fn a_reset_forgets_every_access() {
+        let mut memory = ShadowMemory::default();
+        let (zero, one) = (clock(&[1, 0]), clock(&[0, 1]));
+        for _ in 0..3 {
+            assert_eq!(memory.access(0, &zero, 1, true, 70_000, 4), Checked::Clean);
+            race(memory.access(1, &one, 2, true, 70_000, 4));
+            memory.reset();
+        }
     }
 
     #[test]
