@@ -223,6 +223,9 @@ impl ShadowMemory {
         len: u32,
     ) -> Checked {
         let now = Stamp::new(Epoch::of(thread, clock), site);
+        if let Some(checked) = self.access_words(now, clock, write, addr, len) {
+            return checked;
+        }
         let end = u64::from(addr) + u64::from(len);
         let mut first = None;
         let mut byte = u64::from(addr);
@@ -255,6 +258,58 @@ impl ShadowMemory {
             byte = page_end;
         }
         first.map_or(Checked::Clean, Checked::Race)
+    }
+}
+
+impl ShadowMemory {
+    /// The common case first: an access to whole words (at most 16 bytes)
+    /// of a page already split, whose granules are whole. `None` when the
+    /// access is not one.
+    fn access_words(
+        &mut self,
+        now: Stamp,
+        clock: &VectorClock,
+        write: bool,
+        addr: u32,
+        len: u32,
+    ) -> Option<Checked> {
+        let granule = GRANULE as u32;
+        let offset = (u64::from(addr) % PAGE) as usize;
+        if !addr.is_multiple_of(granule)
+            || !len.is_multiple_of(granule)
+            || !(granule..=16).contains(&len)
+            || offset + len as usize > PAGE as usize
+        {
+            return None;
+        }
+        let at = self.page(u64::from(addr) / PAGE);
+        let Page::Granules(granules) = &mut self.pages[at] else {
+            return None;
+        };
+        let words = &mut granules[offset / GRANULE..(offset + len as usize) / GRANULE];
+        if !words.iter().all(|g| matches!(g, Granule::Whole(_))) {
+            return None;
+        }
+        let mut first = None;
+        for (n, word) in words.iter_mut().enumerate() {
+            let Granule::Whole(shadow) = word else {
+                unreachable!("checked above")
+            };
+            if n == 0 && shadow.is_sync() {
+                return Some(Checked::SyncWord);
+            }
+            if let (None, Some((earlier, earlier_write))) =
+                (first, shadow.access(now, clock, write))
+            {
+                first = Some(Conflict {
+                    addr: addr + n as u32 * granule,
+                    thread: earlier.thread,
+                    site: earlier.site,
+                    write: earlier_write,
+                });
+            }
+        }
+        Some(first.map_or(Checked::Clean, Checked::Race))
     }
 }
 
