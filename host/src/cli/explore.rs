@@ -133,7 +133,14 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         },
         (other, _) => other.name().to_string(),
     };
-    let (headline, replay_file) = match &exploration.failure {
+    let race_note = exploration.race_points.as_ref().map_or(String::new(), |found| {
+        format!(
+            "; also switching at the {} plain-access sites that raced in {} executions before",
+            found.sites.len(),
+            found.executions
+        )
+    });
+    let (mut headline, replay_file) = match &exploration.failure {
         Some(found) => (
             format!(
                 "{} failure found after {} executions ({strategy}, seed {}) in {:.2?}",
@@ -192,6 +199,7 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
             None,
         ),
     };
+    headline.push_str(&race_note);
     Ok(Report {
         module: &args.module.module,
         wasm: &wasm,
@@ -220,6 +228,11 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
             "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
             "exhaustive": exploration.exhausted == Some(Exhausted::All),
             "search_ended_without_claim": exploration.exhausted == Some(Exhausted::Unclaimed),
+            "races": options.run.races,
+            "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
+                "sites": found.sites,
+                "executions": found.executions,
+            })),
         }),
     }
     .print(&args.output))

@@ -7,10 +7,12 @@
 
 pub mod bounded;
 pub mod exhaustive;
+pub mod race_points;
 pub mod sampling;
 pub mod turns;
 
 use crate::execution::Setup;
+use crate::race::RaceMode;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::{DfsScheduler, DporScheduler, Scheduler, Strategy};
@@ -104,6 +106,9 @@ pub struct Exploration {
     /// What a systematic exploration that ended by itself covered (or
     /// that it claims nothing).
     pub exhausted: Option<Exhausted>,
+    /// With `--races schedule`: the racy sites found before the
+    /// exploration, which were its scheduling points besides the usual.
+    pub race_points: Option<race_points::RacePoints>,
 }
 
 /// What a systematic exploration that ended by itself covered.
@@ -213,6 +218,23 @@ fn check_host(result: &ExecutionResult) -> Result<(), ExploreError> {
 ///
 /// [`ExploreError`] when the host cannot run the module.
 pub fn explore(
+    program: &mut Program,
+    options: &ExploreOptions,
+    progress: impl FnMut(Progress),
+) -> Result<Exploration, ExploreError> {
+    if options.run.races != RaceMode::Schedule || !options.run.run.point_sites.is_empty() {
+        return explore_with(program, options, progress);
+    }
+    let found = race_points::discover(program, options)?;
+    let mut scheduled = options.clone();
+    scheduled.run.run.point_sites = found.sites.clone();
+    let mut exploration = explore_with(program, &scheduled, progress)?;
+    exploration.race_points = Some(found);
+    Ok(exploration)
+}
+
+/// [`explore`] with the setup as it is.
+fn explore_with(
     program: &mut Program,
     options: &ExploreOptions,
     mut progress: impl FnMut(Progress),
@@ -345,6 +367,7 @@ pub fn explore(
         last,
         elapsed: start.elapsed(),
         exhausted,
+        race_points: None,
     })
 }
 

@@ -221,6 +221,7 @@ pub(super) fn explore(
         last,
         elapsed: tally.start.elapsed(),
         exhausted: None,
+        race_points: None,
     })
 }
 
