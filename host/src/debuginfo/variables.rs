@@ -67,6 +67,9 @@ pub fn global_region(dwarf: &Dwarf<Reader>, path: &str) -> Result<Region, String
 /// function's `static` local) whose memory holds `addr`, with `+offset`
 /// when `addr` is not its first byte.
 pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
+    // The smallest variable that holds it (a C library may describe a
+    // symbol with a size that covers its neighbours).
+    let mut best: Option<(u32, u32, String)> = None;
     let mut units = dwarf.units();
     while let Ok(Some(header)) = units.next() {
         let Ok(unit) = dwarf.unit(header) else {
@@ -80,20 +83,54 @@ pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
             let Some(start) = address(entry) else {
                 continue;
             };
-            let Some(len) = type_of(entry).and_then(|ty| byte_size(&unit, ty)) else {
+            let Some(len) = type_of(entry).and_then(|ty| total_size(&unit, ty)) else {
                 continue;
             };
-            if !(start..start.saturating_add(len.max(1))).contains(&addr) {
-                continue;
+            let fits = (start..start.saturating_add(len.max(1))).contains(&addr);
+            if fits && best.as_ref().is_none_or(|(_, size, _)| len < *size) {
+                if let Some(name) = attr_name(dwarf, &unit, entry) {
+                    best = Some((start, len, name));
+                }
             }
-            let name = attr_name(dwarf, &unit, entry)?;
-            return Some(match addr - start {
-                0 => name,
-                offset => format!("{name}+{offset}"),
-            });
         }
     }
-    None
+    let (start, _, name) = best?;
+    Some(match addr - start {
+        0 => name,
+        offset => format!("{name}+{offset}"),
+    })
+}
+
+/// The size of a type, arrays included (their element size times their
+/// element count, when DWARF gives no size of its own).
+fn total_size(unit: &Unit<Reader>, ty: UnitOffset) -> Option<u32> {
+    let entry = unit.entry(ty).ok()?;
+    if entry.tag() != gimli::DW_TAG_array_type
+        || entry.attr_value(gimli::DW_AT_byte_size).is_some()
+    {
+        return byte_size(unit, ty);
+    }
+    let element = byte_size(unit, type_of(&entry)?)?;
+    let mut tree = unit.entries_tree(Some(ty)).ok()?;
+    let root = tree.root().ok()?;
+    let mut children = root.children();
+    let mut count = 1u32;
+    while let Ok(Some(child)) = children.next() {
+        let range = child.entry();
+        if range.tag() != gimli::DW_TAG_subrange_type {
+            continue;
+        }
+        let n = match (
+            range.attr_value(gimli::DW_AT_count).and_then(|v| v.udata_value()),
+            range.attr_value(gimli::DW_AT_upper_bound).and_then(|v| v.udata_value()),
+        ) {
+            (Some(n), _) => n,
+            (None, Some(upper)) => upper + 1,
+            (None, None) => return None,
+        };
+        count = count.checked_mul(u32::try_from(n).ok()?)?;
+    }
+    element.checked_mul(count)
 }
 
 fn attr_name(

@@ -18,7 +18,11 @@ use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::runtime::Outcome;
 use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Logged, Report};
 use crate::trace::ThreadId;
+use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Where the source of the C library's allocator is, as DWARF names it.
+const ALLOCATOR_SOURCE: &str = "wasi-libc/dlmalloc/";
 
 /// The address the atomic sections of all threads synchronise on, as if
 /// they took one lock (no guest atomic can be at an address this high and
@@ -71,6 +75,8 @@ pub struct RaceCheck {
     sites: Arc<SiteTable>,
     symbols: Arc<LazySymbols>,
     report: RaceReport,
+    /// Whether each site a race named is in the allocator.
+    allocator_sites: HashMap<SiteId, bool>,
 }
 
 impl RaceCheck {
@@ -89,6 +95,7 @@ impl RaceCheck {
             sites,
             symbols,
             report: RaceReport::default(),
+            allocator_sites: HashMap::new(),
         }
     }
 
@@ -129,7 +136,9 @@ impl RaceCheck {
 
     fn found(&mut self, cx: &mut Cx<'_>, race: Race) {
         let pair = |r: &Race| (r.earlier.site, r.later.site);
-        if self.report.races.iter().any(|r| pair(r) == pair(&race)) {
+        if self.report.races.iter().any(|r| pair(r) == pair(&race))
+            || (self.in_allocator(race.earlier.site) && self.in_allocator(race.later.site))
+        {
             return;
         }
         self.report.races.push(race);
@@ -142,6 +151,23 @@ impl RaceCheck {
                 thread: race.later.thread,
             }));
         }
+    }
+
+    /// Whether `site` is in the C library's memory allocator, which reads
+    /// chunk headers outside its lock by design (a header it reads for the
+    /// caller's own block shares a word with a bit that freeing the block
+    /// before it clears). A race between two of its accesses is its own
+    /// business, as for TSan, which does not instrument the allocator; one
+    /// between the allocator and the program's code (a write past the end
+    /// of a block) is reported.
+    fn in_allocator(&mut self, site: SiteId) -> bool {
+        let (sites, symbols) = (&self.sites, &self.symbols);
+        *self.allocator_sites.entry(site).or_insert_with(|| {
+            sites
+                .get(site)
+                .and_then(|s| symbols.file_of(s))
+                .is_some_and(|file| file.contains(ALLOCATOR_SOURCE))
+        })
     }
 
     /// The race in words: both accesses, their threads and code.
