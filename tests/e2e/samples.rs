@@ -149,6 +149,16 @@ sample_tests! {
     wrong_lock_c => "wrong-lock-c",
     carter_c => "carter-c",
     stateful_c => "stateful-c",
+    racy_counter_c => "racy-counter-c",
+    two_mutexes_c => "two-mutexes-c",
+    unlocked_path_c => "unlocked-path-c",
+    aliased_stats_c => "aliased-stats-c",
+    plain_reorder_c => "plain-reorder-c",
+    racy_wat => "racy-wat",
+    racy_static => "racy-static",
+    racy_cell => "racy-cell",
+    pthread_sync_c => "pthread-sync-c",
+    sync_primitives => "sync-primitives",
 }
 
 #[test]
@@ -205,6 +215,16 @@ fn every_sample_has_a_test() {
         "wrong-lock-c",
         "carter-c",
         "stateful-c",
+        "racy-counter-c",
+        "two-mutexes-c",
+        "unlocked-path-c",
+        "aliased-stats-c",
+        "plain-reorder-c",
+        "racy-wat",
+        "racy-static",
+        "racy-cell",
+        "pthread-sync-c",
+        "sync-primitives",
     ];
     for name in sample_names() {
         assert!(

@@ -15,6 +15,7 @@ use crate::support::{root, sample, sample_names};
 use weft::execution::Setup;
 use weft::imunit::guard::ScheduleMode;
 use weft::instrument::{InstrumentOptions, Points};
+use weft::race::RaceMode;
 use weft::runtime::{Limits, RunConfig};
 use weft::sched::Strategy;
 
@@ -78,7 +79,7 @@ fn cases() -> Vec<Case> {
             sample: name.into(),
             options: InstrumentOptions {
                 points: Points::Memory,
-                log_calls: false,
+                ..InstrumentOptions::default()
             },
             run: Setup {
                 check_atomic_sets: true,
@@ -91,12 +92,60 @@ fn cases() -> Vec<Case> {
             label: format!("{name}/log-calls"),
             sample: name.into(),
             options: InstrumentOptions {
-                points: Points::Sync,
                 log_calls: true,
+                ..InstrumentOptions::default()
             },
             run: base.clone(),
         });
     }
+    let logging = InstrumentOptions {
+        log_accesses: true,
+        ..InstrumentOptions::default()
+    };
+    for name in [
+        "lost-update",
+        "racy-counter-c",
+        "pthread-sync-c",
+        "racy-wat",
+    ] {
+        cases.push(Case {
+            label: format!("{name}/races-fail"),
+            sample: name.into(),
+            options: logging,
+            run: Setup {
+                races: RaceMode::Fail,
+                ..base.clone()
+            },
+        });
+    }
+    // The sites of plain-reorder-c's two variables, made scheduling points
+    // as `--races schedule` would.
+    let reorder = std::fs::read(sample("plain-reorder-c")).unwrap();
+    let program = weft::execution::load(&reorder, logging).unwrap();
+    let plain_sites: Vec<u32> = (0..program.sites().len() as u32)
+        .filter(|&id| {
+            program.sites().get(id).is_some_and(|site| {
+                matches!(
+                    site.kind,
+                    weft::instrument::AccessKind::Load | weft::instrument::AccessKind::Store
+                )
+            })
+        })
+        .step_by(7)
+        .collect();
+    cases.push(Case {
+        label: "plain-reorder-c/races-schedule".into(),
+        sample: "plain-reorder-c".into(),
+        options: logging,
+        run: Setup {
+            races: RaceMode::Schedule,
+            run: RunConfig {
+                point_sites: plain_sites,
+                ..base.run.clone()
+            },
+            ..base.clone()
+        },
+    });
     cases
 }
 

@@ -64,6 +64,10 @@ pub struct ModuleArgs {
     /// What `--races` is when not given (set by the command).
     #[arg(skip)]
     pub default_races: crate::race::RaceMode,
+    /// Plain-access sites that are scheduling points (found by `--races
+    /// schedule`, for the replay file).
+    #[arg(skip)]
+    pub point_sites: Vec<crate::instrument::SiteId>,
     /// Arguments passed to the guest after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -154,7 +158,7 @@ impl ModuleArgs {
                     time_limit: Some(self.execution_time_limit),
                     ..Limits::default()
                 },
-                point_sites: Vec::new(),
+                point_sites: self.point_sites.clone(),
             },
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,

@@ -133,13 +133,20 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         },
         (other, _) => other.name().to_string(),
     };
-    let race_note = exploration.race_points.as_ref().map_or(String::new(), |found| {
-        format!(
-            "; also switching at the {} plain-access sites that raced in {} executions before",
-            found.sites.len(),
-            found.executions
-        )
-    });
+    if let Some(found) = &exploration.race_points {
+        // The failure's replay file records them.
+        args.module.point_sites = found.sites.clone();
+    }
+    let race_note = exploration
+        .race_points
+        .as_ref()
+        .map_or(String::new(), |found| {
+            format!(
+                "; also switching at the {} plain-access sites that raced in {} executions before",
+                found.sites.len(),
+                found.executions
+            )
+        });
     let (mut headline, replay_file) = match &exploration.failure {
         Some(found) => (
             format!(

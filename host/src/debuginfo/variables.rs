@@ -87,10 +87,11 @@ pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
                 continue;
             };
             let fits = (start..start.saturating_add(len.max(1))).contains(&addr);
-            if fits && best.as_ref().is_none_or(|(_, size, _)| len < *size) {
-                if let Some(name) = attr_name(dwarf, &unit, entry) {
-                    best = Some((start, len, name));
-                }
+            if fits
+                && best.as_ref().is_none_or(|(_, size, _)| len < *size)
+                && let Some(name) = attr_name(dwarf, &unit, entry)
+            {
+                best = Some((start, len, name));
             }
         }
     }
@@ -105,8 +106,7 @@ pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
 /// element count, when DWARF gives no size of its own).
 fn total_size(unit: &Unit<Reader>, ty: UnitOffset) -> Option<u32> {
     let entry = unit.entry(ty).ok()?;
-    if entry.tag() != gimli::DW_TAG_array_type
-        || entry.attr_value(gimli::DW_AT_byte_size).is_some()
+    if entry.tag() != gimli::DW_TAG_array_type || entry.attr_value(gimli::DW_AT_byte_size).is_some()
     {
         return byte_size(unit, ty);
     }
@@ -121,8 +121,12 @@ fn total_size(unit: &Unit<Reader>, ty: UnitOffset) -> Option<u32> {
             continue;
         }
         let n = match (
-            range.attr_value(gimli::DW_AT_count).and_then(|v| v.udata_value()),
-            range.attr_value(gimli::DW_AT_upper_bound).and_then(|v| v.udata_value()),
+            range
+                .attr_value(gimli::DW_AT_count)
+                .and_then(|v| v.udata_value()),
+            range
+                .attr_value(gimli::DW_AT_upper_bound)
+                .and_then(|v| v.udata_value()),
         ) {
             (Some(n), _) => n,
             (None, Some(upper)) => upper + 1,

@@ -2,6 +2,14 @@
 //! to a [`Detector`] and reports the races it finds, as a failure
 //! ([`RaceMode::Fail`]) or in its report ([`RaceMode::Schedule`]).
 //!
+//! A race fails an execution that otherwise passes, at its end: the
+//! runtime reads a thread's log at its next call of the host, and a replay
+//! calls the host at points the exploration passed inside wasm, so ending
+//! the execution where the race was read would end it at another step in
+//! the replay. Every access is read by the end either way, in the same
+//! order, so the first race is the same. (An execution that fails
+//! otherwise, say an assertion the race led to, reports that failure.)
+//!
 //! It reads accesses from the threads' access logs (a module loaded with
 //! [`log_accesses`](crate::instrument::InstrumentOptions::log_accesses)):
 //! plain ones and those at scheduling points alike, in each thread's
@@ -16,7 +24,7 @@ use crate::debuginfo::symbols::LazySymbols;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::runtime::Outcome;
-use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Logged, Report};
+use crate::runtime::analysis::{Access, Analysis, Cx, ExecView, Happening, Logged, Report};
 use crate::trace::ThreadId;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -77,6 +85,9 @@ pub struct RaceCheck {
     report: RaceReport,
     /// Whether each site a race named is in the allocator.
     allocator_sites: HashMap<SiteId, bool>,
+    /// In [`RaceMode::Fail`]: the first race, as the failure of an
+    /// execution that otherwise passes.
+    first: Option<Failure>,
 }
 
 impl RaceCheck {
@@ -96,6 +107,7 @@ impl RaceCheck {
             symbols,
             report: RaceReport::default(),
             allocator_sites: HashMap::new(),
+            first: None,
         }
     }
 
@@ -142,14 +154,13 @@ impl RaceCheck {
             return;
         }
         self.report.races.push(race);
-        if self.mode == RaceMode::Fail {
+        if self.mode == RaceMode::Fail && self.first.is_none() {
             let view = cx.view();
-            let message = self.describe(&race, |t| view.thread_label(t));
-            cx.finish(Outcome::Reported(Failure {
+            self.first = Some(Failure {
                 kind: FailureKind::DataRace,
-                message,
+                message: self.describe(&race, |t| view.thread_label(t)),
                 thread: race.later.thread,
-            }));
+            });
         }
     }
 
@@ -208,9 +219,6 @@ impl Analysis for RaceCheck {
     fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, accesses: &Logged<'_>) {
         for access in accesses.iter() {
             self.apply(cx, thread, &access);
-            if cx.ended() {
-                return;
-            }
         }
     }
 
@@ -222,6 +230,10 @@ impl Analysis for RaceCheck {
             Happening::AtomicEnd => self.detector.atomic(thread, ATOMIC_SECTIONS, true),
             _ => {}
         }
+    }
+
+    fn verdict(&mut self, _view: &ExecView<'_>) -> Option<Outcome> {
+        self.first.take().map(Outcome::Reported)
     }
 
     fn finish(self: Box<Self>) -> Option<Report> {

@@ -33,7 +33,7 @@ pub const FORMAT: &str = "weft-replay";
 /// The version this build writes and reads. (4: instrumentation checks
 /// every access to a shared memory, which changes where fuel runs out, so a
 /// version-3 schedule may no longer fit.)
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// Which module a replay file belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,123 @@
+//! Data races: found by default with both accesses named, reproduced by
+//! their replay files, turned into scheduling points with `--races
+//! schedule`, and never reported on race-free programs.
+
+use crate::support::{arg, sample, weft, weft_in};
+
+/// The racy samples, each with a source line one of its accesses is on.
+const RACY: [(&str, &str); 8] = [
+    ("racy-counter-c", "racy-counter-c/main.c:16"),
+    ("two-mutexes-c", "two-mutexes-c/main.c:"),
+    ("unlocked-path-c", "unlocked-path-c/main.c:"),
+    ("aliased-stats-c", "aliased-stats-c/main.c:32"),
+    ("plain-reorder-c", "plain-reorder-c/main.c:"),
+    ("racy-wat", "at append"),
+    ("racy-static", "racy-static/src/main.rs:11"),
+    ("racy-cell", "racy-cell/src/main.rs:20"),
+];
+
+#[test]
+fn the_default_exploration_reports_both_accesses_of_a_race() {
+    for (name, place) in RACY {
+        let (out, _dir) = weft(&["explore", arg(&sample(name)), "--json", "--no-save"]);
+        assert_eq!(out.code, 1, "{name}: {}", out.stdout);
+        let json = out.json();
+        assert_eq!(json["failure"]["kind"], "data-race", "{name}");
+        let message = json["failure"]["message"].as_str().unwrap();
+        assert!(message.starts_with("data race on 0x"), "{name}: {message}");
+        assert_eq!(message.matches("thread ").count(), 2, "{name}: {message}");
+        assert!(
+            message.contains(" wrote "),
+            "{name}: a race has a write: {message}"
+        );
+        assert!(message.contains(place), "{name}: {message}");
+    }
+}
+
+#[test]
+fn races_off_reports_no_race() {
+    let (out, _dir) = weft(&[
+        "explore",
+        arg(&sample("racy-counter-c")),
+        "--races",
+        "off",
+        "--json",
+        "--no-save",
+    ]);
+    let json = out.json();
+    assert_ne!(json["failure"]["kind"], "data-race", "{}", out.stdout);
+}
+
+#[test]
+fn races_schedule_finds_the_assertion_a_switch_between_plain_accesses_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("reorder.weft.json");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("plain-reorder-c")),
+            "--races",
+            "schedule",
+            "--iterations",
+            "2000",
+            "--json",
+            "--save-failure",
+            arg(&replay),
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "assertion", "{}", out.stdout);
+    let sites = json["race_points"]["sites"].as_array().unwrap();
+    assert!(sites.len() >= 2, "both variables' accesses: {sites:?}");
+    // The replay file carries the sites: it reproduces the assertion.
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    assert_eq!(
+        saved["run"]["point_sites"].as_array().map(Vec::len),
+        Some(sites.len()),
+        "{saved}"
+    );
+    let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert_eq!(again.json()["failure"]["kind"], "assertion");
+    assert_eq!(again.json()["trace_hash"], json["trace_hash"]);
+    // Without the racy sites as points, no switch falls between the two
+    // plain writes, and the assertion cannot fail.
+    let (plain, _dir) = weft(&[
+        "explore",
+        arg(&sample("plain-reorder-c")),
+        "--races",
+        "off",
+        "--iterations",
+        "2000",
+        "--json",
+        "--no-save",
+    ]);
+    assert_eq!(plain.code, 0, "{}", plain.stdout);
+}
+
+#[test]
+fn race_free_programs_report_no_race_under_any_strategy() {
+    for name in [
+        "pthread-sync-c",
+        "sync-primitives",
+        "mutex-counter",
+        "spin-lock-c",
+    ] {
+        for strategy in ["random", "pct", "pos", "surw", "dfs", "dpor"] {
+            let (out, _dir) = weft(&[
+                "explore",
+                arg(&sample(name)),
+                "--strategy",
+                strategy,
+                "--iterations",
+                "1000",
+                "--json",
+                "--no-save",
+            ]);
+            assert_eq!(out.code, 0, "{name} under {strategy}: {}", out.stdout);
+        }
+    }
+}
