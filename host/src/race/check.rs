@@ -88,6 +88,8 @@ pub struct RaceCheck {
     /// In [`RaceMode::Fail`]: the first race, as the failure of an
     /// execution that otherwise passes.
     first: Option<Failure>,
+    /// Whether a thread was spawned yet.
+    spawned: bool,
 }
 
 impl RaceCheck {
@@ -108,6 +110,7 @@ impl RaceCheck {
             report: RaceReport::default(),
             allocator_sites: HashMap::new(),
             first: None,
+            spawned: false,
         }
     }
 
@@ -218,13 +221,21 @@ impl RaceCheck {
 impl Analysis for RaceCheck {
     fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, accesses: &Logged<'_>) {
         for access in accesses.iter() {
-            self.apply(cx, thread, &access);
+            // Before the first spawn, every access happens before every
+            // other thread's: a plain one can race with nothing, and need
+            // not be remembered. (Atomic ones still mark their words.)
+            if self.spawned || !is_plain(access.kind) {
+                self.apply(cx, thread, &access);
+            }
         }
     }
 
     fn happened(&mut self, _cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
         match *what {
-            Happening::Spawned { child } => self.detector.spawn(thread, child),
+            Happening::Spawned { child } => {
+                self.spawned = true;
+                self.detector.spawn(thread, child);
+            }
             Happening::Woke { woken, .. } => self.detector.wake(thread, woken),
             Happening::AtomicBegin => self.detector.atomic(thread, ATOMIC_SECTIONS, false),
             Happening::AtomicEnd => self.detector.atomic(thread, ATOMIC_SECTIONS, true),
