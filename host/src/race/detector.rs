@@ -91,6 +91,7 @@ impl Detector {
         self.shadow.reset();
     }
 
+    #[inline]
     fn clock_mut(&mut self, thread: ThreadId) -> &mut VectorClock {
         let slot = thread as usize;
         if self.threads.len() <= slot {
@@ -117,6 +118,7 @@ impl Detector {
 
     /// `thread` made an atomic access to `addr` (`writes`: one that may
     /// change memory).
+    #[inline]
     pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
         self.shadow.mark_sync(addr);
         self.clock_mut(thread);
@@ -134,6 +136,7 @@ impl Detector {
     /// `thread` made a plain access at `site` to the `len` bytes from
     /// `addr`: the first race it completes, if any. Every byte is recorded
     /// whether it races or not.
+    #[inline]
     pub fn plain(
         &mut self,
         thread: ThreadId,

@@ -36,6 +36,7 @@ impl Stamp {
         }
     }
 
+    #[inline]
     fn epoch(self) -> Epoch {
         Epoch {
             thread: self.thread,
@@ -45,6 +46,7 @@ impl Stamp {
 
     /// Whether nothing orders the access before the present of `thread`,
     /// whose clock is `clock`.
+    #[inline]
     fn unordered(self, thread: ThreadId, clock: &VectorClock) -> bool {
         self.thread != thread && !self.epoch().happened_before(clock)
     }
@@ -135,6 +137,7 @@ struct PageTable {
 
 impl PageTable {
     /// The slot of page `number`.
+    #[inline]
     fn slot(&mut self, number: u64) -> &mut u32 {
         let (table, slot) = (number as usize / TABLE, number as usize % TABLE);
         if self.tables.len() <= table {
@@ -182,6 +185,7 @@ impl ShadowMemory {
 
     /// The index in `pages` of the page with number `number`, created when
     /// new.
+    #[inline]
     fn page(&mut self, number: u64) -> usize {
         let slot = self.index.slot(number);
         if *slot == 0 {
@@ -265,6 +269,7 @@ impl ShadowMemory {
     /// The common case first: an access to whole words (at most 16 bytes)
     /// of a page already split, whose granules are whole. `None` when the
     /// access is not one.
+    #[inline]
     fn access_words(
         &mut self,
         now: Stamp,
@@ -319,6 +324,7 @@ type BlockConflict = Option<(usize, (Stamp, bool))>;
 
 impl Page {
     /// The shadow of byte `at` of the page.
+    #[inline]
     fn shadow(&self, at: usize) -> &Shadow {
         match self {
             Page::Uniform(shadow) => shadow,
@@ -442,6 +448,7 @@ impl Granule {
 }
 
 impl Shadow {
+    #[inline]
     fn is_sync(&self) -> bool {
         matches!(self.reads, Reads::Sync)
     }
@@ -472,6 +479,7 @@ impl Shadow {
         }
     }
 
+    #[inline]
     fn read(&mut self, now: Stamp, clock: &VectorClock) -> Option<(Stamp, bool)> {
         let race = self
             .write
@@ -502,6 +510,7 @@ impl Shadow {
         race
     }
 
+    #[inline]
     fn write(&mut self, now: Stamp, clock: &VectorClock) -> Option<(Stamp, bool)> {
         let write_race = self
             .write

@@ -10,6 +10,7 @@ pub struct VectorClock(Vec<u32>);
 
 impl VectorClock {
     /// The time of `thread`.
+    #[inline]
     pub fn get(&self, thread: ThreadId) -> u32 {
         self.0.get(thread as usize).copied().unwrap_or(0)
     }
@@ -40,6 +41,7 @@ impl VectorClock {
 
     /// Whether every time of `self` is at most the one of `other`: all that
     /// `self` records happened before `other`'s present.
+    #[inline]
     pub fn happened_before(&self, other: &VectorClock) -> bool {
         self.0
             .iter()
@@ -59,6 +61,7 @@ pub struct Epoch {
 
 impl Epoch {
     /// The present of `thread` whose clock is `clock`.
+    #[inline]
     pub fn of(thread: ThreadId, clock: &VectorClock) -> Self {
         Epoch {
             thread,
