@@ -105,3 +105,50 @@ fn main() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(wat_dir.join("tiny.wasm").exists());
 }
+
+#[test]
+fn old_c_builds_and_compiler_flags_pass_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("old.c");
+    // Implicit int, a call before any declaration, a thread function that
+    // returns int: what compilers accepted until recently.
+    std::fs::write(
+        &c,
+        r#"#include <pthread.h>
+int x;
+worker(void *arg) {
+    x = helper(N);
+    return 0;
+}
+int helper(int n) { return n + 1; }
+main() {
+    pthread_t t;
+    pthread_create(&t, 0, worker, 0);
+    pthread_join(t, 0);
+    return x != N + 1;
+}
+"#,
+    )
+    .unwrap();
+    let module = dir.path().join("old.wasm");
+    let out = weft_in(
+        dir.path(),
+        &["build", arg(&c), "-o", arg(&module), "--", "-DN=5"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&module), "--iterations", "20", "--json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    // Without the flag, N is undeclared: a compile error, exit 2.
+    let out = weft_in(dir.path(), &["build", arg(&c), "-o", arg(&module)]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("'N'"), "{}", out.stderr);
+    // Flags are for C only.
+    let wat = dir.path().join("tiny.wat");
+    std::fs::write(&wat, r#"(module (func (export "_start")))"#).unwrap();
+    let out = weft_in(dir.path(), &["build", arg(&wat), "--", "-DN=5"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("for C sources"), "{}", out.stderr);
+}

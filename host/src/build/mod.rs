@@ -39,21 +39,33 @@ pub enum BuildError {
     /// Reading or writing a file failed.
     #[error("{0}")]
     Io(String),
+    /// Compiler flags were given for a source that is not C.
+    #[error("compiler flags after `--` are for C sources; `{0}` is not one")]
+    FlagsNotC(String),
 }
 
-/// Builds `source` into `output` (default: the source path with `.wasm`).
-/// Returns the path written.
+/// Builds `source` into `output` (default: the source path with `.wasm`),
+/// passing `flags` to the C compiler. Returns the path written.
 ///
 /// # Errors
 ///
-/// A [`BuildError`] naming what is missing or what the compiler said.
-pub fn build(source: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError> {
+/// A [`BuildError`] naming what is missing or what the compiler said;
+/// [`BuildError::FlagsNotC`] for flags with a source that is not C.
+pub fn build(
+    source: &Path,
+    output: Option<&Path>,
+    flags: &[String],
+) -> Result<PathBuf, BuildError> {
     if source.is_dir() {
-        return build_dir(source, output);
+        return build_dir(source, output, flags);
     }
     let output = output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf);
-    match source.extension().and_then(|e| e.to_str()) {
-        Some("c") => c::build(source, &output)?,
+    let extension = source.extension().and_then(|e| e.to_str());
+    if !flags.is_empty() && extension != Some("c") {
+        return Err(BuildError::FlagsNotC(source.display().to_string()));
+    }
+    match extension {
+        Some("c") => c::build(source, &output, flags)?,
         Some("wat") => wat::build(source, &output)?,
         Some("zig") => zig::build(source, &output)?,
         _ => return Err(BuildError::UnknownLanguage(source.display().to_string())),
@@ -63,7 +75,7 @@ pub fn build(source: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError
 
 /// Builds the one source a folder holds; the module is named after the
 /// folder unless `output` says otherwise.
-fn build_dir(dir: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError> {
+fn build_dir(dir: &Path, output: Option<&Path>, flags: &[String]) -> Result<PathBuf, BuildError> {
     let name = dir
         .canonicalize()
         .ok()
@@ -71,13 +83,16 @@ fn build_dir(dir: &Path, output: Option<&Path>) -> Result<PathBuf, BuildError> {
         .unwrap_or_else(|| "module".into());
     let output = output.map_or_else(|| dir.join(format!("{name}.wasm")), Path::to_path_buf);
     if dir.join("Cargo.toml").exists() {
+        if !flags.is_empty() {
+            return Err(BuildError::FlagsNotC(dir.display().to_string()));
+        }
         rust::build(dir, &output)?;
         return Ok(output);
     }
     for main in ["main.c", "main.zig", "main.wat"] {
         let source = dir.join(main);
         if source.exists() {
-            return build(&source, Some(&output));
+            return build(&source, Some(&output), flags);
         }
     }
     Err(BuildError::UnknownLanguage(dir.display().to_string()))

@@ -14,10 +14,13 @@ pub struct BuildArgs {
     /// Where to write the module (default: the source with `.wasm`).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Flags for the C compiler after `--` (`-- -DN=5 -I include`).
+    #[arg(last = true)]
+    flags: Vec<String>,
 }
 
 pub fn run(args: BuildArgs) -> Result<u8> {
-    let written = crate::build::build(&args.source, args.output.as_deref())?;
+    let written = crate::build::build(&args.source, args.output.as_deref(), &args.flags)?;
     eprintln!("weft: built {}", written.display());
     Ok(super::EXIT_PASS)
 }
