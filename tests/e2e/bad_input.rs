@@ -209,6 +209,52 @@ fn unbounded_threads_hit_the_thread_limit() {
 }
 
 #[test]
+fn the_thread_limit_counts_threads_alive_not_threads_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("pairs.c");
+    std::fs::write(
+        &c,
+        r#"#include <pthread.h>
+static int done;
+static void *work(void *arg) { (void)arg; return 0; }
+int main(void) {
+    for (int i = 0; i < 150; i++) {
+        pthread_t t;
+        if (pthread_create(&t, 0, work, 0) != 0) return 1;
+        pthread_join(t, 0);
+        done++;
+    }
+    return done != 150;
+}
+"#,
+    )
+    .unwrap();
+    let module = dir.path().join("pairs.wasm");
+    let out = weft_in(dir.path(), &["build", arg(&c), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // 150 threads in all, never more than a few alive: fine under the
+    // default limit of 128 alive at once.
+    for strategy in ["random", "pct", "pos", "surw"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--iterations",
+                "10",
+                "--json",
+                "--no-save",
+            ],
+        );
+        assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
+    }
+    let out = weft_in(dir.path(), &["run", arg(&module), "--max-threads", "500"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let out = weft_in(dir.path(), &["explore"]);

@@ -36,8 +36,14 @@ pub struct ModuleArgs {
     /// Most memory per execution, in MiB (beyond: `memory.grow` fails).
     #[arg(long, default_value_t = Limits::default().max_memory_bytes >> 20)]
     pub max_memory_mib: u64,
-    /// Most threads per execution, the main thread included.
-    #[arg(long, default_value_t = Limits::default().max_threads)]
+    /// Most threads alive at once, the main thread included (at most 192).
+    /// A thread counts until its entry function returns: one that a join
+    /// has seen exit may still be finishing.
+    #[arg(
+        long,
+        default_value_t = Limits::default().max_threads,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::runtime::MOST_THREADS))
+    )]
     pub max_threads: u32,
     /// Most fuel (about one unit per wasm instruction) per thread and
     /// execution (beyond: a `step-limit` failure).

@@ -34,6 +34,10 @@ type ThreadEnd = (wasmtime::Result<()>, Option<WarmThread>);
 
 type ThreadFuture = Pin<Box<dyn Future<Output = ThreadEnd>>>;
 
+/// Threads (by id) whose store and instance are kept for the next execution
+/// once they finish; later ones are dropped when they finish.
+pub(super) const WARM_THREADS: usize = 64;
+
 /// The store and instance of a thread that finished, kept for the thread
 /// with the same id in the next execution over the same shared memory.
 pub(super) struct WarmThread {
@@ -344,7 +348,10 @@ fn poll_loop(
                     state.threads[current as usize].points = None;
                 }
                 threads[current as usize] = None;
-                if let Some(finished) = finished {
+                // A thread whose id is past the warm ones gives its instance
+                // back to the pool: a program may create many short-lived
+                // threads one after another.
+                if let Some(finished) = finished.filter(|_| (current as usize) < WARM_THREADS) {
                     if warm.len() <= current as usize {
                         warm.resize_with(current as usize + 1, || None);
                     }

@@ -294,7 +294,12 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
     let me = caller.data().tid;
     let child = {
         let mut exec = caller.data().exec.get();
-        if exec.threads.len() as u32 >= exec.limits.max_threads {
+        let alive = exec
+            .threads
+            .iter()
+            .filter(|t| t.state() != ThreadState::Exited)
+            .count();
+        if alive as u32 >= exec.limits.max_threads {
             exec.thread_limit_hit = true;
             return Ok(-1);
         }

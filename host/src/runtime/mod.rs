@@ -50,7 +50,8 @@ pub struct Limits {
     pub max_fuel: u64,
     /// Memory size in bytes.
     pub max_memory_bytes: u64,
-    /// Threads per execution, the main thread included.
+    /// Threads alive at once, the main thread included (a thread that
+    /// exited no longer counts).
     pub max_threads: u32,
     /// Bytes of stdout and of stderr kept per execution.
     pub max_output_bytes: usize,
@@ -65,7 +66,7 @@ impl Default for Limits {
             max_steps: 1_000_000,
             max_fuel: 1_000_000_000,
             max_memory_bytes: 512 << 20,
-            max_threads: 64,
+            max_threads: 128,
             max_output_bytes: 1 << 20,
             time_limit: Some(Duration::from_secs(30)),
         }
@@ -523,6 +524,11 @@ impl Program {
             .any(|(m, n)| m == module && n == name)
     }
 }
+
+/// Most threads alive at once that `--max-threads` may allow: the pool
+/// must hold them and the finished threads kept for the next execution
+/// ([`executor::WARM_THREADS`]).
+pub const MOST_THREADS: u32 = POOL_SLOTS - executor::WARM_THREADS as u32;
 
 /// Instances, fiber stacks and tables kept ready by the pooling allocator:
 /// an execution creates one instance and one fiber per thread, so reusing

@@ -158,7 +158,9 @@ impl Outcome {
             Outcome::ThreadLimit { thread, limit } => (
                 FailureKind::ThreadLimit,
                 *thread,
-                format!("the guest failed after weft refused to create more than {limit} threads"),
+                format!(
+                    "the guest failed after weft refused to create a thread beyond {limit} alive at once"
+                ),
             ),
             Outcome::TimeLimit { thread } => (
                 FailureKind::TimeLimit,
