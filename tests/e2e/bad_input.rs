@@ -104,7 +104,7 @@ fn unknown_import_and_missing_exports() {
         r#"(module (memory 65536 65536 shared) (func (export "_start")))"#,
     );
     expect_input_error(
-        &["run", arg(&four_gib), "--max-memory-mib", "8192"],
+        &["run", arg(&four_gib), "--max-memory-mib", "4096"],
         dir.path(),
         "initial memory (65536 pages) is larger than weft supports (65535 pages)",
     );
@@ -252,6 +252,25 @@ int main(void) {
     }
     let out = weft_in(dir.path(), &["run", arg(&module), "--max-threads", "500"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+#[test]
+fn limits_that_make_no_sense_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("lost-update-c");
+    for (option, value) in [
+        ("--iterations", "0"),
+        ("--time-limit", "0s"),
+        ("--execution-time-limit", "0s"),
+        ("--pct-depth", "0"),
+        ("--pct-depth", "4294967295"),
+        ("--max-memory-mib", "17592186044416"),
+        ("--max-threads", "0"),
+    ] {
+        let out = weft_in(dir.path(), &["explore", arg(&module), option, value]);
+        assert_eq!(out.code, 2, "{option} {value}: {}", out.stderr);
+        assert!(out.stderr.contains(option), "{option}: {}", out.stderr);
+    }
 }
 
 #[test]

@@ -33,8 +33,13 @@ pub struct ModuleArgs {
     /// that no fair scheduler escapes, or an endless loop).
     #[arg(long, default_value_t = Limits::default().max_steps)]
     pub max_steps: u64,
-    /// Most memory per execution, in MiB (beyond: `memory.grow` fails).
-    #[arg(long, default_value_t = Limits::default().max_memory_bytes >> 20)]
+    /// Most memory per execution, in MiB (beyond: `memory.grow` fails; at
+    /// most 4096, all a wasm32 memory can hold).
+    #[arg(
+        long,
+        default_value_t = Limits::default().max_memory_bytes >> 20,
+        value_parser = clap::value_parser!(u64).range(1..=4096)
+    )]
     pub max_memory_mib: u64,
     /// Most threads alive at once, the main thread included (at most 192).
     /// A thread counts until its entry function returns: one that a join
@@ -50,7 +55,7 @@ pub struct ModuleArgs {
     #[arg(long, default_value_t = Limits::default().max_fuel)]
     pub max_fuel: u64,
     /// Most wall time per execution (e.g. `10s`).
-    #[arg(long, value_parser = humantime::parse_duration, default_value = "30s")]
+    #[arg(long, value_parser = parse_positive_duration, default_value = "30s")]
     pub execution_time_limit: Duration,
     /// An IMUnit schedule to enforce, e.g. `"finishedAdd1 -> startingTake1,
     /// [startingTake2] -> startingAdd2"`: a thread reaching a `weft.event`
@@ -99,6 +104,21 @@ pub struct ModuleArgs {
     /// The exports `weft.gen_call` may call (`weft gen`).
     #[arg(skip)]
     pub gen_methods: Vec<String>,
+}
+
+/// A duration longer than zero (`30s`, `2m`).
+pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(text) {
+        Ok(duration) if duration.is_zero() => Err("must be longer than zero".into()),
+        Ok(duration) => Ok(duration),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The PCT depths weft accepts: 1 to 1000 (each is a priority change
+/// point the scheduler keeps).
+pub fn pct_depth_range() -> clap::builder::RangedI64ValueParser<u32> {
+    clap::value_parser!(u32).range(1..=1000)
 }
 
 /// Checks a schedule's syntax when the command line is parsed.

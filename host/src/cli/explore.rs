@@ -1,6 +1,8 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
-use super::common::{ModuleArgs, OutputArgs, Report, save_replay};
+use super::common::{
+    ModuleArgs, OutputArgs, Report, parse_positive_duration, pct_depth_range, save_replay,
+};
 use crate::explore::{Exhausted, ExploreOptions, Progress, Shard, explore};
 use crate::sched::Strategy;
 use anyhow::Result;
@@ -24,16 +26,16 @@ pub struct ExploreArgs {
     strategy: Strategy,
     /// Most executions (default 1000; unlimited with --time-limit, `dfs`
     /// or `dpor`).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     iterations: Option<u64>,
     /// Most wall time for the whole exploration (e.g. `30s`, `2m`).
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = parse_positive_duration)]
     time_limit: Option<Duration>,
     /// Exploration seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// PCT bug depth `d` (number of priority change points + 1).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = pct_depth_range())]
     pct_depth: u32,
     /// With `--strategy dfs`: the most preemptions a schedule may have
     /// (default 2).

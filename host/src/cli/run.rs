@@ -1,6 +1,6 @@
 //! `weft run`: one execution under one schedule.
 
-use super::common::{ModuleArgs, OutputArgs, Report, save_replay};
+use super::common::{ModuleArgs, OutputArgs, Report, pct_depth_range, save_replay};
 use crate::explore::run_once;
 use crate::replay::file::FoundBy;
 use crate::sched::Strategy;
@@ -20,7 +20,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "random")]
     strategy: Strategy,
     /// PCT bug depth.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = pct_depth_range())]
     pct_depth: u32,
     #[command(flatten)]
     output: OutputArgs,
