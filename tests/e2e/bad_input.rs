@@ -274,6 +274,31 @@ fn limits_that_make_no_sense_are_usage_errors() {
 }
 
 #[test]
+fn outputs_never_overwrite_their_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let wat = wat_file(
+        dir.path(),
+        "racy",
+        &std::fs::read_to_string(crate::support::root().join("samples/racy-wat/main.wat")).unwrap(),
+    );
+    let before = std::fs::read(&wat).unwrap();
+    let out = weft_in(dir.path(), &["build", arg(&wat), "-o", arg(&wat)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("would overwrite"), "{}", out.stderr);
+    assert_eq!(std::fs::read(&wat).unwrap(), before);
+    let module = dir.path().join("racy.wasm");
+    std::fs::copy(sample("racy-wat"), &module).unwrap();
+    let before = std::fs::read(&module).unwrap();
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&module), "--save-failure", arg(&module)],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("would overwrite"), "{}", out.stderr);
+    assert_eq!(std::fs::read(&module).unwrap(), before);
+}
+
+#[test]
 fn usage_errors_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let out = weft_in(dir.path(), &["explore"]);

@@ -20,6 +20,14 @@ pub struct BuildArgs {
 }
 
 pub fn run(args: BuildArgs) -> Result<u8> {
+    if let Some(output) = &args.output
+        && super::common::same_file(&args.source, output)
+    {
+        anyhow::bail!(
+            "`{}` is the source itself: the module would overwrite it (choose another -o)",
+            output.display()
+        );
+    }
     let written = crate::build::build(&args.source, args.output.as_deref(), &args.flags)?;
     eprintln!("weft: built {}", written.display());
     Ok(super::EXIT_PASS)

@@ -199,6 +199,14 @@ impl ModuleArgs {
     }
 }
 
+/// Whether `a` and `b` name the same existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Reads a module file, assembling `.wat` text.
 pub fn read_module(path: &Path) -> Result<Vec<u8>> {
     let bytes =
@@ -415,6 +423,12 @@ pub fn save_replay(
             .map_or("module".into(), |s| s.to_string_lossy().into_owned());
         PathBuf::from(format!("{stem}.weft.json"))
     });
+    if same_file(&path, &module.module) {
+        anyhow::bail!(
+            "`{}` is the module itself: the replay file would overwrite it (choose another --save-failure)",
+            path.display()
+        );
+    }
     let file = ReplayFile {
         format: FORMAT.into(),
         version: VERSION,

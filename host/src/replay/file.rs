@@ -130,7 +130,13 @@ impl ReplayFile {
         if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
             return Err(malformed(format!("missing `\"format\": \"{FORMAT}\"`")));
         }
-        let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+        let version = match value.get("version") {
+            None => return Err(malformed("missing `\"version\"`".into())),
+            Some(v) => v
+                .as_u64()
+                .and_then(|v| u32::try_from(v).ok())
+                .ok_or_else(|| malformed(format!("`\"version\"` is {v}, not a version number")))?,
+        };
         if version != VERSION {
             return Err(ReplayFileError::Version {
                 path: path.to_string(),
@@ -222,6 +228,21 @@ mod tests {
             ReplayFile::parse("{\"format\": \"other\"}", "f"),
             Err(ReplayFileError::Malformed { .. })
         ));
+        // A version that is a string, or none, is named as what it is.
+        let text = sample()
+            .to_json()
+            .replace(&format!("\"version\": {VERSION}"), "\"version\": \"4\"");
+        let Err(ReplayFileError::Malformed { message, .. }) = ReplayFile::parse(&text, "f") else {
+            panic!("a string version is malformed")
+        };
+        assert!(message.contains("\"4\""), "{message}");
+        let text = sample()
+            .to_json()
+            .replace(&format!("\"version\": {VERSION},"), "");
+        let Err(ReplayFileError::Malformed { message, .. }) = ReplayFile::parse(&text, "f") else {
+            panic!("a missing version is malformed")
+        };
+        assert!(message.contains("missing"), "{message}");
         let text = sample().to_json().replace("\"decisions\"", "\"decisionz\"");
         assert!(matches!(
             ReplayFile::parse(&text, "f"),
