@@ -26,37 +26,26 @@ pub fn global_region(dwarf: &Dwarf<Reader>, path: &str) -> Result<Region, String
         Some((n, f)) => (n, Some(f)),
         None => (path, None),
     };
-    let mut units = dwarf.units();
-    while let Ok(Some(header)) = units.next() {
-        let Ok(unit) = dwarf.unit(header) else {
-            continue;
-        };
-        let mut entries = unit.entries();
-        while let Ok(Some(entry)) = entries.next_dfs() {
-            if entry.depth() != 1 || entry.tag() != gimli::DW_TAG_variable {
-                continue;
-            }
-            if attr_name(dwarf, &unit, entry).as_deref() != Some(name) {
-                continue;
-            }
-            let Some(start) = address(entry) else {
-                continue;
-            };
-            let Some(ty) = type_of(entry) else { continue };
-            return match field {
-                None => {
-                    let len =
-                        byte_size(&unit, ty).ok_or(format!("`{name}` has no size in DWARF"))?;
-                    Ok(Region { start, len })
-                }
-                Some(field) => member(dwarf, &unit, ty, field)
-                    .map(|(offset, len)| Region {
-                        start: start + offset,
-                        len,
-                    })
-                    .ok_or(format!("`{name}` has no field `{field}` in DWARF")),
-            };
+    let found = find_variable(dwarf, |unit, entry| {
+        if entry.depth() != 1 || attr_name(dwarf, unit, entry).as_deref() != Some(name) {
+            return None;
         }
+        let start = address(entry)?;
+        let ty = type_of(entry)?;
+        Some(match field {
+            None => byte_size(unit, ty)
+                .map(|len| Region { start, len })
+                .ok_or(format!("`{name}` has no size in DWARF")),
+            Some(field) => member(dwarf, unit, ty, field)
+                .map(|(offset, len)| Region {
+                    start: start + offset,
+                    len,
+                })
+                .ok_or(format!("`{name}` has no field `{field}` in DWARF")),
+        })
+    });
+    if let Some(region) = found {
+        return region;
     }
     Err(format!(
         "no global variable `{name}` in the module's DWARF (it needs full debug information: C from `weft build` has it, Rust needs `debug = true`)"
@@ -70,6 +59,31 @@ pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
     // The smallest variable that holds it (a C library may describe a
     // symbol with a size that covers its neighbours).
     let mut best: Option<(u32, u32, String)> = None;
+    find_variable(dwarf, |unit, entry| {
+        let start = address(entry)?;
+        let len = type_of(entry).and_then(|ty| total_size(unit, ty))?;
+        let fits = (start..start.saturating_add(len.max(1))).contains(&addr);
+        if fits
+            && best.as_ref().is_none_or(|(_, size, _)| len < *size)
+            && let Some(name) = attr_name(dwarf, unit, entry)
+        {
+            best = Some((start, len, name));
+        }
+        None::<()>
+    });
+    let (start, _, name) = best?;
+    Some(match addr - start {
+        0 => name,
+        offset => format!("{name}+{offset}"),
+    })
+}
+
+/// Calls `visit` with each variable entry of `dwarf`, and its unit, until
+/// it returns something.
+fn find_variable<R>(
+    dwarf: &Dwarf<Reader>,
+    mut visit: impl FnMut(&Unit<Reader>, &DebuggingInformationEntry<Reader>) -> Option<R>,
+) -> Option<R> {
     let mut units = dwarf.units();
     while let Ok(Some(header)) = units.next() {
         let Ok(unit) = dwarf.unit(header) else {
@@ -77,29 +91,14 @@ pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
         };
         let mut entries = unit.entries();
         while let Ok(Some(entry)) = entries.next_dfs() {
-            if entry.tag() != gimli::DW_TAG_variable {
-                continue;
-            }
-            let Some(start) = address(entry) else {
-                continue;
-            };
-            let Some(len) = type_of(entry).and_then(|ty| total_size(&unit, ty)) else {
-                continue;
-            };
-            let fits = (start..start.saturating_add(len.max(1))).contains(&addr);
-            if fits
-                && best.as_ref().is_none_or(|(_, size, _)| len < *size)
-                && let Some(name) = attr_name(dwarf, &unit, entry)
+            if entry.tag() == gimli::DW_TAG_variable
+                && let Some(found) = visit(&unit, entry)
             {
-                best = Some((start, len, name));
+                return Some(found);
             }
         }
     }
-    let (start, _, name) = best?;
-    Some(match addr - start {
-        0 => name,
-        offset => format!("{name}+{offset}"),
-    })
+    None
 }
 
 /// The size of a type, arrays included (their element size times their

@@ -127,12 +127,16 @@ impl RaceCheck {
                 self.detector
                     .plain(thread, access.site, true, access.addr, access.len)
             }
-            AccessKind::Copy => self
-                .detector
-                .plain(thread, access.site, false, access.src, access.len)
-                .or(self
+            AccessKind::Copy => {
+                // Both ranges are recorded, whether the read races or not.
+                let read = self
                     .detector
-                    .plain(thread, access.site, true, access.addr, access.len)),
+                    .plain(thread, access.site, false, access.src, access.len);
+                let written =
+                    self.detector
+                        .plain(thread, access.site, true, access.addr, access.len);
+                read.or(written)
+            }
             AccessKind::AtomicLoad
             | AccessKind::AtomicStore
             | AccessKind::AtomicRmw
