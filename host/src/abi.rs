@@ -284,8 +284,31 @@ pub const LOG_FULL: Signature = Signature {
     results: &[Val::I32],
 };
 
+/// `exit_value() -> i64`: inserted in wasi-libc's thread start function
+/// ([`THREAD_START_C`]) in place of the call of the thread's start routine:
+/// -1 normally (the routine is called), else the value the thread passed to
+/// `pthread_exit`, which stands for the routine's result when weft runs
+/// the function again after the thread left its routine through
+/// [`THREAD_EXIT`].
+pub const EXIT_VALUE: Signature = Signature {
+    name: "exit_value",
+    params: &[],
+    results: &[Val::I64],
+};
+
+/// wasi-libc's function that calls a spawned thread's start routine and
+/// then ends the thread as POSIX says (cleanup handlers, thread-specific
+/// data, waking the joiner): found by its name in the `name` section.
+pub const THREAD_START_C: &str = "__wasi_thread_start_C";
+
+/// Export instrumentation adds for [`THREAD_START_EXPORT`] itself (not its
+/// wrapper) when it rewrites [`THREAD_START_C`]: weft finishes a thread that
+/// called `pthread_exit` by calling it again, which skips the start routine
+/// and ends the thread as wasi-libc does.
+pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
+
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 16] = [
+pub const RT_IMPORTS: [Signature; 17] = [
     POINT,
     PARK,
     WAIT32,
@@ -302,6 +325,7 @@ pub const RT_IMPORTS: [Signature; 16] = [
     BOUNDS,
     UNREACHABLE,
     LOG_FULL,
+    EXIT_VALUE,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification
@@ -445,6 +469,18 @@ pub const GEN_CALL: Signature = Signature {
     name: "gen_call",
     params: &[Val::I32, Val::I64, Val::I64, Val::I64, Val::I64],
     results: &[Val::I64],
+};
+
+/// `weft.thread_exit(value: i32)`: `pthread_exit(value)`. A spawned thread
+/// leaves its start routine at once and ends as if the routine had returned
+/// `value`; the main thread waits until every other thread has ended, then
+/// the call returns (the guest then exits the process with 0). Only the C
+/// SDK binds it (its `pthread_exit`): a Rust or Zig thread left this way
+/// would skip its language's own bookkeeping.
+pub const THREAD_EXIT: Signature = Signature {
+    name: "thread_exit",
+    params: &[Val::I32],
+    results: &[],
 };
 
 /// Every `weft` SDK import.

@@ -88,6 +88,7 @@ impl Analysis for ActivityLog {
             Happening::Event { implicit: true, .. }
             | Happening::Spawned { .. }
             | Happening::Woke { .. }
+            | Happening::Outlived { .. }
             | Happening::AtomicBegin
             | Happening::AtomicEnd => return,
         };

@@ -152,3 +152,62 @@ main() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("for C sources"), "{}", out.stderr);
 }
+
+/// A main thread that leaves through `pthread_exit` lets its threads finish
+/// (the process ends with the last one), and a bug they have is found and
+/// replayed.
+#[test]
+fn pthread_exit_from_main_lets_the_threads_run_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("leaves.c");
+    std::fs::write(
+        &c,
+        r#"#include <assert.h>
+#include <pthread.h>
+#include <stdio.h>
+static int done;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *work(void *arg) {
+    pthread_mutex_lock(&m);
+    done++;
+    pthread_mutex_unlock(&m);
+    if (arg) pthread_exit(arg);
+    return NULL;
+}
+static void *check(void *arg) {
+    pthread_mutex_lock(&m);
+    int seen = done;
+    pthread_mutex_unlock(&m);
+    assert(seen != 1);
+    return arg;
+}
+int main(void) {
+    pthread_t t[3];
+    pthread_create(&t[0], NULL, work, NULL);
+    pthread_create(&t[1], NULL, work, &t);
+    pthread_create(&t[2], NULL, check, NULL);
+    puts("main leaves");
+    pthread_exit(NULL);
+}
+"#,
+    )
+    .unwrap();
+    let module = dir.path().join("leaves.wasm");
+    let out = weft_in(dir.path(), &["build", arg(&c), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = weft_in(dir.path(), &["explore", arg(&module), "--json"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let report = out.json();
+    assert_eq!(report["failure"]["kind"], "assertion", "{}", out.stdout);
+    assert!(
+        report["failure"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("seen != 1"),
+        "{}",
+        out.stdout
+    );
+    let replay = weft_in(dir.path(), &["replay", "leaves.weft.json"]);
+    assert_eq!(replay.code, 1, "{}", replay.stdout);
+    assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
+}

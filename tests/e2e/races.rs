@@ -102,6 +102,7 @@ fn races_schedule_finds_the_assertion_a_switch_between_plain_accesses_needs() {
 fn race_free_programs_report_no_race_under_any_strategy() {
     for name in [
         "pthread-sync-c",
+        "pthread-exit-c",
         "sync-primitives",
         "mutex-counter",
         "spin-lock-c",

@@ -158,6 +158,7 @@ sample_tests! {
     racy_static => "racy-static",
     racy_cell => "racy-cell",
     pthread_sync_c => "pthread-sync-c",
+    pthread_exit_c => "pthread-exit-c",
     sync_primitives => "sync-primitives",
 }
 
@@ -224,6 +225,7 @@ fn every_sample_has_a_test() {
         "racy-static",
         "racy-cell",
         "pthread-sync-c",
+        "pthread-exit-c",
         "sync-primitives",
     ];
     for name in sample_names() {

@@ -4,7 +4,8 @@
 //!
 //! Every program is linked with `guest-sdk/c/weft_verifier.c` (weak
 //! definitions of `__VERIFIER_*` and `reach_error`), so programs written for
-//! C verification tools build unchanged.
+//! C verification tools build unchanged, and with `guest-sdk/c/weft_pthread.c`
+//! (`pthread_exit` and cleanup handlers, which wasi-libc lacks).
 //!
 //! Tools are found as follows: zig is `$WEFT_ZIG` (a command line, e.g.
 //! `python3 -m ziglang`), else `zig` on the `PATH`, else `python3 -m ziglang`
@@ -22,6 +23,13 @@ const WEFT_H: &str = include_str!("../../../guest-sdk/c/weft.h");
 /// Weak definitions of the verification conventions (`__VERIFIER_*`,
 /// `reach_error`), linked into every C program.
 const WEFT_VERIFIER_C: &str = include_str!("../../../guest-sdk/c/weft_verifier.c");
+
+/// `pthread_exit` and cleanup handlers, linked into every C program.
+const WEFT_PTHREAD_C: &str = include_str!("../../../guest-sdk/c/weft_pthread.c");
+
+/// The declarations of [`WEFT_PTHREAD_C`] that wasi-libc's `<pthread.h>`
+/// lacks, included first in every C file.
+const WEFT_PTHREAD_H: &str = include_str!("../../../guest-sdk/c/weft_pthread.h");
 
 /// The driver of `weft gen` class modules (`#include "weft_class.h"`).
 const WEFT_CLASS_H: &str = include_str!("../../../guest-sdk/c/weft_class.h");
@@ -58,6 +66,8 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
             ("weft.h", WEFT_H),
             ("weft_class.h", WEFT_CLASS_H),
             ("weft_verifier.c", WEFT_VERIFIER_C),
+            ("weft_pthread.c", WEFT_PTHREAD_C),
+            ("weft_pthread.h", WEFT_PTHREAD_H),
         ],
     )?;
     let mut cmd = Command::new(&zig[0]);
@@ -89,9 +99,12 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
         .arg(zig_lib.join("libc/include/generic-musl"))
         .arg("-I")
         .arg(sdk.path())
+        .arg("-include")
+        .arg(sdk.path().join("weft_pthread.h"))
         .arg(sysroot.join("crt1-command.o"))
         .arg(source)
         .arg(sdk.path().join("weft_verifier.c"))
+        .arg(sdk.path().join("weft_pthread.c"))
         .arg(sysroot.join("libc.a"))
         .arg(format!("-Wl,{LINK_FLAGS}"))
         .arg("-o")

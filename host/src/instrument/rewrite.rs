@@ -669,6 +669,37 @@ impl<'s> Rewriter<'s> {
         f.instruction(&Instruction::LocalSet(scratch.addr));
     }
 
+    /// In wasi-libc's thread start function, the call of the thread's start
+    /// routine: made only when `weft_rt.exit_value` says so, else its value
+    /// stands for the routine's result (see [`abi::EXIT_VALUE`]).
+    fn emit_start_routine_call(
+        &self,
+        f: &mut Function,
+        type_index: u32,
+        table_index: u32,
+        scratch: &Scratch,
+    ) {
+        let [arg, routine] = scratch.i32s;
+        let exit_value = scratch.i64s[0];
+        f.instruction(&Instruction::LocalSet(routine));
+        f.instruction(&Instruction::LocalSet(arg));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::EXIT_VALUE)));
+        f.instruction(&Instruction::LocalTee(exit_value));
+        f.instruction(&Instruction::I64Const(-1));
+        f.instruction(&Instruction::I64Eq);
+        f.instruction(&Instruction::If(BlockType::Result(ValType::I32)));
+        f.instruction(&Instruction::LocalGet(arg));
+        f.instruction(&Instruction::LocalGet(routine));
+        f.instruction(&Instruction::CallIndirect {
+            type_index,
+            table_index,
+        });
+        f.instruction(&Instruction::Else);
+        f.instruction(&Instruction::LocalGet(exit_value));
+        f.instruction(&Instruction::I32WrapI64);
+        f.instruction(&Instruction::End);
+    }
+
     fn emit_replaced(&mut self, f: &mut Function, replaced: Replaced, func: u32, pos: usize) {
         use super::AccessKind::{Notify, Wait};
         let (sig, site) = match replaced {
@@ -730,6 +761,22 @@ impl Reencode for Rewriter<'_> {
         utils::parse_export_section(self, exports, section)?;
         if self.shares_memory() {
             self.export_point_buffer(exports);
+        }
+        if self.survey.thread_start_c().is_some()
+            && let Some(entry) = self.survey.func_export(
+                abi::THREAD_START_EXPORT,
+                &[wasmparser::ValType::I32; 2],
+                &[],
+            )
+        {
+            // Straight to the thread's entry, past the wrapper that would
+            // reset the instance's globals.
+            let index = self.function_index(entry)?;
+            exports.export(
+                abi::THREAD_RESUME_EXPORT,
+                wasm_encoder::ExportKind::Func,
+                index,
+            );
         }
         if let Some(entries) = self.entries {
             let first = self.survey.func_imports
@@ -955,12 +1002,14 @@ impl Reencode for Rewriter<'_> {
             let pos = reader.original_position();
             operators.push((pos, reader.read()?));
         }
-        let needs_scratch = operators.iter().any(|(_, op)| {
-            self.hooked(op).is_some()
-                || self.checked(op).is_some()
-                || self.hooked_bulk(op).is_some()
-                || self.guarded_bulk(op).is_some()
-        });
+        let thread_start = self.survey.thread_start_c() == Some(func);
+        let needs_scratch = thread_start
+            || operators.iter().any(|(_, op)| {
+                self.hooked(op).is_some()
+                    || self.checked(op).is_some()
+                    || self.hooked_bulk(op).is_some()
+                    || self.guarded_bulk(op).is_some()
+            });
         if needs_scratch {
             locals.extend(Scratch::DECLS);
         }
@@ -988,7 +1037,26 @@ impl Reencode for Rewriter<'_> {
             if atomic && (index == last || matches!(op, wasmparser::Operator::Return)) {
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
             }
-            if let Some(callee) = self.logged_call(&op) {
+            if let wasmparser::Operator::CallIndirect {
+                type_index,
+                table_index,
+            } = op
+                && thread_start
+                && self.survey.is_start_routine_type(type_index)
+            {
+                let logged = self
+                    .logged_call(&op)
+                    .map(|callee| self.call_site(func, pos, callee));
+                if let Some(site) = logged {
+                    f.instruction(&Instruction::I32Const(site));
+                    f.instruction(&Instruction::Call(self.rt_func(&abi::RT_CALL)));
+                }
+                self.emit_start_routine_call(&mut f, type_index, table_index, &scratch);
+                if let Some(site) = logged {
+                    f.instruction(&Instruction::I32Const(site));
+                    f.instruction(&Instruction::Call(self.rt_func(&abi::RT_RETURNED)));
+                }
+            } else if let Some(callee) = self.logged_call(&op) {
                 let site = self.call_site(func, pos, callee);
                 f.instruction(&Instruction::I32Const(site));
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_CALL)));

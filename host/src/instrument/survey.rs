@@ -314,6 +314,31 @@ impl Survey {
 
     /// Number of parameters of the defined function with this index in the
     /// defined-function space.
+    /// wasi-libc's thread start function ([`abi::THREAD_START_C`]), when
+    /// the name section names a defined function so with type
+    /// `(i32, i32) -> ()`.
+    pub fn thread_start_c(&self) -> Option<u32> {
+        let (&func, _) = self
+            .func_names
+            .iter()
+            .find(|(_, name)| name.as_str() == crate::abi::THREAD_START_C)?;
+        let defined = func.checked_sub(self.func_imports)? as usize;
+        let ty = *self.defined_func_types.get(defined)?;
+        let (params, results) = self.func_sigs.get(ty as usize)?.as_ref()?;
+        (params.as_slice() == [ValType::I32; 2] && results.is_empty()).then_some(func)
+    }
+
+    /// Whether type `ty` is the function type `(i32) -> i32`, a thread start
+    /// routine's.
+    pub fn is_start_routine_type(&self, ty: u32) -> bool {
+        self.func_sigs
+            .get(ty as usize)
+            .and_then(Option::as_ref)
+            .is_some_and(|(params, results)| {
+                params.as_slice() == [ValType::I32] && results.as_slice() == [ValType::I32]
+            })
+    }
+
     pub fn params_of_defined(&self, defined: usize) -> u32 {
         self.defined_func_types
             .get(defined)

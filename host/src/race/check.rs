@@ -241,6 +241,7 @@ impl Analysis for RaceCheck {
                 self.detector.spawn(thread, child);
             }
             Happening::Woke { woken, .. } => self.detector.wake(thread, woken),
+            Happening::Outlived { exited } => self.detector.wake(exited, thread),
             Happening::AtomicBegin => self.detector.atomic(thread, ATOMIC_SECTIONS, false),
             Happening::AtomicEnd => self.detector.atomic(thread, ATOMIC_SECTIONS, true),
             _ => {}

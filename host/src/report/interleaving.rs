@@ -56,6 +56,10 @@ pub fn rows(
             EventKind::Block => ("blocks".to_string(), Some(event.addr)),
             EventKind::Spawn { child } => (format!("spawns thread {child}"), None),
             EventKind::Exit => ("exits".to_string(), None),
+            EventKind::Outlive => (
+                "pthread_exit: waits for the other threads".to_string(),
+                None,
+            ),
             EventKind::Yield => ("yields".to_string(), None),
             EventKind::Sleep { until_ns } => (format!("sleeps until t={}", fmt_ns(until_ns)), None),
             EventKind::Slice => ("computes (time slice)".to_string(), None),

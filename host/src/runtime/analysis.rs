@@ -248,6 +248,12 @@ pub enum Happening<'a> {
     BlockBegin,
     /// It was woken, or its wait timed out.
     BlockEnd,
+    /// It (the main thread, in `pthread_exit`) saw thread `exited` end:
+    /// whatever that thread did happens before what it does next.
+    Outlived {
+        /// The thread that ended.
+        exited: ThreadId,
+    },
     /// Its notify on `addr` woke `woken`.
     Woke {
         /// The woken thread.
@@ -323,7 +329,9 @@ impl ExecView<'_> {
     /// What thread `id` is doing.
     pub fn run_state(&self, id: ThreadId) -> RunState {
         match self.state.threads[id as usize].state() {
-            ThreadState::Waiting { .. } | ThreadState::Sleeping { .. } => RunState::Blocked,
+            ThreadState::Waiting { .. } | ThreadState::Sleeping { .. } | ThreadState::Outliving => {
+                RunState::Blocked
+            }
             ThreadState::Held => RunState::Held,
             ThreadState::Exited => RunState::Exited,
             ThreadState::Runnable | ThreadState::Yielded => RunState::Running,

@@ -14,7 +14,7 @@ use super::analysis::{Analysis, Happening};
 use super::guest_memory::GuestMemory;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::point_buffer::PointBuffer;
-use super::sdk::Ended;
+use super::sdk::{Ended, ThreadExit};
 use super::state::{ExecHandle, ExecState};
 use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
@@ -200,7 +200,25 @@ async fn run_thread(
                 .map_err(|e| {
                     wasmtime::Error::new(SetupError(format!("`wasi_thread_start`: {e}")))
                 })?;
-            start.call_async(store, (tid as i32, start_arg)).await
+            let result = start.call_async(&mut *store, (tid as i32, start_arg)).await;
+            match result {
+                Err(e) if e.downcast_ref::<ThreadExit>().is_some() => {
+                    // The thread left its start routine through
+                    // `pthread_exit`: wasi-libc's thread start function runs
+                    // again, takes the exit value as the routine's result
+                    // and ends the thread as POSIX says.
+                    let resume = instance
+                        .get_typed_func::<(i32, i32), ()>(&mut *store, abi::THREAD_RESUME_EXPORT)
+                        .map_err(|e| {
+                            wasmtime::Error::new(SetupError(format!(
+                                "`{}`: {e}",
+                                abi::THREAD_RESUME_EXPORT
+                            )))
+                        })?;
+                    resume.call_async(store, (tid as i32, start_arg)).await
+                }
+                result => result,
+            }
         }
     }
 }

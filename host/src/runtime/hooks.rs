@@ -285,6 +285,18 @@ fn log_full(caller: Caller<'_, ThreadData>) -> i32 {
     i32::from(exec.end.is_some())
 }
 
+/// `weft_rt.exit_value`: the value the thread passed to `pthread_exit`, as
+/// its start routine's result, or -1 when the routine is to be called (see
+/// [`abi::EXIT_VALUE`]).
+fn exit_value(caller: Caller<'_, ThreadData>) -> i64 {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    exec.threads[me as usize]
+        .exit_value
+        .take()
+        .map_or(-1, i64::from)
+}
+
 /// `weft_rt.unreachable`: the guest's `unreachable` trap.
 fn unreachable(_caller: Caller<'_, ThreadData>) -> Result<()> {
     Err(wasmtime::Trap::UnreachableCodeReached.into())
@@ -365,6 +377,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
     linker.func_wrap(abi::RT_MODULE, abi::UNREACHABLE.name, unreachable)?;
     linker.func_wrap(abi::RT_MODULE, abi::LOG_FULL.name, log_full)?;
+    linker.func_wrap(abi::RT_MODULE, abi::EXIT_VALUE.name, exit_value)?;
     linker.func_wrap(
         abi::RT_MODULE,
         abi::RT_CALL.name,

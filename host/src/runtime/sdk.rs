@@ -5,6 +5,7 @@ use super::outcome::Outcome;
 use super::state::ThreadState;
 use super::{ThreadData, hooks, memory};
 use crate::abi;
+use crate::trace::{EventKind, ThreadId};
 use wasmtime::{Caller, Linker, Result};
 
 /// Longest name or message the SDK calls accept, in bytes.
@@ -115,6 +116,56 @@ fn assume(caller: Caller<'_, ThreadData>, cond: i32) -> Result<()> {
     Err(wasmtime::Error::new(Ended))
 }
 
+/// A spawned thread called `pthread_exit`: unwinds its stack up to its
+/// entry call, after which the executor finishes the thread through
+/// [`abi::THREAD_RESUME_EXPORT`].
+#[derive(Debug)]
+pub(crate) struct ThreadExit;
+
+impl std::fmt::Display for ThreadExit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the thread called pthread_exit")
+    }
+}
+
+impl std::error::Error for ThreadExit {}
+
+/// `weft.thread_exit(value)`: see [`abi::THREAD_EXIT`].
+async fn thread_exit(caller: &mut Caller<'_, ThreadData>, value: i32) -> Result<()> {
+    let me = caller.data().tid;
+    if me != 0 {
+        let resumable = caller.get_export(abi::THREAD_RESUME_EXPORT).is_some();
+        let mut exec = caller.data().exec.get();
+        if !resumable {
+            exec.finish(Outcome::HostError(format!(
+                "thread {me} called pthread_exit, which needs wasi-libc's `{}` in the \
+                 module's name section; this module does not name it",
+                abi::THREAD_START_C
+            )));
+            return Err(wasmtime::Error::new(Ended));
+        }
+        exec.drain_points(me);
+        exec.threads[me as usize].exit_value = Some(value as u32);
+        return Err(wasmtime::Error::new(ThreadExit));
+    }
+    {
+        let mut exec = caller.data().exec.get();
+        exec.record(me, EventKind::Outlive, 0, None);
+        exec.set_state(me, ThreadState::Outliving);
+        exec.happened(me, Happening::BlockBegin);
+    }
+    hooks::yield_point(caller).await;
+    let mut exec = caller.data().exec.get();
+    if exec.end.is_some() {
+        return Err(wasmtime::Error::new(Ended));
+    }
+    for exited in 1..exec.threads.len() as ThreadId {
+        exec.happened(me, Happening::Outlived { exited });
+    }
+    exec.happened(me, Happening::BlockEnd);
+    Ok(())
+}
+
 fn atomic_begin(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
@@ -141,8 +192,9 @@ fn atomic_end(caller: Caller<'_, ThreadData>) {
 
 /// The `weft` SDK imports the runtime provides itself; analyses link the
 /// others.
-pub(crate) const IMPORTS: [abi::Signature; 7] = [
+pub(crate) const IMPORTS: [abi::Signature; 8] = [
     abi::EVENT,
+    abi::THREAD_EXIT,
     abi::THREAD_NAME,
     abi::ASSERT,
     abi::CHOOSE,
@@ -165,6 +217,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         abi::THREAD_NAME.name,
         |mut caller, (ptr, len): (i32, i32)| {
             Box::new(async move { thread_name(&mut caller, ptr, len).await })
+        },
+    )?;
+    linker.func_wrap_async(
+        abi::SDK_MODULE,
+        abi::THREAD_EXIT.name,
+        |mut caller, (value,): (i32,)| {
+            Box::new(async move { thread_exit(&mut caller, value).await })
         },
     )?;
     linker.func_wrap(abi::SDK_MODULE, abi::ASSERT.name, assert)?;

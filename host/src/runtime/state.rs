@@ -37,6 +37,9 @@ pub(crate) enum ThreadState {
     },
     /// Held at an SDK event until the analysis that holds it lets it go on.
     Held,
+    /// The main thread called `pthread_exit`: it waits until every other
+    /// thread has exited (then the process exits).
+    Outliving,
     /// Its entry function returned.
     Exited,
 }
@@ -70,6 +73,9 @@ pub(crate) struct Thread {
     pub points: Option<PointBuffer>,
     /// The operation it stands at, for the scheduler's view.
     next: Option<NextOp>,
+    /// The value it passed to `pthread_exit`, until its thread start
+    /// function takes it as the start routine's result.
+    pub exit_value: Option<u32>,
 }
 
 impl Thread {
@@ -338,6 +344,7 @@ impl ExecState {
             atomic_depth: 0,
             points: None,
             next: None,
+            exit_value: None,
         });
         self.enabled_changed();
         self.scheduler.thread_created(id);
@@ -695,6 +702,16 @@ impl ExecState {
                     deadline: Some(deadline),
                     ..
                 } => (true, Some(deadline)),
+                ThreadState::Outliving => {
+                    let others_exited =
+                        self.threads.iter().enumerate().all(|(other, t)| {
+                            other == id as usize || t.state == ThreadState::Exited
+                        });
+                    if !others_exited {
+                        continue;
+                    }
+                    (false, None)
+                }
                 ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
             };
             let polling = thread.state == ThreadState::Yielded

@@ -33,6 +33,9 @@ pub enum EventKind {
     },
     /// The thread's entry function returned.
     Exit,
+    /// The main thread called `pthread_exit`: it waits for every other
+    /// thread to exit.
+    Outlive,
     /// `sched_yield`.
     Yield,
     /// A sleep (`poll_oneoff` on a clock) until the virtual time `until_ns`.
@@ -62,6 +65,7 @@ impl EventKind {
             EventKind::Sleep { until_ns } => (36, Some(until_ns)),
             EventKind::Slice => (37, None),
             EventKind::Label { label } => (38, Some(label as u64)),
+            EventKind::Outlive => (39, None),
         }
     }
 }

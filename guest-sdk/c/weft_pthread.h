@@ -1,0 +1,11 @@
+/*
+ * Declarations wasi-libc's <pthread.h> leaves out because wasi-libc has no
+ * definition; guest-sdk/c/weft_pthread.c has them. `weft build` includes
+ * this header first in every C file.
+ */
+#ifndef WEFT_PTHREAD_H
+#define WEFT_PTHREAD_H
+
+_Noreturn void pthread_exit(void *value);
+
+#endif
