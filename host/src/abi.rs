@@ -296,6 +296,24 @@ pub const EXIT_VALUE: Signature = Signature {
     results: &[Val::I64],
 };
 
+/// `reach_error()`: inserted at the entry of the program's `reach_error`
+/// and `__VERIFIER_error`; under a verification property it ends the
+/// execution (see [`crate::svcomp`]), else it returns at once.
+pub const RT_REACH_ERROR: Signature = Signature {
+    name: "reach_error",
+    params: &[],
+    results: &[],
+};
+
+/// `abort()`: inserted at the entry of the program's `abort`; under a
+/// verification property it ends the execution as a cut path, else it
+/// returns at once.
+pub const RT_ABORT: Signature = Signature {
+    name: "abort",
+    params: &[],
+    results: &[],
+};
+
 /// wasi-libc's function that calls a spawned thread's start routine and
 /// then ends the thread as POSIX says (cleanup handlers, thread-specific
 /// data, waking the joiner): found by its name in the `name` section.
@@ -308,7 +326,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 17] = [
+pub const RT_IMPORTS: [Signature; 19] = [
     POINT,
     PARK,
     WAIT32,
@@ -326,6 +344,8 @@ pub const RT_IMPORTS: [Signature; 17] = [
     UNREACHABLE,
     LOG_FULL,
     EXIT_VALUE,
+    RT_REACH_ERROR,
+    RT_ABORT,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

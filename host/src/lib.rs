@@ -75,5 +75,6 @@ pub mod replay;
 pub mod report;
 pub mod runtime;
 pub mod sched;
+pub mod svcomp;
 pub mod testgen;
 pub mod trace;

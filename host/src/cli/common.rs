@@ -72,6 +72,13 @@ pub struct ModuleArgs {
     /// `off` (the default of the other commands).
     #[arg(long, value_enum)]
     pub races: Option<crate::race::RaceMode>,
+    /// Check a verification property with SV-COMP's semantics and print
+    /// the verdict: `unreach-call` (only a call of `reach_error()` is a
+    /// failure; `abort()`, a failed `assert` and a deadlock only cut the
+    /// path) or `no-data-race` (only a data race is a failure), or the
+    /// path of a `.prp` file that states one of them.
+    #[arg(long, value_parser = parse_property)]
+    pub property: Option<crate::svcomp::Property>,
     /// What `--races` is when not given (set by the command).
     #[arg(skip)]
     pub default_races: crate::race::RaceMode,
@@ -115,6 +122,23 @@ pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// A property by name, or the `.prp` file that states it.
+fn parse_property(text: &str) -> Result<crate::svcomp::Property, String> {
+    use crate::svcomp::Property;
+    if let Some(property) = [Property::UnreachCall, Property::NoDataRace]
+        .into_iter()
+        .find(|p| p.name() == text)
+    {
+        return Ok(property);
+    }
+    let prp = std::fs::read_to_string(text).map_err(|e| {
+        format!("neither `unreach-call`, `no-data-race` nor a readable `.prp` file ({e})")
+    })?;
+    Property::from_prp(&prp).ok_or_else(|| {
+        format!("`{text}` states a property weft does not check (it checks unreach-call and no-data-race)")
+    })
+}
+
 /// The PCT depths weft accepts: 1 to 1000 (each is a priority change
 /// point the scheduler keeps).
 pub fn pct_depth_range() -> clap::builder::RangedI64ValueParser<u32> {
@@ -144,10 +168,25 @@ impl ModuleArgs {
         &self,
         options: crate::instrument::InstrumentOptions,
     ) -> Result<(Vec<u8>, Program)> {
+        self.check_property()?;
         let wasm = self.read()?;
         let program = crate::execution::load(&wasm, options)
             .with_context(|| format!("cannot load `{}`", self.module.display()))?;
         Ok((wasm, program))
+    }
+
+    /// Refuses a `--races` that contradicts `--property`.
+    fn check_property(&self) -> Result<()> {
+        use crate::race::RaceMode;
+        use crate::svcomp::Property;
+        match (self.property, self.races) {
+            (Some(Property::NoDataRace), Some(RaceMode::Off | RaceMode::Schedule)) => {
+                anyhow::bail!(
+                    "--property no-data-race makes data races the failures: it needs --races fail (its default)"
+                )
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The instrumentation the options ask for.
@@ -159,9 +198,18 @@ impl ModuleArgs {
         }
     }
 
-    /// What is done about data races.
+    /// What is done about data races: `fail` under `no-data-race`, `off`
+    /// by default under `unreach-call` (a race is not its violation; with
+    /// `--races fail` an exhaustive search that finds none covers it).
     pub fn race_mode(&self) -> crate::race::RaceMode {
-        self.races.unwrap_or(self.default_races)
+        use crate::race::RaceMode;
+        use crate::svcomp::Property;
+        match (self.property, self.races) {
+            (Some(Property::NoDataRace), _) => RaceMode::Fail,
+            (Some(Property::UnreachCall), None) => RaceMode::Off,
+            (_, Some(races)) => races,
+            (None, None) => self.default_races,
+        }
     }
 
     /// Arguments, WASI seed and limits of every execution.
@@ -185,6 +233,7 @@ impl ModuleArgs {
                     ..Limits::default()
                 },
                 point_sites: self.point_sites.clone(),
+                property: self.property,
             },
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,

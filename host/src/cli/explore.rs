@@ -5,6 +5,7 @@ use super::common::{
 };
 use crate::explore::{Exhausted, ExploreOptions, Progress, Shard, explore};
 use crate::sched::Strategy;
+use crate::svcomp::{Coverage, Verdict};
 use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -209,6 +210,20 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         ),
     };
     headline.push_str(&race_note);
+    let verdict = args.module.property.map(|property| {
+        let coverage = Coverage {
+            points: args.module.points,
+            races_fail: options.run.races == crate::race::RaceMode::Fail,
+        };
+        let verdict = Verdict::of(&exploration, property, coverage);
+        headline.push_str(&format!(
+            "\nverdict {}: {} ({})",
+            property.name(),
+            verdict.name(),
+            Verdict::reason(&exploration, property, coverage)
+        ));
+        verdict
+    });
     Ok(Report {
         module: &args.module.module,
         wasm: &wasm,
@@ -238,6 +253,8 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
             "exhaustive": exploration.exhausted == Some(Exhausted::All),
             "search_ended_without_claim": exploration.exhausted == Some(Exhausted::Unclaimed),
             "races": options.run.races,
+            "property": args.module.property,
+            "verdict": verdict,
             "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
                 "sites": found.sites,
                 "executions": found.executions,

@@ -1028,6 +1028,11 @@ impl Reencode for Rewriter<'_> {
             code.function(&f);
             return Ok(());
         }
+        if name.is_some_and(|n| crate::svcomp::ERROR_FUNCTIONS.contains(&n)) {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_REACH_ERROR)));
+        } else if name == Some(crate::svcomp::ABORT_FUNCTION) {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ABORT)));
+        }
         let atomic = name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX));
         if atomic {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_BEGIN)));

@@ -239,6 +239,7 @@ pub(super) fn run(
         config.random_seed,
     ));
     exec.get().install(analyses);
+    exec.get().property = config.property;
     exec.get().log_bitmap = program
         .access_log
         .map(|sites| scheduled_sites(sites, &config.point_sites));
@@ -461,6 +462,9 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
 }
 
 fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
+    if let Some(property) = state.property {
+        state.end = state.end.take().map(|end| property.judge(end));
+    }
     state.judge();
     let reports = state.finish_analyses();
     let ExecState {

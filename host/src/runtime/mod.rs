@@ -105,6 +105,10 @@ pub struct RunConfig {
     /// [`InstrumentOptions::log_accesses`]); the others are only logged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub point_sites: Vec<instrument::SiteId>,
+    /// A verification property, which says what counts as a failure (see
+    /// [`crate::svcomp`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub property: Option<crate::svcomp::Property>,
 }
 
 impl Default for RunConfig {
@@ -114,6 +118,7 @@ impl Default for RunConfig {
             random_seed: 0,
             limits: Limits::default(),
             point_sites: Vec::new(),
+            property: None,
         }
     }
 }

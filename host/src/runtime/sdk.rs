@@ -166,6 +166,29 @@ async fn thread_exit(caller: &mut Caller<'_, ThreadData>, value: i32) -> Result<
     Ok(())
 }
 
+/// `weft_rt.reach_error`: the program called `reach_error()`.
+fn reach_error(caller: Caller<'_, ThreadData>) -> Result<()> {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let Some(property) = exec.property else {
+        return Ok(());
+    };
+    exec.finish(property.error_called(me));
+    Err(wasmtime::Error::new(Ended))
+}
+
+/// `weft_rt.abort`: the program called `abort()`; under a property the
+/// path ends there.
+fn abort(caller: Caller<'_, ThreadData>) -> Result<()> {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    if exec.property.is_none() {
+        return Ok(());
+    }
+    exec.finish(Outcome::Discarded { thread: me });
+    Err(wasmtime::Error::new(Ended))
+}
+
 fn atomic_begin(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
@@ -235,5 +258,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_BEGIN.name, atomic_begin)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_END.name, atomic_end)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ASSUME.name, assume)?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_REACH_ERROR.name, reach_error)?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_ABORT.name, abort)?;
     Ok(())
 }

@@ -123,6 +123,8 @@ pub(crate) struct ExecState {
     /// Labels of SDK events, indexed by [`EventKind::Label`].
     pub labels: Vec<String>,
     pub memory_limit_hit: bool,
+    /// The verification property the execution is judged under.
+    pub property: Option<crate::svcomp::Property>,
     pub thread_limit_hit: bool,
     pub started: Instant,
     /// The step at or after which the time limit is checked next.
@@ -177,6 +179,7 @@ impl ExecState {
             sites,
             scheduler,
             limits,
+            property: None,
             threads: Vec::new(),
             current: 0,
             step: 0,
