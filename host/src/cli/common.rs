@@ -478,22 +478,51 @@ pub fn save_replay(
             path.display()
         );
     }
+    let run = Run {
+        module: &module.module,
+        wasm,
+        instrument: module.instrument_options(),
+        setup: module.run_config(),
+    };
+    write_replay(&path, run, result, failure, found_by)?;
+    Ok(Some(path))
+}
+
+/// A module and how it was run, as a replay file records them.
+pub struct Run<'a> {
+    /// The module's path.
+    pub module: &'a Path,
+    /// Its bytes.
+    pub wasm: &'a [u8],
+    /// Its instrumentation.
+    pub instrument: crate::instrument::InstrumentOptions,
+    /// The setup of its executions.
+    pub setup: Setup,
+}
+
+/// Writes the replay file of `result`'s `failure` to `path`.
+pub fn write_replay(
+    path: &Path,
+    run: Run<'_>,
+    result: &ExecutionResult,
+    failure: &Failure,
+    found_by: FoundBy,
+) -> Result<()> {
     let file = ReplayFile {
         format: FORMAT.into(),
         version: VERSION,
         module: ModuleRef {
-            path: module.module.display().to_string(),
-            blake3: blake3::hash(wasm).to_hex().to_string(),
+            path: run.module.display().to_string(),
+            blake3: blake3::hash(run.wasm).to_hex().to_string(),
         },
-        instrument: module.instrument_options(),
-        run: module.run_config(),
+        instrument: run.instrument,
+        run: run.setup,
         found_by,
         decisions: result.decisions.clone(),
         values: result.values.clone(),
         trace_hash: result.trace_hash,
         failure: Some(failure.clone()),
     };
-    std::fs::write(&path, file.to_json())
-        .with_context(|| format!("cannot write the replay file `{}`", path.display()))?;
-    Ok(Some(path))
+    std::fs::write(path, file.to_json())
+        .with_context(|| format!("cannot write the replay file `{}`", path.display()))
 }

@@ -12,6 +12,7 @@ mod merge;
 mod replay;
 mod run;
 mod serializability;
+mod svcomp;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -38,6 +39,7 @@ enum Command {
     Serializability(serializability::SerializabilityArgs),
     Actors(actors::ActorsArgs),
     Gen(generate::GenArgs),
+    Svcomp(svcomp::SvcompArgs),
 }
 
 /// Exit code when no failure was found.
@@ -62,6 +64,7 @@ pub fn main() -> ExitCode {
         Command::Serializability(args) => serializability::run(args),
         Command::Actors(args) => actors::run(args),
         Command::Gen(args) => generate::run(args),
+        Command::Svcomp(args) => svcomp::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

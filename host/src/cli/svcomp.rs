@@ -1,0 +1,288 @@
+//! `weft svcomp`: runs SV-COMP verification tasks and prints their
+//! verdicts, so a suite of them can be run as a benchmark.
+
+use super::common::{Run, parse_positive_duration, write_replay};
+use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::execution::Setup;
+use crate::explore::{Exploration, ExploreOptions, explore};
+use crate::instrument::{InstrumentOptions, Points};
+use crate::race::RaceMode;
+use crate::runtime::RunConfig;
+use crate::sched::Strategy;
+use crate::svcomp::task::{Check, Task};
+use crate::svcomp::{Coverage, Property, Verdict};
+use anyhow::{Context, Result};
+use clap::Args;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Run SV-COMP verification tasks (`TASK.yml`): build each task's program,
+/// check each of its properties weft knows (`unreach-call`,
+/// `no-data-race`) and print the verdicts as verification tools do: `false`
+/// with a replay file as witness, `true` only when an exhaustive search
+/// covered the property, else `unknown`. Exits with 1 when a verdict
+/// contradicts the task's expected one.
+#[derive(Args, Debug)]
+pub struct SvcompArgs {
+    /// Task definitions (`.yml`), or folders holding them.
+    #[arg(required = true)]
+    tasks: Vec<PathBuf>,
+    /// Wall time per property: a third hunts for a violation with the
+    /// sampling strategies, the rest goes to the exhaustive search.
+    #[arg(long, value_parser = parse_positive_duration, default_value = "60s")]
+    time_limit: Duration,
+    /// Where the built modules and the witnesses (replay files) go.
+    #[arg(long, default_value = "svcomp-out")]
+    out: PathBuf,
+    /// Print one JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The verdict on one property of one task.
+struct Row {
+    task: String,
+    check: Check,
+    verdict: Verdict,
+    reason: String,
+    executions: u64,
+    elapsed: Duration,
+    witness: Option<PathBuf>,
+}
+
+impl Row {
+    /// Whether the verdict contradicts the expected one (`unknown` never
+    /// does).
+    fn wrong(&self) -> bool {
+        match (self.verdict, self.check.expected) {
+            (Verdict::True, Some(false)) | (Verdict::False, Some(true)) => true,
+            _ => false,
+        }
+    }
+
+    fn expected(&self) -> &'static str {
+        match self.check.expected {
+            Some(true) => "true",
+            Some(false) => "false",
+            None => "-",
+        }
+    }
+}
+
+pub fn run(args: SvcompArgs) -> Result<u8> {
+    let tasks = task_files(&args.tasks)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create `{}`", args.out.display()))?;
+    let mut rows = Vec::new();
+    for path in tasks {
+        let task = Task::read(&path)?;
+        let module = args.out.join(format!("{}.wasm", task.name));
+        crate::build::build(&task.input, Some(&module), &[])
+            .with_context(|| format!("cannot build the program of `{}`", path.display()))?;
+        let wasm = std::fs::read(&module)
+            .with_context(|| format!("cannot read `{}`", module.display()))?;
+        for &check in &task.checks {
+            rows.push(verify(&args, &task, &module, &wasm, check)?);
+        }
+    }
+    let wrong = rows.iter().filter(|r| r.wrong()).count();
+    if args.json {
+        let tasks: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "task": r.task,
+                    "property": r.check.property,
+                    "expected": r.check.expected,
+                    "verdict": r.verdict,
+                    "reason": r.reason,
+                    "executions": r.executions,
+                    "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
+                    "witness": r.witness,
+                    "wrong": r.wrong(),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({ "tasks": tasks, "wrong": wrong }))?
+        );
+    } else {
+        print_table(&rows);
+    }
+    Ok(if wrong > 0 { EXIT_FAILURE } else { EXIT_PASS })
+}
+
+/// The task files `paths` name: files as given, folders' `.yml` files in
+/// name order.
+fn task_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+                .with_context(|| format!("cannot read `{}`", path.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "yml"))
+                .collect();
+            found.sort();
+            files.extend(found);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// Checks one property: hunts for a violation, then searches every
+/// schedule.
+fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Check) -> Result<Row> {
+    let started = Instant::now();
+    let property = check.property;
+    let instrument = InstrumentOptions {
+        log_accesses: true,
+        ..InstrumentOptions::default()
+    };
+    let mut program = crate::execution::load(wasm, instrument)
+        .with_context(|| format!("cannot load `{}`", module.display()))?;
+    let setup = |races| Setup {
+        run: RunConfig {
+            args: vec![format!("{}.wasm", task.name)],
+            property: Some(property),
+            ..RunConfig::default()
+        },
+        races,
+        ..Setup::default()
+    };
+    let hunt_races = match property {
+        Property::NoDataRace => RaceMode::Fail,
+        Property::UnreachCall => RaceMode::Off,
+    };
+    let hunt = ExploreOptions {
+        strategy: Strategy::Portfolio,
+        iterations: None,
+        time_limit: Some(args.time_limit / 3),
+        run: setup(hunt_races),
+        jobs: 1,
+        ..ExploreOptions::default()
+    };
+    let mut executions = 0;
+    let mut outcome = run_phase(&mut program, &hunt, property, hunt_races)?;
+    executions += outcome.0.executions;
+    if outcome.1 != Verdict::False {
+        // Races are failures in the search: with none, switching at
+        // synchronisation covers every behaviour (see `Property::covered_by`).
+        let search = ExploreOptions {
+            strategy: Strategy::Dpor,
+            iterations: None,
+            time_limit: Some(args.time_limit.saturating_sub(started.elapsed())),
+            run: setup(RaceMode::Fail),
+            jobs: 1,
+            ..ExploreOptions::default()
+        };
+        let searched = run_phase(&mut program, &search, property, RaceMode::Fail)?;
+        executions += searched.0.executions;
+        if searched.1 != Verdict::Unknown || outcome.0.failure.is_none() {
+            outcome = searched;
+        }
+    }
+    let (exploration, verdict, reason, options) = outcome;
+    let witness = match (&exploration.failure, verdict) {
+        (Some(found), Verdict::False) => {
+            let path = args
+                .out
+                .join(format!("{}.{}.weft.json", task.name, property.name()));
+            let run = Run {
+                module,
+                wasm,
+                instrument,
+                setup: options.run.clone(),
+            };
+            write_replay(
+                &path,
+                run,
+                &found.result,
+                &found.failure,
+                found.found_by.clone(),
+            )?;
+            Some(path)
+        }
+        _ => None,
+    };
+    Ok(Row {
+        task: task.name.clone(),
+        check,
+        verdict,
+        reason,
+        executions,
+        elapsed: started.elapsed(),
+        witness,
+    })
+}
+
+/// Runs one exploration and judges it.
+fn run_phase(
+    program: &mut crate::runtime::Program,
+    options: &ExploreOptions,
+    property: Property,
+    races: RaceMode,
+) -> Result<(Exploration, Verdict, String, ExploreOptions)> {
+    let exploration = explore(program, options, |_| {})?;
+    let coverage = Coverage {
+        points: Points::Sync,
+        races_fail: races == RaceMode::Fail,
+    };
+    let verdict = Verdict::of(&exploration, property, coverage);
+    let reason = Verdict::reason(&exploration, property, coverage);
+    Ok((exploration, verdict, reason, options.clone()))
+}
+
+fn print_table(rows: &[Row]) {
+    let width = rows.iter().map(|r| r.task.len()).max().unwrap_or(4).max(4);
+    println!(
+        "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>9}",
+        "task", "property", "expected", "verdict", "executions", "time"
+    );
+    for row in rows {
+        let mark = if row.wrong() { "  WRONG" } else { "" };
+        println!(
+            "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>8.1}s{mark}",
+            row.task,
+            row.check.property.name(),
+            row.expected(),
+            row.verdict.name(),
+            row.executions,
+            row.elapsed.as_secs_f64(),
+        );
+    }
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let correct = rows
+        .iter()
+        .filter(|r| r.verdict != Verdict::Unknown && !r.wrong())
+        .count();
+    println!(
+        "{} verdicts: {correct} correct, {} wrong, {} unknown ({} true, {} false)",
+        rows.len(),
+        rows.iter().filter(|r| r.wrong()).count(),
+        count(Verdict::Unknown),
+        count(Verdict::True),
+        count(Verdict::False),
+    );
+    for row in rows.iter().filter(|r| r.verdict != Verdict::True) {
+        match &row.witness {
+            Some(witness) => println!(
+                "{} ({}): {}; witness {}",
+                row.task,
+                row.check.property.name(),
+                row.reason,
+                witness.display()
+            ),
+            None => println!(
+                "{} ({}): {}",
+                row.task,
+                row.check.property.name(),
+                row.reason
+            ),
+        }
+    }
+}
