@@ -55,10 +55,10 @@ impl Row {
     /// Whether the verdict contradicts the expected one (`unknown` never
     /// does).
     fn wrong(&self) -> bool {
-        match (self.verdict, self.check.expected) {
-            (Verdict::True, Some(false)) | (Verdict::False, Some(true)) => true,
-            _ => false,
-        }
+        matches!(
+            (self.verdict, self.check.expected),
+            (Verdict::True, Some(false)) | (Verdict::False, Some(true))
+        )
     }
 
     fn expected(&self) -> &'static str {
