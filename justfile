@@ -69,3 +69,8 @@ bench: samples
 hunt *args: samples
     cargo build --quiet --release -p weft
     python3 bench/hunt.py {{args}}
+
+# Verdicts on the verification tasks of bench/svcomp (expected, found,
+# executions per property).
+svcomp *args: build
+    cargo run --quiet --release -p weft -- svcomp bench/svcomp --out target/svcomp {{args}}

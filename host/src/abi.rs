@@ -352,6 +352,15 @@ pub const RT_IMPORTS: [Signature; 19] = [
 /// convention of C concurrency benchmarks).
 pub const ATOMIC_FUNCTION_PREFIX: &str = "__VERIFIER_atomic_";
 
+/// Functions whose call is the error of SV-COMP's `unreach-call`:
+/// instrumentation makes their entry call [`RT_REACH_ERROR`].
+pub const ERROR_FUNCTIONS: [&str; 2] = ["reach_error", "__VERIFIER_error"];
+
+/// The function whose call only cuts the path under a verification property
+/// (a failed `assert` calls it too): instrumentation makes its entry call
+/// [`RT_ABORT`].
+pub const ABORT_FUNCTION: &str = "abort";
+
 /// A program-defined function whose body becomes `weft_rt.assume`.
 pub const ASSUME_FUNCTION: &str = "assume_abort_if_not";
 

@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sched", 3),
     ("failure", 3),
     ("runtime", 4),
+    ("svcomp::property", 4),
     // The techniques' analyses.
     ("activity", 5),
     ("check", 5),
@@ -34,6 +35,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("imunit::tests_in_module", 7),
     ("actors::search", 7),
     ("testgen::search", 7),
+    ("svcomp", 7),
     ("report", 8),
     ("bench", 9),
     ("cli", 9),

@@ -211,3 +211,39 @@ int main(void) {
     assert_eq!(replay.code, 1, "{}", replay.stdout);
     assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
 }
+
+/// `weft svcomp` builds a task's program, finds the `reach_error()` call a
+/// lost update leads to (`abort` from a failed `assert` elsewhere only cuts
+/// the path) and writes the witness, which replays.
+#[test]
+fn svcomp_tasks_get_verdicts_and_witnesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/svcomp");
+    let out = dir.path().join("out");
+    let run = weft_in(
+        dir.path(),
+        &[
+            "svcomp",
+            arg(&root.join("split-critical.yml")),
+            "--time-limit",
+            "6s",
+            "--out",
+            arg(&out),
+            "--json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let report = run.json();
+    let unreach = &report["tasks"][0];
+    assert_eq!(unreach["property"], "unreach-call", "{}", run.stdout);
+    assert_eq!(unreach["verdict"], "false", "{}", run.stdout);
+    assert_eq!(report["wrong"], 0, "{}", run.stdout);
+    let witness = unreach["witness"].as_str().unwrap();
+    let replay = weft_in(dir.path(), &["replay", witness]);
+    assert_eq!(replay.code, 1, "{}", replay.stdout);
+    assert!(
+        replay.stdout.contains("reach_error() was reached"),
+        "{}",
+        replay.stdout
+    );
+}

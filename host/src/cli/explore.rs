@@ -179,7 +179,7 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         ),
         None if exploration.exhausted == Some(Exhausted::Unclaimed) => (
             format!(
-                "no failure in {} executions ({}) in {:.2?}, and no claim: the search ran out of schedules to try, but some executions had choices it does not enumerate (guest values such as `weft.choose` or actor deliveries, a fair continuation at the step limit, a busy thread left early)",
+                "no failure in {} executions ({}) in {:.2?}, and no claim: the search ran out of schedules to try, but some executions had choices it does not enumerate (guest values such as `weft.choose` or actor deliveries, a fair continuation at the step limit, a busy thread left early, atomic sections)",
                 exploration.executions,
                 args.strategy.name(),
                 exploration.elapsed,

@@ -154,9 +154,11 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         races,
         ..Setup::default()
     };
+    // Hunting a call, the plain accesses that race become scheduling
+    // points: a lost update needs a switch between two of them.
     let hunt_races = match property {
         Property::NoDataRace => RaceMode::Fail,
-        Property::UnreachCall => RaceMode::Off,
+        Property::UnreachCall => RaceMode::Schedule,
     };
     let hunt = ExploreOptions {
         strategy: Strategy::Portfolio,

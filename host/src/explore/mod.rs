@@ -123,8 +123,8 @@ pub enum Exhausted {
     All,
     /// The search ran out of schedules to try, but claims nothing: some
     /// execution chose a guest value, went fair at the step limit, left a
-    /// busy thread early or was held by a schedule, and those choices are
-    /// not enumerated.
+    /// busy thread early, was held by a schedule or ran an atomic section,
+    /// and those choices are not enumerated.
     Unclaimed,
 }
 
@@ -317,7 +317,10 @@ fn explore_with(
                 let dfs = sched
                     .downcast::<DfsScheduler>()
                     .expect("the bounded search runs its own scheduler");
-                *honest &= !dfs.chose_values && !dfs.went_fair() && !dfs.left_busy;
+                *honest &= !dfs.chose_values
+                    && !dfs.went_fair()
+                    && !dfs.left_busy
+                    && !result.atomic_sections;
                 search.record(dfs.log());
             }
             Source::Exhaustive(search, honest) => {
@@ -325,7 +328,10 @@ fn explore_with(
                 let dpor = sched
                     .downcast::<DporScheduler>()
                     .expect("the exhaustive search runs its own scheduler");
-                *honest &= !dpor.chose_values && !dpor.went_fair() && !dpor.counted_loop;
+                *honest &= !dpor.chose_values
+                    && !dpor.went_fair()
+                    && !dpor.counted_loop
+                    && !result.atomic_sections;
                 search.record(&dpor);
             }
         }

@@ -1028,9 +1028,9 @@ impl Reencode for Rewriter<'_> {
             code.function(&f);
             return Ok(());
         }
-        if name.is_some_and(|n| crate::svcomp::ERROR_FUNCTIONS.contains(&n)) {
+        if name.is_some_and(|n| abi::ERROR_FUNCTIONS.contains(&n)) {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_REACH_ERROR)));
-        } else if name == Some(crate::svcomp::ABORT_FUNCTION) {
+        } else if name == Some(abi::ABORT_FUNCTION) {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ABORT)));
         }
         let atomic = name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX));

@@ -479,6 +479,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         threads,
         step,
         fair_from,
+        atomic_sections,
         ..
     } = state;
     scheduler.end_execution(step);
@@ -500,6 +501,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             thread_names: threads.into_iter().map(|t| t.name).collect(),
             steps: step,
             fair_from,
+            atomic_sections,
             reports,
         },
         scheduler,

@@ -106,9 +106,9 @@ pub struct RunConfig {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub point_sites: Vec<instrument::SiteId>,
     /// A verification property, which says what counts as a failure (see
-    /// [`crate::svcomp`]).
+    /// [`crate::svcomp::property`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub property: Option<crate::svcomp::Property>,
+    pub property: Option<crate::svcomp::property::Property>,
 }
 
 impl Default for RunConfig {
@@ -235,6 +235,11 @@ pub struct ExecutionResult {
     /// The step at which the execution reached the step limit and went on
     /// under a fair schedule, if it did.
     pub fair_from: Option<u64>,
+    /// Whether a thread entered an atomic section (`weft.atomic_begin`, a
+    /// `__VERIFIER_atomic_*` function). A section is not a scheduling
+    /// point, so the systematic searches do not order one thread's sections
+    /// against another's and claim nothing for such executions.
+    pub atomic_sections: bool,
     /// What the installed analyses recorded.
     pub reports: Reports,
 }

@@ -198,6 +198,7 @@ fn atomic_begin(caller: Caller<'_, ThreadData>) {
     let depth = &mut exec.threads[me as usize].atomic_depth;
     *depth = depth.saturating_add(1);
     if *depth == 1 {
+        exec.atomic_sections = true;
         exec.happened(me, Happening::AtomicBegin);
     }
 }

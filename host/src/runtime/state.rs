@@ -123,8 +123,10 @@ pub(crate) struct ExecState {
     /// Labels of SDK events, indexed by [`EventKind::Label`].
     pub labels: Vec<String>,
     pub memory_limit_hit: bool,
+    /// Whether a thread entered an atomic section.
+    pub atomic_sections: bool,
     /// The verification property the execution is judged under.
-    pub property: Option<crate::svcomp::Property>,
+    pub property: Option<crate::svcomp::property::Property>,
     pub thread_limit_hit: bool,
     pub started: Instant,
     /// The step at or after which the time limit is checked next.
@@ -180,6 +182,7 @@ impl ExecState {
             scheduler,
             limits,
             property: None,
+            atomic_sections: false,
             threads: Vec::new(),
             current: 0,
             step: 0,
