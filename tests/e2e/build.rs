@@ -48,7 +48,7 @@ fn build_errors_are_clear() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .contains("weft builds `.c`, `.zig` and `.wat` files"),
+            .contains("weft builds `.c`, `.cpp`, `.zig` and `.wat` files"),
         "{}",
         out.stderr
     );

@@ -57,59 +57,103 @@ const OLD_C_FLAGS: [&str; 4] = [
 /// [`BuildError::MissingTool`] when zig or the wasi-libc cannot be found,
 /// [`BuildError::Compile`] with the compiler's output.
 pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), BuildError> {
-    let zig = zig_command()?;
-    let sysroot = wasi_sysroot()?;
-    let zig_lib = zig_lib_dir(&zig)?;
-    let sdk = SdkDir::new(
-        "c",
-        &[
-            ("weft.h", WEFT_H),
-            ("weft_class.h", WEFT_CLASS_H),
-            ("weft_verifier.c", WEFT_VERIFIER_C),
-            ("weft_pthread.c", WEFT_PTHREAD_C),
-            ("weft_pthread.h", WEFT_PTHREAD_H),
-        ],
-    )?;
-    let mut cmd = Command::new(&zig[0]);
-    cmd.args(&zig[1..])
-        .args([
-            "cc",
-            "-target",
-            "wasm32-wasi-musl",
-            "-mcpu=generic+atomics+bulk_memory",
-        ])
-        .args([
-            "-pthread",
-            "-nostdlib",
-            "-rtlib=compiler-rt",
-            "-g",
-            // No optimisation: a `__VERIFIER_atomic_*` function is found by
-            // its name, and at -O1 LLVM inlines it away even with
-            // -fno-inline; reports also name the source's own functions.
-            "-O0",
-            "-UNDEBUG",
-            // zig cc turns on UBSan by default; a plain C compiler does not.
-            "-fno-sanitize=all",
-        ])
-        .args(OLD_C_FLAGS)
-        .args(flags)
-        .arg("-isystem")
-        .arg(zig_lib.join("libc/include/wasm-wasi-musl"))
-        .arg("-isystem")
-        .arg(zig_lib.join("libc/include/generic-musl"))
-        .arg("-I")
-        .arg(sdk.path())
-        .arg("-include")
-        .arg(sdk.path().join("weft_pthread.h"))
-        .arg(sysroot.join("crt1-command.o"))
-        .arg(source)
-        .arg(sdk.path().join("weft_verifier.c"))
-        .arg(sdk.path().join("weft_pthread.c"))
-        .arg(sysroot.join("libc.a"))
-        .arg(format!("-Wl,{LINK_FLAGS}"))
-        .arg("-o")
-        .arg(output);
+    let tools = Toolchain::find()?;
+    let mut cmd = tools.zig("cc");
+    cmd.args(OLD_C_FLAGS).args(flags);
+    tools.include_sdk(&mut cmd);
+    tools.link(&mut cmd, &[source], output);
     run_tool(cmd, "zig cc", source)
+}
+
+/// zig, the threaded wasi-libc and the C SDK files: what every C and C++
+/// build uses.
+pub(super) struct Toolchain {
+    /// The command that runs zig.
+    pub zig: Vec<String>,
+    /// The threaded wasi-libc (`libc.a`, `crt1-command.o`).
+    pub sysroot: PathBuf,
+    /// zig's library folder.
+    pub zig_lib: PathBuf,
+    /// The SDK files, written for the build.
+    pub sdk: SdkDir,
+}
+
+impl Toolchain {
+    /// Finds the tools and writes the SDK files.
+    pub fn find() -> Result<Self, BuildError> {
+        let zig = zig_command()?;
+        let sysroot = wasi_sysroot()?;
+        let zig_lib = zig_lib_dir(&zig)?;
+        let sdk = SdkDir::new(
+            "c",
+            &[
+                ("weft.h", WEFT_H),
+                ("weft_class.h", WEFT_CLASS_H),
+                ("weft_verifier.c", WEFT_VERIFIER_C),
+                ("weft_pthread.c", WEFT_PTHREAD_C),
+                ("weft_pthread.h", WEFT_PTHREAD_H),
+            ],
+        )?;
+        Ok(Toolchain {
+            zig,
+            sysroot,
+            zig_lib,
+            sdk,
+        })
+    }
+
+    /// `zig DRIVER` (`cc`, `c++`) for wasm32 with threads, debug
+    /// information and no optimisation.
+    pub fn zig(&self, driver: &str) -> Command {
+        let mut cmd = Command::new(&self.zig[0]);
+        cmd.args(&self.zig[1..])
+            .args([
+                driver,
+                "-target",
+                "wasm32-wasi-musl",
+                "-mcpu=generic+atomics+bulk_memory",
+            ])
+            .args([
+                "-pthread",
+                "-g",
+                // No optimisation: a `__VERIFIER_atomic_*` function is found
+                // by its name, and at -O1 LLVM inlines it away even with
+                // -fno-inline; reports also name the source's own functions.
+                "-O0",
+                "-UNDEBUG",
+                // zig cc turns on UBSan by default; a plain C compiler does
+                // not.
+                "-fno-sanitize=all",
+            ]);
+        cmd
+    }
+
+    /// Lets the sources include the SDK (`weft.h`) and see its
+    /// declarations first (`weft_pthread.h`).
+    pub fn include_sdk(&self, cmd: &mut Command) {
+        cmd.arg("-I")
+            .arg(self.sdk.path())
+            .arg("-include")
+            .arg(self.sdk.path().join("weft_pthread.h"));
+    }
+
+    /// Links `inputs` (C sources or objects) with the SDK's C files and the
+    /// threaded wasi-libc into `output`.
+    pub fn link(&self, cmd: &mut Command, inputs: &[&Path], output: &Path) {
+        cmd.arg("-isystem")
+            .arg(self.zig_lib.join("libc/include/wasm-wasi-musl"))
+            .arg("-isystem")
+            .arg(self.zig_lib.join("libc/include/generic-musl"))
+            .args(["-nostdlib", "-rtlib=compiler-rt"])
+            .arg(self.sysroot.join("crt1-command.o"))
+            .args(inputs)
+            .arg(self.sdk.path().join("weft_verifier.c"))
+            .arg(self.sdk.path().join("weft_pthread.c"))
+            .arg(self.sysroot.join("libc.a"))
+            .arg(format!("-Wl,{LINK_FLAGS}"))
+            .arg("-o")
+            .arg(output);
+    }
 }
 
 /// The command that runs zig.

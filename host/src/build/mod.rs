@@ -3,11 +3,13 @@
 //!
 //! One file per source language: [`c`] (C with pthreads, through `zig cc`
 //! and the threaded wasi-libc of Rust's `wasm32-wasip1-threads` target),
+//! [`cpp`] (C++ with std threads, through `zig c++` and zig's libc++),
 //! [`zig`] (Zig with `std.Thread`), [`wat`] (WebAssembly text) and [`rust`]
 //! (a Cargo package). A folder is built from the one source it holds
 //! (`Cargo.toml`, `main.c`, `main.zig` or `main.wat`).
 
 pub mod c;
+pub mod cpp;
 pub mod rust;
 pub mod wat;
 pub mod zig;
@@ -20,7 +22,7 @@ use std::process::Command;
 pub enum BuildError {
     /// The file's language is not one weft builds.
     #[error(
-        "cannot build `{0}`: weft builds `.c`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.zig` or `main.wat`"
+        "cannot build `{0}`: weft builds `.c`, `.cpp`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.cpp`, `main.zig` or `main.wat`"
     )]
     UnknownLanguage(String),
     /// A tool the build needs is missing.
@@ -39,8 +41,8 @@ pub enum BuildError {
     /// Reading or writing a file failed.
     #[error("{0}")]
     Io(String),
-    /// Compiler flags were given for a source that is not C.
-    #[error("compiler flags after `--` are for C sources; `{0}` is not one")]
+    /// Compiler flags were given for a source that is not C or C++.
+    #[error("compiler flags after `--` are for C and C++ sources; `{0}` is not one")]
     FlagsNotC(String),
 }
 
@@ -61,11 +63,12 @@ pub fn build(
     }
     let output = output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf);
     let extension = source.extension().and_then(|e| e.to_str());
-    if !flags.is_empty() && extension != Some("c") {
+    if !flags.is_empty() && !matches!(extension, Some("c" | "cpp" | "cc" | "cxx")) {
         return Err(BuildError::FlagsNotC(source.display().to_string()));
     }
     match extension {
         Some("c") => c::build(source, &output, flags)?,
+        Some("cpp" | "cc" | "cxx") => cpp::build(source, &output, flags)?,
         Some("wat") => wat::build(source, &output)?,
         Some("zig") => zig::build(source, &output)?,
         _ => return Err(BuildError::UnknownLanguage(source.display().to_string())),
@@ -89,7 +92,7 @@ fn build_dir(dir: &Path, output: Option<&Path>, flags: &[String]) -> Result<Path
         rust::build(dir, &output)?;
         return Ok(output);
     }
-    for main in ["main.c", "main.zig", "main.wat"] {
+    for main in ["main.c", "main.cpp", "main.zig", "main.wat"] {
         let source = dir.join(main);
         if source.exists() {
             return build(&source, Some(&output), flags);

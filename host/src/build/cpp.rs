@@ -1,0 +1,95 @@
+//! C++ with `std::thread`, `std::mutex`, `std::atomic` and
+//! `std::condition_variable`: compiled by `zig c++` against zig's libc++ in
+//! its threaded configuration, and linked like C (see [`super::c`]) with the
+//! threaded wasi-libc of Rust's `wasm32-wasip1-threads` target.
+//!
+//! zig builds libc++ for a target on first use and caches it; it does not
+//! say where, except in the link line of a program it links itself. So the
+//! first C++ build links a one-line program with zig (about a minute, once
+//! per machine) and reads the archives' paths from that line.
+//!
+//! wasm has no exception handling here: programs are compiled with
+//! `-fno-exceptions`, so what would throw (a failed `std::thread` creation,
+//! `std::vector::at` out of range) aborts, which weft reports as a failure.
+
+use super::c::Toolchain;
+use super::{BuildError, run_tool};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Flags that make libc++'s headers declare threads; zig's `c++` driver
+/// leaves them out for wasm unless it links the program itself.
+const THREADED_LIBCXX: [&str; 2] = ["-U_LIBCPP_HAS_THREADS", "-D_LIBCPP_HAS_THREADS=1"];
+
+/// Compiles the C++ file `source` into `output`, with the compiler flags
+/// `flags` after weft's own.
+///
+/// # Errors
+///
+/// [`BuildError::MissingTool`] when zig, the wasi-libc or zig's libc++
+/// cannot be found, [`BuildError::Compile`] with the compiler's output.
+pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), BuildError> {
+    let tools = Toolchain::find()?;
+    let (libcxx, libcxxabi) = libcxx_archives(&tools)?;
+    let object = tools.sdk.path().join("program.o");
+    let mut compile = tools.zig("c++");
+    compile
+        .arg("-c")
+        .arg("-fno-exceptions")
+        .args(THREADED_LIBCXX)
+        .args(flags);
+    tools.include_sdk(&mut compile);
+    compile.arg(source).arg("-o").arg(&object);
+    run_tool(compile, "zig c++", source)?;
+    let mut link = tools.zig("cc");
+    tools.link(&mut link, &[&object, &libcxx, &libcxxabi], output);
+    run_tool(link, "zig cc (linking C++)", source)
+}
+
+/// zig's threaded `libc++.a` and `libc++abi.a` for wasm32, built and
+/// cached by zig.
+fn libcxx_archives(tools: &Toolchain) -> Result<(PathBuf, PathBuf), BuildError> {
+    let dir = tools.sdk.path();
+    let probe = dir.join("probe.cpp");
+    std::fs::write(&probe, "#include <thread>\nint main() { return 0; }\n")
+        .map_err(|e| BuildError::Io(format!("cannot write `{}`: {e}", probe.display())))?;
+    let mut cmd = Command::new(&tools.zig[0]);
+    cmd.args(&tools.zig[1..])
+        .args([
+            "build-exe",
+            "-target",
+            "wasm32-wasi-musl",
+            "-mcpu=generic+atomics+bulk_memory",
+            "-fno-single-threaded",
+            "-lc++",
+            "-lc",
+            "--shared-memory",
+            "--import-memory",
+            "--export-memory",
+            "--max-memory=67108864",
+            "--verbose-link",
+        ])
+        .arg(&probe)
+        .arg(format!("-femit-bin={}", dir.join("probe.wasm").display()))
+        .current_dir(dir);
+    let out = cmd
+        .output()
+        .map_err(|e| BuildError::MissingTool(format!("cannot run zig build-exe: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let find = |name: &str| {
+        text.split_whitespace()
+            .filter(|word| word.ends_with(name))
+            .last()
+            .map(PathBuf::from)
+    };
+    match (find("/libc++.a"), find("/libc++abi.a")) {
+        (Some(libcxx), Some(libcxxabi)) => Ok((libcxx, libcxxabi)),
+        _ => Err(BuildError::MissingTool(format!(
+            "zig did not build its libc++ for wasm32 with threads:\n{}",
+            text.lines()
+                .filter(|l| !l.starts_with("ar "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))),
+    }
+}
