@@ -145,12 +145,16 @@ main() {
     let out = weft_in(dir.path(), &["build", arg(&c), "-o", arg(&module)]);
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("'N'"), "{}", out.stderr);
-    // Flags are for C only.
+    // Flags are for C and C++ only.
     let wat = dir.path().join("tiny.wat");
     std::fs::write(&wat, r#"(module (func (export "_start")))"#).unwrap();
     let out = weft_in(dir.path(), &["build", arg(&wat), "--", "-DN=5"]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("for C sources"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("for C and C++ sources"),
+        "{}",
+        out.stderr
+    );
 }
 
 /// A main thread that leaves through `pthread_exit` lets its threads finish
@@ -246,4 +250,40 @@ fn svcomp_tasks_get_verdicts_and_witnesses() {
         "{}",
         replay.stdout
     );
+}
+
+/// `weft build` of a C++ file with std threads gives a module whose bug is
+/// found and replayed; compiler flags pass through.
+#[test]
+fn builds_cpp_with_std_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let cpp = dir.path().join("counter.cpp");
+    std::fs::write(
+        &cpp,
+        r#"#include <atomic>
+#include <cassert>
+#include <thread>
+#include <vector>
+std::atomic<int> hits{0};
+int main() {
+    std::vector<std::thread> workers;
+    for (int i = 0; i < WORKERS; i++)
+        workers.emplace_back([] { int seen = hits.load(); hits.store(seen + 1); });
+    for (auto &w : workers) w.join();
+    assert(hits.load() == WORKERS);
+}
+"#,
+    )
+    .unwrap();
+    let module = dir.path().join("counter.wasm");
+    let out = weft_in(
+        dir.path(),
+        &["build", arg(&cpp), "-o", arg(&module), "--", "-DWORKERS=3"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = weft_in(dir.path(), &["explore", arg(&module), "--json"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "assertion", "{}", out.stdout);
+    let replay = weft_in(dir.path(), &["replay", "counter.weft.json"]);
+    assert_eq!(replay.code, 1, "{}", replay.stdout);
 }

@@ -103,6 +103,7 @@ fn race_free_programs_report_no_race_under_any_strategy() {
     for name in [
         "pthread-sync-c",
         "pthread-exit-c",
+        "account-cpp",
         "sync-primitives",
         "mutex-counter",
         "spin-lock-c",

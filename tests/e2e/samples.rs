@@ -159,6 +159,11 @@ sample_tests! {
     racy_cell => "racy-cell",
     pthread_sync_c => "pthread-sync-c",
     pthread_exit_c => "pthread-exit-c",
+    split_update_cpp => "split-update-cpp",
+    abba_deadlock_cpp => "abba-deadlock-cpp",
+    racy_flag_cpp => "racy-flag-cpp",
+    lost_wakeup_cpp => "lost-wakeup-cpp",
+    account_cpp => "account-cpp",
     sync_primitives => "sync-primitives",
 }
 
@@ -226,6 +231,11 @@ fn every_sample_has_a_test() {
         "racy-cell",
         "pthread-sync-c",
         "pthread-exit-c",
+        "split-update-cpp",
+        "abba-deadlock-cpp",
+        "racy-flag-cpp",
+        "lost-wakeup-cpp",
+        "account-cpp",
         "sync-primitives",
     ];
     for name in sample_names() {

@@ -78,8 +78,7 @@ fn libcxx_archives(tools: &Toolchain) -> Result<(PathBuf, PathBuf), BuildError> 
     let text = String::from_utf8_lossy(&out.stderr);
     let find = |name: &str| {
         text.split_whitespace()
-            .filter(|word| word.ends_with(name))
-            .last()
+            .rfind(|word| word.ends_with(name))
             .map(PathBuf::from)
     };
     match (find("/libc++.a"), find("/libc++abi.a")) {
