@@ -48,7 +48,7 @@ fn build_errors_are_clear() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .contains("weft builds `.c`, `.cpp`, `.zig` and `.wat` files"),
+            .contains("weft builds `.c` (and preprocessed `.i`), `.cpp`, `.zig` and `.wat` files"),
         "{}",
         out.stderr
     );
@@ -286,4 +286,49 @@ int main() {
     assert_eq!(out.json()["failure"]["kind"], "assertion", "{}", out.stdout);
     let replay = weft_in(dir.path(), &["replay", "counter.weft.json"]);
     assert_eq!(replay.code, 1, "{}", replay.stdout);
+}
+
+/// A C file preprocessed for i386 glibc (`.i`, with `regparm` declarations
+/// and glibc's pthread types) builds and runs.
+#[test]
+fn builds_files_preprocessed_for_x86_glibc() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("task.i");
+    std::fs::write(
+        &source,
+        r#"# 1 "task.c"
+typedef unsigned long int pthread_t;
+typedef union { char __size[36]; long int __align; } pthread_attr_t;
+typedef struct __pthread_internal_slist { struct __pthread_internal_slist *__next; } __pthread_slist_t;
+typedef union { struct __pthread_mutex_s { int __lock; unsigned int __count; int __owner; int __kind; unsigned int __nusers; __extension__ union { int __spins; __pthread_slist_t __list; }; } __data; char __size[24]; long int __align; } pthread_mutex_t;
+extern int pthread_create (pthread_t *__restrict __newthread, const pthread_attr_t *__restrict __attr, void *(*__start_routine) (void *), void *__restrict __arg) __attribute__ ((__nothrow__)) __attribute__ ((__nonnull__ (1, 3)));
+extern int pthread_join (pthread_t __th, void **__thread_return);
+extern int pthread_mutex_lock (pthread_mutex_t *__mutex) __attribute__ ((__nothrow__));
+extern int pthread_mutex_unlock (pthread_mutex_t *__mutex) __attribute__ ((__nothrow__));
+typedef struct { int __buf[8]; } __pthread_unwind_buf_t;
+extern void __pthread_register_cancel (__pthread_unwind_buf_t *__buf) __attribute__ ((__regparm__ (1)));
+extern void __assert_fail (const char *__assertion, const char *__file, unsigned int __line, const char *__function) __attribute__ ((__nothrow__ , __leaf__)) __attribute__ ((__noreturn__));
+extern void abort(void);
+void reach_error() { __assert_fail ("0", "task.c", 3, __extension__ __PRETTY_FUNCTION__); }
+int count;
+pthread_mutex_t m = { { 0, 0, 0, 0, 0, { 0 } } };
+void *inc(void *arg) { int t; pthread_mutex_lock(&m); t = count; pthread_mutex_unlock(&m); pthread_mutex_lock(&m); count = t + 1; pthread_mutex_unlock(&m); return 0; }
+int main() { pthread_t a, b; pthread_create(&a, 0, inc, 0); pthread_create(&b, 0, inc, 0); pthread_join(a, 0); pthread_join(b, 0); if (count != 2) { ERROR: {reach_error(); abort();} } return 0; }
+"#,
+    )
+    .unwrap();
+    let out = weft_in(dir.path(), &["build", arg(&source)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            "task.wasm",
+            "--property",
+            "unreach-call",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["verdict"], "false", "{}", out.stdout);
 }

@@ -13,6 +13,7 @@
 //! `$WEFT_WASI_SYSROOT`, else the Rust target's `self-contained` folder.
 
 use super::{BuildError, SdkDir, run_tool};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -61,9 +62,30 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
     let mut cmd = tools.zig("cc");
     cmd.args(OLD_C_FLAGS).args(flags);
     tools.include_sdk(&mut cmd);
-    tools.link(&mut cmd, &[source], output);
-    run_tool(cmd, "zig cc", source)
+    let preprocessed = source.extension().is_some_and(|e| e == "i");
+    if preprocessed {
+        cmd.args(X86_ATTRIBUTES);
+        // Preprocessed again, so that the macros above apply.
+        let input = [OsStr::new("-x"), OsStr::new("c"), source.as_os_str()];
+        tools.link(&mut cmd, &input, output);
+    } else {
+        tools.link(&mut cmd, &[source.as_os_str()], output);
+    }
+    run_tool(cmd, "zig cc", source).map_err(|e| match e {
+        BuildError::Compile { tool, file, output } if preprocessed => BuildError::Compile {
+            tool,
+            file,
+            output: format!(
+                "{output}\n(a `.i` file was preprocessed for its own target and C library: weft compiles it for wasm32 against wasi-libc, which works when the types it declares have the same sizes, as glibc's i386 ones do)"
+            ),
+        },
+        e => e,
+    })
 }
+
+/// Macros that drop the x86-only attributes of glibc's headers from a file
+/// preprocessed for i386 (`.i`): `regparm` is an error on other targets.
+const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 
 /// zig, the threaded wasi-libc and the C SDK files: what every C and C++
 /// build uses.
@@ -139,7 +161,7 @@ impl Toolchain {
 
     /// Links `inputs` (C sources or objects) with the SDK's C files and the
     /// threaded wasi-libc into `output`.
-    pub fn link(&self, cmd: &mut Command, inputs: &[&Path], output: &Path) {
+    pub fn link(&self, cmd: &mut Command, inputs: &[&OsStr], output: &Path) {
         cmd.arg("-isystem")
             .arg(self.zig_lib.join("libc/include/wasm-wasi-musl"))
             .arg("-isystem")
@@ -147,6 +169,7 @@ impl Toolchain {
             .args(["-nostdlib", "-rtlib=compiler-rt"])
             .arg(self.sysroot.join("crt1-command.o"))
             .args(inputs)
+            .args(["-x", "none"])
             .arg(self.sdk.path().join("weft_verifier.c"))
             .arg(self.sdk.path().join("weft_pthread.c"))
             .arg(self.sysroot.join("libc.a"))

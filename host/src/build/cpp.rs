@@ -42,7 +42,12 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
     compile.arg(source).arg("-o").arg(&object);
     run_tool(compile, "zig c++", source)?;
     let mut link = tools.zig("cc");
-    tools.link(&mut link, &[&object, &libcxx, &libcxxabi], output);
+    let inputs = [
+        object.as_os_str(),
+        libcxx.as_os_str(),
+        libcxxabi.as_os_str(),
+    ];
+    tools.link(&mut link, &inputs, output);
     run_tool(link, "zig cc (linking C++)", source)
 }
 

@@ -22,7 +22,7 @@ use std::process::Command;
 pub enum BuildError {
     /// The file's language is not one weft builds.
     #[error(
-        "cannot build `{0}`: weft builds `.c`, `.cpp`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.cpp`, `main.zig` or `main.wat`"
+        "cannot build `{0}`: weft builds `.c` (and preprocessed `.i`), `.cpp`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.cpp`, `main.zig` or `main.wat`"
     )]
     UnknownLanguage(String),
     /// A tool the build needs is missing.
@@ -63,11 +63,11 @@ pub fn build(
     }
     let output = output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf);
     let extension = source.extension().and_then(|e| e.to_str());
-    if !flags.is_empty() && !matches!(extension, Some("c" | "cpp" | "cc" | "cxx")) {
+    if !flags.is_empty() && !matches!(extension, Some("c" | "i" | "cpp" | "cc" | "cxx")) {
         return Err(BuildError::FlagsNotC(source.display().to_string()));
     }
     match extension {
-        Some("c") => c::build(source, &output, flags)?,
+        Some("c" | "i") => c::build(source, &output, flags)?,
         Some("cpp" | "cc" | "cxx") => cpp::build(source, &output, flags)?,
         Some("wat") => wat::build(source, &output)?,
         Some("zig") => zig::build(source, &output)?,
