@@ -78,12 +78,29 @@ pub fn run(args: SvcompArgs) -> Result<u8> {
     for path in tasks {
         let task = Task::read(&path)?;
         let module = args.out.join(format!("{}.wasm", task.name));
-        crate::build::build(&task.input, Some(&module), &[])
-            .with_context(|| format!("cannot build the program of `{}`", path.display()))?;
-        let wasm = std::fs::read(&module)
-            .with_context(|| format!("cannot read `{}`", module.display()))?;
+        // A task whose program does not build or load gets `unknown` with
+        // the reason; the others still run.
+        let built = crate::build::build(&task.input, Some(&module), &[])
+            .map_err(anyhow::Error::from)
+            .and_then(|_| {
+                std::fs::read(&module)
+                    .with_context(|| format!("cannot read `{}`", module.display()))
+            });
         for &check in &task.checks {
-            rows.push(verify(&args, &task, &module, &wasm, check)?);
+            let row = built
+                .as_ref()
+                .map_err(|e| anyhow::anyhow!("{e:#}"))
+                .and_then(|wasm| verify(&args, &task, &module, wasm, check))
+                .unwrap_or_else(|e| Row {
+                    task: task.name.clone(),
+                    check,
+                    verdict: Verdict::Unknown,
+                    reason: format!("{e:#}").replace('\n', " "),
+                    executions: 0,
+                    elapsed: Duration::ZERO,
+                    witness: None,
+                });
+            rows.push(row);
         }
     }
     let wrong = rows.iter().filter(|r| r.wrong()).count();
