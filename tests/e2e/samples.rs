@@ -164,6 +164,7 @@ sample_tests! {
     racy_flag_cpp => "racy-flag-cpp",
     lost_wakeup_cpp => "lost-wakeup-cpp",
     account_cpp => "account-cpp",
+    handshake_spin_cpp => "handshake-spin-cpp",
     sync_primitives => "sync-primitives",
 }
 
@@ -236,6 +237,7 @@ fn every_sample_has_a_test() {
         "racy-flag-cpp",
         "lost-wakeup-cpp",
         "account-cpp",
+        "handshake-spin-cpp",
         "sync-primitives",
     ];
     for name in sample_names() {
