@@ -56,6 +56,7 @@ pub fn rows(
             EventKind::Block => ("blocks".to_string(), Some(event.addr)),
             EventKind::Spawn { child } => (format!("spawns thread {child}"), None),
             EventKind::Exit => ("exits".to_string(), None),
+            EventKind::SectionBegin => ("enters an atomic section".to_string(), None),
             EventKind::Outlive => (
                 "pthread_exit: waits for the other threads".to_string(),
                 None,

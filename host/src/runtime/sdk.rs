@@ -189,9 +189,33 @@ fn abort(caller: Caller<'_, ThreadData>) -> Result<()> {
     Err(wasmtime::Error::new(Ended))
 }
 
-fn atomic_begin(caller: Caller<'_, ThreadData>) {
+/// Where every outermost atomic section starts, for the schedulers: a
+/// notify of this address, which conflicts with every other section's
+/// start, so that searches order sections against each other (the
+/// accesses inside are not scheduling points).
+pub(crate) const ATOMIC_SECTIONS: crate::sched::NextOp = crate::sched::NextOp {
+    kind: crate::instrument::AccessKind::Notify,
+    addr: u32::MAX - 3,
+    len: 4,
+    src: 0,
+    site: u32::MAX,
+};
+
+async fn atomic_begin(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
     let me = caller.data().tid;
+    let outermost = caller.data().exec.get().threads[me as usize].atomic_depth == 0;
+    if outermost {
+        {
+            let mut exec = caller.data().exec.get();
+            exec.record(me, EventKind::SectionBegin, 0, None);
+            exec.stand_at(me, ATOMIC_SECTIONS);
+        }
+        hooks::yield_point(caller).await;
+    }
     let mut exec = caller.data().exec.get();
+    if exec.end.is_some() {
+        return Err(wasmtime::Error::new(Ended));
+    }
     // Points inside the section are not decisions: end any run of
     // decisions the scheduler committed to.
     exec.drain_points(me);
@@ -201,6 +225,7 @@ fn atomic_begin(caller: Caller<'_, ThreadData>) {
         exec.atomic_sections = true;
         exec.happened(me, Happening::AtomicBegin);
     }
+    Ok(())
 }
 
 fn atomic_end(caller: Caller<'_, ThreadData>) {
@@ -253,10 +278,18 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::SDK_MODULE, abi::ASSERT.name, assert)?;
     linker.func_wrap(abi::SDK_MODULE, abi::CHOOSE.name, choose)?;
     linker.func_wrap(abi::SDK_MODULE, abi::ASSUME.name, assume)?;
-    linker.func_wrap(abi::SDK_MODULE, abi::ATOMIC_BEGIN.name, atomic_begin)?;
+    linker.func_wrap_async(
+        abi::SDK_MODULE,
+        abi::ATOMIC_BEGIN.name,
+        |mut caller, (): ()| Box::new(async move { atomic_begin(&mut caller).await }),
+    )?;
     linker.func_wrap(abi::SDK_MODULE, abi::ATOMIC_END.name, atomic_end)?;
     // The same behaviour, for calls that instrumentation inserts.
-    linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_BEGIN.name, atomic_begin)?;
+    linker.func_wrap_async(
+        abi::RT_MODULE,
+        abi::RT_ATOMIC_BEGIN.name,
+        |mut caller, (): ()| Box::new(async move { atomic_begin(&mut caller).await }),
+    )?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_END.name, atomic_end)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ASSUME.name, assume)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_REACH_ERROR.name, reach_error)?;

@@ -36,6 +36,8 @@ pub enum EventKind {
     /// The main thread called `pthread_exit`: it waits for every other
     /// thread to exit.
     Outlive,
+    /// The thread enters an atomic section (outside any other).
+    SectionBegin,
     /// `sched_yield`.
     Yield,
     /// A sleep (`poll_oneoff` on a clock) until the virtual time `until_ns`.
@@ -66,6 +68,7 @@ impl EventKind {
             EventKind::Slice => (37, None),
             EventKind::Label { label } => (38, Some(label as u64)),
             EventKind::Outlive => (39, None),
+            EventKind::SectionBegin => (40, None),
         }
     }
 }
