@@ -127,26 +127,19 @@ impl Toolchain {
     /// `zig DRIVER` (`cc`, `c++`) for wasm32 with threads, debug
     /// information and no optimisation.
     pub fn zig(&self, driver: &str) -> Command {
-        let mut cmd = Command::new(&self.zig[0]);
-        cmd.args(&self.zig[1..])
-            .args([
-                driver,
-                "-target",
-                "wasm32-wasi-musl",
-                "-mcpu=generic+atomics+bulk_memory",
-            ])
-            .args([
-                "-pthread",
-                "-g",
-                // No optimisation: a `__VERIFIER_atomic_*` function is found
-                // by its name, and at -O1 LLVM inlines it away even with
-                // -fno-inline; reports also name the source's own functions.
-                "-O0",
-                "-UNDEBUG",
-                // zig cc turns on UBSan by default; a plain C compiler does
-                // not.
-                "-fno-sanitize=all",
-            ]);
+        let mut cmd = zig_tool(&self.zig);
+        cmd.arg(driver).args(WASM_TARGET).args([
+            "-pthread",
+            "-g",
+            // No optimisation: a `__VERIFIER_atomic_*` function is found
+            // by its name, and at -O1 LLVM inlines it away even with
+            // -fno-inline; reports also name the source's own functions.
+            "-O0",
+            "-UNDEBUG",
+            // zig cc turns on UBSan by default; a plain C compiler does
+            // not.
+            "-fno-sanitize=all",
+        ]);
         cmd
     }
 
@@ -179,6 +172,21 @@ impl Toolchain {
     }
 }
 
+/// The target of C and C++ modules: wasm32 with threads and bulk memory,
+/// against the musl-based wasi-libc.
+pub(super) const WASM_TARGET: [&str; 3] = [
+    "-target",
+    "wasm32-wasi-musl",
+    "-mcpu=generic+atomics+bulk_memory",
+];
+
+/// A command that runs zig (`zig` is [`zig_command`]'s words).
+pub(super) fn zig_tool(zig: &[String]) -> Command {
+    let mut cmd = Command::new(&zig[0]);
+    cmd.args(&zig[1..]);
+    cmd
+}
+
 /// The command that runs zig.
 pub(super) fn zig_command() -> Result<Vec<String>, BuildError> {
     if let Ok(cmd) = std::env::var("WEFT_ZIG") {
@@ -209,8 +217,7 @@ pub(super) fn zig_command() -> Result<Vec<String>, BuildError> {
 /// the zig executable that `zig env` names (as JSON in older zig, ZON in
 /// newer; both spell `zig_exe` followed by a quoted path).
 fn zig_lib_dir(zig: &[String]) -> Result<PathBuf, BuildError> {
-    let out = Command::new(&zig[0])
-        .args(&zig[1..])
+    let out = zig_tool(zig)
         .arg("env")
         .output()
         .map_err(|e| BuildError::MissingTool(format!("cannot run `zig env`: {e}")))?;

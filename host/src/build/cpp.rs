@@ -12,10 +12,9 @@
 //! `-fno-exceptions`, so what would throw (a failed `std::thread` creation,
 //! `std::vector::at` out of range) aborts, which weft reports as a failure.
 
-use super::c::Toolchain;
+use super::c::{Toolchain, WASM_TARGET, zig_tool};
 use super::{BuildError, run_tool};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Flags that make libc++'s headers declare threads; zig's `c++` driver
 /// leaves them out for wasm unless it links the program itself.
@@ -58,13 +57,10 @@ fn libcxx_archives(tools: &Toolchain) -> Result<(PathBuf, PathBuf), BuildError> 
     let probe = dir.join("probe.cpp");
     std::fs::write(&probe, "#include <thread>\nint main() { return 0; }\n")
         .map_err(|e| BuildError::Io(format!("cannot write `{}`: {e}", probe.display())))?;
-    let mut cmd = Command::new(&tools.zig[0]);
-    cmd.args(&tools.zig[1..])
+    let mut cmd = zig_tool(&tools.zig);
+    cmd.arg("build-exe")
+        .args(WASM_TARGET)
         .args([
-            "build-exe",
-            "-target",
-            "wasm32-wasi-musl",
-            "-mcpu=generic+atomics+bulk_memory",
             "-fno-single-threaded",
             "-lc++",
             "-lc",

@@ -3,10 +3,9 @@
 //! made importable as `@import("weft")`; it also provides the thread-safe
 //! page allocator Zig's wasm target lacks.
 
-use super::c::zig_command;
+use super::c::{zig_command, zig_tool};
 use super::{BuildError, SdkDir, run_tool};
 use std::path::Path;
-use std::process::Command;
 
 /// The Zig SDK, written to a temporary folder for each build.
 const WEFT_ZIG: &str = include_str!("../../../guest-sdk/zig/weft.zig");
@@ -23,9 +22,8 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
     let name = output
         .file_stem()
         .map_or("main".into(), |s| s.to_string_lossy().into_owned());
-    let mut command = Command::new(&zig[0]);
+    let mut command = zig_tool(&zig);
     command
-        .args(&zig[1..])
         .args([
             "build-exe",
             "-target",

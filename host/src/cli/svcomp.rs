@@ -162,7 +162,7 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
     };
     let mut program = crate::execution::load(wasm, instrument)
         .with_context(|| format!("cannot load `{}`", module.display()))?;
-    let setup = |races| Setup {
+    let setup_with = |races| Setup {
         run: RunConfig {
             args: vec![format!("{}.wasm", task.name)],
             property: Some(property),
@@ -181,31 +181,35 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         strategy: Strategy::Portfolio,
         iterations: None,
         time_limit: Some(args.time_limit / 3),
-        run: setup(hunt_races),
+        run: setup_with(hunt_races),
         jobs: 1,
         ..ExploreOptions::default()
     };
-    let mut executions = 0;
-    let mut outcome = run_phase(&mut program, &hunt, property, hunt_races)?;
-    executions += outcome.0.executions;
-    if outcome.1 != Verdict::False {
+    let mut outcome = run_phase(&mut program, hunt, property)?;
+    let mut executions = outcome.exploration.executions;
+    if outcome.verdict != Verdict::False {
         // Races are failures in the search: with none, switching at
         // synchronisation covers every behaviour (see `Property::covered_by`).
         let search = ExploreOptions {
             strategy: Strategy::Dpor,
             iterations: None,
             time_limit: Some(args.time_limit.saturating_sub(started.elapsed())),
-            run: setup(RaceMode::Fail),
+            run: setup_with(RaceMode::Fail),
             jobs: 1,
             ..ExploreOptions::default()
         };
-        let searched = run_phase(&mut program, &search, property, RaceMode::Fail)?;
-        executions += searched.0.executions;
-        if searched.1 != Verdict::Unknown || outcome.0.failure.is_none() {
+        let searched = run_phase(&mut program, search, property)?;
+        executions += searched.exploration.executions;
+        if searched.verdict != Verdict::Unknown || outcome.exploration.failure.is_none() {
             outcome = searched;
         }
     }
-    let (exploration, verdict, reason, options) = outcome;
+    let Phase {
+        exploration,
+        verdict,
+        reason,
+        setup,
+    } = outcome;
     let witness = match (&exploration.failure, verdict) {
         (Some(found), Verdict::False) => {
             let path = args
@@ -215,7 +219,7 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
                 module,
                 wasm,
                 instrument,
-                setup: options.run.clone(),
+                setup,
             };
             write_replay(
                 &path,
@@ -239,21 +243,32 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
     })
 }
 
+/// One exploration of a property, judged.
+struct Phase {
+    exploration: Exploration,
+    verdict: Verdict,
+    reason: String,
+    /// The setup its executions ran with (for the witness).
+    setup: Setup,
+}
+
 /// Runs one exploration and judges it.
 fn run_phase(
     program: &mut crate::runtime::Program,
-    options: &ExploreOptions,
+    options: ExploreOptions,
     property: Property,
-    races: RaceMode,
-) -> Result<(Exploration, Verdict, String, ExploreOptions)> {
-    let exploration = explore(program, options, |_| {})?;
+) -> Result<Phase> {
+    let exploration = explore(program, &options, |_| {})?;
     let coverage = Coverage {
         points: Points::Sync,
-        races_fail: races == RaceMode::Fail,
+        races_fail: options.run.races == RaceMode::Fail,
     };
-    let verdict = Verdict::of(&exploration, property, coverage);
-    let reason = Verdict::reason(&exploration, property, coverage);
-    Ok((exploration, verdict, reason, options.clone()))
+    Ok(Phase {
+        verdict: Verdict::of(&exploration, property, coverage),
+        reason: Verdict::reason(&exploration, property, coverage),
+        exploration,
+        setup: options.run,
+    })
 }
 
 fn print_table(rows: &[Row]) {

@@ -236,9 +236,10 @@ pub struct ExecutionResult {
     /// under a fair schedule, if it did.
     pub fair_from: Option<u64>,
     /// Whether a thread entered an atomic section (`weft.atomic_begin`, a
-    /// `__VERIFIER_atomic_*` function). A section is not a scheduling
-    /// point, so the systematic searches do not order one thread's sections
-    /// against another's and claim nothing for such executions.
+    /// `__VERIFIER_atomic_*` function). Only a section's start is a
+    /// scheduling point: the accesses inside are invisible to the searches,
+    /// which so claim nothing for such executions (an access inside could
+    /// conflict with an atomic one outside any section).
     pub atomic_sections: bool,
     /// What the installed analyses recorded.
     pub reports: Reports,

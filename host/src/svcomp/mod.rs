@@ -50,7 +50,7 @@ impl Verdict {
         }
     }
 
-    /// The verdict of `exploration`, which switched at `points`, on
+    /// The verdict of `exploration`, whose `coverage` it was, on
     /// `property`: `false` for a violation, `true` only when an exhaustive
     /// search that covers the property completed with no failure, else
     /// `unknown`.
