@@ -306,3 +306,38 @@ fn usage_errors_exit_2() {
     let out = weft_in(dir.path(), &["run", "x.wasm", "--strategy", "bogus"]);
     assert_eq!(out.code, 2);
 }
+
+/// A property weft does not check, a `.prp` file that states none it
+/// checks, a `--races` that contradicts the property and a task file that
+/// is not one are usage errors that say what is wrong.
+#[test]
+fn bad_properties_and_tasks_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("lost-update-c");
+    let prp = dir.path().join("memsafety.prp");
+    std::fs::write(&prp, "CHECK( init(main()), LTL(G valid-free) )\n").unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (&["--property", "termination"], "neither `unreach-call`"),
+        (&["--property", arg(&prp)], "does not check"),
+        (
+            &["--property", "no-data-race", "--races", "off"],
+            "needs --races fail",
+        ),
+    ];
+    for (options, expected) in cases {
+        let mut args = vec!["explore", arg(&module)];
+        args.extend_from_slice(options);
+        let out = weft_in(dir.path(), &args);
+        assert_eq!(out.code, 2, "{options:?}: {}", out.stderr);
+        assert!(out.stderr.contains(expected), "{options:?}: {}", out.stderr);
+    }
+    let task = dir.path().join("task.yml");
+    std::fs::write(&task, "just: [a, list\n").unwrap();
+    let out = weft_in(dir.path(), &["svcomp", arg(&task)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("is not a task definition"),
+        "{}",
+        out.stderr
+    );
+}
