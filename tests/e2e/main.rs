@@ -11,6 +11,7 @@ mod inference;
 mod instance_reuse;
 mod instrumentation;
 mod memory_reuse;
+mod minimize;
 mod races;
 mod replay_files;
 mod samples;

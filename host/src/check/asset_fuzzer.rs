@@ -58,6 +58,14 @@ pub struct Found {
 }
 
 impl Found {
+    /// The violation, as the pattern matcher gives it.
+    pub fn violation(&self) -> super::patterns::Violation {
+        super::patterns::Violation {
+            pattern: self.pattern,
+            accesses: self.accesses.clone(),
+        }
+    }
+
     fn key(&self) -> (u8, Vec<u32>) {
         (
             PATTERNS[self.pattern].number,

@@ -7,6 +7,8 @@
 //! `u'`'s accesses, so there are 14 concrete patterns.
 
 use crate::check::atomic_sets::{SetAccess, SetLog};
+use crate::failure::{Failure, FailureKind};
+use crate::runtime::ExecutionResult;
 
 /// Which unit an access of a pattern belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,6 +136,28 @@ impl Violation {
     pub fn pattern(&self) -> &'static Pattern {
         &PATTERNS[self.pattern]
     }
+
+    /// The failure users see for this violation in `log`: which atomic
+    /// set, which pattern; in the thread of its first access.
+    pub fn failure(&self, log: &SetLog) -> Failure {
+        let first = &log.accesses[self.accesses[0]];
+        let pattern = self.pattern();
+        Failure {
+            kind: FailureKind::Serializability,
+            message: format!(
+                "atomic set `{}` is not serializable: pattern {} ({})",
+                log.sets[first.set as usize].name, pattern.number, pattern.name
+            ),
+            thread: first.thread,
+        }
+    }
+}
+
+/// The serializability failure `result` shows, when atomic sets were
+/// checked: its first violation, as `weft serializability` reports it.
+pub fn serializability_failure(result: &ExecutionResult) -> Option<Failure> {
+    let log = super::atomic_sets::log_of(result)?;
+    violations(log).first().map(|v| v.failure(log))
 }
 
 /// Bindings of a partial match.

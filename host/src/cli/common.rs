@@ -3,8 +3,11 @@
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
+use crate::failure::FailureKind;
 use crate::instrument::{Points, SiteTable};
 use crate::replay::file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
+use crate::replay::minimize::{Budget, Minimization, Size};
+use crate::replay::verdict::Judge;
 use crate::report::interleaving;
 use crate::runtime::{ExecutionResult, Failure, Limits, Program, RunConfig};
 use anyhow::{Context, Result};
@@ -256,6 +259,20 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The module a replay file at `replay_path` runs: `given` if the user
+/// named one, else the recorded path, looked up beside the replay file
+/// when it is relative and not found from here.
+pub fn recorded_module(file: &ReplayFile, replay_path: &Path, given: Option<PathBuf>) -> PathBuf {
+    given.unwrap_or_else(|| {
+        let recorded = PathBuf::from(&file.module.path);
+        let beside = replay_path.parent().map(|dir| dir.join(&recorded));
+        match beside {
+            Some(p) if !recorded.exists() && recorded.is_relative() && p.exists() => p,
+            _ => recorded,
+        }
+    })
+}
+
 /// Reads a module file, assembling `.wat` text.
 pub fn read_module(path: &Path) -> Result<Vec<u8>> {
     let bytes =
@@ -284,6 +301,105 @@ pub struct OutputArgs {
     /// Show every step of the interleaving, the guest's runtime included.
     #[arg(long)]
     pub full_trace: bool,
+    /// Keep a failure's schedule as found: do not search for one with
+    /// fewer preemptions and steps before reporting and saving it.
+    #[arg(long)]
+    pub no_minimize: bool,
+}
+
+/// Replaces a failing `result` by the same failure under the smallest
+/// schedule minimisation finds (unless `--no-minimize`); `fails_the_same`
+/// judges a candidate execution.
+pub fn minimize_failure(
+    output: &OutputArgs,
+    program: &mut Program,
+    setup: &Setup,
+    result: &mut ExecutionResult,
+    fails_the_same: &mut dyn FnMut(&mut Program, &ExecutionResult) -> bool,
+) -> Option<Minimization> {
+    if output.no_minimize {
+        return None;
+    }
+    let (smallest, minimization) = crate::replay::minimize::minimize(
+        program,
+        setup,
+        result.clone(),
+        fails_the_same,
+        Budget::default(),
+    );
+    *result = smallest;
+    Some(minimization)
+}
+
+/// [`minimize_failure`] for a failure one execution shows under every check
+/// of `setup` (see [`Judge`]): a candidate must fail the same way up to the
+/// values its message mentions, and `failure` becomes the smallest
+/// execution's own.
+pub fn minimize_verdict(
+    output: &OutputArgs,
+    program: &mut Program,
+    setup: &Setup,
+    result: &mut ExecutionResult,
+    failure: &mut Failure,
+) -> Option<Minimization> {
+    if matches!(
+        failure.kind,
+        FailureKind::StepLimit | FailureKind::TimeLimit
+    ) {
+        // Every candidate would run to the limit, and a time limit does
+        // not reproduce: such schedules are reported as found.
+        return None;
+    }
+    let original = failure.clone();
+    let mut judge = Judge::default();
+    let mut verdict = |program: &mut Program, execution: &ExecutionResult| {
+        judge.verdict(program, setup, execution).ok().flatten()
+    };
+    let minimization =
+        minimize_failure(output, program, setup, result, &mut |program, candidate| {
+            verdict(program, candidate).is_some_and(|f| f.same_up_to_values(&original))
+        });
+    if let Some(smallest) = verdict(program, result) {
+        *failure = smallest;
+    }
+    minimization
+}
+
+/// `n` and `noun`, plural unless `n` is 1.
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The line a report gives a minimisation.
+pub fn describe_minimization(m: &Minimization) -> String {
+    let size = |s: Size| {
+        format!(
+            "{} and {} steps",
+            count(s.preemptions, "preemption"),
+            s.steps
+        )
+    };
+    let how = if m.complete {
+        format!("{} executions", m.executions)
+    } else {
+        format!(
+            "stopped at its budget after {} executions: a smaller one may exist",
+            m.executions
+        )
+    };
+    if m.to < m.from {
+        format!(
+            "schedule minimised from {} to {} ({how})",
+            size(m.from),
+            size(m.to)
+        )
+    } else {
+        format!("schedule already minimal: {} ({how})", size(m.to))
+    }
 }
 
 /// Rows of the interleaving kept in the human report.
@@ -301,6 +417,7 @@ pub struct Report<'a> {
     pub result: Option<&'a ExecutionResult>,
     pub failure: Option<&'a Failure>,
     pub replay_file: Option<PathBuf>,
+    pub minimization: Option<Minimization>,
     pub extra: serde_json::Value,
 }
 
@@ -337,6 +454,7 @@ impl Report<'_> {
                 obj.insert("trace_hash".into(), json!(result.trace_hash));
                 obj.insert("steps".into(), json!(result.steps));
                 obj.insert("decisions".into(), json!(result.decisions.len()));
+                obj.insert("preemptions".into(), json!(result.preemptions.len()));
                 obj.insert(
                     "stdout".into(),
                     json!(String::from_utf8_lossy(&result.stdout)),
@@ -366,6 +484,9 @@ impl Report<'_> {
             }
             if let Some(path) = &self.replay_file {
                 obj.insert("replay_file".into(), json!(path.display().to_string()));
+            }
+            if let Some(m) = &self.minimization {
+                obj.insert("minimized".into(), json!(m));
             }
             if let serde_json::Value::Object(extra) = &self.extra {
                 for (k, v) in extra {
@@ -400,11 +521,15 @@ impl Report<'_> {
             }
             let _ = writeln!(
                 out,
-                "\ninterleaving ({} steps, {} scheduling decisions, trace {}):",
+                "\ninterleaving ({} steps, {} scheduling decisions, {}, trace {}):",
                 result.steps,
                 result.decisions.len(),
+                count(result.preemptions.len() as u64, "preemption"),
                 result.trace_hash
             );
+            if let Some(m) = &self.minimization {
+                let _ = writeln!(out, "{}", describe_minimization(m));
+            }
             let limit = if output.full_trace {
                 usize::MAX
             } else {

@@ -1,7 +1,8 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
 use super::common::{
-    ModuleArgs, OutputArgs, Report, parse_positive_duration, pct_depth_range, save_replay,
+    ModuleArgs, OutputArgs, Report, minimize_verdict, parse_positive_duration, pct_depth_range,
+    save_replay,
 };
 use crate::explore::{Exhausted, ExploreOptions, Progress, Shard, explore};
 use crate::sched::Strategy;
@@ -126,7 +127,7 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         shard: args.shard.unwrap_or_default(),
     };
     let mut progress = ProgressLine::new();
-    let exploration = explore(&mut program, &options, |p| progress.update(p))?;
+    let mut exploration = explore(&mut program, &options, |p| progress.update(p))?;
     progress.bar.finish_and_clear();
     let strategy = match (args.strategy, &exploration.failure) {
         (Strategy::Pct, _) => format!("pct depth {}", args.pct_depth),
@@ -140,6 +141,16 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         // The failure's replay file records them.
         args.module.point_sites = found.sites.clone();
     }
+    let minimization = match exploration.failure.as_mut() {
+        Some(found) => minimize_verdict(
+            &args.output,
+            &mut program,
+            &args.module.run_config(),
+            &mut found.result,
+            &mut found.failure,
+        ),
+        None => None,
+    };
     let race_note = exploration
         .race_points
         .as_ref()
@@ -239,6 +250,7 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
             .or(exploration.last.as_ref()),
         failure: exploration.failure.as_ref().map(|f| &f.failure),
         replay_file,
+        minimization,
         extra: serde_json::json!({
             "strategy": args.strategy.name(),
             "seed": args.seed,

@@ -5,7 +5,6 @@ use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::replay::file::FoundBy;
 use crate::report::interleaving;
-use crate::runtime::{Failure, FailureKind};
 use crate::sched::Strategy;
 use crate::testgen::class::find;
 use crate::testgen::search::{GenOptions, GenStrategy, Violation, search};
@@ -83,24 +82,11 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         GenStrategy::Random => "random",
     };
     let failure = report.failure.as_ref().map(|f| {
-        let (kind, message) = match &f.violation {
-            Violation::Crash(failure) => (failure.kind, failure.message.clone()),
-            Violation::Results { got } => (
-                FailureKind::Linearizability,
-                format!(
-                    "the results {} match none of the {} linearizations",
-                    got.iter()
-                        .map(|r| r.map_or("-".to_string(), |v| v.to_string()))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    f.linearizations
-                ),
-            ),
-        };
-        (f, kind, message)
+        let thread = f.execution.outcome.failure().map_or(0, |x| x.thread);
+        (f, f.violation.failure(f.linearizations, thread))
     });
     let replay_file = match &failure {
-        Some((f, kind, message)) => {
+        Some((f, failure)) => {
             args.module.args = f.run.run.args[1..].to_vec();
             args.module.gen_methods = f.run.gen_methods.clone();
             save_replay(
@@ -108,11 +94,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
                 &args.module,
                 &wasm,
                 &f.execution,
-                &Failure {
-                    kind: *kind,
-                    message: message.clone(),
-                    thread: f.execution.outcome.failure().map_or(0, |x| x.thread),
-                },
+                failure,
                 FoundBy {
                     strategy: Strategy::Random,
                     seed: f.seed,
@@ -145,9 +127,9 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
             "executions": report.executions,
             "pairs": {"covered": report.covered, "total": report.pairs},
             "coverage_growth": report.growth.iter().map(|(t, ms, c)| json!({"tests": t, "ms": ms, "covered": c})).collect::<Vec<_>>(),
-            "failure": failure.as_ref().map(|(f, kind, message)| json!({
-                "kind": kind.name(),
-                "message": message,
+            "failure": failure.as_ref().map(|(f, failure)| json!({
+                "kind": failure.kind.name(),
+                "message": failure.message,
                 "test": f.test.describe(&class),
                 "linearizations": f.linearizations,
                 "tests_to_failure": f.tests,
@@ -160,13 +142,13 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
     } else {
         let mut s = match &failure {
-            Some((f, kind, message)) => format!(
+            Some((f, failure)) => format!(
                 "weft: thread-safety violation ({}) found after {} tests, {} executions ({strategy}) in {:.2?}\n\n  {}\n\ntest:\n{}\n\nnone of its {} linearizations (the suffixes' calls in every order, run sequentially) {}\n",
-                kind.name(),
+                failure.kind.name(),
                 f.tests,
                 report.executions,
                 f.elapsed,
-                message.lines().next().unwrap_or_default(),
+                failure.message.lines().next().unwrap_or_default(),
                 indent(&f.test.describe(&class)),
                 f.linearizations,
                 match f.violation {

@@ -9,6 +9,7 @@ mod explore;
 mod generate;
 mod infer;
 mod merge;
+mod minimize;
 mod replay;
 mod run;
 mod serializability;
@@ -32,6 +33,7 @@ enum Command {
     Explore(explore::ExploreArgs),
     Merge(merge::MergeArgs),
     Replay(replay::ReplayArgs),
+    Minimize(minimize::MinimizeArgs),
     Bench(bench::BenchArgs),
     Build(build::BuildArgs),
     Test(test::TestArgs),
@@ -57,6 +59,7 @@ pub fn main() -> ExitCode {
         Command::Explore(args) => explore::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Minimize(args) => minimize::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Build(args) => build::run(args),
         Command::Test(args) => test::run(args),

@@ -1,8 +1,8 @@
 //! `weft replay`: re-run a saved execution exactly.
 
-use super::common::{OutputArgs, Report, read_module};
+use super::common::{OutputArgs, Report, read_module, recorded_module};
 use crate::replay::file::ReplayFile;
-use crate::replay::replay;
+use crate::replay::{Replayed, replay};
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -26,20 +26,14 @@ pub struct ReplayArgs {
 
 pub fn run(args: ReplayArgs) -> Result<u8> {
     let file = ReplayFile::load(&args.file)?;
-    let module = args.module.clone().unwrap_or_else(|| {
-        let recorded = PathBuf::from(&file.module.path);
-        let beside = args.file.parent().map(|dir| dir.join(&recorded));
-        match beside {
-            Some(p) if !recorded.exists() && recorded.is_relative() && p.exists() => p,
-            _ => recorded,
-        }
-    });
+    let module = recorded_module(&file, &args.file, args.module.clone());
     let wasm = read_module(&module)?;
     let start = Instant::now();
-    let result =
-        replay(&file, &wasm).with_context(|| format!("cannot replay `{}`", args.file.display()))?;
-    let program = crate::execution::load(&wasm, file.instrument)?;
-    let failure = result.outcome.failure();
+    let Replayed {
+        result,
+        failure,
+        program,
+    } = replay(&file, &wasm).with_context(|| format!("cannot replay `{}`", args.file.display()))?;
     let headline = match &failure {
         Some(f) => format!(
             "reproduced the {} failure of `{}` (same trace {})",
@@ -58,6 +52,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         save_failure: None,
         no_save: true,
         full_trace: args.full_trace,
+        no_minimize: true,
     };
     Ok(Report {
         module: &module,
@@ -70,6 +65,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         result: Some(&result),
         failure: failure.as_ref(),
         replay_file: Some(args.file.clone()),
+        minimization: None,
         extra: serde_json::json!({ "reproduced": true }),
     }
     .print(&output))

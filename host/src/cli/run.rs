@@ -1,6 +1,8 @@
 //! `weft run`: one execution under one schedule.
 
-use super::common::{ModuleArgs, OutputArgs, Report, pct_depth_range, save_replay};
+use super::common::{
+    ModuleArgs, OutputArgs, Report, minimize_verdict, pct_depth_range, save_replay,
+};
 use crate::explore::run_once;
 use crate::replay::file::FoundBy;
 use crate::sched::Strategy;
@@ -30,14 +32,23 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
     args.module.default_races = crate::race::RaceMode::Fail;
     let (wasm, mut program) = args.module.load()?;
     let start = Instant::now();
-    let result = run_once(
+    let mut result = run_once(
         &mut program,
         args.strategy,
         args.seed,
         args.pct_depth,
         &args.module.run_config(),
     )?;
-    let failure = result.outcome.failure();
+    let mut failure = result.outcome.failure();
+    let minimization = failure.as_mut().and_then(|failure| {
+        minimize_verdict(
+            &args.output,
+            &mut program,
+            &args.module.run_config(),
+            &mut result,
+            failure,
+        )
+    });
     let replay_file = match &failure {
         Some(failure) => save_replay(
             &args.output,
@@ -78,6 +89,7 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         result: Some(&result),
         failure: failure.as_ref(),
         replay_file,
+        minimization,
         extra: serde_json::json!({ "strategy": args.strategy.name(), "seed": args.seed }),
     }
     .print(&args.output))

@@ -10,7 +10,7 @@ use crate::debuginfo::symbols::Symbols;
 use crate::debuginfo::variables::global_region;
 use crate::instrument::Points;
 use crate::replay::file::FoundBy;
-use crate::runtime::{Failure, FailureKind, Program};
+use crate::runtime::Program;
 use crate::sched::Strategy;
 use anyhow::{Result, bail};
 use clap::Args;
@@ -91,11 +91,11 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
     let first = report.found.first();
     let replay_file = match first {
         Some(found) => {
-            let failure = found.execution.outcome.failure().unwrap_or(Failure {
-                kind: FailureKind::Serializability,
-                message: describe_line(found),
-                thread: 0,
-            });
+            let failure = found
+                .execution
+                .outcome
+                .failure()
+                .unwrap_or_else(|| found.violation().failure(&found.log));
             save_replay(
                 &args.output,
                 &args.module,
@@ -134,7 +134,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
             "failure": first.map(|f| json!({
                 "kind": "serializability",
                 "pattern": PATTERNS[f.pattern].number,
-                "message": describe_line(f),
+                "message": f.violation().failure(&f.log).message,
                 "thread": f.log.accesses[f.accesses[0]].thread,
             })),
             "crash": report.crash.as_ref().and_then(|(r, _, _)| r.outcome.failure()).map(|f| json!({
@@ -212,15 +212,6 @@ fn glob(text: &str, pattern: &str) -> bool {
                 .any(|i| glob(&tail[i..], rest))
         }
     }
-}
-
-fn describe_line(f: &Found) -> String {
-    let p = &PATTERNS[f.pattern];
-    let set = &f.log.sets[f.log.accesses[f.accesses[0]].set as usize].name;
-    format!(
-        "atomic set `{set}` is not serializable: pattern {} ({})",
-        p.number, p.name
-    )
 }
 
 fn violation_json(f: &Found, program: &Program, symbols: &Symbols) -> Value {

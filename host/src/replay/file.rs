@@ -89,7 +89,7 @@ pub struct ReplayFile {
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayFileError {
     /// The file could not be read.
-    #[error("cannot read `{path}`: {source}")]
+    #[error("cannot read `{path}`")]
     Io {
         /// The file.
         path: String,
@@ -160,9 +160,18 @@ impl ReplayFile {
     /// Any [`ReplayFileError`].
     pub fn load(path: &Path) -> Result<Self, ReplayFileError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ReplayFileError::Io {
-            path: shown.clone(),
-            source,
+        let text = std::fs::read_to_string(path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::InvalidData {
+                ReplayFileError::Malformed {
+                    path: shown.clone(),
+                    message: "it is not text (a module? replay files are JSON)".into(),
+                }
+            } else {
+                ReplayFileError::Io {
+                    path: shown.clone(),
+                    source,
+                }
+            }
         })?;
         Self::parse(&text, &shown)
     }

@@ -1,10 +1,15 @@
 //! Replaying a saved execution and checking that it is the same one.
 //!
 //! - [`file`](mod@file): the versioned JSON file a failure is saved to.
+//! - [`minimize`]: the same failure under a smaller schedule.
+//! - [`verdict`]: what an execution shows under every check its setup
+//!   asks for.
 
 pub mod file;
+pub mod minimize;
+pub mod verdict;
 
-use crate::runtime::{ExecutionResult, LoadError, Outcome};
+use crate::runtime::{ExecutionResult, Failure, LoadError, Outcome, Program};
 use crate::sched::{ReplayScheduler, ScheduleError};
 use crate::trace::TraceHash;
 use file::ReplayFile;
@@ -48,18 +53,54 @@ pub enum ReplayError {
         /// Decisions recorded.
         recorded: usize,
     },
+    /// The execution is the recorded one, but judged again it does not
+    /// show the failure the file records.
+    #[error(
+        "the replay file records {}, but its execution, judged again, shows {}: the file was edited, or written by a weft that judged differently",
+        describe(.recorded.as_ref()),
+        describe(.found.as_ref())
+    )]
+    VerdictMismatch {
+        /// The failure in the file.
+        recorded: Option<Failure>,
+        /// The failure the execution shows.
+        found: Option<Failure>,
+    },
     /// The host could not run the module.
     #[error("{0}")]
     Host(String),
 }
 
+/// A failure in a sentence, or "no failure".
+fn describe(failure: Option<&Failure>) -> String {
+    match failure {
+        Some(f) => format!(
+            "a {} failure (\"{}\")",
+            f.kind.name(),
+            f.message.lines().next().unwrap_or_default()
+        ),
+        None => "no failure".into(),
+    }
+}
+
+/// A replayed execution and the failure it showed when judged again.
+pub struct Replayed {
+    /// The execution.
+    pub result: ExecutionResult,
+    /// Its verdict: the failure the file records.
+    pub failure: Option<Failure>,
+    /// The module, loaded as the file says.
+    pub program: Program,
+}
+
 /// Re-runs the execution `file` describes on `wasm` and checks that it is
-/// the same: same module, same schedule, same trace hash.
+/// the same: same module, same schedule, same trace hash, and judged again
+/// by every check it ran under (see [`verdict`]), the same failure.
 ///
 /// # Errors
 ///
 /// A [`ReplayError`] saying which check failed.
-pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<ExecutionResult, ReplayError> {
+pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<Replayed, ReplayError> {
     let found = blake3::hash(wasm).to_hex().to_string();
     if !found.eq_ignore_ascii_case(&file.module.blake3) {
         return Err(ReplayError::ModuleMismatch {
@@ -90,5 +131,23 @@ pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<ExecutionResult, ReplayE
             found: result.trace_hash,
         });
     }
-    Ok(result)
+    let failure = verdict::Judge::default()
+        .verdict(&mut program, &file.run, &result)
+        .map_err(|e| ReplayError::Host(e.0))?;
+    let same = |a: &Failure, b: &Failure| a.kind == b.kind && a.message == b.message;
+    match (&file.failure, &failure) {
+        (Some(a), Some(b)) if same(a, b) => {}
+        (None, None) => {}
+        _ => {
+            return Err(ReplayError::VerdictMismatch {
+                recorded: file.failure.clone(),
+                found: failure,
+            });
+        }
+    }
+    Ok(Replayed {
+        result,
+        failure,
+        program,
+    })
 }

@@ -218,6 +218,9 @@ pub struct ExecutionResult {
     pub events_dropped: u64,
     /// The thread chosen wherever more than one could run.
     pub decisions: Vec<ThreadId>,
+    /// Indices in `decisions` of the preemptions: switches away from a
+    /// thread that could go on (see [`crate::sched::preempts`]).
+    pub preemptions: Vec<usize>,
     /// The guest's nondeterministic values, in order.
     pub values: Vec<u64>,
     /// Hash of the events and the outcome.

@@ -102,6 +102,9 @@ pub(crate) struct ExecState {
     pub trace: TraceRecorder,
     /// The thread chosen at every point where more than one was enabled.
     pub decisions: Vec<ThreadId>,
+    /// Indices in `decisions` of the preemptions (see
+    /// [`crate::sched::preempts`]).
+    pub preemptions: Vec<usize>,
     /// The guest's nondeterministic values.
     pub values: Vec<u64>,
     /// Virtual time in nanoseconds.
@@ -188,6 +191,7 @@ impl ExecState {
             step: 0,
             trace: TraceRecorder::default(),
             decisions: Vec::with_capacity(256),
+            preemptions: Vec::new(),
             values: Vec::new(),
             clock_ns: 0,
             next_ticket: 0,
@@ -590,6 +594,9 @@ impl ExecState {
         };
         if self.enabled.len() > 1 && !atomic {
             self.decisions.push(chosen);
+            if crate::sched::preempts(&self.enabled, current, chosen) {
+                self.preemptions.push(self.decisions.len() - 1);
+            }
         }
         self.resume(chosen);
         if self.follows_steps {

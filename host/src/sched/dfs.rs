@@ -18,7 +18,7 @@
 //! what others see, so leaving it early does lose schedules: the search
 //! notes it ([`DfsScheduler::left_busy`]) and then claims nothing.
 
-use super::{ScheduleError, Scheduler, ThreadView};
+use super::{ScheduleError, Scheduler, ThreadView, keeper};
 use crate::trace::ThreadId;
 
 /// One decision of an execution, as the search sees it.
@@ -84,16 +84,6 @@ impl DfsScheduler {
     pub fn went_fair(&self) -> bool {
         self.fair
     }
-}
-
-/// The thread that goes on without a preemption: the current one if it is
-/// enabled and neither spins nor lets time pass.
-fn keeper(enabled: &[ThreadView], current: Option<ThreadId>) -> Option<ThreadId> {
-    let current = current?;
-    enabled
-        .iter()
-        .find(|t| t.id == current && !t.yielding)
-        .map(|t| t.id)
 }
 
 impl Scheduler for DfsScheduler {

@@ -10,6 +10,8 @@
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
 //! - [`DfsScheduler`]: follows a prefix, then never preempts (systematic
 //!   exploration).
+//! - [`GuidedScheduler`]: follows runs of decisions where they fit, then
+//!   never preempts (schedule minimisation).
 //! - [`DporScheduler`]: follows a prefix, then avoids the threads a sleep
 //!   set rules out, and logs every step (exhaustive exploration).
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
@@ -17,6 +19,7 @@
 
 mod dfs;
 mod dpor;
+mod guided;
 mod pct;
 mod pos;
 mod random;
@@ -26,6 +29,7 @@ mod surw;
 
 pub use dfs::{Decision, DfsScheduler};
 pub use dpor::{DporDecision, DporScheduler, StepRecord};
+pub use guided::{GuidedScheduler, Run, runs_of};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
 pub use random::RandomScheduler;
@@ -275,6 +279,24 @@ pub trait Scheduler: std::any::Any {
 pub(crate) fn round_robin(enabled: &[ThreadView], current: Option<ThreadId>) -> ThreadId {
     let after = |t: &&ThreadView| current.is_none_or(|c| t.id > c);
     enabled.iter().find(after).unwrap_or(&enabled[0]).id
+}
+
+/// The thread that goes on without a preemption: the current one if it is
+/// enabled and neither spins nor lets time pass.
+pub fn keeper(enabled: &[ThreadView], current: Option<ThreadId>) -> Option<ThreadId> {
+    let current = current?;
+    enabled
+        .iter()
+        .find(|t| t.id == current && !t.yielding)
+        .map(|t| t.id)
+}
+
+/// Whether choosing `chosen` is a *preemption*: a switch away from a
+/// thread that could go on (see [`keeper`]). Switching away from a thread
+/// that blocked, exited, yields or spins costs nothing, as in CHESS
+/// (Musuvathi and Qadeer, PLDI 2007).
+pub fn preempts(enabled: &[ThreadView], current: Option<ThreadId>, chosen: ThreadId) -> bool {
+    keeper(enabled, current).is_some_and(|k| k != chosen)
 }
 
 /// Maps a random 64-bit number to `0..bound` (any value when `bound` is 0).

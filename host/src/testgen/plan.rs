@@ -62,6 +62,38 @@ impl Test {
         )
     }
 
+    /// Reads back the text [`Test::plan`] writes; `None` when `plan` is not
+    /// one.
+    pub fn parse(plan: &str) -> Option<Test> {
+        let phase = |text: &str| -> Option<Vec<Call>> {
+            if text.is_empty() {
+                return Some(Vec::new());
+            }
+            text.split(';')
+                .map(|call| {
+                    let mut words = call.split(' ');
+                    let method = match words.next()?.parse::<usize>().ok()? {
+                        0 => None,
+                        m => Some(m - 1),
+                    };
+                    let args = words
+                        .map(|w| match w.strip_prefix('r') {
+                            Some(k) => k.parse().ok().map(Arg::Result),
+                            None => w.parse().ok().map(Arg::Int),
+                        })
+                        .collect::<Option<Vec<Arg>>>()?;
+                    Some(Call { method, args })
+                })
+                .collect()
+        };
+        let mut phases = plan.split('|');
+        let test = Test {
+            prefix: phase(phases.next()?)?,
+            suffixes: [phase(phases.next()?)?, phase(phases.next()?)?],
+        };
+        phases.next().is_none().then_some(test)
+    }
+
     /// The same calls run sequentially: the prefix, then `order` (phase 1
     /// or 2 for each suffix call, in the order to run them); with, for each
     /// call number of this test, its number in the linearized one.
@@ -214,6 +246,16 @@ mod tests {
             ],
         };
         assert_eq!(test.plan(), "0|1 r0 5|2 r0;1 r2 1");
+        assert_eq!(Test::parse(&test.plan()), Some(test.clone()));
+        assert_eq!(
+            Test::parse("0||"),
+            Some(Test {
+                prefix: vec![call(None, &[])],
+                suffixes: [vec![], vec![]]
+            })
+        );
+        assert_eq!(Test::parse("0|x|"), None);
+        assert_eq!(Test::parse("0|1"), None);
         // Thread 2 first, then thread 1: call 2 moves to position 1.
         let (lin, position) = test.linearized(&[2, 2, 1]);
         assert_eq!(lin.plan(), "0;2 r0;1 r1 1;1 r0 5||");

@@ -17,6 +17,7 @@ use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
 use crate::runtime::{ExecutionResult, Failure, FailureKind, Outcome, Program};
 use crate::sched::{PctScheduler, RandomScheduler, Scheduler};
+use crate::trace::ThreadId;
 use rand_core::SeedableRng;
 use std::time::{Duration, Instant};
 
@@ -100,53 +101,126 @@ pub struct GenReport {
 
 /// How one linearization ended (its failure kind, if it failed) and its
 /// results, by the original test's call numbers.
-type Linearization = (Option<FailureKind>, Vec<Option<i64>>);
+pub type Linearization = (Option<FailureKind>, Vec<Option<i64>>);
 
-struct Runner<'a> {
-    program: &'a mut Program,
-    base: Setup,
-    executions: u64,
+/// The verdict on one concurrent run of a test.
+#[derive(Clone, Debug)]
+pub enum Judged {
+    /// Its results are those of a linearization.
+    Passes,
+    /// It failed the way a linearization fails too: the test, not the
+    /// class, is at fault.
+    BadTest,
+    /// A thread-safety violation.
+    Fails(Violation),
 }
 
-impl Runner<'_> {
-    fn config(&self, test: &Test) -> Setup {
-        let mut run = self.base.clone();
-        run.run.args.truncate(1);
-        run.run.args.push("--weft-gen".into());
-        run.run.args.push(test.plan());
-        run
-    }
-
-    fn run(
-        &mut self,
-        test: &Test,
-        scheduler: Box<dyn Scheduler>,
-    ) -> Result<(ExecutionResult, Report), ExploreError> {
-        let config = self.config(test);
-        let (result, _) = crate::execution::execute(self.program, scheduler, &config);
-        self.executions += 1;
-        if let Outcome::HostError(message) = &result.outcome {
-            return Err(ExploreError(message.clone()));
-        }
-        let report = read_report(&result.stdout);
-        Ok((result, report))
-    }
-
-    /// Runs every linearization: their failure kinds and results (mapped
-    /// back to the test's call numbers).
-    fn linearizations(&mut self, test: &Test) -> Result<Vec<Linearization>, ExploreError> {
-        let mut out = Vec::new();
-        for order in interleavings(test.suffixes[0].len(), test.suffixes[1].len()) {
-            let (linear, position) = test.linearized(&order);
-            let (result, report) = self.run(&linear, Box::new(RandomScheduler::new(0)))?;
-            let results = position
+/// Judges a concurrent run that ended with `failure` (if it failed) and
+/// returned `results`, against the test's linearizations `lin`.
+pub fn judge(failure: Option<Failure>, results: &[Option<i64>], lin: &[Linearization]) -> Judged {
+    match failure {
+        Some(failure) if lin.iter().any(|(kind, _)| *kind == Some(failure.kind)) => Judged::BadTest,
+        Some(failure) => Judged::Fails(Violation::Crash(failure)),
+        None => {
+            let passing: Vec<&[Option<i64>]> = lin
                 .iter()
-                .map(|&p| report.results.get(p).copied().flatten())
+                .filter(|(kind, _)| kind.is_none())
+                .map(|(_, r)| r.as_slice())
                 .collect();
-            out.push((result.outcome.failure().map(|f| f.kind), results));
+            if passing.is_empty() || passing.contains(&results) {
+                Judged::Passes
+            } else {
+                Judged::Fails(Violation::Results {
+                    got: results.to_vec(),
+                })
+            }
         }
-        Ok(out)
     }
+}
+
+impl Violation {
+    /// The failure users see, for a run that failed in `thread` after
+    /// `linearizations` linearizations were run to compare it with.
+    pub fn failure(&self, linearizations: usize, thread: ThreadId) -> Failure {
+        match self {
+            Violation::Crash(failure) => failure.clone(),
+            Violation::Results { got } => Failure {
+                kind: FailureKind::Linearizability,
+                message: format!(
+                    "the results {} match none of the {linearizations} linearizations",
+                    got.iter()
+                        .map(|r| r.map_or("-".to_string(), |v| v.to_string()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                ),
+                thread,
+            },
+        }
+    }
+}
+
+/// The setup that runs `test`: `base` with the test's plan as arguments.
+pub fn setup_for(base: &Setup, test: &Test) -> Setup {
+    let mut run = base.clone();
+    run.run.args.truncate(1);
+    run.run.args.push(PLAN_FLAG.into());
+    run.run.args.push(test.plan());
+    run
+}
+
+/// The test a setup made by [`setup_for`] runs, if it is one.
+pub fn test_of(setup: &Setup) -> Option<Test> {
+    match &setup.run.args[..] {
+        [_, flag, plan] if flag == PLAN_FLAG && !setup.gen_methods.is_empty() => Test::parse(plan),
+        _ => None,
+    }
+}
+
+/// The argument that passes the guest driver its plan.
+const PLAN_FLAG: &str = "--weft-gen";
+
+/// Runs `test` under `scheduler`; its execution and what the driver
+/// reported.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module.
+pub fn run_test(
+    program: &mut Program,
+    base: &Setup,
+    test: &Test,
+    scheduler: Box<dyn Scheduler>,
+) -> Result<(ExecutionResult, Report), ExploreError> {
+    let (result, _) = crate::execution::execute(program, scheduler, &setup_for(base, test));
+    if let Outcome::HostError(message) = &result.outcome {
+        return Err(ExploreError(message.clone()));
+    }
+    let report = read_report(&result.stdout);
+    Ok((result, report))
+}
+
+/// Runs every linearization of `test`: their failure kinds and results
+/// (mapped back to the test's call numbers).
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the module.
+pub fn linearizations(
+    program: &mut Program,
+    base: &Setup,
+    test: &Test,
+) -> Result<Vec<Linearization>, ExploreError> {
+    let mut out = Vec::new();
+    for order in interleavings(test.suffixes[0].len(), test.suffixes[1].len()) {
+        let (linear, position) = test.linearized(&order);
+        let (result, report) = run_test(program, base, &linear, Box::new(RandomScheduler::new(0)))?;
+        let results = position
+            .iter()
+            .map(|&p| report.results.get(p).copied().flatten())
+            .collect();
+        out.push((result.outcome.failure().map(|f| f.kind), results));
+    }
+    Ok(out)
 }
 
 /// Runs the search; `progress` sees the report after every test.
@@ -161,14 +235,11 @@ pub fn search(
     mut progress: impl FnMut(&GenReport),
 ) -> Result<GenReport, ExploreError> {
     let start = Instant::now();
-    let mut runner = Runner {
-        program,
-        base: options.run.clone(),
-        executions: 0,
-    };
-    runner.base.gen_methods = std::iter::once(class.constructor.clone())
+    let mut base = options.run.clone();
+    base.gen_methods = std::iter::once(class.constructor.clone())
         .chain(class.methods.iter().map(|m| m.export.clone()))
         .collect();
+    let mut executions = 0u64;
     let mut coverage = PairCoverage::new(class.methods.len());
     let mut choice = rand_pcg::Pcg64Mcg::seed_from_u64(options.seed);
     let mut generator = Generator::new(
@@ -194,55 +265,45 @@ pub fn search(
             report.tests += 1;
             let mut linear: Option<Vec<Linearization>> = None;
             for s in 0..options.schedules_per_test {
-                let seed = execution_seed(options.seed, runner.executions);
+                let seed = execution_seed(options.seed, executions);
                 let scheduler: Box<dyn Scheduler> = if s % 2 == 0 {
                     Box::new(RandomScheduler::new(seed))
                 } else {
                     Box::new(PctScheduler::new(seed, 2, 200))
                 };
-                let (result, run_report) = runner.run(&test, scheduler)?;
+                let (result, run_report) = run_test(program, &base, &test, scheduler)?;
+                executions += 1;
                 let activity = crate::activity::entries(&result);
                 let events = if activity.is_empty() {
                     report_events(&test, &run_report)
                 } else {
-                    activity_events(activity, runner.program.sites(), class)
+                    activity_events(activity, program.sites(), class)
                 };
                 coverage.update(&events);
                 let lin = match &linear {
                     Some(l) => l,
-                    None => linear.insert(runner.linearizations(&test)?),
-                };
-                let violation = match result.outcome.failure() {
-                    Some(failure) => {
-                        if lin.iter().any(|(kind, _)| *kind == Some(failure.kind)) {
-                            // The calls fail sequentially too: a bad test.
-                            break;
-                        }
-                        Some(Violation::Crash(failure))
-                    }
                     None => {
-                        let matches = lin.iter().any(|(kind, results)| {
-                            kind.is_none() && *results == run_report.results
-                        });
-                        (!matches && lin.iter().any(|(kind, _)| kind.is_none())).then(|| {
-                            Violation::Results {
-                                got: run_report.results.clone(),
-                            }
-                        })
+                        let lin = linearizations(program, &base, &test)?;
+                        executions += lin.len() as u64;
+                        linear.insert(lin)
                     }
                 };
-                if let Some(violation) = violation {
-                    report.failure = Some(GenFailure {
-                        run: runner.config(&test),
-                        linearizations: lin.len(),
-                        test,
-                        violation,
-                        execution: result,
-                        seed,
-                        tests: report.tests,
-                        elapsed: start.elapsed(),
-                    });
-                    break 'search;
+                match judge(result.outcome.failure(), &run_report.results, lin) {
+                    Judged::Passes => {}
+                    Judged::BadTest => break,
+                    Judged::Fails(violation) => {
+                        report.failure = Some(GenFailure {
+                            run: setup_for(&base, &test),
+                            linearizations: lin.len(),
+                            test,
+                            violation,
+                            execution: result,
+                            seed,
+                            tests: report.tests,
+                            elapsed: start.elapsed(),
+                        });
+                        break 'search;
+                    }
                 }
             }
             report.covered = coverage.covered_pairs();
@@ -251,13 +312,13 @@ pub fn search(
                 start.elapsed().as_millis() as u64,
                 report.covered,
             ));
-            report.executions = runner.executions;
+            report.executions = executions;
             report.elapsed = start.elapsed();
             progress(&report);
         }
     }
     report.covered = coverage.covered_pairs();
-    report.executions = runner.executions;
+    report.executions = executions;
     report.elapsed = start.elapsed();
     Ok(report)
 }

@@ -1,0 +1,136 @@
+//! `weft minimize`: the failure of a replay file under a smaller schedule.
+
+use super::common::{
+    OutputArgs, Report, minimize_verdict, read_module, recorded_module, same_file,
+};
+use crate::replay::file::ReplayFile;
+use crate::replay::{Replayed, replay};
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Replay a saved failure, search for the same failure with the fewest
+/// preemptions and steps, and save it as a new replay file.
+#[derive(Args, Debug)]
+pub struct MinimizeArgs {
+    /// The replay file (`*.weft.json`); it is never changed.
+    file: PathBuf,
+    /// Where to write the minimised replay file (default: beside the input,
+    /// `<name>.min.weft.json`).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// The module, if not at the path the file records.
+    #[arg(long)]
+    module: Option<PathBuf>,
+    /// Print one JSON object on stdout instead of the human report.
+    #[arg(long)]
+    json: bool,
+    /// Show every step of the interleaving, the guest's runtime included.
+    #[arg(long)]
+    full_trace: bool,
+}
+
+pub fn run(args: MinimizeArgs) -> Result<u8> {
+    let file = ReplayFile::load(&args.file)?;
+    let output_path = args
+        .output
+        .clone()
+        .unwrap_or_else(|| minimized_path(&args.file));
+    if same_file(&output_path, &args.file) {
+        bail!(
+            "`{}` is the replay file itself: choose another --output",
+            output_path.display()
+        );
+    }
+    if file.failure.is_none() {
+        bail!(
+            "`{}` records no failure: there is nothing to minimise",
+            args.file.display()
+        );
+    }
+    let module = recorded_module(&file, &args.file, args.module.clone());
+    let wasm = read_module(&module)?;
+    let start = Instant::now();
+    let Replayed {
+        mut result,
+        failure,
+        mut program,
+    } = replay(&file, &wasm).with_context(|| format!("cannot replay `{}`", args.file.display()))?;
+    let Some(mut failure) = failure else {
+        bail!("`{}` no longer shows a failure", args.file.display());
+    };
+    if same_file(&output_path, &module) {
+        bail!(
+            "`{}` is the module itself: choose another --output",
+            output_path.display()
+        );
+    }
+    let output = OutputArgs {
+        json: args.json,
+        save_failure: None,
+        no_save: true,
+        full_trace: args.full_trace,
+        no_minimize: false,
+    };
+    let minimization =
+        minimize_verdict(&output, &mut program, &file.run, &mut result, &mut failure);
+    let minimized = ReplayFile {
+        decisions: result.decisions.clone(),
+        values: result.values.clone(),
+        trace_hash: result.trace_hash,
+        failure: Some(failure.clone()),
+        ..file
+    };
+    std::fs::write(&output_path, minimized.to_json())
+        .with_context(|| format!("cannot write `{}`", output_path.display()))?;
+    let headline = format!(
+        "minimised the {} failure of `{}`",
+        failure.kind.name(),
+        args.file.display()
+    );
+    Ok(Report {
+        module: &module,
+        wasm: &wasm,
+        sites: program.sites(),
+        executions: minimization.map_or(0, |m| m.executions),
+        distinct_traces: 1,
+        elapsed: start.elapsed(),
+        headline,
+        result: Some(&result),
+        failure: Some(&failure),
+        replay_file: Some(output_path),
+        minimization,
+        extra: serde_json::json!({ "from": args.file }),
+    }
+    .print(&output))
+}
+
+/// `dir/name.weft.json` becomes `dir/name.min.weft.json`.
+fn minimized_path(file: &Path) -> PathBuf {
+    let name = file
+        .file_name()
+        .map_or("failure".into(), |n| n.to_string_lossy().into_owned());
+    let stem = name
+        .strip_suffix(".weft.json")
+        .or_else(|| name.strip_suffix(".json"))
+        .unwrap_or(&name);
+    file.with_file_name(format!("{stem}.min.weft.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_minimised_file_sits_beside_the_input() {
+        assert_eq!(
+            minimized_path(Path::new("out/lu.weft.json")),
+            Path::new("out/lu.min.weft.json")
+        );
+        assert_eq!(
+            minimized_path(Path::new("bug.json")),
+            Path::new("bug.min.weft.json")
+        );
+    }
+}
