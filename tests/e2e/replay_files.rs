@@ -96,6 +96,23 @@ fn an_edited_trace_hash_is_refused() {
 }
 
 #[test]
+fn an_edited_verdict_is_refused() {
+    let (dir, replay) = found_failure();
+    for change in [
+        (|v: &mut Value| v["failure"]["kind"] = Value::from("deadlock")) as fn(&mut Value),
+        |v| v["failure"]["message"] = Value::from("something else"),
+        |v| v["failure"] = Value::Null,
+    ] {
+        let edited = dir.path().join("edited.weft.json");
+        std::fs::copy(&replay, &edited).unwrap();
+        edit(&edited, change);
+        let out = weft_in(dir.path(), &["replay", arg(&edited)]);
+        assert_eq!(out.code, 2, "{}", out.stdout);
+        assert!(out.stderr.contains("judged again"), "{}", out.stderr);
+    }
+}
+
+#[test]
 fn truncated_schedule_is_refused() {
     let (dir, replay) = found_failure();
     edit(&replay, |v| {

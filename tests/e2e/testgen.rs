@@ -39,11 +39,31 @@ fn the_stringbuffer_append_is_found_and_replays() {
     assert!(failure["linearizations"].as_u64().unwrap() >= 2);
     assert_eq!(json["pairs"]["total"], 15);
     let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
-    assert!(again.code <= 1, "{}", again.stderr);
+    assert_eq!(again.code, 1, "the verdict replays: {}", again.stderr);
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    assert_eq!(again.json()["trace_hash"], saved["trace_hash"]);
+    assert_eq!(again.json()["failure"]["kind"], failure["kind"]);
     assert_eq!(
-        again.json()["trace_hash"],
-        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&replay).unwrap())
-            .unwrap()["trace_hash"]
+        again.json()["failure"]["message"],
+        saved["failure"]["message"]
+    );
+
+    // A file claiming another verdict for the same execution is refused.
+    let mut edited = saved.clone();
+    edited["failure"]["kind"] = if failure["kind"] == "assertion" {
+        "linearizability".into()
+    } else {
+        "assertion".into()
+    };
+    let edited_path = dir.path().join("edited.weft.json");
+    std::fs::write(&edited_path, edited.to_string()).unwrap();
+    let refused = weft_in(dir.path(), &["replay", arg(&edited_path)]);
+    assert_eq!(refused.code, 2, "{}", refused.stdout);
+    assert!(
+        refused.stderr.contains("judged again"),
+        "{}",
+        refused.stderr
     );
 }
 

@@ -58,6 +58,25 @@ pub struct Found {
 }
 
 impl Found {
+    /// Takes `execution` (the same violation under another schedule, say a
+    /// minimised one) as this violation's execution: its log, and its first
+    /// violation of the same pattern.
+    pub fn move_to(&mut self, execution: ExecutionResult) {
+        let log = super::atomic_sets::log_of(&execution)
+            .cloned()
+            .unwrap_or_default();
+        let number = PATTERNS[self.pattern].number;
+        if let Some(v) = violations(&log)
+            .into_iter()
+            .find(|v| v.pattern().number == number)
+        {
+            self.pattern = v.pattern;
+            self.accesses = v.accesses;
+            self.log = log;
+        }
+        self.execution = execution;
+    }
+
     /// The violation, as the pattern matcher gives it.
     pub fn violation(&self) -> super::patterns::Violation {
         super::patterns::Violation {

@@ -1,7 +1,7 @@
 //! `weft actors`: delivery orders of an actor program, generated for
 //! coverage (Bita) or random.
 
-use super::common::{ModuleArgs, OutputArgs, save_replay};
+use super::common::{ModuleArgs, OutputArgs, describe_minimization, minimize_verdict, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
 use crate::actors::criteria::Criterion;
@@ -80,7 +80,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
     let mut shown = false;
-    let report = search(&mut program, &options, |r| {
+    let mut report = search(&mut program, &options, |r| {
         if !shown && r.elapsed >= Duration::from_secs(1) && !args.output.json {
             bar.set_draw_target(ProgressDrawTarget::stderr());
             shown = true;
@@ -95,23 +95,31 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         }
     })?;
     bar.finish_and_clear();
+    let mut minimization = None;
+    if let Some(found) = report.failure.as_mut() {
+        args.module.actor_schedule = found.schedule.clone();
+        minimization = minimize_verdict(
+            &args.output,
+            &mut program,
+            &args.module.run_config(),
+            &mut found.result,
+            &mut found.failure,
+        );
+    }
     let replay_file = match &report.failure {
-        Some(found) => {
-            args.module.actor_schedule = found.schedule.clone();
-            save_replay(
-                &args.output,
-                &args.module,
-                &wasm,
-                &found.result,
-                &found.failure,
-                FoundBy {
-                    strategy: Strategy::Random,
-                    seed: found.seed,
-                    pct_depth: None,
-                    execution: found.index,
-                },
-            )?
-        }
+        Some(found) => save_replay(
+            &args.output,
+            &args.module,
+            &wasm,
+            &found.result,
+            &found.failure,
+            FoundBy {
+                strategy: Strategy::Random,
+                seed: found.seed,
+                pct_depth: None,
+                execution: found.index,
+            },
+        )?,
         None => None,
     };
     let strategy = match args.strategy {
@@ -164,6 +172,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
             })),
             "schedule": chart,
             "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
+            "minimized": minimization,
             "elapsed_ms": report.elapsed.as_millis() as u64,
         });
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
@@ -195,6 +204,9 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         }
         if let Some(chart) = &chart {
             s.push_str(&format!("\ndeliveries of the failing execution:\n{chart}"));
+        }
+        if let Some(m) = &minimization {
+            s.push_str(&format!("{}\n", describe_minimization(m)));
         }
         if let Some(path) = &replay_file {
             s.push_str(&format!("\nreplay: weft replay {}\n", path.display()));

@@ -3,11 +3,9 @@
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
-use crate::failure::FailureKind;
 use crate::instrument::{Points, SiteTable};
 use crate::replay::file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
-use crate::replay::minimize::{Budget, Minimization, Size};
-use crate::replay::verdict::Judge;
+use crate::replay::minimize::{Budget, Minimization, Size, minimize_failure};
 use crate::report::interleaving;
 use crate::runtime::{ExecutionResult, Failure, Limits, Program, RunConfig};
 use anyhow::{Context, Result};
@@ -307,34 +305,9 @@ pub struct OutputArgs {
     pub no_minimize: bool,
 }
 
-/// Replaces a failing `result` by the same failure under the smallest
-/// schedule minimisation finds (unless `--no-minimize`); `fails_the_same`
-/// judges a candidate execution.
-pub fn minimize_failure(
-    output: &OutputArgs,
-    program: &mut Program,
-    setup: &Setup,
-    result: &mut ExecutionResult,
-    fails_the_same: &mut dyn FnMut(&mut Program, &ExecutionResult) -> bool,
-) -> Option<Minimization> {
-    if output.no_minimize {
-        return None;
-    }
-    let (smallest, minimization) = crate::replay::minimize::minimize(
-        program,
-        setup,
-        result.clone(),
-        fails_the_same,
-        Budget::default(),
-    );
-    *result = smallest;
-    Some(minimization)
-}
-
-/// [`minimize_failure`] for a failure one execution shows under every check
-/// of `setup` (see [`Judge`]): a candidate must fail the same way up to the
-/// values its message mentions, and `failure` becomes the smallest
-/// execution's own.
+/// Replaces a failing `result` and its `failure` by the same failure under
+/// the smallest schedule minimisation finds, unless `--no-minimize` (see
+/// [`crate::replay::minimize::minimize_failure`]).
 pub fn minimize_verdict(
     output: &OutputArgs,
     program: &mut Program,
@@ -342,27 +315,10 @@ pub fn minimize_verdict(
     result: &mut ExecutionResult,
     failure: &mut Failure,
 ) -> Option<Minimization> {
-    if matches!(
-        failure.kind,
-        FailureKind::StepLimit | FailureKind::TimeLimit
-    ) {
-        // Every candidate would run to the limit, and a time limit does
-        // not reproduce: such schedules are reported as found.
+    if output.no_minimize {
         return None;
     }
-    let original = failure.clone();
-    let mut judge = Judge::default();
-    let mut verdict = |program: &mut Program, execution: &ExecutionResult| {
-        judge.verdict(program, setup, execution).ok().flatten()
-    };
-    let minimization =
-        minimize_failure(output, program, setup, result, &mut |program, candidate| {
-            verdict(program, candidate).is_some_and(|f| f.same_up_to_values(&original))
-        });
-    if let Some(smallest) = verdict(program, result) {
-        *failure = smallest;
-    }
-    minimization
+    minimize_failure(program, setup, result, failure, Budget::default())
 }
 
 /// `n` and `noun`, plural unless `n` is 1.

@@ -1,6 +1,6 @@
 //! `weft gen`: generated concurrent tests for a thread-safe class.
 
-use super::common::{ModuleArgs, OutputArgs, save_replay};
+use super::common::{ModuleArgs, OutputArgs, describe_minimization, minimize_verdict, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::replay::file::FoundBy;
@@ -63,7 +63,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
     let mut shown = false;
-    let report = search(&mut program, &class, &options, |r| {
+    let mut report = search(&mut program, &class, &options, |r| {
         if !shown && r.elapsed >= Duration::from_secs(1) && !args.output.json {
             bar.set_draw_target(ProgressDrawTarget::stderr());
             shown = true;
@@ -81,10 +81,20 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         GenStrategy::Covcon => "covcon",
         GenStrategy::Random => "random",
     };
-    let failure = report.failure.as_ref().map(|f| {
+    let mut minimization = None;
+    let found_failure = report.failure.as_mut().map(|f| {
         let thread = f.execution.outcome.failure().map_or(0, |x| x.thread);
-        (f, f.violation.failure(f.linearizations, thread))
+        let mut failure = f.violation.failure(f.linearizations, thread);
+        minimization = minimize_verdict(
+            &args.output,
+            &mut program,
+            &f.run,
+            &mut f.execution,
+            &mut failure,
+        );
+        failure
     });
+    let failure = report.failure.as_ref().zip(found_failure);
     let replay_file = match &failure {
         Some((f, failure)) => {
             args.module.args = f.run.run.args[1..].to_vec();
@@ -136,6 +146,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
                 "ms_to_failure": f.elapsed.as_millis() as u64,
                 "interleaving": interleaving,
             })),
+            "minimized": minimization,
             "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
             "elapsed_ms": report.elapsed.as_millis() as u64,
         });
@@ -162,7 +173,11 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
             ),
         };
         if let Some(text) = &interleaving {
-            s.push_str(&format!("\nthe failing interleaving:\n{text}\n"));
+            s.push_str("\nthe failing interleaving");
+            if let Some(m) = &minimization {
+                s.push_str(&format!(" ({})", describe_minimization(m)));
+            }
+            s.push_str(&format!(":\n{text}\n"));
         }
         s.push_str(&format!(
             "method pairs covered: {}/{}\n",

@@ -1,7 +1,7 @@
 //! `weft serializability`: atomic-set serializability violations, found by
 //! AssetFuzzer or by random schedules with a monitor.
 
-use super::common::{ModuleArgs, OutputArgs, save_replay};
+use super::common::{ModuleArgs, OutputArgs, describe_minimization, minimize_verdict, save_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::check::asset_fuzzer::{Found, SerialOptions, SerialReport, SerialStrategy, search};
 use crate::check::atomic_sets::AtomicSet;
@@ -10,6 +10,7 @@ use crate::debuginfo::symbols::Symbols;
 use crate::debuginfo::variables::global_region;
 use crate::instrument::Points;
 use crate::replay::file::FoundBy;
+use crate::replay::minimize::Minimization;
 use crate::runtime::Program;
 use crate::sched::Strategy;
 use anyhow::{Result, bail};
@@ -82,34 +83,45 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         seed: args.seed,
         run: args.module.run_config(),
     };
-    let report = search(&mut program, &options)?;
+    let mut report = search(&mut program, &options)?;
     if !report.annotated && report.crash.is_none() {
         bail!(
             "the module registered no atomic set and ran no unit of work: declare them with the SDK (`atomic_set`, `unit_of_work`; C: `weft_atomic_set`, `weft_unit_begin/end`)"
         );
     }
+    let mut minimization = None;
+    let first_failure = report.found.first_mut().map(|found| {
+        let mut failure = found
+            .execution
+            .outcome
+            .failure()
+            .unwrap_or_else(|| found.violation().failure(&found.log));
+        let mut execution = found.execution.clone();
+        minimization = minimize_verdict(
+            &args.output,
+            &mut program,
+            &args.module.run_config(),
+            &mut execution,
+            &mut failure,
+        );
+        found.move_to(execution);
+        failure
+    });
     let first = report.found.first();
-    let replay_file = match first {
-        Some(found) => {
-            let failure = found
-                .execution
-                .outcome
-                .failure()
-                .unwrap_or_else(|| found.violation().failure(&found.log));
-            save_replay(
-                &args.output,
-                &args.module,
-                &wasm,
-                &found.execution,
-                &failure,
-                FoundBy {
-                    strategy: Strategy::Random,
-                    seed: found.seed,
-                    pct_depth: None,
-                    execution: found.index,
-                },
-            )?
-        }
+    let replay_file = match first.zip(first_failure.as_ref()) {
+        Some((found, failure)) => save_replay(
+            &args.output,
+            &args.module,
+            &wasm,
+            &found.execution,
+            failure,
+            FoundBy {
+                strategy: Strategy::Random,
+                seed: found.seed,
+                pct_depth: None,
+                execution: found.index,
+            },
+        )?,
         None => None,
     };
     let violations: Vec<Value> = report
@@ -142,6 +154,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
                 "message": f.message,
             })),
             "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
+            "minimized": minimization,
             "elapsed_ms": report.elapsed.as_millis() as u64,
         });
         let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
@@ -149,7 +162,13 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         let _ = write!(
             out,
             "{}",
-            human(&args, &report, &violations, replay_file.as_deref())
+            human(
+                &args,
+                &report,
+                &violations,
+                replay_file.as_deref(),
+                minimization.as_ref()
+            )
         );
     }
     Ok(if first.is_some() || report.crash.is_some() {
@@ -246,6 +265,7 @@ fn human(
     report: &SerialReport,
     violations: &[Value],
     replay: Option<&std::path::Path>,
+    minimization: Option<&Minimization>,
 ) -> String {
     let mut s = String::new();
     let how = match args.strategy {
@@ -306,6 +326,9 @@ fn human(
             f.kind.name(),
             f.message.lines().next().unwrap_or_default()
         ));
+    }
+    if let Some(m) = minimization {
+        s.push_str(&format!("\nthe first one's {}\n", describe_minimization(m)));
     }
     if let Some(path) = replay {
         s.push_str(&format!(

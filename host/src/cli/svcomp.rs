@@ -7,6 +7,7 @@ use crate::execution::Setup;
 use crate::explore::{Exploration, ExploreOptions, explore};
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
+use crate::replay::minimize::{Budget, minimize_failure};
 use crate::runtime::RunConfig;
 use crate::sched::Strategy;
 use crate::svcomp::task::{Check, Task};
@@ -38,6 +39,11 @@ pub struct SvcompArgs {
     /// Print one JSON object on stdout instead of the table.
     #[arg(long)]
     json: bool,
+    /// Keep a witness's schedule as found: do not search for one with
+    /// fewer preemptions and steps (minimisation spends at most the
+    /// property's remaining time).
+    #[arg(long)]
+    no_minimize: bool,
 }
 
 /// The verdict on one property of one task.
@@ -205,13 +211,27 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         }
     }
     let Phase {
-        exploration,
+        mut exploration,
         verdict,
         reason,
         setup,
     } = outcome;
-    let witness = match (&exploration.failure, verdict) {
+    let witness = match (exploration.failure.as_mut(), verdict) {
         (Some(found), Verdict::False) => {
+            let remaining = args.time_limit.saturating_sub(started.elapsed());
+            if !args.no_minimize && !remaining.is_zero() {
+                let budget = Budget {
+                    time: remaining.min(Budget::default().time),
+                    ..Budget::default()
+                };
+                minimize_failure(
+                    &mut program,
+                    &setup,
+                    &mut found.result,
+                    &mut found.failure,
+                    budget,
+                );
+            }
             let path = args
                 .out
                 .join(format!("{}.{}.weft.json", task.name, property.name()));

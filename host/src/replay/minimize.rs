@@ -23,7 +23,9 @@
 //!
 //! The search stops early at its budget of executions or time, and says so.
 
+use super::verdict::Judge;
 use crate::execution::Setup;
+use crate::failure::{Failure, FailureKind};
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{GuidedScheduler, Run, runs_of};
 use serde::Serialize;
@@ -112,6 +114,47 @@ pub fn minimize(
         complete,
     };
     (search.best, minimization)
+}
+
+/// Minimises the schedule of `result`, an execution of `program` under
+/// `setup` that shows `failure` (under every check of `setup`, see
+/// [`Judge`]): a candidate must fail the same way up to the values its
+/// message mentions ([`Failure::same_up_to_values`]). `result` and
+/// `failure` become the smallest execution's. `None` for a step or time
+/// limit, which every candidate would run into (and a time limit does not
+/// reproduce): those schedules stay as found.
+pub fn minimize_failure(
+    program: &mut Program,
+    setup: &Setup,
+    result: &mut ExecutionResult,
+    failure: &mut Failure,
+    budget: Budget,
+) -> Option<Minimization> {
+    if matches!(
+        failure.kind,
+        FailureKind::StepLimit | FailureKind::TimeLimit
+    ) {
+        return None;
+    }
+    let original = failure.clone();
+    let mut judge = Judge::default();
+    let mut verdict = |program: &mut Program, execution: &ExecutionResult| {
+        judge.verdict(program, setup, execution).ok().flatten()
+    };
+    let (smallest, minimization) = minimize(
+        program,
+        setup,
+        result.clone(),
+        &mut |program, candidate| {
+            verdict(program, candidate).is_some_and(|f| f.same_up_to_values(&original))
+        },
+        budget,
+    );
+    if let Some(smallest_failure) = verdict(program, &smallest) {
+        *failure = smallest_failure;
+    }
+    *result = smallest;
+    Some(minimization)
 }
 
 struct Search<'a> {
