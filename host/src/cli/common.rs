@@ -6,7 +6,7 @@ use crate::execution::Setup;
 use crate::instrument::{Points, SiteTable};
 use crate::replay::file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
 use crate::replay::minimize::{Budget, Minimization, Size, minimize_failure};
-use crate::report::interleaving;
+use crate::report::interleaving::{self, Focus, Layout};
 use crate::runtime::{ExecutionResult, Failure, Limits, Program, RunConfig};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -296,13 +296,38 @@ pub struct OutputArgs {
     /// Do not write a replay file.
     #[arg(long, conflicts_with = "save_failure")]
     pub no_save: bool,
-    /// Show every step of the interleaving, the guest's runtime included.
+    /// Show every step of the interleaving, the guest's runtime included
+    /// (by default a long one shows the steps around each preemption and
+    /// the last ones).
     #[arg(long)]
     pub full_trace: bool,
+    /// Show the interleaving as a table with one column per thread.
+    #[arg(long)]
+    pub table: bool,
     /// Keep a failure's schedule as found: do not search for one with
     /// fewer preemptions and steps before reporting and saving it.
     #[arg(long)]
     pub no_minimize: bool,
+}
+
+impl OutputArgs {
+    /// How the interleaving is laid out.
+    pub fn layout(&self) -> Layout {
+        if self.table {
+            Layout::Table
+        } else {
+            Layout::List
+        }
+    }
+
+    /// Which steps of the interleaving are shown.
+    pub fn focus(&self) -> Focus {
+        if self.full_trace {
+            Focus::All
+        } else {
+            Focus::DEFAULT
+        }
+    }
 }
 
 /// Replaces a failing `result` and its `failure` by the same failure under
@@ -357,9 +382,6 @@ pub fn describe_minimization(m: &Minimization) -> String {
         format!("schedule already minimal: {} ({how})", size(m.to))
     }
 }
-
-/// Rows of the interleaving kept in the human report.
-const SHOWN_ROWS: usize = 60;
 
 /// What a command found, ready to print.
 pub struct Report<'a> {
@@ -486,12 +508,11 @@ impl Report<'_> {
             if let Some(m) = &self.minimization {
                 let _ = writeln!(out, "{}", describe_minimization(m));
             }
-            let limit = if output.full_trace {
-                usize::MAX
-            } else {
-                SHOWN_ROWS
-            };
-            out.push_str(&interleaving::render(&rows, limit));
+            out.push_str(&interleaving::render(
+                &rows,
+                output.layout(),
+                output.focus(),
+            ));
             print_stream(out, "guest stdout", &result.stdout);
             let stderr = String::from_utf8_lossy(&result.stderr);
             // The failure message already quotes the guest's last words

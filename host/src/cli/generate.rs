@@ -124,7 +124,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
             &symbols,
             args.output.full_trace,
         );
-        interleaving::render(&rows, 60)
+        interleaving::render(&rows, args.output.layout(), args.output.focus())
     });
     let mut out = std::io::stdout();
     if args.output.json {

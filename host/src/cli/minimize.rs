@@ -29,6 +29,9 @@ pub struct MinimizeArgs {
     /// Show every step of the interleaving, the guest's runtime included.
     #[arg(long)]
     full_trace: bool,
+    /// Show the interleaving as a table with one column per thread.
+    #[arg(long)]
+    table: bool,
 }
 
 pub fn run(args: MinimizeArgs) -> Result<u8> {
@@ -71,6 +74,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         save_failure: None,
         no_save: true,
         full_trace: args.full_trace,
+        table: args.table,
         no_minimize: false,
     };
     let minimization =

@@ -22,6 +22,9 @@ pub struct ReplayArgs {
     /// Show every step of the interleaving, the guest's runtime included.
     #[arg(long)]
     full_trace: bool,
+    /// Show the interleaving as a table with one column per thread.
+    #[arg(long)]
+    table: bool,
 }
 
 pub fn run(args: ReplayArgs) -> Result<u8> {
@@ -52,6 +55,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         save_failure: None,
         no_save: true,
         full_trace: args.full_trace,
+        table: args.table,
         no_minimize: true,
     };
     Ok(Report {

@@ -195,7 +195,7 @@ impl Search<'_> {
     /// Pass 1: the decisions before one preemption, then none.
     fn cut(&mut self) -> bool {
         for k in 0..self.best.preemptions.len() {
-            let at = self.best.preemptions[k];
+            let at = self.best.preemptions[k].decision;
             let runs = runs_of(&self.best.decisions[..at]);
             match self.try_runs(runs) {
                 Tried::Kept => return true,
@@ -214,7 +214,12 @@ impl Search<'_> {
             let runs = runs_of(&self.best.decisions);
             let starts = run_starts(&runs);
             for r in (0..runs.len()).rev() {
-                if self.best.preemptions.binary_search(&starts[r]).is_err() {
+                if !self
+                    .best
+                    .preemptions
+                    .iter()
+                    .any(|p| p.decision == starts[r])
+                {
                     continue;
                 }
                 let mut lost = runs.clone();

@@ -206,6 +206,16 @@ impl ResourceLimiter for ThreadData {
     }
 }
 
+/// A switch away from a thread that could have gone on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preemption {
+    /// Its index in the decisions.
+    pub decision: usize,
+    /// The step the thread switched to takes first (an index in the
+    /// trace's events, counting dropped ones).
+    pub step: u64,
+}
+
 /// Everything one execution produced.
 #[derive(Clone, Debug)]
 pub struct ExecutionResult {
@@ -218,9 +228,9 @@ pub struct ExecutionResult {
     pub events_dropped: u64,
     /// The thread chosen wherever more than one could run.
     pub decisions: Vec<ThreadId>,
-    /// Indices in `decisions` of the preemptions: switches away from a
-    /// thread that could go on (see [`crate::sched::preempts`]).
-    pub preemptions: Vec<usize>,
+    /// The preemptions: switches away from a thread that could go on (see
+    /// [`crate::sched::preempts`]), in order.
+    pub preemptions: Vec<Preemption>,
     /// The guest's nondeterministic values, in order.
     pub values: Vec<u64>,
     /// Hash of the events and the outcome.

@@ -2,11 +2,11 @@
 //! table, the virtual clock, the recorded events and decisions, and the
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
-use super::Limits;
 use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
 use super::guest_memory::GuestMemory;
 use super::outcome::{BlockedThread, Outcome};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
+use super::{Limits, Preemption};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{NextOp, Scheduler, Step, StepEnd, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
@@ -102,9 +102,8 @@ pub(crate) struct ExecState {
     pub trace: TraceRecorder,
     /// The thread chosen at every point where more than one was enabled.
     pub decisions: Vec<ThreadId>,
-    /// Indices in `decisions` of the preemptions (see
-    /// [`crate::sched::preempts`]).
-    pub preemptions: Vec<usize>,
+    /// The preemptions (see [`crate::sched::preempts`]).
+    pub preemptions: Vec<Preemption>,
     /// The guest's nondeterministic values.
     pub values: Vec<u64>,
     /// Virtual time in nanoseconds.
@@ -595,7 +594,10 @@ impl ExecState {
         if self.enabled.len() > 1 && !atomic {
             self.decisions.push(chosen);
             if crate::sched::preempts(&self.enabled, current, chosen) {
-                self.preemptions.push(self.decisions.len() - 1);
+                self.preemptions.push(Preemption {
+                    decision: self.decisions.len() - 1,
+                    step: self.trace.len(),
+                });
             }
         }
         self.resume(chosen);

@@ -164,6 +164,16 @@ impl TraceRecorder {
         }
     }
 
+    /// Events recorded so far (the index the next one gets).
+    pub fn len(&self) -> u64 {
+        self.dropped + (self.older.len() + self.recent.len()) as u64
+    }
+
+    /// Whether no event was recorded yet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     fn hash_recent(&mut self) {
         self.bytes.clear();
         self.bytes.reserve(self.recent.len() * FIXED_BYTES);
