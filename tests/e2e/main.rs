@@ -12,6 +12,7 @@ mod instance_reuse;
 mod instrumentation;
 mod memory_reuse;
 mod minimize;
+mod pages;
 mod races;
 mod replay_files;
 mod samples;

@@ -61,6 +61,8 @@ pub struct SetAccess {
     pub write: bool,
     /// Where in the code.
     pub site: SiteId,
+    /// The step of the execution it happened at (an index in its trace).
+    pub step: u64,
     /// Locks the thread held (lock word addresses, sorted).
     pub locks: Vec<u32>,
     /// The thread's vector clock (relaxed happens-before).
@@ -114,6 +116,8 @@ pub struct SetRecorder {
     threads: Vec<ThreadRecord>,
     /// Call sites whose calls are units of work, with the unit's name.
     unit_calls: std::collections::HashMap<SiteId, String>,
+    /// The step of the access being recorded.
+    step: u64,
 }
 
 impl SetRecorder {
@@ -297,6 +301,7 @@ impl SetRecorder {
     }
 
     fn push(&mut self, thread: ThreadId, set: u32, addr: u32, write: bool, site: SiteId) {
+        let step = self.step;
         let record = self.thread(thread);
         record.clock.tick(thread);
         let access = SetAccess {
@@ -306,6 +311,7 @@ impl SetRecorder {
             addr,
             write,
             site,
+            step,
             locks: record.locks.clone(),
             clock: record.clock.clone(),
         };
@@ -384,6 +390,7 @@ impl Analysis for SetRecorder {
 
     fn access(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) -> Interest {
         let view = cx.view();
+        self.step = view.step();
         self.settle(thread, |addr, width| view.read(addr, width));
         let watched = match access.kind {
             AccessKind::Copy | AccessKind::Fill => self.access_range(

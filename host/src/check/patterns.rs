@@ -312,6 +312,7 @@ mod tests {
                     addr,
                     write,
                     site: i as u32,
+                    step: i as u64,
                     locks: Vec::new(),
                     clock: Default::default(),
                 })

@@ -204,6 +204,7 @@ mod tests {
             addr,
             write,
             site: addr + if write { 100 } else { 0 },
+            step: 0,
             locks: locks.to_vec(),
             clock: times,
         }

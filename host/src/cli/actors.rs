@@ -1,7 +1,9 @@
 //! `weft actors`: delivery orders of an actor program, generated for
 //! coverage (Bita) or random.
 
-use super::common::{ModuleArgs, OutputArgs, describe_minimization, minimize_verdict, save_replay};
+use super::common::{
+    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
+};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
 use crate::actors::criteria::Criterion;
@@ -132,6 +134,31 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         .as_ref()
         .and_then(|f| crate::actors::mailboxes::log_of(&f.result))
         .map(|log| chart::render(log, 80));
+    let headline = match &report.failure {
+        Some(f) => format!(
+            "{} failure found after {} executions ({strategy})",
+            f.failure.kind.name(),
+            report.executions
+        ),
+        None => format!(
+            "no failure in {} executions ({strategy})",
+            report.executions
+        ),
+    };
+    let page = Report {
+        module: &args.module.module,
+        wasm: &wasm,
+        sites: program.sites(),
+        executions: report.executions,
+        distinct_traces: 0,
+        elapsed: report.elapsed,
+        headline,
+        result: report.failure.as_ref().map(|f| &f.result),
+        failure: report.failure.as_ref().map(|f| &f.failure),
+        replay_file: replay_file.clone(),
+        minimization,
+        extra: serde_json::Value::Null,
+    };
     let mut out = std::io::stdout();
     if args.output.json {
         let coverage: serde_json::Map<String, serde_json::Value> = report
@@ -213,6 +240,15 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         }
         let _ = write!(out, "{s}");
     }
+    page.write_html(&args.output, |page| {
+        if let Some(log) = report
+            .failure
+            .as_ref()
+            .and_then(|f| crate::actors::mailboxes::log_of(&f.result))
+        {
+            page.add_messages(log);
+        }
+    })?;
     Ok(if report.failure.is_some() {
         EXIT_FAILURE
     } else {

@@ -6,6 +6,7 @@ use crate::execution::Setup;
 use crate::instrument::{Points, SiteTable};
 use crate::replay::file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
 use crate::replay::minimize::{Budget, Minimization, Size, minimize_failure};
+use crate::report::html::Page;
 use crate::report::interleaving::{self, Focus, Layout};
 use crate::runtime::{ExecutionResult, Failure, Limits, Program, RunConfig};
 use anyhow::{Context, Result};
@@ -304,6 +305,10 @@ pub struct OutputArgs {
     /// Show the interleaving as a table with one column per thread.
     #[arg(long)]
     pub table: bool,
+    /// Also write the report as a self-contained HTML page: one lane per
+    /// thread, preemptions and the failing step marked.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Keep a failure's schedule as found: do not search for one with
     /// fewer preemptions and steps before reporting and saving it.
     #[arg(long)]
@@ -328,6 +333,18 @@ impl OutputArgs {
             Focus::DEFAULT
         }
     }
+}
+
+/// Writes `page` to `path`, which must not be the module `module`.
+pub fn write_page(page: &Page, path: &Path, module: &Path) -> Result<()> {
+    if same_file(path, module) {
+        anyhow::bail!(
+            "`{}` is the module itself: the page would overwrite it (choose another --html)",
+            path.display()
+        );
+    }
+    page.write(path)
+        .with_context(|| format!("cannot write the page `{}`", path.display()))
 }
 
 /// Replaces a failing `result` and its `failure` by the same failure under
@@ -400,12 +417,50 @@ pub struct Report<'a> {
 }
 
 impl Report<'_> {
-    /// Prints the report and returns the exit code.
+    /// Prints the report (and writes its page, with `--html`) and returns
+    /// the exit code.
     pub fn print(&self, output: &OutputArgs) -> u8 {
         let mut text = String::new();
         let code = self.render(output, &mut text);
         emit(&text);
+        if let Err(error) = self.write_html(output, |_| {}) {
+            eprintln!("weft: error: {error:#}");
+            return super::EXIT_ERROR;
+        }
         code
+    }
+
+    /// Writes `--html`'s page (nothing without `--html`), changed by
+    /// `extend` first: an actor chart, highlighted accesses.
+    pub fn write_html(&self, output: &OutputArgs, extend: impl FnOnce(&mut Page)) -> Result<()> {
+        let Some(path) = &output.html else {
+            return Ok(());
+        };
+        let mut page = self.page(output);
+        extend(&mut page);
+        write_page(&page, path, self.module)
+    }
+
+    /// The report as an HTML page.
+    fn page(&self, output: &OutputArgs) -> Page {
+        let symbols = Symbols::new(self.wasm);
+        let mut page = match self.result {
+            Some(result) => Page::new(
+                self.headline.clone(),
+                interleaving::rows(result, self.sites, &symbols, output.full_trace),
+                &result.thread_names,
+                self.failure,
+            ),
+            None => Page::new(self.headline.clone(), Vec::new(), &[], None),
+        };
+        if let Some(m) = &self.minimization {
+            page.notes.push(describe_minimization(m));
+        }
+        if let Some(path) = &self.replay_file {
+            page.notes
+                .push(format!("replay with: weft replay {}", path.display()));
+        }
+        page
     }
 
     fn render(&self, output: &OutputArgs, out: &mut String) -> u8 {

@@ -1,6 +1,8 @@
 //! `weft gen`: generated concurrent tests for a thread-safe class.
 
-use super::common::{ModuleArgs, OutputArgs, describe_minimization, minimize_verdict, save_replay};
+use super::common::{
+    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
+};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::replay::file::FoundBy;
@@ -188,6 +190,38 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         }
         let _ = write!(out, "{s}");
     }
+    let headline = match &failure {
+        Some((f, failure)) => format!(
+            "thread-safety violation ({}) found after {} tests, {} executions ({strategy})",
+            failure.kind.name(),
+            f.tests,
+            report.executions
+        ),
+        None => format!(
+            "no violation in {} tests, {} executions ({strategy})",
+            report.tests, report.executions
+        ),
+    };
+    let page = Report {
+        module: &args.module.module,
+        wasm: &wasm,
+        sites: program.sites(),
+        executions: report.executions,
+        distinct_traces: 0,
+        elapsed: report.elapsed,
+        headline,
+        result: failure.as_ref().map(|(f, _)| &f.execution),
+        failure: failure.as_ref().map(|(_, failure)| failure),
+        replay_file: replay_file.clone(),
+        minimization,
+        extra: serde_json::Value::Null,
+    };
+    page.write_html(&args.output, |page| {
+        if let Some((f, _)) = &failure {
+            page.notes
+                .insert(0, format!("test: {}", f.test.describe(&class)));
+        }
+    })?;
     Ok(if failure.is_some() {
         EXIT_FAILURE
     } else {

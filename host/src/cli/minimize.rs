@@ -32,6 +32,9 @@ pub struct MinimizeArgs {
     /// Show the interleaving as a table with one column per thread.
     #[arg(long)]
     table: bool,
+    /// Also write the report as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 pub fn run(args: MinimizeArgs) -> Result<u8> {
@@ -75,6 +78,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         no_save: true,
         full_trace: args.full_trace,
         table: args.table,
+        html: args.html.clone(),
         no_minimize: false,
     };
     let minimization =

@@ -25,6 +25,9 @@ pub struct ReplayArgs {
     /// Show the interleaving as a table with one column per thread.
     #[arg(long)]
     table: bool,
+    /// Also write the report as a self-contained HTML page.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 pub fn run(args: ReplayArgs) -> Result<u8> {
@@ -56,6 +59,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         no_save: true,
         full_trace: args.full_trace,
         table: args.table,
+        html: args.html.clone(),
         no_minimize: true,
     };
     Ok(Report {

@@ -1,7 +1,9 @@
 //! `weft serializability`: atomic-set serializability violations, found by
 //! AssetFuzzer or by random schedules with a monitor.
 
-use super::common::{ModuleArgs, OutputArgs, describe_minimization, minimize_verdict, save_replay};
+use super::common::{
+    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
+};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::check::asset_fuzzer::{Found, SerialOptions, SerialReport, SerialStrategy, search};
 use crate::check::atomic_sets::AtomicSet;
@@ -171,6 +173,60 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
             )
         );
     }
+    let crash = report
+        .crash
+        .as_ref()
+        .and_then(|(r, _, _)| Some((r, r.outcome.failure()?)));
+    let shown = first
+        .map(|f| &f.execution)
+        .zip(first_failure.as_ref())
+        .or(crash.as_ref().map(|(r, f)| (*r, f)));
+    let headline = match (first, &crash) {
+        (Some(f), _) => format!(
+            "serializability violation: pattern {} ({}) on atomic set `{}`",
+            PATTERNS[f.pattern].number,
+            PATTERNS[f.pattern].name,
+            f.log.sets[f.log.accesses[f.accesses[0]].set as usize].name
+        ),
+        (None, Some((_, f))) => format!("{} failure", f.kind.name()),
+        (None, None) => format!("no violation in {} executions", report.executions),
+    };
+    let page = Report {
+        module: &args.module.module,
+        wasm: &wasm,
+        sites: program.sites(),
+        executions: report.executions,
+        distinct_traces: 0,
+        elapsed: report.elapsed,
+        headline,
+        result: shown.map(|(r, _)| r),
+        failure: shown.map(|(_, f)| f),
+        replay_file: replay_file.clone(),
+        minimization,
+        extra: Value::Null,
+    };
+    page.write_html(&args.output, |page| {
+        if let Some(f) = first {
+            let first_access = &f.log.accesses[f.accesses[0]];
+            let set = &f.log.sets[first_access.set as usize];
+            // The violation happens at the access that completes it.
+            page.failing_step = f.accesses.last().map(|&a| f.log.accesses[a].step);
+            page.highlight(
+                format!(
+                    "pattern {} on atomic set `{}`",
+                    PATTERNS[f.pattern].number, set.name
+                ),
+                f.accesses.iter().enumerate().map(|(i, &a)| {
+                    let a = &f.log.accesses[a];
+                    let unit = a
+                        .unit
+                        .map_or("?", |u| f.log.units[u as usize].name.as_str());
+                    let what = if a.write { "write" } else { "read" };
+                    (a.step, format!("{}. {what} in {unit}", i + 1))
+                }),
+            );
+        }
+    })?;
     Ok(if first.is_some() || report.crash.is_some() {
         EXIT_FAILURE
     } else {

@@ -1,3 +1,5 @@
-//! Presenting results: the failing interleaving as text, and JSON.
+//! Presenting results: the failing interleaving as text, and as an HTML
+//! page.
 
+pub mod html;
 pub mod interleaving;

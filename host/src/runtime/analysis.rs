@@ -315,6 +315,12 @@ pub struct ExecView<'a> {
 }
 
 impl ExecView<'_> {
+    /// The step the running thread's current operation is recorded as (an
+    /// index in the trace, counting dropped events).
+    pub fn step(&self) -> u64 {
+        self.state.trace.len()
+    }
+
     /// How many threads the execution created, the main thread included.
     pub fn thread_count(&self) -> usize {
         self.state.threads.len()
