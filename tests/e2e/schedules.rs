@@ -154,7 +154,8 @@ fn weft_test_runs_each_test_under_its_schedules() {
             out.stdout
         );
         assert!(
-            out.stdout.ends_with("2 passed, 0 failed\n"),
+            out.stdout
+                .contains("\ntest result: ok. 2 passed; 0 failed;"),
             "{}",
             out.stdout
         );
@@ -181,6 +182,130 @@ fn weft_test_runs_each_test_under_its_schedules() {
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(out.stdout.contains("FAILED"), "{}", out.stdout);
+}
+
+#[test]
+fn weft_test_reports_like_cargo_test_with_junit_and_a_replay_file_per_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("results.xml");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "test",
+            arg(&sample("imunit-queue")),
+            "--filter",
+            "blocking",
+            "--schedule",
+            "finishedAdd1 -> startingTake1",
+            "--junit",
+            arg(&junit),
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    for line in [
+        "\nrunning 2 tests (100 executions each, random, seed 0)\n",
+        "\ntest take_with_add_blocking [finishedAdd1 -> startingTake1] ... FAILED\n",
+        "\nfailures:\n\n---- take_with_add_blocking [finishedAdd1 -> startingTake1] ----\n",
+        "\nfailures:\n    take_with_add_blocking [finishedAdd1 -> startingTake1]\n",
+        "\ntest result: FAILED. 0 passed; 2 failed; 0 ignored; 0 measured; 1 filtered out; finished in ",
+    ] {
+        assert!(out.stdout.contains(line), "{line:?} in\n{}", out.stdout);
+    }
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"<testsuite name="imunit-queue.wasm" tests="2""#),
+        "{xml}"
+    );
+    assert_eq!(xml.matches("<failure ").count(), 2, "{xml}");
+    assert!(xml.contains(r#"type="assertion""#), "{xml}");
+    // Each failure has its own replay file, which reproduces it.
+    for test in ["take_with_add_blocking", "take_with_add_non_blocking"] {
+        let file = format!("imunit-queue.{test}.weft.json");
+        assert!(
+            out.stdout.contains(&format!("weft replay {file}")),
+            "{}",
+            out.stdout
+        );
+        let replayed = weft_in(dir.path(), &["replay", &file]);
+        assert_eq!(replayed.code, 1, "{}", replayed.stdout);
+        assert!(
+            replayed.stdout.contains("reproduced"),
+            "{}",
+            replayed.stdout
+        );
+    }
+}
+
+#[test]
+fn explore_and_gen_write_junit_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("explore.xml");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("lost-update")),
+            "--no-save",
+            "--junit",
+            arg(&junit),
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains(r#"failures="1""#), "{xml}");
+    assert!(xml.contains("lost an update"), "{xml}");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("checksum")),
+            "--iterations",
+            "20",
+            "--junit",
+            arg(&junit),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains(r#"failures="0""#), "{xml}");
+    assert!(xml.contains("no failure in 20 executions"), "{xml}");
+
+    let junit = dir.path().join("gen.xml");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "gen",
+            arg(&sample("classes")),
+            "--class",
+            "vec",
+            "--no-save",
+            "--junit",
+            arg(&junit),
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(r#"<testcase name="gen vec (covcon)""#),
+        "{xml}"
+    );
+    assert!(xml.contains(r#"type="linearizability""#), "{xml}");
+    // Never over the module.
+    let module = dir.path().join("copy.wasm");
+    std::fs::copy(sample("checksum"), &module).unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--iterations",
+            "2",
+            "--junit",
+            arg(&module),
+        ],
+    );
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("module itself"), "{}", out.stderr);
 }
 
 #[test]

@@ -8,6 +8,7 @@ use crate::replay::file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
 use crate::replay::minimize::{Budget, Minimization, Size, minimize_failure};
 use crate::report::html::Page;
 use crate::report::interleaving::{self, Focus, Layout};
+use crate::report::junit;
 use crate::runtime::{ExecutionResult, Failure, Limits, Program, RunConfig};
 use anyhow::{Context, Result};
 use clap::Args;
@@ -335,6 +336,36 @@ impl OutputArgs {
     }
 }
 
+/// `--junit FILE`, for the commands whose verdicts are test results.
+#[derive(Args, Clone, Debug, Default)]
+pub struct JunitArgs {
+    /// Also write the verdicts as a JUnit XML report, the format CI
+    /// systems show test results from.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+}
+
+impl JunitArgs {
+    /// Writes `cases` (one suite named after `module`, which ran for
+    /// `time`) to `--junit`'s file, if given; never over the module.
+    pub fn write(&self, module: &Path, cases: &[junit::Case], time: Duration) -> Result<()> {
+        let Some(path) = &self.junit else {
+            return Ok(());
+        };
+        if same_file(path, module) {
+            anyhow::bail!(
+                "`{}` is the module itself: the JUnit report would overwrite it (choose another --junit)",
+                path.display()
+            );
+        }
+        let suite = module
+            .file_name()
+            .map_or("module".into(), |n| n.to_string_lossy().into_owned());
+        std::fs::write(path, junit::render(&suite, cases, time))
+            .with_context(|| format!("cannot write the JUnit report `{}`", path.display()))
+    }
+}
+
 /// Writes `page` to `path`, which must not be the module `module`.
 pub fn write_page(page: &Page, path: &Path, module: &Path) -> Result<()> {
     if same_file(path, module) {
@@ -442,7 +473,7 @@ impl Report<'_> {
     }
 
     /// The report as an HTML page.
-    fn page(&self, output: &OutputArgs) -> Page {
+    pub fn page(&self, output: &OutputArgs) -> Page {
         let symbols = Symbols::new(self.wasm);
         let mut page = match self.result {
             Some(result) => Page::new(
@@ -533,9 +564,26 @@ impl Report<'_> {
             );
             return code;
         }
+        self.human(&rows, output, out);
+        code
+    }
+
+    /// The report as text, the headline first.
+    pub fn text(&self, output: &OutputArgs) -> String {
+        let symbols = Symbols::new(self.wasm);
+        let rows = self
+            .result
+            .map(|r| interleaving::rows(r, self.sites, &symbols, output.full_trace))
+            .unwrap_or_default();
+        let mut out = String::new();
+        self.human(&rows, output, &mut out);
+        out
+    }
+
+    fn human(&self, rows: &[interleaving::Row], output: &OutputArgs, out: &mut String) {
         let _ = writeln!(out, "weft: {}", self.headline);
         let Some(result) = self.result else {
-            return code;
+            return;
         };
         if let Some(failure) = self.failure {
             let who = match result
@@ -563,11 +611,7 @@ impl Report<'_> {
             if let Some(m) = &self.minimization {
                 let _ = writeln!(out, "{}", describe_minimization(m));
             }
-            out.push_str(&interleaving::render(
-                &rows,
-                output.layout(),
-                output.focus(),
-            ));
+            out.push_str(&interleaving::render(rows, output.layout(), output.focus()));
             print_stream(out, "guest stdout", &result.stdout);
             let stderr = String::from_utf8_lossy(&result.stderr);
             // The failure message already quotes the guest's last words
@@ -588,7 +632,6 @@ impl Report<'_> {
         } else {
             let _ = writeln!(out, "trace {}", result.trace_hash);
         }
-        code
     }
 }
 

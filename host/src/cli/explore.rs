@@ -1,10 +1,11 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
 use super::common::{
-    ModuleArgs, OutputArgs, Report, minimize_verdict, parse_positive_duration, pct_depth_range,
-    save_replay,
+    JunitArgs, ModuleArgs, OutputArgs, Report, minimize_verdict, parse_positive_duration,
+    pct_depth_range, save_replay,
 };
 use crate::explore::{Exhausted, ExploreOptions, Progress, Shard, explore};
+use crate::report::junit;
 use crate::sched::Strategy;
 use crate::svcomp::{Coverage, Verdict};
 use anyhow::Result;
@@ -55,6 +56,8 @@ pub struct ExploreArgs {
     shard: Option<Shard>,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    junit: JunitArgs,
 }
 
 /// Shows progress once an exploration has run for a second.
@@ -235,7 +238,7 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         ));
         verdict
     });
-    Ok(Report {
+    let report = Report {
         module: &args.module.module,
         wasm: &wasm,
         sites: program.sites(),
@@ -272,6 +275,18 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
                 "executions": found.executions,
             })),
         }),
-    }
-    .print(&args.output))
+    };
+    let code = report.print(&args.output);
+    let case = junit::Case {
+        name: format!("explore ({strategy})"),
+        time: exploration.elapsed,
+        failure: report.failure.map(|f| junit::CaseFailure {
+            kind: f.kind.name().to_string(),
+            message: f.message.trim_end().to_string(),
+        }),
+        output: report.text(&args.output),
+    };
+    args.junit
+        .write(&args.module.module, &[case], exploration.elapsed)?;
+    Ok(code)
 }

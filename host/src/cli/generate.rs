@@ -1,12 +1,12 @@
 //! `weft gen`: generated concurrent tests for a thread-safe class.
 
 use super::common::{
-    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
+    JunitArgs, ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
 };
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::replay::file::FoundBy;
-use crate::report::interleaving;
+use crate::report::{interleaving, junit};
 use crate::sched::Strategy;
 use crate::testgen::class::find;
 use crate::testgen::search::{GenOptions, GenStrategy, Violation, search};
@@ -45,6 +45,8 @@ pub struct GenArgs {
     seed: u64,
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    junit: JunitArgs,
 }
 
 pub fn run(mut args: GenArgs) -> Result<u8> {
@@ -128,32 +130,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         );
         interleaving::render(&rows, args.output.layout(), args.output.focus())
     });
-    let mut out = std::io::stdout();
-    if args.output.json {
-        let value = json!({
-            "status": if failure.is_some() { "failure" } else { "pass" },
-            "strategy": strategy,
-            "class": class.prefix,
-            "methods": class.methods.iter().map(|m| m.export.clone()).collect::<Vec<_>>(),
-            "tests": report.tests,
-            "executions": report.executions,
-            "pairs": {"covered": report.covered, "total": report.pairs},
-            "coverage_growth": report.growth.iter().map(|(t, ms, c)| json!({"tests": t, "ms": ms, "covered": c})).collect::<Vec<_>>(),
-            "failure": failure.as_ref().map(|(f, failure)| json!({
-                "kind": failure.kind.name(),
-                "message": failure.message,
-                "test": f.test.describe(&class),
-                "linearizations": f.linearizations,
-                "tests_to_failure": f.tests,
-                "ms_to_failure": f.elapsed.as_millis() as u64,
-                "interleaving": interleaving,
-            })),
-            "minimized": minimization,
-            "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
-            "elapsed_ms": report.elapsed.as_millis() as u64,
-        });
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
-    } else {
+    let text = {
         let mut s = match &failure {
             Some((f, failure)) => format!(
                 "weft: thread-safety violation ({}) found after {} tests, {} executions ({strategy}) in {:.2?}\n\n  {}\n\ntest:\n{}\n\nnone of its {} linearizations (the suffixes' calls in every order, run sequentially) {}\n",
@@ -188,7 +165,35 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         if let Some(path) = &replay_file {
             s.push_str(&format!("replay: weft replay {}\n", path.display()));
         }
-        let _ = write!(out, "{s}");
+        s
+    };
+    let mut out = std::io::stdout();
+    if args.output.json {
+        let value = json!({
+            "status": if failure.is_some() { "failure" } else { "pass" },
+            "strategy": strategy,
+            "class": class.prefix,
+            "methods": class.methods.iter().map(|m| m.export.clone()).collect::<Vec<_>>(),
+            "tests": report.tests,
+            "executions": report.executions,
+            "pairs": {"covered": report.covered, "total": report.pairs},
+            "coverage_growth": report.growth.iter().map(|(t, ms, c)| json!({"tests": t, "ms": ms, "covered": c})).collect::<Vec<_>>(),
+            "failure": failure.as_ref().map(|(f, failure)| json!({
+                "kind": failure.kind.name(),
+                "message": failure.message,
+                "test": f.test.describe(&class),
+                "linearizations": f.linearizations,
+                "tests_to_failure": f.tests,
+                "ms_to_failure": f.elapsed.as_millis() as u64,
+                "interleaving": interleaving,
+            })),
+            "minimized": minimization,
+            "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
+            "elapsed_ms": report.elapsed.as_millis() as u64,
+        });
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
+    } else {
+        let _ = write!(out, "{text}");
     }
     let headline = match &failure {
         Some((f, failure)) => format!(
@@ -222,6 +227,17 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
                 .insert(0, format!("test: {}", f.test.describe(&class)));
         }
     })?;
+    let case = junit::Case {
+        name: format!("gen {} ({strategy})", args.class),
+        time: report.elapsed,
+        failure: failure.as_ref().map(|(_, f)| junit::CaseFailure {
+            kind: f.kind.name().to_string(),
+            message: f.message.trim_end().to_string(),
+        }),
+        output: text,
+    };
+    args.junit
+        .write(&args.module.module, &[case], report.elapsed)?;
     Ok(if failure.is_some() {
         EXIT_FAILURE
     } else {

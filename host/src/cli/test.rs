@@ -1,15 +1,24 @@
-//! `weft test`: the unit tests of a module, each under its schedules.
+//! `weft test`: the unit tests of a module, each under its schedules,
+//! reported the way `cargo test` reports (and as JUnit XML).
 
-use super::common::{ModuleArgs, OutputArgs};
+use super::common::{
+    JunitArgs, ModuleArgs, OutputArgs, Report, Run, minimize_verdict, same_file, write_page,
+    write_replay,
+};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::imunit::runner::{TestOptions, TestRun, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::list;
+use crate::replay::minimize::Minimization;
+use crate::report::junit;
+use crate::runtime::{Failure, Program};
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
 use serde_json::json;
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// Run the unit tests of a test module (one built with the SDK's
 /// `run_tests`), each once per schedule it declares (or `--schedule`),
@@ -36,12 +45,24 @@ pub struct TestArgs {
     /// Run every execution even after a failure, and report how many failed.
     #[arg(long)]
     keep_going: bool,
+    /// Replay files and pages: `--save-failure` and `--html` name the first
+    /// failing test's; later ones get the test's name inserted (by default
+    /// each failure is saved as `<module>.<test>.weft.json`).
     #[command(flatten)]
     output: OutputArgs,
+    #[command(flatten)]
+    junit: JunitArgs,
+}
+
+/// A failing test, as the summary at the end shows it.
+struct Failed {
+    label: String,
+    text: String,
 }
 
 pub fn run(args: TestArgs) -> Result<u8> {
-    let (_, mut program) = args.module.load()?;
+    let started = Instant::now();
+    let (wasm, mut program) = args.module.load()?;
     let options = TestOptions {
         base: args.module.run_config(),
         strategy: args.strategy,
@@ -54,81 +75,352 @@ pub fn run(args: TestArgs) -> Result<u8> {
         text.parse::<Schedule>()?;
     }
     let tests = list(&mut program, &options.base)?;
+    let selected: Vec<_> = tests
+        .iter()
+        .filter(|t| {
+            args.filter
+                .as_ref()
+                .is_none_or(|f| t.name.contains(f.as_str()))
+        })
+        .collect();
+    let filtered_out = tests.len() - selected.len();
+    let runs: Vec<_> = selected
+        .iter()
+        .flat_map(|test| {
+            let schedules = schedules_of(test, options.base.schedule.as_deref());
+            let several = schedules.len() > 1;
+            schedules
+                .into_iter()
+                .enumerate()
+                .map(move |(k, schedule)| (*test, schedule, several.then_some(k + 1)))
+        })
+        .collect();
+    let mut out = std::io::stdout();
+    if !args.output.json {
+        let _ = writeln!(
+            out,
+            "\nrunning {} test{} ({} executions each, {}, seed {})",
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" },
+            args.iterations,
+            args.strategy.name(),
+            args.seed
+        );
+    }
     let mut results = Vec::new();
-    let (mut passed, mut failed) = (0, 0);
-    let selected = tests.iter().filter(|t| {
-        args.filter
-            .as_ref()
-            .is_none_or(|f| t.name.contains(f.as_str()))
-    });
-    for test in selected {
-        for schedule in schedules_of(test, options.base.schedule.as_deref()) {
-            let outcome = run_test(&mut program, &options, test, schedule.as_deref())?;
-            if outcome.failure.is_some() {
-                failed += 1;
+    let mut cases = Vec::new();
+    let mut failed: Vec<Failed> = Vec::new();
+    let mut files = FailureFiles::default();
+    for (test, schedule, number) in runs {
+        let test_started = Instant::now();
+        let mut outcome = run_test(&mut program, &options, test, schedule.as_deref())?;
+        let label = label(&outcome);
+        if !args.output.json {
+            let verdict = if outcome.failure.is_some() {
+                "FAILED"
             } else {
-                passed += 1;
-            }
-            if !args.output.json {
-                let _ = writeln!(std::io::stdout(), "{}", verdict_line(&outcome));
-            }
-            results.push(json!({
-                "test": outcome.test,
-                "schedule": outcome.schedule,
-                "status": if outcome.failure.is_some() { "failure" } else { "pass" },
-                "executions": outcome.exploration.executions,
-                "failing_executions": outcome.exploration.failing_executions,
-                "failure": outcome.failure.as_ref().map(|f| json!({
-                    "kind": f.kind.name(),
-                    "message": f.message,
-                    "thread": f.thread,
-                })),
-            }));
+                "ok"
+            };
+            let _ = writeln!(out, "test {label} ... {verdict}");
+        }
+        let slug = slug(&test.name, number);
+        let reported = report_failure(
+            &args,
+            &wasm,
+            &mut program,
+            &mut outcome,
+            &label,
+            &slug,
+            &mut files,
+        )?;
+        let text = match &reported {
+            Some(r) => r.text.clone(),
+            None => format!(
+                "ok: no failure in {} executions",
+                outcome.exploration.executions
+            ),
+        };
+        cases.push(junit::Case {
+            name: label.clone(),
+            time: test_started.elapsed(),
+            failure: outcome.failure.as_ref().map(|f| junit::CaseFailure {
+                kind: f.kind.name().to_string(),
+                message: f.message.trim_end().to_string(),
+            }),
+            output: text.clone(),
+        });
+        results.push(json!({
+            "test": outcome.test,
+            "schedule": outcome.schedule,
+            "status": if outcome.failure.is_some() { "failure" } else { "pass" },
+            "executions": outcome.exploration.executions,
+            "failing_executions": outcome.exploration.failing_executions,
+            "failure": outcome.failure.as_ref().map(|f| json!({
+                "kind": f.kind.name(),
+                "message": f.message,
+                "thread": f.thread,
+            })),
+            "replay_file": reported.as_ref().and_then(|r| r.replay_file.as_ref()).map(|p| p.display().to_string()),
+            "minimized": reported.as_ref().and_then(|r| r.minimization),
+        }));
+        if outcome.failure.is_some() {
+            failed.push(Failed { label, text });
         }
     }
+    let passed = results.len() - failed.len();
+    args.junit
+        .write(&args.module.module, &cases, started.elapsed())?;
     if args.output.json {
         let value = json!({
-            "status": if failed > 0 { "failure" } else { "pass" },
+            "status": if failed.is_empty() { "pass" } else { "failure" },
             "passed": passed,
-            "failed": failed,
+            "failed": failed.len(),
+            "filtered_out": filtered_out,
             "tests": results,
         });
-        let _ = writeln!(
-            std::io::stdout(),
-            "{}",
-            serde_json::to_string_pretty(&value)?
-        );
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
     } else {
-        let _ = writeln!(std::io::stdout(), "{passed} passed, {failed} failed");
+        let _ = write!(
+            out,
+            "{}",
+            summary(&failed, passed, filtered_out, started.elapsed())
+        );
     }
-    Ok(if failed > 0 { EXIT_FAILURE } else { EXIT_PASS })
+    Ok(if failed.is_empty() {
+        EXIT_PASS
+    } else {
+        EXIT_FAILURE
+    })
 }
 
-/// `test NAME [SCHEDULE] ... ok (N executions)` or `... FAILED ...`.
-fn verdict_line(outcome: &TestRun) -> String {
-    let shown = outcome
-        .schedule
-        .as_deref()
-        .map_or(String::new(), |s| format!(" [{s}]"));
+/// `name` or `name [schedule]`.
+fn label(outcome: &TestRun) -> String {
+    match &outcome.schedule {
+        Some(s) => format!("{} [{s}]", outcome.test),
+        None => outcome.test.clone(),
+    }
+}
+
+/// A test's name as a piece of a file name; `number` tells apart the
+/// schedules of a test that has several.
+fn slug(name: &str, number: Option<usize>) -> String {
+    let mut slug: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if let Some(n) = number {
+        slug.push_str(&format!("-schedule{n}"));
+    }
+    slug
+}
+
+/// `cargo test`'s closing lines: each failure's report, their names, and
+/// the counts.
+fn summary(
+    failed: &[Failed],
+    passed: usize,
+    filtered_out: usize,
+    time: std::time::Duration,
+) -> String {
+    let mut s = String::new();
+    if !failed.is_empty() {
+        s.push_str("\nfailures:\n");
+        for f in failed {
+            s.push_str(&format!("\n---- {} ----\n{}", f.label, f.text));
+        }
+        s.push_str("\nfailures:\n");
+        for f in failed {
+            s.push_str(&format!("    {}\n", f.label));
+        }
+    }
+    s.push_str(&format!(
+        "\ntest result: {}. {passed} passed; {} failed; 0 ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n\n",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        failed.len(),
+        time.as_secs_f64()
+    ));
+    s
+}
+
+/// What was reported about one failing test.
+struct Reported {
+    text: String,
+    replay_file: Option<PathBuf>,
+    minimization: Option<Minimization>,
+}
+
+/// Which replay files and pages were written, so the next failure's get
+/// names of their own.
+#[derive(Default)]
+struct FailureFiles {
+    replays: usize,
+    pages: usize,
+}
+
+/// Where the `count`-th (from 0) failing test's file goes: `given` for the
+/// first, else `given` with `slug` inserted before its extensions;
+/// `default` when nothing was given.
+fn per_test_path(given: Option<&Path>, count: usize, slug: &str, default: String) -> PathBuf {
+    match given {
+        None => PathBuf::from(default),
+        Some(path) if count == 0 => path.to_path_buf(),
+        Some(path) => {
+            let name = path
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+            let renamed = match name.split_once('.') {
+                Some((stem, extensions)) => format!("{stem}.{slug}.{extensions}"),
+                None => format!("{name}.{slug}"),
+            };
+            path.with_file_name(renamed)
+        }
+    }
+}
+
+/// Minimises a failing test's schedule, saves its replay file, writes its
+/// page and returns its report; `None` when the test passed.
+fn report_failure(
+    args: &TestArgs,
+    wasm: &[u8],
+    program: &mut Program,
+    outcome: &mut TestRun,
+    label: &str,
+    slug: &str,
+    files: &mut FailureFiles,
+) -> Result<Option<Reported>> {
+    let Some(failure) = outcome.failure.clone() else {
+        return Ok(None);
+    };
     let executions = outcome.exploration.executions;
     let failing = outcome.exploration.failing_executions;
-    let verdict = match &outcome.failure {
-        None => format!("ok ({executions} executions)"),
-        Some(f) => {
-            let how_often = if failing > 1 {
-                format!(
-                    "in {failing} of {executions} executions ({:.1}%)",
-                    100.0 * failing as f64 / executions as f64
-                )
-            } else {
-                format!("after {executions} executions")
-            };
-            format!(
-                "FAILED {how_often}: {}: {}",
-                f.kind.name(),
-                f.message.lines().next().unwrap_or_default()
-            )
-        }
+    let how_often = if executions == 0 {
+        "before any execution".to_string()
+    } else if failing > 1 {
+        format!(
+            "in {failing} of {executions} executions ({:.1}%)",
+            100.0 * failing as f64 / executions as f64
+        )
+    } else {
+        format!("after {executions} executions")
     };
-    format!("test {}{shown} ... {verdict}", outcome.test)
+    let headline = format!(
+        "{} failure in test {label} {how_often} ({}, seed {})",
+        failure.kind.name(),
+        args.strategy.name(),
+        args.seed
+    );
+    // A failure of the executions has one to replay; a schedule naming
+    // events the test never fires has none.
+    let Some(found) = outcome
+        .exploration
+        .failure
+        .as_mut()
+        .filter(|found| found.failure.kind == failure.kind)
+    else {
+        return Ok(Some(Reported {
+            text: format!("weft: {headline}\n  {}\n", failure.message),
+            replay_file: None,
+            minimization: None,
+        }));
+    };
+    let minimization = minimize_verdict(
+        &args.output,
+        program,
+        &outcome.setup,
+        &mut found.result,
+        &mut found.failure,
+    );
+    let replay_file = if args.output.no_save {
+        None
+    } else {
+        let stem = args
+            .module
+            .module
+            .file_stem()
+            .map_or("module".into(), |s| s.to_string_lossy().into_owned());
+        let path = per_test_path(
+            args.output.save_failure.as_deref(),
+            files.replays,
+            slug,
+            format!("{stem}.{slug}.weft.json"),
+        );
+        if same_file(&path, &args.module.module) {
+            anyhow::bail!(
+                "`{}` is the module itself: the replay file would overwrite it (choose another --save-failure)",
+                path.display()
+            );
+        }
+        let run = Run {
+            module: &args.module.module,
+            wasm,
+            instrument: args.module.instrument_options(),
+            setup: outcome.setup.clone(),
+        };
+        write_replay(
+            &path,
+            run,
+            &found.result,
+            &found.failure,
+            found.found_by.clone(),
+        )?;
+        files.replays += 1;
+        Some(path)
+    };
+    // The report shows the test's failure (a deadlock's message may say
+    // which event never came), under the minimised schedule.
+    let shown = Failure {
+        thread: found.failure.thread,
+        ..failure
+    };
+    let report = Report {
+        module: &args.module.module,
+        wasm,
+        sites: program.sites(),
+        executions,
+        distinct_traces: outcome.exploration.distinct_traces,
+        elapsed: outcome.exploration.elapsed,
+        headline,
+        result: Some(&found.result),
+        failure: Some(&shown),
+        replay_file: replay_file.clone(),
+        minimization,
+        extra: serde_json::Value::Null,
+    };
+    if let Some(given) = &args.output.html {
+        let path = per_test_path(Some(given), files.pages, slug, String::new());
+        let page = report.page(&args.output);
+        write_page(&page, &path, &args.module.module)?;
+        files.pages += 1;
+    }
+    Ok(Some(Reported {
+        text: report.text(&args.output),
+        replay_file,
+        minimization,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_failures_get_the_tests_name_in_their_file_name() {
+        let given = Path::new("out/q.weft.json");
+        assert_eq!(per_test_path(Some(given), 0, "pop", String::new()), given);
+        assert_eq!(
+            per_test_path(Some(given), 1, "pop", String::new()),
+            Path::new("out/q.pop.weft.json")
+        );
+        assert_eq!(
+            per_test_path(None, 3, "pop", "m.pop.weft.json".into()),
+            Path::new("m.pop.weft.json")
+        );
+        assert_eq!(slug("queue::pop two", Some(2)), "queue__pop_two-schedule2");
+    }
 }

@@ -45,6 +45,10 @@ pub struct TestRun {
     /// The failure: the exploration's, or a schedule naming events the test
     /// never fires.
     pub failure: Option<Failure>,
+    /// The setup its executions ran under (the test's name as argument,
+    /// its schedule, the racy sites made scheduling points): what replays
+    /// them.
+    pub setup: Setup,
 }
 
 /// The schedules `test` runs under: the given one, else its own, else none.
@@ -79,6 +83,7 @@ pub fn run_test(
                 message: e.to_string(),
                 thread: 0,
             }),
+            setup: options.base.clone(),
         });
     }
     let mut run = options.base.clone();
@@ -104,6 +109,10 @@ pub fn run_test(
         ..Default::default()
     };
     let exploration = explore(program, &explore_options, |_| {})?;
+    let mut setup = explore_options.run;
+    if let Some(found) = &exploration.race_points {
+        setup.run.point_sites = found.sites.clone();
+    }
     let mut failure = exploration.failure.as_ref().map(|f| f.failure.clone());
     if let Some(text) = schedule {
         let fired: BTreeSet<&str> = probe
@@ -144,6 +153,7 @@ pub fn run_test(
         schedule: schedule.map(String::from),
         exploration,
         failure,
+        setup,
     })
 }
 

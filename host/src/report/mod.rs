@@ -3,3 +3,4 @@
 
 pub mod html;
 pub mod interleaving;
+pub mod junit;
