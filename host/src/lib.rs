@@ -21,7 +21,10 @@
 //!
 //! # Examples
 //!
-//! Exploring a module from a Rust test and asserting on the outcome:
+//! From a Rust test, [`Check`] runs `weft explore` on a module and its
+//! `assert_passed` fails the test with weft's report (see [`cli::Check`]
+//! for a worked example). The layers below it can be driven directly, for
+//! example to explore a module built in the test and assert on the outcome:
 //!
 //! ```
 //! # fn main() -> anyhow::Result<()> {
@@ -62,6 +65,7 @@ pub mod bench;
 pub mod build;
 pub mod check;
 pub mod cli;
+pub use cli::{Check, Checked};
 pub mod debuginfo;
 pub mod execution;
 pub mod explore;

@@ -7,6 +7,7 @@ mod bad_input;
 mod bench;
 mod build;
 mod determinism;
+mod from_rust;
 mod inference;
 mod instance_reuse;
 mod instrumentation;

@@ -4,13 +4,16 @@ use super::common::{
     JunitArgs, ModuleArgs, OutputArgs, Report, minimize_verdict, parse_positive_duration,
     pct_depth_range, save_replay,
 };
-use crate::explore::{Exhausted, ExploreOptions, Progress, Shard, explore};
+use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Shard, explore};
+use crate::replay::minimize::Minimization;
 use crate::report::junit;
+use crate::runtime::Program;
 use crate::sched::Strategy;
 use crate::svcomp::{Coverage, Verdict};
 use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Explore schedules until a failure is found or a limit is reached.
@@ -55,7 +58,7 @@ pub struct ExploreArgs {
     #[arg(long)]
     shard: Option<Shard>,
     #[command(flatten)]
-    output: OutputArgs,
+    pub(super) output: OutputArgs,
     #[command(flatten)]
     junit: JunitArgs,
 }
@@ -89,7 +92,74 @@ impl ProgressLine {
     }
 }
 
+/// What `weft explore` found, with everything its report needs.
+pub struct Explored {
+    wasm: Vec<u8>,
+    program: Program,
+    exploration: Exploration,
+    strategy: String,
+    headline: String,
+    replay_file: Option<PathBuf>,
+    minimization: Option<Minimization>,
+    extra: serde_json::Value,
+}
+
+impl Explored {
+    /// The exploration.
+    pub fn exploration(&self) -> &Exploration {
+        &self.exploration
+    }
+
+    /// The replay file of its failure, if one was saved.
+    pub fn replay_file(&self) -> Option<&Path> {
+        self.replay_file.as_deref()
+    }
+
+    /// Its report (of `module`, the module explored).
+    pub fn report<'a>(&'a self, module: &'a Path) -> Report<'a> {
+        let exploration = &self.exploration;
+        Report {
+            module,
+            wasm: &self.wasm,
+            sites: self.program.sites(),
+            executions: exploration.executions,
+            distinct_traces: exploration.distinct_traces,
+            elapsed: exploration.elapsed,
+            headline: self.headline.clone(),
+            result: exploration
+                .failure
+                .as_ref()
+                .map(|f| &f.result)
+                .or(exploration.last.as_ref()),
+            failure: exploration.failure.as_ref().map(|f| &f.failure),
+            replay_file: self.replay_file.clone(),
+            minimization: self.minimization,
+            extra: self.extra.clone(),
+        }
+    }
+}
+
 pub fn run(mut args: ExploreArgs) -> Result<u8> {
+    let explored = explore_module(&mut args, true)?;
+    let report = explored.report(&args.module.module);
+    let code = report.print(&args.output);
+    let case = junit::Case {
+        name: format!("explore ({})", explored.strategy),
+        time: explored.exploration.elapsed,
+        failure: report.failure.map(|f| junit::CaseFailure {
+            kind: f.kind.name().to_string(),
+            message: f.message.trim_end().to_string(),
+        }),
+        output: report.text(&args.output),
+    };
+    args.junit
+        .write(&args.module.module, &[case], explored.exploration.elapsed)?;
+    Ok(code)
+}
+
+/// Runs `weft explore` as `args` say, without printing (but for a progress
+/// line after a second, with `show_progress`).
+pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Explored> {
     args.module.default_races = crate::race::RaceMode::Fail;
     let systematic = args.strategy == Strategy::Dfs;
     let exhaustive = args.strategy == Strategy::Dpor;
@@ -130,7 +200,11 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         shard: args.shard.unwrap_or_default(),
     };
     let mut progress = ProgressLine::new();
-    let mut exploration = explore(&mut program, &options, |p| progress.update(p))?;
+    let mut exploration = explore(&mut program, &options, |p| {
+        if show_progress {
+            progress.update(p);
+        }
+    })?;
     progress.bar.finish_and_clear();
     let strategy = match (args.strategy, &exploration.failure) {
         (Strategy::Pct, _) => format!("pct depth {}", args.pct_depth),
@@ -238,55 +312,35 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
         ));
         verdict
     });
-    let report = Report {
-        module: &args.module.module,
-        wasm: &wasm,
-        sites: program.sites(),
-        executions: exploration.executions,
-        distinct_traces: exploration.distinct_traces,
-        elapsed: exploration.elapsed,
+    let extra = serde_json::json!({
+        "strategy": args.strategy.name(),
+        "seed": args.seed,
+        "pct_depth": (args.strategy == Strategy::Pct).then_some(args.pct_depth),
+        "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
+        "failing_execution_index": exploration.failure.as_ref().map(|f| f.index),
+        "jobs": options.jobs,
+        "shard": args.shard.map(|s| s.to_string()),
+        "discarded": exploration.discarded,
+        "preemption_bound": systematic.then_some(options.preemption_bound),
+        "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
+        "exhaustive": exploration.exhausted == Some(Exhausted::All),
+        "search_ended_without_claim": exploration.exhausted == Some(Exhausted::Unclaimed),
+        "races": options.run.races,
+        "property": args.module.property,
+        "verdict": verdict,
+        "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
+            "sites": found.sites,
+            "executions": found.executions,
+        })),
+    });
+    Ok(Explored {
+        wasm,
+        program,
+        exploration,
+        strategy,
         headline,
-        result: exploration
-            .failure
-            .as_ref()
-            .map(|f| &f.result)
-            .or(exploration.last.as_ref()),
-        failure: exploration.failure.as_ref().map(|f| &f.failure),
         replay_file,
         minimization,
-        extra: serde_json::json!({
-            "strategy": args.strategy.name(),
-            "seed": args.seed,
-            "pct_depth": (args.strategy == Strategy::Pct).then_some(args.pct_depth),
-            "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
-            "failing_execution_index": exploration.failure.as_ref().map(|f| f.index),
-            "jobs": options.jobs,
-            "shard": args.shard.map(|s| s.to_string()),
-            "discarded": exploration.discarded,
-            "preemption_bound": systematic.then_some(options.preemption_bound),
-            "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
-            "exhaustive": exploration.exhausted == Some(Exhausted::All),
-            "search_ended_without_claim": exploration.exhausted == Some(Exhausted::Unclaimed),
-            "races": options.run.races,
-            "property": args.module.property,
-            "verdict": verdict,
-            "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
-                "sites": found.sites,
-                "executions": found.executions,
-            })),
-        }),
-    };
-    let code = report.print(&args.output);
-    let case = junit::Case {
-        name: format!("explore ({strategy})"),
-        time: exploration.elapsed,
-        failure: report.failure.map(|f| junit::CaseFailure {
-            kind: f.kind.name().to_string(),
-            message: f.message.trim_end().to_string(),
-        }),
-        output: report.text(&args.output),
-    };
-    args.junit
-        .write(&args.module.module, &[case], exploration.elapsed)?;
-    Ok(code)
+        extra,
+    })
 }

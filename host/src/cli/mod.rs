@@ -4,6 +4,8 @@
 mod actors;
 mod bench;
 mod build;
+mod check;
+pub use check::{Check, Checked};
 mod common;
 mod explore;
 mod generate;
