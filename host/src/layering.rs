@@ -10,6 +10,7 @@ use std::path::Path;
 const LAYERS: &[(&str, u8)] = &[
     ("abi", 0),
     ("build", 0),
+    ("input", 0),
     ("instrument", 1),
     ("trace", 2),
     ("debuginfo", 2),

@@ -71,6 +71,7 @@ pub mod execution;
 pub mod explore;
 pub mod failure;
 pub mod imunit;
+pub mod input;
 pub mod instrument;
 #[cfg(test)]
 mod layering;

@@ -341,3 +341,72 @@ fn bad_properties_and_tasks_exit_2() {
         out.stderr
     );
 }
+
+#[test]
+fn fifos_devices_and_folders_are_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.wasm");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let not_a_file = "it is not a regular file";
+    expect_input_error(&["explore", arg(&fifo)], dir.path(), not_a_file);
+    expect_input_error(&["replay", arg(&fifo)], dir.path(), not_a_file);
+    expect_input_error(&["run", "/dev/zero"], dir.path(), not_a_file);
+    expect_input_error(&["explore", arg(dir.path())], dir.path(), not_a_file);
+    let fifo_c = dir.path().join("pipe.c");
+    std::process::Command::new("mkfifo")
+        .arg(&fifo_c)
+        .status()
+        .unwrap();
+    expect_input_error(&["build", arg(&fifo_c)], dir.path(), not_a_file);
+    // A replay file that names a device as its module.
+    let replay = dir.path().join("lu.weft.json");
+    let found = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("lost-update")),
+            "--save-failure",
+            arg(&replay),
+        ],
+    );
+    assert_eq!(found.code, 1, "{}", found.stderr);
+    let text = std::fs::read_to_string(&replay).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["module"]["path"] = "/dev/zero".into();
+    std::fs::write(&replay, json.to_string()).unwrap();
+    expect_input_error(&["replay", arg(&replay)], dir.path(), not_a_file);
+}
+
+#[test]
+fn guest_text_cannot_drive_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    // A thread name and an assertion message with an escape sequence, a
+    // carriage return, a NUL and a C1 control.
+    let module = wat_file(
+        dir.path(),
+        "escapes",
+        r#"(module
+  (import "weft" "thread_name" (func $name (param i32 i32)))
+  (import "weft" "assert" (func $assert (param i32 i32 i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "evil\1b]0;owned\07")
+  (data (i32.const 32) "clear\1b[2J\0dover\00\c2\9b31m")
+  (func (export "_start")
+    (call $name (i32.const 0) (i32.const 14))
+    (call $assert (i32.const 0) (i32.const 32) (i32.const 20))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&module), "--no-save"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    for raw in ['\u{1b}', '\r', '\0', '\u{9b}', '\u{7}'] {
+        assert!(!out.stdout.contains(raw), "{raw:?} in {}", out.stdout);
+    }
+    assert!(
+        out.stdout.contains("clear\\u{1b}[2J\\rover\\0\\u{9b}31m"),
+        "{}",
+        out.stdout
+    );
+}

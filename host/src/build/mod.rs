@@ -61,6 +61,23 @@ pub fn build(
     if source.is_dir() {
         return build_dir(source, output, flags);
     }
+    // A FIFO or device would hang the compiler or feed it without end.
+    match std::fs::metadata(source) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => {
+            return Err(BuildError::Io(format!(
+                "cannot build `{}`: {}",
+                source.display(),
+                crate::input::InputError::NotAFile
+            )));
+        }
+        Err(e) => {
+            return Err(BuildError::Io(format!(
+                "cannot read `{}`: {e}",
+                source.display()
+            )));
+        }
+    }
     let output = output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf);
     let extension = source.extension().and_then(|e| e.to_str());
     if !flags.is_empty() && !matches!(extension, Some("c" | "i" | "cpp" | "cc" | "cxx")) {

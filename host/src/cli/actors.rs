@@ -159,7 +159,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         minimization,
         extra: serde_json::Value::Null,
     };
-    let mut out = std::io::stdout();
+    let mut out = super::terminal::stdout();
     if args.output.json {
         let coverage: serde_json::Map<String, serde_json::Value> = report
             .coverage

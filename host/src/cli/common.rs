@@ -134,7 +134,7 @@ fn parse_property(text: &str) -> Result<crate::svcomp::Property, String> {
     {
         return Ok(property);
     }
-    let prp = std::fs::read_to_string(text).map_err(|e| {
+    let prp = crate::input::read_text(Path::new(text), crate::input::TEXT_LIMIT).map_err(|e| {
         format!("neither `unreach-call`, `no-data-race` nor a readable `.prp` file ({e})")
     })?;
     Property::from_prp(&prp).ok_or_else(|| {
@@ -275,8 +275,8 @@ pub fn recorded_module(file: &ReplayFile, replay_path: &Path, given: Option<Path
 
 /// Reads a module file, assembling `.wat` text.
 pub fn read_module(path: &Path) -> Result<Vec<u8>> {
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read module `{}`", path.display()))?;
+    let bytes = crate::input::read_file(path, crate::input::MODULE_LIMIT)
+        .with_context(|| format!("cannot read module `{}`", path.display()))?;
     if path.extension().is_some_and(|e| e == "wat") || bytes.starts_with(b"(") {
         return wat::parse_bytes(&bytes)
             .map(|b| b.into_owned())
@@ -455,7 +455,10 @@ impl Report<'_> {
         let code = self.render(output, &mut text);
         emit(&text);
         if let Err(error) = self.write_html(output, |_| {}) {
-            eprintln!("weft: error: {error:#}");
+            eprintln!(
+                "weft: error: {}",
+                super::terminal::escape_str(&format!("{error:#}"))
+            );
             return super::EXIT_ERROR;
         }
         code
@@ -647,7 +650,7 @@ fn print_stream(out: &mut String, title: &str, bytes: &[u8]) {
 
 /// Writes `text` to stdout; a closed pipe (`weft ... | head`) is not an error.
 fn emit(text: &str) {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = super::terminal::stdout();
     let _ = stdout
         .write_all(text.as_bytes())
         .and_then(|()| stdout.flush());

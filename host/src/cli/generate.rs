@@ -167,7 +167,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         }
         s
     };
-    let mut out = std::io::stdout();
+    let mut out = super::terminal::stdout();
     if args.output.json {
         let value = json!({
             "status": if failure.is_some() { "failure" } else { "pass" },

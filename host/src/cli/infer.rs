@@ -108,7 +108,7 @@ pub fn run(args: InferArgs) -> Result<u8> {
         }
         None => None,
     };
-    let mut out = std::io::stdout();
+    let mut out = super::terminal::stdout();
     if args.json {
         let value = json!({
             "test": test.name,

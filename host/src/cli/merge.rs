@@ -9,6 +9,7 @@ use super::{EXIT_FAILURE, EXIT_PASS};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::{Value, json};
+use std::io::Write as _;
 use std::path::PathBuf;
 
 /// Combine the `--json` results of an exploration's shards into one.
@@ -92,8 +93,8 @@ pub fn run(args: MergeArgs) -> Result<u8> {
     let mut results = Vec::new();
     for path in &args.results {
         let name = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("cannot read `{name}`"))?;
+        let text = crate::input::read_text(path, crate::input::TEXT_LIMIT)
+            .with_context(|| format!("cannot read `{name}`"))?;
         let value: Value = serde_json::from_str(&text)
             .with_context(|| format!("`{name}` is not the --json result of `weft explore`"))?;
         results.push((name, value));
@@ -101,7 +102,11 @@ pub fn run(args: MergeArgs) -> Result<u8> {
     let merged = merge(&results)?;
     let failed = merged.get("failure").is_some_and(|f| !f.is_null());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&merged)?);
+        let _ = writeln!(
+            super::terminal::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&merged)?
+        );
     } else {
         let executions = merged["executions"].as_u64().unwrap_or(0);
         let missing = merged["shards_missing"].as_u64().unwrap_or(0);
@@ -115,16 +120,20 @@ pub fn run(args: MergeArgs) -> Result<u8> {
             }
         );
         if failed {
-            println!(
+            let _ = writeln!(
+                super::terminal::stdout(),
                 "weft: {} failure at execution {} ({shards}, {executions} executions in all)",
                 merged["failure"]["kind"].as_str().unwrap_or("a"),
                 merged["failing_execution_index"],
             );
             if let Some(file) = merged.get("replay_file").and_then(Value::as_str) {
-                println!("replay file: {file}");
+                let _ = writeln!(super::terminal::stdout(), "replay file: {file}");
             }
         } else {
-            println!("weft: no failure in {executions} executions ({shards})");
+            let _ = writeln!(
+                super::terminal::stdout(),
+                "weft: no failure in {executions} executions ({shards})"
+            );
         }
     }
     Ok(if failed { EXIT_FAILURE } else { EXIT_PASS })

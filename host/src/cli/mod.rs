@@ -16,6 +16,7 @@ mod replay;
 mod run;
 mod serializability;
 mod svcomp;
+mod terminal;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -74,7 +75,10 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("weft: error: {error:#}");
+            eprintln!(
+                "weft: error: {}",
+                terminal::escape_str(&format!("{error:#}"))
+            );
             ExitCode::from(EXIT_ERROR)
         }
     }

@@ -131,7 +131,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         .iter()
         .map(|f| violation_json(f, &program, &symbols))
         .collect();
-    let mut out = std::io::stdout();
+    let mut out = super::terminal::stdout();
     if args.output.json {
         let value = json!({
             "status": if first.is_some() { "failure" } else { "pass" },

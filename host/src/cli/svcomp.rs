@@ -15,6 +15,7 @@ use crate::svcomp::{Coverage, Property, Verdict};
 use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -89,7 +90,7 @@ pub fn run(args: SvcompArgs) -> Result<u8> {
         let built = crate::build::build(&task.input, Some(&module), &[])
             .map_err(anyhow::Error::from)
             .and_then(|_| {
-                std::fs::read(&module)
+                crate::input::read_file(&module, crate::input::MODULE_LIMIT)
                     .with_context(|| format!("cannot read `{}`", module.display()))
             });
         for &check in &task.checks {
@@ -127,7 +128,8 @@ pub fn run(args: SvcompArgs) -> Result<u8> {
                 })
             })
             .collect();
-        println!(
+        let _ = writeln!(
+            super::terminal::stdout(),
             "{}",
             serde_json::to_string_pretty(&json!({ "tasks": tasks, "wrong": wrong }))?
         );
@@ -293,13 +295,20 @@ fn run_phase(
 
 fn print_table(rows: &[Row]) {
     let width = rows.iter().map(|r| r.task.len()).max().unwrap_or(4).max(4);
-    println!(
+    let _ = writeln!(
+        super::terminal::stdout(),
         "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>9}",
-        "task", "property", "expected", "verdict", "executions", "time"
+        "task",
+        "property",
+        "expected",
+        "verdict",
+        "executions",
+        "time"
     );
     for row in rows {
         let mark = if row.wrong() { "  WRONG" } else { "" };
-        println!(
+        let _ = writeln!(
+            super::terminal::stdout(),
             "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>8.1}s{mark}",
             row.task,
             row.check.property.name(),
@@ -314,7 +323,8 @@ fn print_table(rows: &[Row]) {
         .iter()
         .filter(|r| r.verdict != Verdict::Unknown && !r.wrong())
         .count();
-    println!(
+    let _ = writeln!(
+        super::terminal::stdout(),
         "{} verdicts: {correct} correct, {} wrong, {} unknown ({} true, {} false)",
         rows.len(),
         rows.iter().filter(|r| r.wrong()).count(),
@@ -324,19 +334,21 @@ fn print_table(rows: &[Row]) {
     );
     for row in rows.iter().filter(|r| r.verdict != Verdict::True) {
         match &row.witness {
-            Some(witness) => println!(
+            Some(witness) => drop(writeln!(
+                super::terminal::stdout(),
                 "{} ({}): {}; witness {}",
                 row.task,
                 row.check.property.name(),
                 row.reason,
                 witness.display()
-            ),
-            None => println!(
+            )),
+            None => drop(writeln!(
+                super::terminal::stdout(),
                 "{} ({}): {}",
                 row.task,
                 row.check.property.name(),
                 row.reason
-            ),
+            )),
         }
     }
 }

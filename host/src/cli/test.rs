@@ -95,7 +95,7 @@ pub fn run(args: TestArgs) -> Result<u8> {
                 .map(move |(k, schedule)| (*test, schedule, several.then_some(k + 1)))
         })
         .collect();
-    let mut out = std::io::stdout();
+    let mut out = super::terminal::stdout();
     if !args.output.json {
         let _ = writeln!(
             out,

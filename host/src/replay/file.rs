@@ -94,7 +94,7 @@ pub enum ReplayFileError {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        source: crate::input::InputError,
     },
     /// The file is not valid JSON of the expected shape.
     #[error("`{path}` is not a weft replay file: {message}")]
@@ -160,8 +160,8 @@ impl ReplayFile {
     /// Any [`ReplayFileError`].
     pub fn load(path: &Path) -> Result<Self, ReplayFileError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::InvalidData {
+        let text = crate::input::read_text(path, crate::input::TEXT_LIMIT).map_err(|source| {
+            if let crate::input::InputError::NotText = source {
                 ReplayFileError::Malformed {
                     path: shown.clone(),
                     message: "it is not text (a module? replay files are JSON)".into(),

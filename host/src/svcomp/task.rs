@@ -61,7 +61,7 @@ impl Task {
     /// When the file cannot be read or parsed, names several input files,
     /// or none of its properties is one weft checks.
     pub fn read(path: &Path) -> Result<Task> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::input::read_text(path, crate::input::TEXT_LIMIT)
             .with_context(|| format!("cannot read `{}`", path.display()))?;
         let file: TaskFile = serde_norway::from_str(&text)
             .with_context(|| format!("`{}` is not a task definition", path.display()))?;
@@ -78,7 +78,7 @@ impl Task {
         let mut checks = Vec::new();
         for entry in file.properties {
             let prp = folder.join(&entry.property_file);
-            let property = match std::fs::read_to_string(&prp) {
+            let property = match crate::input::read_text(&prp, crate::input::TEXT_LIMIT) {
                 Ok(text) => Property::from_prp(&text),
                 // The property files usually sit in a folder of their own
                 // that is not always shipped with the task: their names

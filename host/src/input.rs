@@ -1,0 +1,98 @@
+//! Reading the files users name: only regular files, and only up to a
+//! size, so that a FIFO, a device or a huge file gets a clear error at once
+//! instead of a hang or exhausted memory.
+
+use std::io::Read as _;
+use std::path::Path;
+
+/// The most bytes of a module weft reads (1 GiB).
+pub const MODULE_LIMIT: u64 = 1 << 30;
+
+/// The most bytes of a text input weft reads (256 MiB): replay files, task
+/// definitions, property files, results to merge.
+pub const TEXT_LIMIT: u64 = 256 << 20;
+
+/// Why an input file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// A directory, FIFO, socket or device.
+    #[error("it is not a regular file (a directory, FIFO or device?)")]
+    NotAFile,
+    /// Larger than the limit.
+    #[error("it is larger than {} MiB", .limit >> 20)]
+    TooLarge {
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// Not UTF-8 where text was expected.
+    #[error("it is not text")]
+    NotText,
+    /// The operating system's error.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// The bytes of the regular file at `path`, if it has at most `limit`.
+///
+/// # Errors
+///
+/// [`InputError`]: not a regular file, too large, or unreadable.
+pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, InputError> {
+    // Opening a FIFO would block until someone writes to it: look first.
+    let metadata = std::fs::metadata(path)?;
+    if !metadata.is_file() {
+        return Err(InputError::NotAFile);
+    }
+    if metadata.len() > limit {
+        return Err(InputError::TooLarge { limit });
+    }
+    let mut bytes = Vec::with_capacity(metadata.len() as usize);
+    std::fs::File::open(path)?
+        .take(limit + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        // It grew while being read.
+        return Err(InputError::TooLarge { limit });
+    }
+    Ok(bytes)
+}
+
+/// The text of the regular file at `path`, if it has at most `limit` bytes.
+///
+/// # Errors
+///
+/// [`InputError`]: as [`read_file`], or not UTF-8.
+pub fn read_text(path: &Path, limit: u64) -> Result<String, InputError> {
+    String::from_utf8(read_file(path, limit)?).map_err(|_| InputError::NotText)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_within_the_limit_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, b"abcd").unwrap();
+        assert_eq!(read_file(&file, 4).unwrap(), b"abcd");
+        assert!(matches!(
+            read_file(&file, 3),
+            Err(InputError::TooLarge { limit: 3 })
+        ));
+        assert!(matches!(
+            read_file(dir.path(), 10),
+            Err(InputError::NotAFile)
+        ));
+        assert!(matches!(
+            read_file(Path::new("/dev/zero"), 10),
+            Err(InputError::NotAFile)
+        ));
+        std::fs::write(&file, [0xff, 0xfe]).unwrap();
+        assert!(matches!(read_text(&file, 10), Err(InputError::NotText)));
+        assert!(matches!(
+            read_file(&dir.path().join("missing"), 10),
+            Err(InputError::Io(_))
+        ));
+    }
+}
