@@ -8,6 +8,7 @@ mod bench;
 mod build;
 mod determinism;
 mod from_rust;
+mod futex_traps;
 mod inference;
 mod instance_reuse;
 mod instrumentation;

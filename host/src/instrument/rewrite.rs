@@ -548,7 +548,16 @@ impl<'s> Rewriter<'s> {
 
     fn replacement(&self, op: &wasmparser::Operator) -> Option<Replaced> {
         match ops::replaced(op) {
-            Some(Replaced::MemoryGrow | Replaced::MemorySize) if !self.shares_memory() => None,
+            // Without a shared memory there is one thread, and the
+            // engine's own instructions are exact: a wait traps, a notify
+            // wakes nobody (after the same bounds and alignment checks).
+            Some(
+                Replaced::MemoryGrow
+                | Replaced::MemorySize
+                | Replaced::Wait32(_)
+                | Replaced::Wait64(_)
+                | Replaced::Notify(_),
+            ) if !self.shares_memory() => None,
             other => other,
         }
     }

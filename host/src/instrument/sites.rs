@@ -98,9 +98,16 @@ pub struct Site {
 
 impl Site {
     /// The effective address of this site's access when the guest's dynamic
-    /// address operand is `base` (wasm wraps it to 32 bits).
+    /// address operand is `base`, cut to 32 bits for bookkeeping (an access
+    /// whose [`Site::full_address`] is past 4 GiB traps).
     pub fn address(&self, base: i32) -> u32 {
-        (base as u32 as u64).wrapping_add(self.mem_offset) as u32
+        self.full_address(base) as u32
+    }
+
+    /// The effective address as wasm computes it: `base` plus the static
+    /// offset, without wrapping.
+    pub fn full_address(&self, base: i32) -> u64 {
+        (base as u32 as u64).saturating_add(self.mem_offset)
     }
 }
 

@@ -58,15 +58,15 @@ pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
     }
 }
 
-/// Effective address of an access: the dynamic address plus the static
-/// offset of its site.
-fn effective(
-    caller: &Caller<'_, ThreadData>,
-    addr: i32,
-    site: i32,
-) -> Result<(u32, AccessKind, u8)> {
+/// The effective address of a wait or notify at `site` (cut to 32 bits for
+/// bookkeeping, and whole), and its width.
+fn effective(caller: &Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<(u32, u64, u8)> {
     let site_info = site_of(&caller.data().exec.get(), site)?;
-    Ok((site_info.address(addr), site_info.kind, site_info.width))
+    Ok((
+        site_info.address(addr),
+        site_info.full_address(addr),
+        site_info.width,
+    ))
 }
 
 /// The site an instrumented call names.
@@ -142,15 +142,23 @@ fn futex_op(kind: AccessKind, addr: u32, site: u32) -> NextOp {
     }
 }
 
-fn check_wait_address(caller: &Caller<'_, ThreadData>, eff: u32, width: u8) -> Result<()> {
-    if !eff.is_multiple_of(width as u32) {
-        bail!("unaligned atomic: wait on address {eff:#x}");
+/// Traps as the engine would on a wait or notify of `width` bytes at the
+/// effective address `full` (base plus offset, not wrapped): unaligned
+/// first, then out of bounds.
+fn check_futex_address(
+    caller: &Caller<'_, ThreadData>,
+    full: u64,
+    width: u8,
+    what: &str,
+) -> Result<()> {
+    if !full.is_multiple_of(width as u64) {
+        bail!("unaligned atomic: {what} on address {full:#x}");
     }
-    match &caller.data().shared_memory {
-        Some(shared) if (eff as usize + width as usize) <= shared.visible_bytes() => Ok(()),
-        Some(_) => bail!("out of bounds memory access: wait on address {eff:#x}"),
-        None => bail!("memory.atomic.wait on a memory that is not shared"),
+    let shared = shared_memory(caller, what)?;
+    if full + width as u64 > shared.visible_bytes() as u64 {
+        bail!("out of bounds memory access: {what} on address {full:#x}");
     }
+    Ok(())
 }
 
 async fn wait(
@@ -161,7 +169,7 @@ async fn wait(
     site: i32,
 ) -> Result<i32> {
     let me = caller.data().tid;
-    let (eff, _, width) = effective(caller, addr, site)?;
+    let (eff, full, width) = effective(caller, addr, site)?;
     {
         let mut exec = caller.data().exec.get();
         exec.record(
@@ -174,7 +182,7 @@ async fn wait(
         exec.happened(me, Happening::Reached(site as u32));
     }
     yield_point(caller).await;
-    check_wait_address(caller, eff, width)?;
+    check_futex_address(caller, full, width, "wait")?;
     let bytes = memory::read(caller, eff as u64, width as u64)?;
     let value = if width == 4 {
         u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as i32 as i64
@@ -210,7 +218,7 @@ async fn notify(
     site: i32,
 ) -> Result<i32> {
     let me = caller.data().tid;
-    let (eff, _, _) = effective(caller, addr, site)?;
+    let (eff, full, _) = effective(caller, addr, site)?;
     {
         let mut exec = caller.data().exec.get();
         exec.record(
@@ -223,9 +231,7 @@ async fn notify(
         exec.happened(me, Happening::Reached(site as u32));
     }
     yield_point(caller).await;
-    if !eff.is_multiple_of(4) {
-        bail!("unaligned atomic: notify on address {eff:#x}");
-    }
+    check_futex_address(caller, full, 4, "notify")?;
     Ok(caller.data().exec.get().notify(me, eff, count as u32) as i32)
 }
 
