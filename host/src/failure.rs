@@ -44,6 +44,18 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
+    /// Whether the execution was cut short by one of weft's limits (steps,
+    /// memory, threads, time) rather than failing by itself.
+    pub fn is_limit(self) -> bool {
+        matches!(
+            self,
+            FailureKind::StepLimit
+                | FailureKind::MemoryLimit
+                | FailureKind::ThreadLimit
+                | FailureKind::TimeLimit
+        )
+    }
+
     /// The kind as reports spell it.
     pub fn name(self) -> &'static str {
         match self {

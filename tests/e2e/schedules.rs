@@ -552,3 +552,37 @@ fn implicit_start_and_end_events_order_threads() {
     // although main joins the worker right after mainGo.
     assert_eq!(out.code, 0, "{}", out.stdout);
 }
+
+#[test]
+fn explore_refuses_a_schedule_naming_events_that_never_fire() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("imunit-queue");
+    let schedule = "finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2";
+    let run = |schedule: &str| {
+        weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--schedule",
+                schedule,
+                "--iterations",
+                "20",
+                "--no-save",
+                "--",
+                "take_with_add_blocking",
+            ],
+        )
+    };
+    let out = run(schedule);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let out = run(&format!("{schedule}, zzz -> yyy"));
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("FAILURE: schedule-error in thread 0 (main)"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("events `yyy`, `zzz`"), "{}", out.stdout);
+}

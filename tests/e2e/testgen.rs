@@ -129,3 +129,76 @@ fn a_prefix_without_a_class_is_refused() {
         out.stderr
     );
 }
+
+#[test]
+fn limits_are_never_a_pass_and_counts_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let classes = sample("classes");
+    // Every execution is cut by the step limit: no verdict, no pass.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "gen",
+            arg(&classes),
+            "--class",
+            "vec",
+            "--max-steps",
+            "5",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("cut short by a limit (step-limit)"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("no violation"), "{}", out.stdout);
+    // --max-tests is the number of tests run.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "gen",
+            arg(&classes),
+            "--class",
+            "cvec",
+            "--max-tests",
+            "3",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(out.json()["tests"], 3, "{}", out.stdout);
+    // The time limit holds within a test's many schedules.
+    let started = std::time::Instant::now();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "gen",
+            arg(&classes),
+            "--class",
+            "cvec",
+            "--time-limit",
+            "1s",
+            "--schedules-per-test",
+            "1000000",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(
+        started.elapsed().as_secs_f64() < 3.0,
+        "{:?}",
+        started.elapsed()
+    );
+    for bad in [
+        ["--schedules-per-test", "0"],
+        ["--max-tests", "0"],
+        ["--time-limit", "0s"],
+    ] {
+        let out = weft_in(
+            dir.path(),
+            &["gen", arg(&classes), "--class", "cvec", bad[0], bad[1]],
+        );
+        assert_eq!(out.code, 2, "{bad:?}: {}", out.stdout);
+    }
+}

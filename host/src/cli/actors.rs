@@ -2,7 +2,8 @@
 //! coverage (Bita) or random.
 
 use super::common::{
-    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
+    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict,
+    parse_positive_duration, save_replay,
 };
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
@@ -48,7 +49,7 @@ pub struct ActorsArgs {
     #[arg(long, default_value_t = 1000)]
     iterations: u64,
     /// Most wall time (e.g. `30s`).
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = parse_positive_duration)]
     time_limit: Option<Duration>,
     /// Seed of the free deliveries.
     #[arg(long, default_value_t = 0)]

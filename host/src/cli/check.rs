@@ -219,11 +219,7 @@ impl Checked {
 
     /// The failure, if an execution failed.
     pub fn failure(&self) -> Option<&Failure> {
-        self.explored
-            .exploration()
-            .failure
-            .as_ref()
-            .map(|f| &f.failure)
+        self.explored.failure()
     }
 
     /// How many executions ran.

@@ -5,9 +5,10 @@ use super::common::{
     pct_depth_range, save_replay,
 };
 use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Shard, explore};
+use crate::imunit::runner::unfired_events;
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
-use crate::runtime::Program;
+use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use crate::svcomp::{Coverage, Verdict};
 use anyhow::Result;
@@ -97,6 +98,7 @@ pub struct Explored {
     wasm: Vec<u8>,
     program: Program,
     exploration: Exploration,
+    schedule_error: Option<Failure>,
     strategy: String,
     headline: String,
     replay_file: Option<PathBuf>,
@@ -105,6 +107,16 @@ pub struct Explored {
 }
 
 impl Explored {
+    /// The failure: an execution's, or a schedule naming events the
+    /// program never fires.
+    pub fn failure(&self) -> Option<&Failure> {
+        self.exploration
+            .failure
+            .as_ref()
+            .map(|f| &f.failure)
+            .or(self.schedule_error.as_ref())
+    }
+
     /// The exploration.
     pub fn exploration(&self) -> &Exploration {
         &self.exploration
@@ -131,7 +143,11 @@ impl Explored {
                 .as_ref()
                 .map(|f| &f.result)
                 .or(exploration.last.as_ref()),
-            failure: exploration.failure.as_ref().map(|f| &f.failure),
+            failure: exploration
+                .failure
+                .as_ref()
+                .map(|f| &f.failure)
+                .or(self.schedule_error.as_ref()),
             replay_file: self.replay_file.clone(),
             minimization: self.minimization,
             extra: self.extra.clone(),
@@ -238,7 +254,31 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
                 found.executions
             )
         });
+    // A schedule naming events the program never fires cannot have held:
+    // that is no pass.
+    let schedule_error = match &exploration.failure {
+        None => unfired_events(
+            &mut program,
+            &options.run,
+            args.seed,
+            args.pct_depth,
+            &exploration,
+        )?
+        .map(|message| Failure {
+            kind: FailureKind::ScheduleError,
+            message,
+            thread: 0,
+        }),
+        Some(_) => None,
+    };
     let (mut headline, replay_file) = match &exploration.failure {
+        None if schedule_error.is_some() => (
+            format!(
+                "schedule-error after {} executions ({strategy}, seed {}) in {:.2?}",
+                exploration.executions, args.seed, exploration.elapsed
+            ),
+            None,
+        ),
         Some(found) => (
             format!(
                 "{} failure found after {} executions ({strategy}, seed {}) in {:.2?}",
@@ -337,6 +377,7 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         wasm,
         program,
         exploration,
+        schedule_error,
         strategy,
         headline,
         replay_file,

@@ -1,7 +1,8 @@
 //! `weft gen`: generated concurrent tests for a thread-safe class.
 
 use super::common::{
-    JunitArgs, ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
+    JunitArgs, ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict,
+    parse_positive_duration, save_replay,
 };
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
@@ -32,13 +33,13 @@ pub struct GenArgs {
     #[arg(long, value_enum, default_value = "covcon")]
     strategy: GenStrategy,
     /// Most wall time.
-    #[arg(long, value_parser = humantime::parse_duration, default_value = "60s")]
+    #[arg(long, value_parser = parse_positive_duration, default_value = "60s")]
     time_limit: Duration,
     /// Most tests.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     max_tests: Option<u64>,
     /// Schedules each test runs under (alternately random and PCT).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     schedules_per_test: u64,
     /// Seed of generation and schedules.
     #[arg(long, default_value_t = 0)]
@@ -60,7 +61,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         strategy: args.strategy,
         time_limit: args.time_limit,
         max_tests: args.max_tests,
-        schedules_per_test: args.schedules_per_test.max(1),
+        schedules_per_test: args.schedules_per_test,
         seed: args.seed,
         run: args.module.run_config(),
     };
@@ -132,6 +133,15 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
     });
     let text = {
         let mut s = match &failure {
+            Some((f, failure)) if failure.kind.is_limit() => format!(
+                "weft: a test was cut short by a limit ({}) after {} tests, {} executions ({strategy}) in {:.2?}: no verdict on it, and no pass\n\n  {}\n\ntest:\n{}\n",
+                failure.kind.name(),
+                f.tests,
+                report.executions,
+                f.elapsed,
+                failure.message.lines().next().unwrap_or_default(),
+                indent(&f.test.describe(&class)),
+            ),
             Some((f, failure)) => format!(
                 "weft: thread-safety violation ({}) found after {} tests, {} executions ({strategy}) in {:.2?}\n\n  {}\n\ntest:\n{}\n\nnone of its {} linearizations (the suffixes' calls in every order, run sequentially) {}\n",
                 failure.kind.name(),
@@ -196,6 +206,12 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         let _ = write!(out, "{text}");
     }
     let headline = match &failure {
+        Some((f, failure)) if failure.kind.is_limit() => format!(
+            "a test was cut short by a limit ({}) after {} tests, {} executions ({strategy})",
+            failure.kind.name(),
+            f.tests,
+            report.executions
+        ),
         Some((f, failure)) => format!(
             "thread-safety violation ({}) found after {} tests, {} executions ({strategy})",
             failure.kind.name(),

@@ -89,15 +89,6 @@ pub fn run_test(
     let mut run = options.base.clone();
     run.run.args.truncate(1);
     run.run.args.push(test.name.clone());
-    // The probe: which events the test fires when nothing holds it back.
-    run.schedule = None;
-    let probe = run_once(
-        program,
-        Strategy::Random,
-        options.seed,
-        options.pct_depth,
-        &run,
-    )?;
     run.schedule = schedule.map(String::from);
     let explore_options = ExploreOptions {
         strategy: options.strategy,
@@ -114,39 +105,37 @@ pub fn run_test(
         setup.run.point_sites = found.sites.clone();
     }
     let mut failure = exploration.failure.as_ref().map(|f| f.failure.clone());
-    if let Some(text) = schedule {
-        let fired: BTreeSet<&str> = probe
-            .labels
-            .iter()
-            .chain(exploration.failure.iter().flat_map(|f| &f.result.labels))
-            .chain(exploration.last.iter().flat_map(|r| &r.labels))
-            .map(String::as_str)
-            .collect();
-        if let Some(message) = never_fired(text, &fired, exploration.executions + 1) {
-            failure = Some(match failure {
-                // A deadlock on the missing event: the deadlock says who
-                // waits for it, the note why it never comes.
-                Some(mut f) if f.kind == FailureKind::ScheduleDeadlock => {
-                    f.message = format!("{}; {message}", f.message);
-                    f
+    let unfired = unfired_events(
+        program,
+        &setup,
+        options.seed,
+        options.pct_depth,
+        &exploration,
+    )?;
+    if let Some(message) = unfired {
+        failure = Some(match failure {
+            // A deadlock on the missing event: the deadlock says who
+            // waits for it, the note why it never comes.
+            Some(mut f) if f.kind == FailureKind::ScheduleDeadlock => {
+                f.message = format!("{}; {message}", f.message);
+                f
+            }
+            // Otherwise the misnamed event is the cause: it comes first.
+            other => {
+                let also = other.map_or(String::new(), |f| {
+                    format!(
+                        " (the exploration also failed: {}: {})",
+                        f.kind.name(),
+                        f.message.lines().next().unwrap_or_default()
+                    )
+                });
+                Failure {
+                    kind: FailureKind::ScheduleError,
+                    message: format!("{message}{also}"),
+                    thread: 0,
                 }
-                // Otherwise the misnamed event is the cause: it comes first.
-                other => {
-                    let also = other.map_or(String::new(), |f| {
-                        format!(
-                            " (the exploration also failed: {}: {})",
-                            f.kind.name(),
-                            f.message.lines().next().unwrap_or_default()
-                        )
-                    });
-                    Failure {
-                        kind: FailureKind::ScheduleError,
-                        message: format!("{message}{also}"),
-                        thread: 0,
-                    }
-                }
-            });
-        }
+            }
+        });
     }
     Ok(TestRun {
         test: test.name.clone(),
@@ -155,6 +144,37 @@ pub fn run_test(
         failure,
         setup,
     })
+}
+
+/// When `setup` enforces a schedule: a message naming the events it names
+/// that the program never fired, neither in `exploration` (its failing and
+/// last executions) nor in one probe without the schedule (which holds no
+/// thread back); `None` when every event fired or there is no schedule.
+///
+/// # Errors
+///
+/// [`ExploreError`] when the host cannot run the probe.
+pub fn unfired_events(
+    program: &mut Program,
+    setup: &Setup,
+    seed: u64,
+    pct_depth: u32,
+    exploration: &Exploration,
+) -> Result<Option<String>, ExploreError> {
+    let Some(text) = &setup.schedule else {
+        return Ok(None);
+    };
+    let mut free = setup.clone();
+    free.schedule = None;
+    let probe = run_once(program, Strategy::Random, seed, pct_depth, &free)?;
+    let fired: BTreeSet<&str> = probe
+        .labels
+        .iter()
+        .chain(exploration.failure.iter().flat_map(|f| &f.result.labels))
+        .chain(exploration.last.iter().flat_map(|r| &r.labels))
+        .map(String::as_str)
+        .collect();
+    Ok(never_fired(text, &fired, exploration.executions + 1))
 }
 
 /// A message naming the events of `schedule` that never fired, if any.

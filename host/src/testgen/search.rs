@@ -119,6 +119,24 @@ pub enum Judged {
 /// returned `results`, against the test's linearizations `lin`.
 pub fn judge(failure: Option<Failure>, results: &[Option<i64>], lin: &[Linearization]) -> Judged {
     match failure {
+        // Cut short by a limit: reported as such, as `weft explore` does,
+        // never taken for the calls' own behaviour.
+        Some(failure) if failure.kind.is_limit() => Judged::Fails(Violation::Crash(failure)),
+        // A linearization cut short says nothing of what the calls
+        // return: the test cannot be judged, which is no pass either.
+        _ if let Some(kind) = lin
+            .iter()
+            .find_map(|(kind, _)| kind.filter(|k| k.is_limit())) =>
+        {
+            Judged::Fails(Violation::Crash(Failure {
+                kind,
+                message: format!(
+                    "a sequential order of the test's calls hit the {} (raise it to judge the test)",
+                    kind.name().replace('-', " ")
+                ),
+                thread: 0,
+            }))
+        }
         Some(failure) if lin.iter().any(|(kind, _)| *kind == Some(failure.kind)) => Judged::BadTest,
         Some(failure) => Judged::Fails(Violation::Crash(failure)),
         None => {
@@ -262,9 +280,15 @@ pub fn search(
             GenStrategy::Random => vec![generator.random()],
         };
         for test in tests {
+            if options.max_tests.is_some_and(|n| report.tests >= n) {
+                break 'search;
+            }
             report.tests += 1;
             let mut linear: Option<Vec<Linearization>> = None;
             for s in 0..options.schedules_per_test {
+                if start.elapsed() >= options.time_limit {
+                    break 'search;
+                }
                 let seed = execution_seed(options.seed, executions);
                 let scheduler: Box<dyn Scheduler> = if s % 2 == 0 {
                     Box::new(RandomScheduler::new(seed))
