@@ -410,3 +410,159 @@ fn guest_text_cannot_drive_the_terminal() {
         out.stdout
     );
 }
+
+/// `tiny` with a custom section `name` holding `payload` appended.
+fn with_name_section(dir: &std::path::Path, file: &str, payload: &[u8]) -> std::path::PathBuf {
+    let mut wasm =
+        wat::parse_str(r#"(module (memory (export "memory") 1) (func (export "_start")))"#)
+            .unwrap();
+    let mut content = vec![4];
+    content.extend_from_slice(b"name");
+    content.extend_from_slice(payload);
+    wasm.push(0);
+    wasm.push(content.len() as u8);
+    wasm.extend_from_slice(&content);
+    let path = dir.join(file);
+    std::fs::write(&path, wasm).unwrap();
+    path
+}
+
+#[test]
+fn malformed_name_sections_are_ignored_as_the_spec_says() {
+    let dir = tempfile::tempdir().unwrap();
+    // A subsection whose length runs past the end.
+    let top = with_name_section(
+        dir.path(),
+        "top.wasm",
+        &[1, 5, 0xff, 0xff, 0xff, 0xff, 0xff],
+    );
+    // A function-name map whose one name is longer than what follows.
+    let nested = with_name_section(dir.path(), "nested.wasm", &[1, 4, 1, 0, 200, b'f']);
+    for module in [top, nested] {
+        let out = weft_in(dir.path(), &["run", arg(&module), "--no-save"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+}
+
+#[test]
+fn random_bytes_get_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = dir.path().join("random.wasm");
+    std::fs::write(&module, b"65l2 not a module at all").unwrap();
+    let out = weft_in(dir.path(), &["run", arg(&module)]);
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("does not start with `\\0asm`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn failures_are_the_guests_own_and_attributed_to_their_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    // proc_exit(7) from the spawned thread.
+    let exit = wat_file(
+        dir.path(),
+        "exit7",
+        r#"(module
+  (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 1 1 shared)
+  (func (export "wasi_thread_start") (param i32 i32) (call $exit (i32.const 7)))
+  (func (export "_start")
+    (drop (call $spawn (i32.const 0)))
+    (block $done (loop $l
+      (br_if $done (i32.atomic.load (i32.const 8)))
+      (drop (memory.atomic.wait32 (i32.const 8) (i32.const 0) (i64.const -1)))
+      (br $l)))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&exit), "--no-save", "--json"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "exit");
+    assert_eq!(json["failure"]["thread"], 1, "{}", out.stdout);
+    // memory.grow past the module's own maximum fails as wasm says (-1);
+    // the guest's trap after it is its own, not weft's memory limit.
+    let grow = wat_file(
+        dir.path(),
+        "grow",
+        r#"(module
+  (memory (export "memory") 1 2 shared)
+  (func (export "_start")
+    (if (i32.ne (memory.grow (i32.const 5)) (i32.const -1)) (then unreachable))
+    (drop (i32.load (i32.const 70000)))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&grow), "--no-save", "--json"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "assertion", "{}", out.stdout);
+    assert!(
+        json["failure"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("out of bounds")
+    );
+    // A thread out of fuel says so.
+    let spin = wat_file(
+        dir.path(),
+        "spin",
+        r#"(module (memory (export "memory") 1) (func (export "_start") (loop $l (br $l))))"#,
+    );
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&spin),
+            "--no-save",
+            "--max-fuel",
+            "1000",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let message = out.json()["failure"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("compute budget (1000 fuel units"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_memory_larger_than_the_limit_from_the_start_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = wat_file(
+        dir.path(),
+        "big",
+        r#"(module (memory (export "memory") 65536) (func (export "_start")))"#,
+    );
+    expect_input_error(
+        &["run", arg(&big), "--no-save"],
+        dir.path(),
+        "initial memory (4096 MiB) exceeds the memory limit (512 MiB): raise --max-memory-mib",
+    );
+}
+
+#[test]
+fn reference_types_and_gc_modules_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = wat_file(
+        dir.path(),
+        "refs",
+        r#"(module
+  (type $p (struct (field (mut i32))))
+  (memory (export "memory") 1)
+  (table $t 2 externref)
+  (func (export "_start") (local $s (ref null $p))
+    (table.set $t (i32.const 1) (ref.null extern))
+    (if (i32.eqz (ref.is_null (table.get $t (i32.const 0)))) (then unreachable))
+    (local.set $s (struct.new $p (i32.const 3)))
+    (if (i32.ne (struct.get $p 0 (local.get $s)) (i32.const 3)) (then unreachable))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&module), "--no-save"]);
+    assert_eq!(out.code, 0, "{} {}", out.stdout, out.stderr);
+}

@@ -90,8 +90,17 @@ pub enum InstrumentError {
 
 impl From<wasmparser::BinaryReaderError> for InstrumentError {
     fn from(e: wasmparser::BinaryReaderError) -> Self {
-        InstrumentError::Invalid(e.to_string())
+        InstrumentError::Invalid(why_invalid(&e))
     }
+}
+
+/// What is wrong with a module that does not parse, in one line (the
+/// parser's own text for a wrong magic number lists bytes as arrays).
+pub fn why_invalid(error: &wasmparser::BinaryReaderError) -> String {
+    if error.message().starts_with("magic header not detected") {
+        return "it does not start with `\\0asm`, the magic number of WebAssembly modules".into();
+    }
+    error.to_string()
 }
 
 /// A rewritten module and what the host needs to run it.
@@ -396,7 +405,7 @@ mod tests {
             r#"(module (memory 1) (func (export "_start") (drop (memory.grow (i32.const 1)))))"#,
             Points::Sync,
         );
-        assert_eq!(out.memory, MemoryPlan::Private);
+        assert_eq!(out.memory, MemoryPlan::Private { min_pages: 1 });
         assert!(imports(&out.wasm).iter().all(|(_, _, mem)| !mem));
     }
 

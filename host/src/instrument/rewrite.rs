@@ -927,6 +927,13 @@ impl Reencode for Rewriter<'_> {
         if section.name().starts_with(".debug") {
             return Ok(());
         }
+        // The spec has engines ignore a malformed name section; so does
+        // the rewrite, by leaving it out.
+        if let wasmparser::KnownCustom::Name(names) = section.as_known()
+            && malformed_names(names)
+        {
+            return Ok(());
+        }
         utils::parse_custom_section(self, module, section)
     }
 
@@ -1169,4 +1176,28 @@ fn fuel(instructions: &[Instruction<'_>]) -> u32 {
             )
         })
         .count() as u32
+}
+
+/// Whether a name section has anything that does not parse, at any depth.
+fn malformed_names(names: wasmparser::NameSectionReader<'_>) -> bool {
+    use wasmparser::Name;
+    let map_ok = |map: wasmparser::NameMap<'_>| map.into_iter().all(|n| n.is_ok());
+    let indirect_ok = |map: wasmparser::IndirectNameMap<'_>| {
+        map.into_iter().all(|n| n.is_ok_and(|n| map_ok(n.names)))
+    };
+    !names.into_iter().all(|name| match name {
+        Err(_) => false,
+        Ok(
+            Name::Function(map)
+            | Name::Type(map)
+            | Name::Table(map)
+            | Name::Memory(map)
+            | Name::Global(map)
+            | Name::Element(map)
+            | Name::Data(map)
+            | Name::Tag(map),
+        ) => map_ok(map),
+        Ok(Name::Local(map) | Name::Label(map) | Name::Field(map)) => indirect_ok(map),
+        Ok(Name::Module { .. } | Name::Unknown { .. }) => true,
+    })
 }

@@ -13,7 +13,10 @@ pub enum MemoryPlan {
     None,
     /// The module defines a memory that is not shared: it can only run as a
     /// single thread, and the memory stays inside the module.
-    Private,
+    Private {
+        /// Its initial size in pages.
+        min_pages: u64,
+    },
     /// The memory is shared: the host creates it once per execution and every
     /// thread's instance imports it.
     Shared(SharedMemoryPlan),
@@ -261,7 +264,9 @@ impl Survey {
                         init: active_data,
                     })
                 } else {
-                    MemoryPlan::Private
+                    MemoryPlan::Private {
+                        min_pages: ty.initial,
+                    }
                 }
             }
             (Some(_), Some(_)) => return Err(multi_memory()),

@@ -272,13 +272,16 @@ fn drive(
     config: &RunConfig,
     main: ThreadId,
 ) -> Result<(), String> {
-    if let MemoryPlan::Shared(plan) = &program.memory
-        && plan.min_pages * 65536 > config.limits.max_memory_bytes
-    {
+    let initial_pages = match &program.memory {
+        MemoryPlan::Shared(plan) => plan.min_pages,
+        MemoryPlan::Private { min_pages } => *min_pages,
+        MemoryPlan::None => 0,
+    };
+    if initial_pages * 65536 > config.limits.max_memory_bytes {
         return Err(format!(
-            "the module's initial memory ({} bytes) exceeds the memory limit ({} bytes)",
-            plan.min_pages * 65536,
-            config.limits.max_memory_bytes
+            "the module's initial memory ({} MiB) exceeds the memory limit ({} MiB): raise --max-memory-mib",
+            (initial_pages * 65536) >> 20,
+            config.limits.max_memory_bytes >> 20
         ));
     }
     let shared_memory = program.take_memory()?;
@@ -398,8 +401,16 @@ fn poll_loop(
 
 /// Turns a thread's error into the execution's outcome.
 fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Outcome {
-    if let Some(GuestExit(code)) = error.downcast_ref::<GuestExit>() {
-        return Outcome::Exited(*code);
+    if let Some(&GuestExit(code)) = error.downcast_ref::<GuestExit>() {
+        if code == 0 {
+            return Outcome::Exited(0);
+        }
+        // Any thread may end the process; the failure is the caller's.
+        return Outcome::Reported(crate::failure::Failure {
+            kind: crate::failure::FailureKind::Exit,
+            message: format!("the program exited with code {code}"),
+            thread,
+        });
     }
     if error.downcast_ref::<Ended>().is_some()
         && let Some(end) = &state.end
@@ -410,11 +421,14 @@ fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Out
         return Outcome::HostError(message.clone());
     }
     if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
-        return Outcome::StepLimit {
+        return Outcome::Reported(crate::failure::Failure {
+            kind: crate::failure::FailureKind::StepLimit,
+            message: format!(
+                "the thread used up its compute budget ({} fuel units, --max-fuel) after {} scheduling steps: an endless loop, or a computation too long for the budget",
+                state.limits.max_fuel, state.step
+            ),
             thread,
-            steps: state.step,
-            fair_from: None,
-        };
+        });
     }
     if state.memory_limit_hit {
         return Outcome::MemoryLimit {

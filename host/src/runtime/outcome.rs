@@ -51,8 +51,9 @@ pub enum Outcome {
         /// Every live thread and what it waits for.
         blocked: Vec<BlockedThread>,
     },
-    /// The execution reached the step limit (or a thread its compute budget):
-    /// a livelock or an infinite loop.
+    /// The execution reached the step limit: a livelock or an infinite
+    /// loop. (A thread that uses up its compute budget is
+    /// [`Outcome::Reported`] as a step-limit failure of its own.)
     StepLimit {
         /// The thread that was running.
         thread: ThreadId,
@@ -89,8 +90,10 @@ pub enum Outcome {
     },
     /// A replayed schedule did not fit the execution.
     Diverged(ScheduleError),
-    /// An analysis found the execution wrong (a schedule violation, a
-    /// serializability violation, an unhandled actor message, ...).
+    /// A failure with its own message and thread: an analysis found the
+    /// execution wrong (a schedule violation, a serializability violation,
+    /// an unhandled actor message, ...), a thread ended the process with a
+    /// non-zero code, or a thread used up its compute budget.
     Reported(Failure),
     /// An analysis gave the execution up: neither a pass nor a failure (an
     /// actor schedule that could not be followed, say). The text says why

@@ -54,16 +54,18 @@ pub fn find(wasm: &[u8], prefix: &str) -> Result<Class, ClassError> {
     let mut funcs: Vec<u32> = Vec::new();
     let mut exports: Vec<(String, u32)> = Vec::new();
     for payload in Parser::new(0).parse_all(wasm) {
-        match payload.map_err(|e| ClassError::Invalid(e.to_string()))? {
+        match payload.map_err(|e| ClassError::Invalid(crate::instrument::why_invalid(&e)))? {
             Payload::TypeSection(reader) => {
                 for ty in reader.into_iter_err_on_gc_types() {
-                    let ty = ty.map_err(|e| ClassError::Invalid(e.to_string()))?;
+                    let ty =
+                        ty.map_err(|e| ClassError::Invalid(crate::instrument::why_invalid(&e)))?;
                     types.push((ty.params().to_vec(), ty.results().to_vec()));
                 }
             }
             Payload::ImportSection(reader) => {
                 for import in reader.into_imports() {
-                    let import = import.map_err(|e| ClassError::Invalid(e.to_string()))?;
+                    let import = import
+                        .map_err(|e| ClassError::Invalid(crate::instrument::why_invalid(&e)))?;
                     if let TypeRef::Func(t) = import.ty {
                         funcs.push(t);
                     }
@@ -71,12 +73,15 @@ pub fn find(wasm: &[u8], prefix: &str) -> Result<Class, ClassError> {
             }
             Payload::FunctionSection(reader) => {
                 for t in reader {
-                    funcs.push(t.map_err(|e| ClassError::Invalid(e.to_string()))?);
+                    funcs.push(
+                        t.map_err(|e| ClassError::Invalid(crate::instrument::why_invalid(&e)))?,
+                    );
                 }
             }
             Payload::ExportSection(reader) => {
                 for export in reader {
-                    let export = export.map_err(|e| ClassError::Invalid(e.to_string()))?;
+                    let export = export
+                        .map_err(|e| ClassError::Invalid(crate::instrument::why_invalid(&e)))?;
                     if export.kind == wasmparser::ExternalKind::Func {
                         exports.push((export.name.to_string(), export.index));
                     }
