@@ -117,7 +117,8 @@ pub struct BenchReport {
     /// Executions per second of the module given, random strategy, with
     /// the race check on (`--races fail`, the default of `explore`).
     pub race_executions_per_second: f64,
-    /// Executions measured per strategy.
+    /// Executions measured per strategy (fewer than asked when the time
+    /// limit came first).
     pub executions: u64,
 }
 
@@ -126,7 +127,11 @@ pub struct BenchReport {
 /// # Errors
 ///
 /// When a module cannot be loaded or a benchmark execution fails.
-pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
+pub fn measure(
+    module: &[u8],
+    executions: u64,
+    time_limit: Duration,
+) -> anyhow::Result<BenchReport> {
     // A module that cannot load fails before the micro benchmarks run.
     let mut program = crate::execution::load(module, Default::default())?;
     let mut logging = crate::execution::load(
@@ -158,29 +163,37 @@ pub fn measure(module: &[u8], executions: u64) -> anyhow::Result<BenchReport> {
     )?;
     let switch_ns = (per(switching, switch_steps) - per(deciding, decision_steps)).max(0.0);
 
+    // The module's three measurements share the time left.
+    let phase = time_limit / 3;
+    let random = executions_per_second(
+        &mut program,
+        Strategy::Random,
+        RaceMode::Off,
+        executions,
+        phase,
+    )?;
+    let pct = executions_per_second(
+        &mut program,
+        Strategy::Pct,
+        RaceMode::Off,
+        executions,
+        phase,
+    )?;
+    let race = executions_per_second(
+        &mut logging,
+        Strategy::Random,
+        RaceMode::Fail,
+        executions,
+        phase,
+    )?;
     Ok(BenchReport {
         hook_ns,
         decision_ns,
         switch_ns,
-        executions_per_second: executions_per_second(
-            &mut program,
-            Strategy::Random,
-            RaceMode::Off,
-            executions,
-        )?,
-        pct_executions_per_second: executions_per_second(
-            &mut program,
-            Strategy::Pct,
-            RaceMode::Off,
-            executions,
-        )?,
-        race_executions_per_second: executions_per_second(
-            &mut logging,
-            Strategy::Random,
-            RaceMode::Fail,
-            executions,
-        )?,
-        executions,
+        executions_per_second: random.0,
+        pct_executions_per_second: pct.0,
+        race_executions_per_second: race.0,
+        executions: random.1.min(pct.1).min(race.1),
     })
 }
 
@@ -191,9 +204,14 @@ fn executions_per_second(
     strategy: Strategy,
     races: RaceMode,
     executions: u64,
-) -> anyhow::Result<f64> {
+    time_limit: Duration,
+) -> anyhow::Result<(f64, u64)> {
     let mut options = crate::explore::ExploreOptions::default();
     options.run.races = races;
+    let start = Instant::now();
+    // An execution still going at the time limit is stopped (and not
+    // counted): a guest that loops cannot hold the benchmark.
+    options.run.run.stop_at = Some(start + time_limit);
     let mut turns = crate::explore::turns::Turns::new(strategy, options.pct_depth);
     let mut run = |index| {
         let seed = crate::explore::execution_seed(options.seed, index);
@@ -202,17 +220,24 @@ fn executions_per_second(
         turns.learn(&result);
         match result.outcome {
             Outcome::HostError(e) => Err(anyhow::anyhow!(e)),
-            _ => Ok(()),
+            Outcome::Stopped => Ok(false),
+            _ => Ok(true),
         }
     };
     // Warm up (page faults, lazy initialisation), then measure; failing
     // executions count like passing ones.
     for index in 0..20 {
-        run(index)?;
+        if !run(index)? {
+            break;
+        }
     }
-    let start = Instant::now();
-    for index in 0..executions {
-        run(index)?;
+    let measured = Instant::now();
+    let mut done = 0;
+    while done < executions && run(done)? {
+        done += 1;
     }
-    Ok(executions as f64 / start.elapsed().as_secs_f64())
+    Ok((
+        done as f64 / measured.elapsed().as_secs_f64().max(1e-9),
+        done,
+    ))
 }

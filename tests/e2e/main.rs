@@ -23,5 +23,6 @@ mod serializability;
 mod strategies;
 mod support;
 mod testgen;
+mod time_limits;
 mod trace_hashes;
 mod wat_modules;

@@ -123,8 +123,12 @@ pub fn search(
         let seed = execution_seed(options.seed, report.executions);
         let mut run = options.run.clone();
         run.actor_schedule = schedule.clone();
+        run.run.stop_at = options.time_limit.map(|t| start + t);
         let (result, _) =
             crate::execution::execute(program, Box::new(RandomScheduler::new(seed)), &run);
+        if matches!(result.outcome, Outcome::Stopped) {
+            break;
+        }
         report.executions += 1;
         match &result.outcome {
             Outcome::HostError(message) => return Err(ExploreError(message.clone())),

@@ -3,6 +3,7 @@
 use super::common::read_module;
 use anyhow::Result;
 use clap::Args;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 /// Measure the cost of a scheduling point, of a context switch, and
@@ -13,8 +14,12 @@ pub struct BenchArgs {
     /// target/samples/lost-update.wasm).
     module: PathBuf,
     /// Executions to time.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     executions: u64,
+    /// Most wall time for the executions of the module (all three
+    /// measurements; each stops early when its share runs out).
+    #[arg(long, value_parser = super::common::parse_positive_duration, default_value = "60s")]
+    time_limit: std::time::Duration,
     /// Print one JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -22,7 +27,7 @@ pub struct BenchArgs {
 
 pub fn run(args: BenchArgs) -> Result<u8> {
     let wasm = read_module(&args.module)?;
-    let report = crate::bench::measure(&wasm, args.executions)?;
+    let report = crate::bench::measure(&wasm, args.executions, args.time_limit)?;
     if args.json {
         println!(
             "{}",
@@ -67,6 +72,13 @@ pub fn run(args: BenchArgs) -> Result<u8> {
             report.race_executions_per_second,
             report.executions
         );
+        if report.executions < args.executions {
+            let _ = writeln!(
+                super::terminal::stdout(),
+                "(fewer executions than asked: the time limit of {} came first)",
+                humantime::format_duration(args.time_limit)
+            );
+        }
     }
     Ok(super::EXIT_PASS)
 }

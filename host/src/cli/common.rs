@@ -237,6 +237,7 @@ impl ModuleArgs {
                 },
                 point_sites: self.point_sites.clone(),
                 property: self.property,
+                stop_at: None,
             },
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,

@@ -222,6 +222,15 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         }
     })?;
     progress.bar.finish_and_clear();
+    if exploration.executions == 0
+        && exploration.failure.is_none()
+        && let Some(limit) = args.time_limit
+    {
+        anyhow::bail!(
+            "no execution finished within --time-limit {}: the first was still running when it ran out (raise it)",
+            humantime::format_duration(limit)
+        );
+    }
     let strategy = match (args.strategy, &exploration.failure) {
         (Strategy::Pct, _) => format!("pct depth {}", args.pct_depth),
         (Strategy::Portfolio, Some(found)) => match found.found_by.pct_depth {

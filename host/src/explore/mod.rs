@@ -225,9 +225,15 @@ pub fn explore(
     if options.run.races != RaceMode::Schedule || !options.run.run.point_sites.is_empty() {
         return explore_with(program, options, progress);
     }
+    let started = Instant::now();
     let found = race_points::discover(program, options)?;
     let mut scheduled = options.clone();
     scheduled.run.run.point_sites = found.sites.clone();
+    // The time limit is the whole exploration's, the search for racy sites
+    // included.
+    scheduled.time_limit = options
+        .time_limit
+        .map(|t| t.saturating_sub(started.elapsed()));
     let mut exploration = explore_with(program, &scheduled, progress)?;
     exploration.race_points = Some(found);
     Ok(exploration)
@@ -248,6 +254,10 @@ fn explore_with(
         }
     };
     let start = Instant::now();
+    // An execution still going at the time limit is stopped, and the
+    // search ends without it.
+    let mut timed = options.run.clone();
+    timed.run.stop_at = options.time_limit.map(|t| start + t);
     let mut traces = HashSet::new();
     let mut exhausted = None;
     let mut last = None;
@@ -305,8 +315,11 @@ fn explore_with(
                 }
             },
         };
-        let (result, sched) = crate::execution::execute(program, sched, &options.run);
+        let (result, sched) = crate::execution::execute(program, sched, &timed);
         check_host(&result)?;
+        if matches!(result.outcome, Outcome::Stopped) {
+            break;
+        }
         executions += 1;
         if matches!(result.outcome, Outcome::Discarded { .. }) {
             discarded += 1;

@@ -7,7 +7,7 @@
 use super::{ExploreError, ExploreOptions, check_host, execution_seed};
 use crate::instrument::SiteId;
 use crate::race::RaceReport;
-use crate::runtime::Program;
+use crate::runtime::{Outcome, Program};
 use crate::sched::{PosScheduler, RandomScheduler, Scheduler};
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -45,6 +45,8 @@ pub fn discover(
     options: &ExploreOptions,
 ) -> Result<RacePoints, ExploreError> {
     let start = Instant::now();
+    let mut timed = options.run.clone();
+    timed.run.stop_at = options.time_limit.map(|t| start + t);
     let mut sites = BTreeSet::new();
     let (mut executions, mut quiet) = (0, 0);
     while executions < MOST_EXECUTIONS
@@ -57,8 +59,11 @@ pub fn discover(
         } else {
             Box::new(PosScheduler::new(seed))
         };
-        let (result, _) = crate::execution::execute(program, scheduler, &options.run);
+        let (result, _) = crate::execution::execute(program, scheduler, &timed);
         check_host(&result)?;
+        if matches!(result.outcome, Outcome::Stopped) {
+            break;
+        }
         executions += 1;
         let found = result
             .reports

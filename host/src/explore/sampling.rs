@@ -18,6 +18,7 @@ use super::{
     DISCARD_FACTOR, Exploration, ExploreError, ExploreOptions, FailingExecution, Progress,
     check_host, execution_seed,
 };
+use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Outcome, Program};
 use crate::trace::TraceHash;
@@ -82,6 +83,8 @@ struct Summary {
     trace_hash: TraceHash,
     discarded: bool,
     failed: bool,
+    /// Cut by the exploration's time limit: not counted.
+    stopped: bool,
 }
 
 impl Summary {
@@ -90,6 +93,7 @@ impl Summary {
             trace_hash: result.trace_hash,
             discarded: matches!(result.outcome, Outcome::Discarded { .. }),
             failed: result.outcome.failure().is_some(),
+            stopped: matches!(result.outcome, Outcome::Stopped),
         }
     }
 }
@@ -125,6 +129,9 @@ impl Tally<'_> {
 
     /// Takes the result of execution `index`.
     fn take(&mut self, index: u64, summary: Summary, progress: &mut impl FnMut(Progress)) {
+        if summary.stopped {
+            return;
+        }
         self.executions += 1;
         self.discarded += summary.discarded as u64;
         self.traces.insert(summary.trace_hash);
@@ -162,13 +169,17 @@ pub(super) fn explore(
     // The first executions, one by one: the strategies learn from them
     // (so they ran under schedulers that knew less, and are kept rather
     // than run again).
+    // Executions still going when the time limit comes are stopped; the
+    // ones reported are run again to their end.
+    let mut timed = options.run.clone();
+    timed.run.stop_at = options.time_limit.map(|t| tally.start + t);
     let mut learnt = 0;
     let mut first_results = BTreeMap::new();
     while turns.learning() && !tally.done() {
-        let result = run(program, &turns, options, learnt);
+        let result = run(program, &turns, options.seed, &timed, learnt);
         check_host(&result)?;
         turns.learn(&result);
-        if shard.owns(learnt) {
+        if shard.owns(learnt) && !matches!(result.outcome, Outcome::Stopped) {
             tally.take(learnt, Summary::of(&result), &mut progress);
             first_results.insert(learnt, result);
         }
@@ -177,7 +188,7 @@ pub(super) fn explore(
     // The rest, on the workers.
     let first = (0..).find(|&n| shard.execution(n) >= learnt).unwrap_or(0);
     if !tally.done() {
-        run_workers(program, options, &turns, first, &mut tally, &mut progress)?;
+        run_workers(program, &timed, &turns, first, &mut tally, &mut progress)?;
     }
     let mut result_of = |index: u64| match first_results.get(&index) {
         Some(result) => Ok(result.clone()),
@@ -235,12 +246,13 @@ const BATCH_TIME: std::time::Duration = std::time::Duration::from_millis(100);
 /// workers, taking their results in index order until the tally is done.
 fn run_workers(
     program: &mut Program,
-    options: &ExploreOptions,
+    setup: &Setup,
     turns: &Turns,
     first: u64,
     tally: &mut Tally<'_>,
     progress: &mut impl FnMut(Progress),
 ) -> Result<(), ExploreError> {
+    let options = tally.options;
     let shard = options.shard;
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
@@ -261,7 +273,7 @@ fn run_workers(
                     if index == u64::MAX {
                         break;
                     }
-                    let result = run(worker, turns, options, index);
+                    let result = run(worker, turns, options.seed, setup, index);
                     let summary = check_host(&result).map(|()| Summary::of(&result));
                     let urgent = !matches!(summary, Ok(Summary { failed: false, .. }));
                     batch.push((n, summary.map_err(|e| e.0)));
@@ -305,16 +317,17 @@ fn run_workers(
     })
 }
 
-/// Runs the exploration's execution `index` on `program`.
+/// Runs the exploration's execution `index` on `program` under `setup`.
 fn run(
     program: &mut Program,
     turns: &Turns,
-    options: &ExploreOptions,
+    seed: u64,
+    setup: &Setup,
     index: u64,
 ) -> ExecutionResult {
     let turn: Turn = turns.turn(index);
-    let sched = turns.scheduler(turn, execution_seed(options.seed, index));
-    crate::execution::execute(program, sched, &options.run).0
+    let sched = turns.scheduler(turn, execution_seed(seed, index));
+    crate::execution::execute(program, sched, setup).0
 }
 
 /// Runs execution `index` again, for its full result.
@@ -324,7 +337,7 @@ fn rerun(
     options: &ExploreOptions,
     index: u64,
 ) -> Result<ExecutionResult, ExploreError> {
-    let result = run(program, turns, options, index);
+    let result = run(program, turns, options.seed, &options.run, index);
     check_host(&result)?;
     Ok(result)
 }

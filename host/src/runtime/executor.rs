@@ -240,6 +240,7 @@ pub(super) fn run(
     ));
     exec.get().install(analyses);
     exec.get().property = config.property;
+    exec.get().stop_at = config.stop_at;
     exec.get().log_bitmap = program
         .access_log
         .map(|sites| scheduled_sites(sites, &config.point_sites));

@@ -109,6 +109,11 @@ pub struct RunConfig {
     /// [`crate::svcomp::property`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub property: Option<crate::svcomp::property::Property>,
+    /// When the run this execution belongs to must end (an exploration's
+    /// time limit): an execution still going then is
+    /// [`Outcome::Stopped`], neither a pass nor a failure. Never recorded.
+    #[serde(skip)]
+    pub stop_at: Option<std::time::Instant>,
 }
 
 impl Default for RunConfig {
@@ -119,6 +124,7 @@ impl Default for RunConfig {
             limits: Limits::default(),
             point_sites: Vec::new(),
             property: None,
+            stop_at: None,
         }
     }
 }

@@ -95,6 +95,10 @@ pub enum Outcome {
     /// an unhandled actor message, ...), a thread ended the process with a
     /// non-zero code, or a thread used up its compute budget.
     Reported(Failure),
+    /// The run it belonged to reached its end time (see
+    /// [`super::RunConfig::stop_at`]) during the execution: neither a pass
+    /// nor a failure, and not counted as explored.
+    Stopped,
     /// An analysis gave the execution up: neither a pass nor a failure (an
     /// actor schedule that could not be followed, say). The text says why
     /// and goes into the trace hash.
@@ -111,6 +115,7 @@ impl Outcome {
             Outcome::Exited(0)
             | Outcome::Discarded { .. }
             | Outcome::Abandoned(_)
+            | Outcome::Stopped
             | Outcome::Diverged(_)
             | Outcome::HostError(_) => return None,
             Outcome::Exited(code) => (

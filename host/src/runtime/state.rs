@@ -131,6 +131,8 @@ pub(crate) struct ExecState {
     pub property: Option<crate::svcomp::property::Property>,
     pub thread_limit_hit: bool,
     pub started: Instant,
+    /// When the run this execution belongs to must end.
+    pub stop_at: Option<Instant>,
     /// The step at or after which the time limit is checked next.
     next_time_check: u64,
     /// The last step the scheduler may take: the step limit, then, once the
@@ -205,6 +207,7 @@ impl ExecState {
             memory_limit_hit: false,
             thread_limit_hit: false,
             started: Instant::now(),
+            stop_at: None,
             next_time_check: MAX_BUDGET,
             step_bound: limits.max_steps,
             fair_from: None,
@@ -545,6 +548,10 @@ impl ExecState {
         }
         if self.step >= self.next_time_check {
             self.next_time_check = self.step + MAX_BUDGET;
+            if self.stop_at.is_some_and(|at| Instant::now() >= at) {
+                self.finish(Outcome::Stopped);
+                return true;
+            }
             if let Some(limit) = self.limits.time_limit
                 && self.started.elapsed() > limit
             {

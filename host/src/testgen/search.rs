@@ -254,6 +254,8 @@ pub fn search(
 ) -> Result<GenReport, ExploreError> {
     let start = Instant::now();
     let mut base = options.run.clone();
+    // Runs still going at the time limit are stopped, and not judged.
+    base.run.stop_at = Some(start + options.time_limit);
     base.gen_methods = std::iter::once(class.constructor.clone())
         .chain(class.methods.iter().map(|m| m.export.clone()))
         .collect();
@@ -296,6 +298,9 @@ pub fn search(
                     Box::new(PctScheduler::new(seed, 2, 200))
                 };
                 let (result, run_report) = run_test(program, &base, &test, scheduler)?;
+                if matches!(result.outcome, Outcome::Stopped) {
+                    break 'search;
+                }
                 executions += 1;
                 let activity = crate::activity::entries(&result);
                 let events = if activity.is_empty() {
@@ -308,6 +313,10 @@ pub fn search(
                     Some(l) => l,
                     None => {
                         let lin = linearizations(program, &base, &test)?;
+                        if start.elapsed() >= options.time_limit {
+                            // A linearization may have been stopped.
+                            break 'search;
+                        }
                         executions += lin.len() as u64;
                         linear.insert(lin)
                     }
@@ -317,7 +326,11 @@ pub fn search(
                     Judged::BadTest => break,
                     Judged::Fails(violation) => {
                         report.failure = Some(GenFailure {
-                            run: setup_for(&base, &test),
+                            run: {
+                                let mut run = setup_for(&base, &test);
+                                run.run.stop_at = None;
+                                run
+                            },
                             linearizations: lin.len(),
                             test,
                             violation,

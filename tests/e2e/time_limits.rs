@@ -1,0 +1,109 @@
+//! Every time limit holds within a second, even when one execution runs
+//! long: the run's end stops the execution in progress, which is neither
+//! a pass nor a failure.
+
+use crate::support::{arg, sample, wat_file, weft_in};
+use std::time::{Duration, Instant};
+
+/// A module whose one execution computes for minutes between scheduling
+/// points (its fuel slices are the only ones).
+const LONG: &str = r#"(module (memory (export "memory") 1)
+  (func (export "_start") (local i64)
+    (loop $l
+      (local.set 0 (i64.add (local.get 0) (i64.const 1)))
+      (br_if $l (i64.lt_u (local.get 0) (i64.const 100000000000))))))"#;
+
+/// Runs weft with `args` and returns how long it took.
+fn timed(dir: &std::path::Path, args: &[&str]) -> (crate::support::Output, Duration) {
+    let started = Instant::now();
+    let out = weft_in(dir, args);
+    (out, started.elapsed())
+}
+
+#[test]
+fn a_long_execution_cannot_hold_explore_past_its_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = wat_file(dir.path(), "long", LONG);
+    let (out, took) = timed(
+        dir.path(),
+        &[
+            "explore",
+            arg(&long),
+            "--time-limit",
+            "2s",
+            "--max-fuel",
+            "10000000000000",
+            "--execution-time-limit",
+            "10m",
+            "--no-save",
+        ],
+    );
+    assert!(took < Duration::from_secs(3), "{took:?}");
+    // Nothing finished: no verdict, not a pass.
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("no execution finished within --time-limit 2s"),
+        "{}",
+        out.stderr
+    );
+    // And each execution's own limit holds too.
+    let (out, took) = timed(
+        dir.path(),
+        &[
+            "run",
+            arg(&long),
+            "--max-fuel",
+            "10000000000000",
+            "--execution-time-limit",
+            "1s",
+            "--no-save",
+        ],
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("time-limit"), "{}", out.stdout);
+}
+
+#[test]
+fn the_search_for_racy_sites_counts_in_the_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, took) = timed(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("checksum")),
+            "--races",
+            "schedule",
+            "--time-limit",
+            "1s",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+#[test]
+fn bench_on_a_looping_guest_ends_at_its_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = wat_file(dir.path(), "long", LONG);
+    let (out, took) = timed(
+        dir.path(),
+        &[
+            "bench",
+            arg(&long),
+            "--time-limit",
+            "2s",
+            "--executions",
+            "10",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The micro benchmarks take a moment of their own.
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(
+        out.stdout.contains("the time limit of 2s came first"),
+        "{}",
+        out.stdout
+    );
+}
