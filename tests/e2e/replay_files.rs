@@ -154,3 +154,30 @@ fn malformed_and_foreign_files_are_refused() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("cannot read"), "{}", out.stderr);
 }
+
+/// A replay file committed with the suite replays with the trace hash it
+/// recorded: a change to the format or to what executions do, without a
+/// version bump, fails here. After a deliberate bump, save it again:
+/// `cd tests/fixtures && weft explore ../../target/samples/lost-update-wat.wasm
+/// --save-failure lost-update-wat.weft.json`.
+#[test]
+fn a_committed_replay_file_still_replays_with_its_trace_hash() {
+    let fixture = crate::support::root().join("tests/fixtures/lost-update-wat.weft.json");
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(
+        dir.path(),
+        &[
+            "replay",
+            arg(&fixture),
+            "--module",
+            arg(&sample("lost-update-wat")),
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 1, "{} {}", out.stdout, out.stderr);
+    let json = out.json();
+    assert_eq!(json["trace_hash"], recorded["trace_hash"], "{}", out.stdout);
+    assert_eq!(json["failure"]["kind"], recorded["failure"]["kind"]);
+}
