@@ -12,6 +12,7 @@ mod futex_traps;
 mod inference;
 mod instance_reuse;
 mod instrumentation;
+mod litmus;
 mod memory_reuse;
 mod minimize;
 mod pages;
