@@ -21,6 +21,7 @@ mod replay_files;
 mod samples;
 mod schedules;
 mod serializability;
+mod spec_threads;
 mod strategies;
 mod support;
 mod testgen;
