@@ -70,6 +70,7 @@ pub mod debuginfo;
 pub mod execution;
 pub mod explore;
 pub mod failure;
+pub mod fuzzing;
 pub mod imunit;
 pub mod input;
 pub mod instrument;

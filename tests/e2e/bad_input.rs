@@ -566,3 +566,18 @@ fn reference_types_and_gc_modules_run() {
     let out = weft_in(dir.path(), &["run", arg(&module), "--no-save"]);
     assert_eq!(out.code, 0, "{} {}", out.stdout, out.stderr);
 }
+
+#[test]
+fn a_table_larger_than_weft_supports_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = wat_file(
+        dir.path(),
+        "table",
+        r#"(module (table 100000 funcref) (func (export "_start")))"#,
+    );
+    expect_input_error(
+        &["run", arg(&module)],
+        dir.path(),
+        "a table starts with 100000 elements; weft supports tables of at most 65536",
+    );
+}

@@ -6,6 +6,10 @@ use wasmparser::{
     CompositeInnerType, DataKind, ExternalKind, Operator, Parser, Payload, TypeRef, ValType,
 };
 
+/// The most elements a table may start with (the runtime's pool holds
+/// tables of this size).
+pub const MOST_TABLE_ELEMENTS: u64 = 1 << 16;
+
 /// How the module's memory relates to threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MemoryPlan {
@@ -146,6 +150,16 @@ impl Survey {
                         }
                     }
                     survey.type_count = survey.func_sigs.len() as u32;
+                }
+                Payload::TableSection(reader) => {
+                    for table in reader {
+                        let initial = table?.ty.initial;
+                        if initial > MOST_TABLE_ELEMENTS {
+                            return Err(InstrumentError::Unsupported(format!(
+                                "a table starts with {initial} elements; weft supports tables of at most {MOST_TABLE_ELEMENTS}"
+                            )));
+                        }
+                    }
                 }
                 Payload::ImportSection(reader) => {
                     survey.has_import_section = true;

@@ -570,7 +570,7 @@ fn engine() -> wasmtime::Result<Engine> {
     pool.total_core_instances(POOL_SLOTS)
         .total_stacks(POOL_SLOTS)
         .total_tables(POOL_SLOTS)
-        .table_elements(1 << 16)
+        .table_elements(crate::instrument::MOST_TABLE_ELEMENTS as usize)
         // Reset tables with memset instead of decommitting them: a
         // decommitted table page faults again at the next execution.
         .table_keep_resident(1 << 20)
@@ -586,6 +586,11 @@ fn engine() -> wasmtime::Result<Engine> {
     config
         .allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool))
         .async_stack_zeroing(false)
+        // Instrumented frames are larger than the original ones: twice the
+        // engine's default wasm stack lets a program recurse at least as
+        // deep under weft as it does natively.
+        .max_wasm_stack(1 << 20)
+        .async_stack_size(3 << 20)
         .wasm_threads(true)
         .shared_memory(true)
         // The point buffer memory has one-byte pages.
