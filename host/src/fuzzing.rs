@@ -55,12 +55,11 @@ pub fn rewrite(wasm: &[u8]) {
     let mut rewritten = features();
     rewritten.insert(wasmparser::WasmFeatures::CUSTOM_PAGE_SIZES);
     for options in levels {
-        if let Ok(out) = instrument(wasm, &options) {
-            if let Err(e) =
+        if let Ok(out) = instrument(wasm, &options)
+            && let Err(e) =
                 wasmparser::Validator::new_with_features(rewritten).validate_all(&out.wasm)
-            {
-                panic!("the rewrite of a valid module is invalid ({options:?}): {e}");
-            }
+        {
+            panic!("the rewrite of a valid module is invalid ({options:?}): {e}");
         }
     }
 }

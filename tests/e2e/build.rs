@@ -218,7 +218,7 @@ int main(void) {
 
 /// `weft svcomp` builds a task's program, finds the `reach_error()` call a
 /// lost update leads to (`abort` from a failed `assert` elsewhere only cuts
-/// the path) and writes the witness, which replays.
+/// the path) and writes the witness, which replays, and its page.
 #[test]
 fn svcomp_tasks_get_verdicts_and_witnesses() {
     let dir = tempfile::tempdir().unwrap();
@@ -234,6 +234,7 @@ fn svcomp_tasks_get_verdicts_and_witnesses() {
             "--out",
             arg(&out),
             "--json",
+            "--html",
         ],
     );
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
@@ -243,6 +244,9 @@ fn svcomp_tasks_get_verdicts_and_witnesses() {
     assert_eq!(unreach["verdict"], "false", "{}", run.stdout);
     assert_eq!(report["wrong"], 0, "{}", run.stdout);
     let witness = unreach["witness"].as_str().unwrap();
+    // The witness's page sits beside it.
+    let page = std::fs::read_to_string(out.join("split-critical.unreach-call.html")).unwrap();
+    assert!(page.contains(r#""kind":"assertion""#), "{page}");
     let replay = weft_in(dir.path(), &["replay", witness]);
     assert_eq!(replay.code, 1, "{}", replay.stdout);
     assert!(

@@ -3,11 +3,14 @@
 
 use super::common::{Run, parse_positive_duration, write_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
+use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
 use crate::explore::{Exploration, ExploreOptions, explore};
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
 use crate::replay::minimize::{Budget, minimize_failure};
+use crate::report::html::Page;
+use crate::report::interleaving;
 use crate::runtime::RunConfig;
 use crate::sched::Strategy;
 use crate::svcomp::task::{Check, Task};
@@ -45,6 +48,10 @@ pub struct SvcompArgs {
     /// property's remaining time).
     #[arg(long)]
     no_minimize: bool,
+    /// Also write each witness's failure as a self-contained HTML page
+    /// beside it (`<task>.<property>.html`).
+    #[arg(long)]
+    html: bool,
 }
 
 /// The verdict on one property of one task.
@@ -250,6 +257,23 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
                 &found.failure,
                 found.found_by.clone(),
             )?;
+            if args.html {
+                let symbols = Symbols::new(wasm);
+                let page = Page::new(
+                    format!(
+                        "{}: {} is false ({} failure)",
+                        task.name,
+                        property.name(),
+                        found.failure.kind.name()
+                    ),
+                    interleaving::rows(&found.result, program.sites(), &symbols, false),
+                    &found.result.thread_names,
+                    Some(&found.failure),
+                );
+                let page_path = path.with_extension("").with_extension("html");
+                page.write(&page_path)
+                    .with_context(|| format!("cannot write `{}`", page_path.display()))?;
+            }
             Some(path)
         }
         _ => None,
