@@ -5,7 +5,9 @@
 //! a trap of the same kind).
 //!
 //! Each module gets a `_start` that calls one of its exported functions
-//! without parameters and drops the results, since weft runs `_start`.
+//! without parameters and exits with a code folded from its results and
+//! the memory's bytes, since weft runs `_start` and reports exit codes:
+//! results and memory are compared too.
 
 use arbitrary::Unstructured;
 use rand_core::{RngCore, SeedableRng};
@@ -45,17 +47,138 @@ fn config() -> wasm_smith::Config {
     }
 }
 
-/// Adds to `wasm` a function `_start` of type `[] -> []` that calls
-/// function `callee` (whose results it drops), exported as `_start`.
+/// Adds to `wasm` (a module without imports) a function `_start` that
+/// calls function `callee`, folds its results and the memory's bytes into
+/// one number, and ends the process with it as exit code: the import
+/// `proc_exit` comes first, so every function index moves up by one.
 struct AddStart {
     callee: u32,
-    results: usize,
+    results: Vec<wasmparser::ValType>,
+    has_memory: bool,
+    /// The types `[] -> []` and `[i32] -> []`, once added.
     types: u32,
-    functions: u32,
+    /// The index of `_start`.
+    start: u32,
+    imported: bool,
+}
+
+impl AddStart {
+    /// The body of `_start`.
+    fn body(&mut self) -> wasm_encoder::Function {
+        use wasm_encoder::Instruction as I;
+        let locals: Vec<(u32, wasm_encoder::ValType)> = self
+            .results
+            .clone()
+            .into_iter()
+            .map(|t| (1, self.val_type(t).expect("a core type")))
+            .chain([
+                (1, wasm_encoder::ValType::I32),
+                (1, wasm_encoder::ValType::I32),
+            ])
+            .collect();
+        let n = self.results.len() as u32;
+        let (acc, i) = (n, n + 1);
+        let mut f = wasm_encoder::Function::new(locals);
+        f.instruction(&I::Call(self.callee + 1));
+        for k in (0..n).rev() {
+            f.instruction(&I::LocalSet(k));
+        }
+        // acc = rotl(acc, 5) ^ value, for each result as an i32.
+        let fold = |f: &mut wasm_encoder::Function| {
+            f.instruction(&I::LocalGet(acc));
+            f.instruction(&I::I32Const(5));
+            f.instruction(&I::I32Rotl);
+            f.instruction(&I::I32Xor);
+            f.instruction(&I::LocalSet(acc));
+        };
+        for (k, ty) in self.results.clone().into_iter().enumerate() {
+            let k = k as u32;
+            let as_i64 = |f: &mut wasm_encoder::Function| {
+                f.instruction(&I::I64Const(32));
+                f.instruction(&I::I64ShrU);
+                f.instruction(&I::I32WrapI64);
+            };
+            match ty {
+                wasmparser::ValType::I32 => {
+                    f.instruction(&I::LocalGet(k));
+                    fold(&mut f);
+                }
+                wasmparser::ValType::F32 => {
+                    f.instruction(&I::LocalGet(k));
+                    f.instruction(&I::I32ReinterpretF32);
+                    fold(&mut f);
+                }
+                wasmparser::ValType::I64 | wasmparser::ValType::F64 => {
+                    let load = |f: &mut wasm_encoder::Function| {
+                        f.instruction(&I::LocalGet(k));
+                        if ty == wasmparser::ValType::F64 {
+                            f.instruction(&I::I64ReinterpretF64);
+                        }
+                    };
+                    load(&mut f);
+                    f.instruction(&I::I32WrapI64);
+                    fold(&mut f);
+                    load(&mut f);
+                    as_i64(&mut f);
+                    fold(&mut f);
+                }
+                wasmparser::ValType::V128 => {
+                    for lane in 0..4 {
+                        f.instruction(&I::LocalGet(k));
+                        f.instruction(&I::I32x4ExtractLane(lane));
+                        fold(&mut f);
+                    }
+                }
+                wasmparser::ValType::Ref(_) => {
+                    f.instruction(&I::LocalGet(k));
+                    f.instruction(&I::RefIsNull);
+                    fold(&mut f);
+                }
+            }
+        }
+        if self.has_memory {
+            // Every 4 bytes of the memory, folded in.
+            f.instruction(&I::Block(wasm_encoder::BlockType::Empty));
+            f.instruction(&I::Loop(wasm_encoder::BlockType::Empty));
+            f.instruction(&I::LocalGet(i));
+            f.instruction(&I::MemorySize(0));
+            f.instruction(&I::I32Const(16));
+            f.instruction(&I::I32Shl);
+            f.instruction(&I::I32GeU);
+            f.instruction(&I::BrIf(1));
+            f.instruction(&I::LocalGet(i));
+            f.instruction(&I::I32Load(wasm_encoder::MemArg {
+                offset: 0,
+                align: 2,
+                memory_index: 0,
+            }));
+            fold(&mut f);
+            f.instruction(&I::LocalGet(i));
+            f.instruction(&I::I32Const(4));
+            f.instruction(&I::I32Add);
+            f.instruction(&I::LocalSet(i));
+            f.instruction(&I::Br(0));
+            f.instruction(&I::End);
+            f.instruction(&I::End);
+        }
+        // An exit code from 1 to 100.
+        f.instruction(&I::LocalGet(acc));
+        f.instruction(&I::I32Const(100));
+        f.instruction(&I::I32RemU);
+        f.instruction(&I::I32Const(1));
+        f.instruction(&I::I32Add);
+        f.instruction(&I::Call(0));
+        f.instruction(&I::End);
+        f
+    }
 }
 
 impl Reencode for AddStart {
     type Error = std::convert::Infallible;
+
+    fn function_index(&mut self, func: u32) -> Result<u32, Error<Self::Error>> {
+        Ok(func + 1)
+    }
 
     fn parse_type_section(
         &mut self,
@@ -65,6 +188,45 @@ impl Reencode for AddStart {
         utils::parse_type_section(self, types, section)?;
         self.types = types.len();
         types.ty().function([], []);
+        types.ty().function([wasm_encoder::ValType::I32], []);
+        Ok(())
+    }
+
+    fn intersperse_section_hook(
+        &mut self,
+        module: &mut wasm_encoder::Module,
+        after: Option<wasm_encoder::SectionId>,
+        before: Option<wasm_encoder::SectionId>,
+    ) -> Result<(), Error<Self::Error>> {
+        use wasm_encoder::SectionId as S;
+        let past_types = after.is_some_and(|a| a as u8 >= S::Type as u8 && a != S::Custom);
+        let before_rest = before.is_none_or(|b| b as u8 > S::Import as u8 && b != S::Custom);
+        if !self.imported && past_types && before_rest {
+            let mut imports = wasm_encoder::ImportSection::new();
+            imports.import(
+                "wasi_snapshot_preview1",
+                "proc_exit",
+                wasm_encoder::EntityType::Function(self.types + 1),
+            );
+            module.section(&imports);
+            self.imported = true;
+        }
+        Ok(())
+    }
+
+    fn parse_import_section(
+        &mut self,
+        imports: &mut wasm_encoder::ImportSection,
+        section: wasmparser::ImportSectionReader<'_>,
+    ) -> Result<(), Error<Self::Error>> {
+        // An empty one (the generator allows no imports).
+        utils::parse_import_section(self, imports, section)?;
+        imports.import(
+            "wasi_snapshot_preview1",
+            "proc_exit",
+            wasm_encoder::EntityType::Function(self.types + 1),
+        );
+        self.imported = true;
         Ok(())
     }
 
@@ -74,7 +236,7 @@ impl Reencode for AddStart {
         section: wasmparser::FunctionSectionReader<'_>,
     ) -> Result<(), Error<Self::Error>> {
         utils::parse_function_section(self, functions, section)?;
-        self.functions = functions.len();
+        self.start = functions.len() + 1;
         functions.function(self.types);
         Ok(())
     }
@@ -90,7 +252,7 @@ impl Reencode for AddStart {
                 utils::parse_export(self, exports, export)?;
             }
         }
-        exports.export("_start", wasm_encoder::ExportKind::Func, self.functions);
+        exports.export("_start", wasm_encoder::ExportKind::Func, self.start);
         Ok(())
     }
 
@@ -100,28 +262,25 @@ impl Reencode for AddStart {
         section: wasmparser::CodeSectionReader<'_>,
     ) -> Result<(), Error<Self::Error>> {
         utils::parse_code_section(self, code, section)?;
-        let mut start = wasm_encoder::Function::new([]);
-        start.instruction(&wasm_encoder::Instruction::Call(self.callee));
-        for _ in 0..self.results {
-            start.instruction(&wasm_encoder::Instruction::Drop);
-        }
-        start.instruction(&wasm_encoder::Instruction::End);
-        code.function(&start);
+        let body = self.body();
+        code.function(&body);
         Ok(())
     }
 }
 
 /// The first exported function of `wasm` without parameters: its index
-/// and number of results.
-fn entry(wasm: &[u8]) -> Option<(u32, usize)> {
+/// and result types; and whether `wasm` has a memory.
+fn entry(wasm: &[u8]) -> Option<(u32, Vec<wasmparser::ValType>, bool)> {
     let mut types = Vec::new();
     let mut funcs = Vec::new();
+    let mut has_memory = false;
+    let mut found = None;
     for payload in wasmparser::Parser::new(0).parse_all(wasm) {
         match payload.ok()? {
             wasmparser::Payload::TypeSection(reader) => {
                 for ty in reader.into_iter_err_on_gc_types() {
                     let ty = ty.ok()?;
-                    types.push((ty.params().len(), ty.results().len()));
+                    types.push((ty.params().len(), ty.results().to_vec()));
                 }
             }
             wasmparser::Payload::FunctionSection(reader) => {
@@ -132,32 +291,36 @@ fn entry(wasm: &[u8]) -> Option<(u32, usize)> {
                         .collect::<Option<Vec<_>>>()?,
                 );
             }
+            wasmparser::Payload::MemorySection(reader) => has_memory |= reader.count() > 0,
             wasmparser::Payload::ExportSection(reader) => {
                 for export in reader {
                     let export = export.ok()?;
-                    if export.kind != wasmparser::ExternalKind::Func {
+                    if export.kind != wasmparser::ExternalKind::Func || found.is_some() {
                         continue;
                     }
-                    let (params, results) = types[funcs[export.index as usize] as usize];
-                    if params == 0 {
-                        return Some((export.index, results));
+                    let (params, results) = &types[funcs[export.index as usize] as usize];
+                    if *params == 0 {
+                        found = Some((export.index, results.clone()));
                     }
                 }
             }
             _ => {}
         }
     }
-    None
+    let (index, results) = found?;
+    Some((index, results, has_memory))
 }
 
 /// `wasm` with a `_start` calling its entry, if it has one.
 fn with_start(wasm: &[u8]) -> Option<Vec<u8>> {
-    let (callee, results) = entry(wasm)?;
+    let (callee, results, has_memory) = entry(wasm)?;
     let mut add = AddStart {
         callee,
         results,
+        has_memory,
         types: 0,
-        functions: 0,
+        start: 0,
+        imported: false,
     };
     let mut module = wasm_encoder::Module::new();
     add.parse_core_module(&mut module, wasmparser::Parser::new(0), wasm)
@@ -197,7 +360,20 @@ fn under_wasmtime(wasm: &[u8]) -> (Ending, bool) {
     let module = wasmtime::Module::new(&engine, wasm).unwrap();
     let mut store = wasmtime::Store::new(&engine, SameMemoryLimit { refused: false });
     store.limiter(|limit| limit);
-    let ending = wasmtime::Instance::new(&mut store, &module, &[])
+    let mut linker = wasmtime::Linker::new(&engine);
+    linker
+        .func_wrap(
+            "wasi_snapshot_preview1",
+            "proc_exit",
+            |code: i32| -> wasmtime::Result<()> {
+                Err(wasmtime::Error::msg(format!(
+                    "the program exited with code {code}"
+                )))
+            },
+        )
+        .unwrap();
+    let ending = linker
+        .instantiate(&mut store, &module)
         .map_err(|e| trap_text(&e))
         .and_then(|instance| {
             let start = instance
@@ -211,7 +387,7 @@ fn under_wasmtime(wasm: &[u8]) -> (Ending, bool) {
 fn trap_text(error: &wasmtime::Error) -> String {
     match error.downcast_ref::<wasmtime::Trap>() {
         Some(trap) => trap.to_string(),
-        None => format!("{error:#}"),
+        None => error.root_cause().to_string(),
     }
 }
 
@@ -222,13 +398,14 @@ fn under_weft(wasm: &[u8], options: InstrumentOptions) -> Ending {
     match program.execute(scheduler, &RunConfig::default()).0.outcome {
         Outcome::Exited(0) => Ok(()),
         Outcome::Trap { message, .. } | Outcome::Assertion { message, .. } => Err(message),
+        Outcome::Reported(failure) => Err(failure.message),
         other => Err(format!("{other:?}")),
     }
 }
 
-/// Whether weft's ending is the engine's: both return, or both trap with
-/// the engine's trap text; a trap after refused growth is weft's
-/// `memory-limit` failure.
+/// Whether weft's ending is the engine's: both exit with the same code,
+/// or both trap with the engine's trap text; a trap after refused growth
+/// is weft's `memory-limit` failure.
 fn same(engine: &Ending, refused: bool, weft: &Ending) -> bool {
     match (engine, weft) {
         (Ok(()), Ok(())) => true,
@@ -289,7 +466,9 @@ fn generated_modules_end_the_same_under_weft_as_under_wasmtime() {
         let Some(wasm) = generate(n) else { continue };
         let (engine, refused) = under_wasmtime(&wasm);
         compared += 1;
-        trapped += engine.is_err() as usize;
+        trapped += engine
+            .as_ref()
+            .is_err_and(|e| !e.starts_with("the program exited")) as usize;
         for (level, options) in &levels {
             let weft = under_weft(&wasm, *options);
             if exhausted(&engine) || exhausted(&weft) {
