@@ -3,6 +3,8 @@
 //! outside input takes arbitrary bytes and must return an error, never
 //! panic, and what it accepts must hold together.
 
+pub mod differential;
+
 use crate::debuginfo::symbols::Symbols;
 use crate::imunit::schedule::Schedule;
 use crate::instrument::{InstrumentOptions, Points, features, instrument};
