@@ -332,10 +332,15 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         ),
         None => (
             format!(
-                "no failure in {} executions ({strategy}, seed {}) in {:.2?}, {} distinct traces{}",
+                "no failure in {} executions ({strategy}, seed {}) in {:.2?}, {}{} distinct traces{}",
                 exploration.executions,
                 args.seed,
                 exploration.elapsed,
+                if exploration.distinct_traces_capped {
+                    "at least "
+                } else {
+                    ""
+                },
                 exploration.distinct_traces,
                 if exploration.discarded > 0 {
                     format!(", {} discarded by guest assumptions", exploration.discarded)
@@ -370,6 +375,7 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         "jobs": options.jobs,
         "shard": args.shard.map(|s| s.to_string()),
         "discarded": exploration.discarded,
+        "distinct_traces_at_least": exploration.distinct_traces_capped,
         "preemption_bound": systematic.then_some(options.preemption_bound),
         "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
         "exhaustive": exploration.exhausted == Some(Exhausted::All),

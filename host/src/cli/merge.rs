@@ -76,12 +76,21 @@ fn merge(results: &[(String, Value)]) -> Result<Value> {
     fields.insert("executions".into(), json!(total("executions")));
     fields.insert("discarded".into(), json!(total("discarded")));
     // Distinct traces cannot be told apart across shards: the sum bounds
-    // them from above.
+    // them from above, unless a shard saw more than it remembers (then
+    // nothing bounds them).
+    let capped = results
+        .iter()
+        .any(|(_, r)| r.get("distinct_traces_at_least") == Some(&json!(true)));
     fields.insert(
         "distinct_traces_at_most".into(),
-        json!(total("distinct_traces")),
+        if capped {
+            json!(null)
+        } else {
+            json!(total("distinct_traces"))
+        },
     );
     fields.remove("distinct_traces");
+    fields.remove("distinct_traces_at_least");
     fields.insert("elapsed_ms".into(), json!(null));
     fields.insert("shard".into(), json!(null));
     fields.insert("shards".into(), json!(shards));

@@ -6,6 +6,7 @@
 //! [`turns`] says which strategy runs each execution.
 
 pub mod bounded;
+pub mod distinct;
 pub mod exhaustive;
 pub mod race_points;
 pub mod sampling;
@@ -17,9 +18,9 @@ use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::{DfsScheduler, DporScheduler, Scheduler, Strategy};
 use bounded::BoundedSearch;
+use distinct::DistinctTraces;
 use exhaustive::ExhaustiveSearch;
 pub use sampling::Shard;
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
 
@@ -90,8 +91,12 @@ pub struct FailingExecution {
 pub struct Exploration {
     /// Executions run.
     pub executions: u64,
-    /// Distinct traces among them.
+    /// Distinct traces among them (at least this many when
+    /// `distinct_traces_capped`: see [`distinct`]).
     pub distinct_traces: usize,
+    /// Whether more traces were seen than an exploration remembers, so
+    /// that `distinct_traces` is a lower bound.
+    pub distinct_traces_capped: bool,
     /// Executions discarded because a guest assumption was false.
     pub discarded: u64,
     /// Executions that failed (more than one only with `keep_going`).
@@ -258,7 +263,7 @@ fn explore_with(
     // search ends without it.
     let mut timed = options.run.clone();
     timed.run.stop_at = options.time_limit.map(|t| start + t);
-    let mut traces = HashSet::new();
+    let mut traces = DistinctTraces::default();
     let mut exhausted = None;
     let mut last = None;
     let mut executions = 0;
@@ -351,7 +356,7 @@ fn explore_with(
         traces.insert(result.trace_hash);
         progress(Progress {
             executions,
-            distinct_traces: traces.len(),
+            distinct_traces: traces.count(),
             elapsed: start.elapsed(),
         });
         if let Some(failure) = result.outcome.failure() {
@@ -379,7 +384,8 @@ fn explore_with(
     }
     Ok(Exploration {
         executions,
-        distinct_traces: traces.len(),
+        distinct_traces: traces.count(),
+        distinct_traces_capped: !traces.exact(),
         discarded,
         failing_executions,
         failure: first_failure,

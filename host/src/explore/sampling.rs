@@ -13,6 +13,7 @@
 //! (the first ones still run everywhere, to learn from), so that a long
 //! exploration splits over the nodes of a batch system.
 
+use super::distinct::DistinctTraces;
 use super::turns::{Turn, Turns};
 use super::{
     DISCARD_FACTOR, Exploration, ExploreError, ExploreOptions, FailingExecution, Progress,
@@ -22,7 +23,7 @@ use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Outcome, Program};
 use crate::trace::TraceHash;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -102,7 +103,7 @@ impl Summary {
 struct Tally<'a> {
     options: &'a ExploreOptions,
     start: Instant,
-    traces: HashSet<TraceHash>,
+    traces: DistinctTraces,
     executions: u64,
     discarded: u64,
     failing_executions: u64,
@@ -142,7 +143,7 @@ impl Tally<'_> {
         self.last = Some(index);
         progress(Progress {
             executions: self.executions,
-            distinct_traces: self.traces.len(),
+            distinct_traces: self.traces.count(),
             elapsed: self.start.elapsed(),
         });
     }
@@ -159,7 +160,7 @@ pub(super) fn explore(
     let mut tally = Tally {
         options,
         start: Instant::now(),
-        traces: HashSet::new(),
+        traces: DistinctTraces::default(),
         executions: 0,
         discarded: 0,
         failing_executions: 0,
@@ -225,7 +226,8 @@ pub(super) fn explore(
     };
     Ok(Exploration {
         executions: tally.executions,
-        distinct_traces: tally.traces.len(),
+        distinct_traces: tally.traces.count(),
+        distinct_traces_capped: !tally.traces.exact(),
         discarded: tally.discarded,
         failing_executions: tally.failing_executions,
         failure,
