@@ -25,6 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("actors", 5),
     ("testgen", 5),
     ("race", 5),
+    ("explain", 5),
     ("execution", 6),
     // Which executions to run: exploration, replay and the techniques'
     // drivers.
@@ -37,6 +38,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("actors::search", 7),
     ("testgen::search", 7),
     ("svcomp", 7),
+    ("explain::retell", 7),
+    ("classroom", 7),
     ("report", 8),
     ("bench", 9),
     ("cli", 9),

@@ -10,6 +10,7 @@ mod determinism;
 mod differential;
 mod from_rust;
 mod futex_traps;
+mod grade;
 mod fuzz_corpus;
 mod inference;
 mod instance_reuse;

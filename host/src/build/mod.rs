@@ -5,7 +5,7 @@
 //! and the threaded wasi-libc of Rust's `wasm32-wasip1-threads` target),
 //! [`cpp`] (C++ with std threads, through `zig c++` and zig's libc++),
 //! [`zig`] (Zig with `std.Thread`), [`wat`] (WebAssembly text) and [`rust`]
-//! (a Cargo package). A folder is built from the one source it holds
+//! (a Cargo package, or one `.rs` file using only `std`). A folder is built from the one source it holds
 //! (`Cargo.toml`, `main.c`, `main.zig` or `main.wat`).
 
 pub mod c;
@@ -22,7 +22,7 @@ use std::process::Command;
 pub enum BuildError {
     /// The file's language is not one weft builds.
     #[error(
-        "cannot build `{0}`: weft builds `.c` (and preprocessed `.i`), `.cpp`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.cpp`, `main.zig` or `main.wat`"
+        "cannot build `{0}`: weft builds `.c` (and preprocessed `.i`), `.cpp`, `.rs`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.cpp`, `main.zig` or `main.wat`"
     )]
     UnknownLanguage(String),
     /// A tool the build needs is missing.
@@ -87,6 +87,7 @@ pub fn build(
         Some("c" | "i") => c::build(source, &output, flags)?,
         Some("cpp" | "cc" | "cxx") => cpp::build(source, &output, flags)?,
         Some("wat") => wat::build(source, &output)?,
+        Some("rs") => rust::build_file(source, &output)?,
         Some("zig") => zig::build(source, &output)?,
         _ => return Err(BuildError::UnknownLanguage(source.display().to_string())),
     }

@@ -1,5 +1,7 @@
-//! A Cargo package (one binary) built for `wasm32-wasip1-threads` in
-//! release mode with line tables, so reports show source lines.
+//! Rust for `wasm32-wasip1-threads`: a Cargo package (one binary) built in
+//! release mode with line tables, so reports show source lines, or a single
+//! `.rs` file using only `std`, compiled by `rustc` with full debug
+//! information, so reports also name its statics.
 
 use super::BuildError;
 use std::path::Path;
@@ -57,4 +59,23 @@ pub fn build(dir: &Path, output: &Path) -> Result<(), BuildError> {
             output.display()
         ))
     })
+}
+
+/// Compiles the single-file program `source` (only `std`) into `output`
+/// with `rustc`, optimised and with full debug information.
+///
+/// # Errors
+///
+/// [`BuildError::Compile`] with the compiler's output,
+/// [`BuildError::MissingTool`] when rustc cannot run.
+pub fn build_file(source: &Path, output: &Path) -> Result<(), BuildError> {
+    let mut command = Command::new("rustc");
+    command
+        .args(["--edition", "2021", "--crate-type", "bin"])
+        .args(["--target", "wasm32-wasip1-threads"])
+        .args(["-C", "opt-level=2", "-C", "debuginfo=2"])
+        .arg("-o")
+        .arg(output)
+        .arg(source);
+    super::run_tool(command, "rustc", source)
 }

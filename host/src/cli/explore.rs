@@ -21,7 +21,7 @@ use std::time::Duration;
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
     #[command(flatten)]
-    module: ModuleArgs,
+    pub(super) module: ModuleArgs,
     /// Scheduling strategy: `portfolio` (POS, PCT with depths 3 and 2,
     /// uniform random and SURW taking turns), `random`, `pct` (depth
     /// `--pct-depth`), `pos` (partial order sampling), `surw` (selectively
@@ -125,6 +125,18 @@ impl Explored {
     /// The replay file of its failure, if one was saved.
     pub fn replay_file(&self) -> Option<&Path> {
         self.replay_file.as_deref()
+    }
+
+    /// Its failure told in plain words (see [`crate::explain::retell`]),
+    /// for a module loaded with the access log and run with `setup`.
+    pub fn story(&mut self, setup: &crate::execution::Setup) -> Option<crate::explain::Story> {
+        let found = self.exploration.failure.as_ref()?;
+        crate::explain::retell(&mut self.program, setup, &found.result, &found.failure)
+    }
+
+    /// The headline of its report.
+    pub fn headline(&self) -> &str {
+        &self.headline
     }
 
     /// Its report (of `module`, the module explored).

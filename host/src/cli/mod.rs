@@ -9,6 +9,7 @@ pub use check::{Check, Checked};
 mod common;
 mod explore;
 mod generate;
+mod grade;
 mod infer;
 mod merge;
 mod minimize;
@@ -45,6 +46,7 @@ enum Command {
     Actors(actors::ActorsArgs),
     Gen(generate::GenArgs),
     Svcomp(svcomp::SvcompArgs),
+    Grade(grade::GradeArgs),
 }
 
 /// Exit code when no failure was found.
@@ -71,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Actors(args) => actors::run(args),
         Command::Gen(args) => generate::run(args),
         Command::Svcomp(args) => svcomp::run(args),
+        Command::Grade(args) => grade::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

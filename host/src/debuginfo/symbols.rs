@@ -55,7 +55,7 @@ impl LazySymbols {
     }
 
     /// Runs `f` on the symbols, read now if they were not.
-    fn with<R>(&self, f: impl FnOnce(&Symbols) -> R) -> R {
+    pub fn with<R>(&self, f: impl FnOnce(&Symbols) -> R) -> R {
         let mut symbols = self.symbols.lock().unwrap_or_else(|e| e.into_inner());
         f(symbols.get_or_insert_with(|| Symbols::new(&self.wasm)))
     }

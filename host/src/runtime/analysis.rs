@@ -344,6 +344,15 @@ impl ExecView<'_> {
         }
     }
 
+    /// The address thread `id` waits on, if it waits (on a lock, a
+    /// condition variable, a join, ...).
+    pub fn waits_on(&self, id: ThreadId) -> Option<u32> {
+        match self.state.threads.get(id as usize)?.state() {
+            ThreadState::Waiting { addr, .. } => Some(addr),
+            _ => None,
+        }
+    }
+
     /// The value of `width` bytes (at most 8, little-endian) at `addr` of
     /// the shared memory; 0 out of bounds or without one.
     pub fn read(&self, addr: u32, width: u8) -> u64 {

@@ -1,0 +1,33 @@
+//! Lost update: two tellers deposit into one account at the same time.
+//! Make `deposit` correct when several threads call it at once.
+//! Keep `teller` and `main` as they are.
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::thread;
+
+const TELLERS: i32 = 2;
+const DEPOSITS: i32 = 2;
+const AMOUNT: i32 = 10;
+
+static BALANCE: AtomicI32 = AtomicI32::new(100);
+
+fn deposit(amount: i32) {
+    // TODO: another teller may run this at the same time.
+    let seen = BALANCE.load(Ordering::SeqCst);
+    BALANCE.store(seen + amount, Ordering::SeqCst);
+}
+
+fn teller() {
+    for _ in 0..DEPOSITS {
+        deposit(AMOUNT);
+    }
+}
+
+fn main() {
+    let tellers: Vec<_> = (0..TELLERS).map(|_| thread::spawn(teller)).collect();
+    for t in tellers {
+        t.join().unwrap();
+    }
+    let balance = BALANCE.load(Ordering::SeqCst);
+    println!("balance = {balance}");
+    assert_eq!(balance, 100 + TELLERS * DEPOSITS * AMOUNT, "a deposit was lost");
+}

@@ -1,0 +1,214 @@
+//! An exercise folder and its `exercise.toml`:
+//!
+//! ```toml
+//! title = "Lost update: a shared bank balance"
+//! # A data race fails a submission (default true); any other failure weft
+//! # finds (an assertion, a trap, a deadlock, a livelock) always does.
+//! data_races = true
+//! # An IMUnit schedule every execution must follow (optional).
+//! # schedule = "deposited -> audited"
+//! # Executions sampled before the exhaustive search, and the time both
+//! # may take together.
+//! executions = 1000
+//! time_limit = "30s"
+//!
+//! # Typical wrong solutions, which grading must catch with the failure
+//! # kind and a phrase of the explanation given.
+//! [[wrong]]
+//! file = "wrong/no-lock.c"
+//! kind = "assertion"
+//! explains = "one update was lost"
+//! ```
+//!
+//! Beside it: `README.md` (the statement), `starter/`, `solution/` (the
+//! reference, one file per language) and `wrong/`.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The file that makes a folder an exercise.
+pub const EXERCISE_FILE: &str = "exercise.toml";
+
+/// Errors reading an exercise.
+#[derive(Debug, thiserror::Error)]
+pub enum ExerciseError {
+    /// The folder has no `exercise.toml`.
+    #[error("`{0}` is not an exercise: it has no `exercise.toml`")]
+    NotAnExercise(String),
+    /// The file could not be read.
+    #[error("cannot read `{path}`: {reason}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// The file is not a valid exercise description.
+    #[error("`{path}` is not a valid exercise: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A typical wrong solution and how grading must catch it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct WrongSolution {
+    /// The source, relative to the exercise folder.
+    pub file: PathBuf,
+    /// The failure kind grading reports (`assertion`, `deadlock`,
+    /// `data-race`, ...).
+    pub kind: String,
+    /// A phrase the plain-words explanation holds.
+    pub explains: String,
+}
+
+/// The contents of `exercise.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Description {
+    title: String,
+    #[serde(default = "yes")]
+    data_races: bool,
+    #[serde(default)]
+    schedule: Option<String>,
+    #[serde(default = "default_executions")]
+    executions: u64,
+    #[serde(default = "default_time_limit")]
+    time_limit: String,
+    #[serde(default)]
+    wrong: Vec<WrongSolution>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_executions() -> u64 {
+    1000
+}
+
+fn default_time_limit() -> String {
+    "30s".into()
+}
+
+/// An exercise, read from its folder.
+#[derive(Clone, Debug)]
+pub struct Exercise {
+    /// The folder.
+    pub dir: PathBuf,
+    /// Its name (the folder's).
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// Whether a data race fails a submission.
+    pub data_races: bool,
+    /// An IMUnit schedule every execution must follow.
+    pub schedule: Option<String>,
+    /// Executions sampled before the exhaustive search.
+    pub executions: u64,
+    /// Time the sampling and the exhaustive search may take together.
+    pub time_limit: Duration,
+    /// Typical wrong solutions.
+    pub wrong: Vec<WrongSolution>,
+}
+
+impl Exercise {
+    /// Reads the exercise in folder `dir`.
+    ///
+    /// # Errors
+    ///
+    /// An [`ExerciseError`] when `dir` holds no `exercise.toml`, or one
+    /// that cannot be read or is not valid (unknown keys, a time limit
+    /// that is not a positive duration, no executions, a wrong solution
+    /// that is not in the folder).
+    pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
+        let path = dir.join(EXERCISE_FILE);
+        if !path.is_file() {
+            return Err(ExerciseError::NotAnExercise(dir.display().to_string()));
+        }
+        let text = crate::input::read_text(&path, crate::input::TEXT_LIMIT).map_err(|e| {
+            ExerciseError::Read {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }
+        })?;
+        let invalid = |reason: String| ExerciseError::Invalid {
+            path: path.display().to_string(),
+            reason,
+        };
+        let description: Description =
+            toml::from_str(&text).map_err(|e| invalid(e.message().to_string()))?;
+        let time_limit = humantime::parse_duration(&description.time_limit)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                invalid(format!(
+                    "`time_limit = \"{}\"` is not a positive duration (say \"30s\")",
+                    description.time_limit
+                ))
+            })?;
+        if description.executions == 0 {
+            return Err(invalid("`executions` must be at least 1".into()));
+        }
+        for wrong in &description.wrong {
+            if !dir.join(&wrong.file).is_file() {
+                return Err(invalid(format!(
+                    "the wrong solution `{}` is not in the exercise's folder",
+                    wrong.file.display()
+                )));
+            }
+        }
+        let name = dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "exercise".into());
+        Ok(Exercise {
+            dir: dir.to_path_buf(),
+            name,
+            title: description.title,
+            data_races: description.data_races,
+            schedule: description.schedule,
+            executions: description.executions,
+            time_limit,
+            wrong: description.wrong,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exercise(text: &str) -> Result<Exercise, ExerciseError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(EXERCISE_FILE), text).unwrap();
+        Exercise::load(dir.path())
+    }
+
+    #[test]
+    fn defaults_and_errors() {
+        let e = exercise("title = \"t\"").unwrap();
+        assert!(e.data_races);
+        assert_eq!(e.executions, 1000);
+        assert_eq!(e.time_limit, Duration::from_secs(30));
+        let bad = exercise("title = \"t\"\ntime_limit = \"soon\"").unwrap_err();
+        assert!(bad.to_string().contains("not a positive duration"), "{bad}");
+        let bad = exercise("title = \"t\"\nexecutions = 0").unwrap_err();
+        assert!(bad.to_string().contains("at least 1"), "{bad}");
+        let bad = exercise("title = \"t\"\ncolour = 1").unwrap_err();
+        assert!(bad.to_string().contains("colour"), "{bad}");
+        let bad = exercise(
+            "title = \"t\"\n[[wrong]]\nfile = \"x.c\"\nkind = \"deadlock\"\nexplains = \"x\"",
+        )
+        .unwrap_err();
+        assert!(bad.to_string().contains("not in the exercise"), "{bad}");
+        let none = Exercise::load(Path::new("/")).unwrap_err();
+        assert!(none.to_string().contains("no `exercise.toml`"), "{none}");
+    }
+}

@@ -1,0 +1,316 @@
+//! `weft grade EXERCISE SUBMISSION`: builds a student's program, explores
+//! it against the exercise, and says pass (and how strong that is) or fail
+//! (with the minimised interleaving told in plain words, a replay file and
+//! an HTML timeline).
+
+use super::explore::{ExploreArgs, Explored, explore_module};
+use crate::classroom::Exercise;
+use crate::explain::Story;
+use anyhow::{Context, Result};
+use clap::{Args, Parser};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Grade a submission to a classroom exercise: pass or fail, with the
+/// failing interleaving told in plain words.
+#[derive(Args, Debug)]
+pub struct GradeArgs {
+    /// The exercise: a folder holding `exercise.toml` (e.g.
+    /// `exercises/lost-update`).
+    exercise: PathBuf,
+    /// The submission: a module (`.wasm`), a source file (`.c`, `.rs`,
+    /// `.cpp`, `.zig`, `.wat`) or a folder `weft build` builds.
+    submission: PathBuf,
+    /// Where the built module, the replay file and the HTML timeline of a
+    /// failure go.
+    #[arg(long, default_value = "grade-out")]
+    out: PathBuf,
+    /// Most time for the whole grading (default: the exercise's).
+    #[arg(long, value_parser = super::common::parse_positive_duration)]
+    time_limit: Option<Duration>,
+    /// Exploration seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print one JSON object for autograders: `score`, `max_score`,
+    /// `output` (the feedback text) and `tests`, with the explanation.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parses `weft explore` arguments (so grading gets explore's defaults).
+#[derive(Parser, Debug)]
+struct ExploreCommand {
+    #[command(flatten)]
+    explore: ExploreArgs,
+}
+
+/// How grading ended.
+struct Graded {
+    passed: bool,
+    /// One line: pass and how strong, or the failure.
+    verdict: String,
+    /// The failure told in plain words.
+    story: Option<Story>,
+    /// The report of the failing exploration (interleaving and all).
+    report: Option<String>,
+    replay_file: Option<PathBuf>,
+    html: Option<PathBuf>,
+    /// What the checks were, in order, with their outcome.
+    checks: Vec<(String, bool, String)>,
+}
+
+pub fn run(args: GradeArgs) -> Result<u8> {
+    let exercise = Exercise::load(&args.exercise)?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create `{}`", args.out.display()))?;
+    let stem = args
+        .submission
+        .file_stem()
+        .map_or("submission".into(), |s| s.to_string_lossy().into_owned());
+    let graded = match obtain_module(&args.submission, &args.out, &stem)? {
+        Err(message) => Graded {
+            passed: false,
+            verdict: "FAIL: the submission does not build".into(),
+            story: None,
+            report: Some(message.clone()),
+            replay_file: None,
+            html: None,
+            checks: vec![("builds".into(), false, message)],
+        },
+        Ok(module) => grade(&exercise, &module, &args, &stem)?,
+    };
+    print(&exercise, &args, &graded);
+    Ok(if graded.passed {
+        super::EXIT_PASS
+    } else {
+        super::EXIT_FAILURE
+    })
+}
+
+/// The module to grade: the submission itself, or what it builds into
+/// (`Err` with the compiler's message when it does not build).
+fn obtain_module(
+    submission: &Path,
+    out: &Path,
+    stem: &str,
+) -> Result<std::result::Result<PathBuf, String>> {
+    if submission.extension().is_some_and(|e| e == "wasm") {
+        return Ok(Ok(submission.to_path_buf()));
+    }
+    let module = out.join(format!("{stem}.wasm"));
+    match crate::build::build(submission, Some(&module), &[]) {
+        Ok(path) => Ok(Ok(path)),
+        Err(crate::build::BuildError::Compile { output, .. }) => Ok(Err(output)),
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// `weft explore` arguments for one phase of grading.
+fn explore_args(
+    exercise: &Exercise,
+    module: &Path,
+    out: &Path,
+    stem: &str,
+    phase: &[&str],
+    seed: u64,
+) -> Result<ExploreArgs> {
+    let replay = out.join(format!("{stem}.weft.json"));
+    let html = out.join(format!("{stem}.html"));
+    let mut argv: Vec<String> = vec!["weft".into(), module.display().to_string()];
+    argv.extend(phase.iter().map(|s| s.to_string()));
+    argv.extend([
+        "--seed".into(),
+        seed.to_string(),
+        "--save-failure".into(),
+        replay.display().to_string(),
+        "--html".into(),
+        html.display().to_string(),
+    ]);
+    if let Some(schedule) = &exercise.schedule {
+        argv.extend(["--schedule".into(), schedule.clone()]);
+    }
+    let mut parsed = ExploreCommand::try_parse_from(argv)
+        .context("the exercise's settings are not valid for weft explore")?
+        .explore;
+    // The recorder of plain-words stories follows library calls.
+    parsed.module.log_calls = true;
+    Ok(parsed)
+}
+
+fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Result<Graded> {
+    let start = Instant::now();
+    let budget = args.time_limit.unwrap_or(exercise.time_limit);
+    let mut checks = vec![("builds".to_string(), true, String::new())];
+    // First, sampled schedules, with the plain accesses that race made
+    // scheduling points: the failures a race leads to (an update lost, a
+    // broken invariant) are found as themselves and told as such.
+    let sampling_time = budget.mul_f64(0.4);
+    let mut sampling = explore_args(
+        exercise,
+        module,
+        &args.out,
+        stem,
+        &[
+            "--races",
+            "schedule",
+            "--iterations",
+            &exercise.executions.to_string(),
+            "--time-limit",
+            &format!("{}ms", sampling_time.as_millis().max(1)),
+        ],
+        args.seed,
+    )?;
+    let mut sampled = explore_module(&mut sampling, false)?;
+    if sampled.failure().is_some() {
+        checks.push((
+            "no failure under sampled schedules".into(),
+            false,
+            sampled.headline().to_string(),
+        ));
+        return Ok(failed(&mut sampled, &sampling, checks));
+    }
+    let sampled_executions = sampled.exploration().executions;
+    checks.push((
+        "no failure under sampled schedules".into(),
+        true,
+        sampled.headline().to_string(),
+    ));
+    // Then the exhaustive search for the time left, where a data race is a
+    // failure (so that, when it completes, sequentially consistent
+    // executions are all there are, and it has seen them all).
+    let left = budget
+        .saturating_sub(start.elapsed())
+        .max(Duration::from_secs(1));
+    let races = if exercise.data_races { "fail" } else { "off" };
+    let mut search_args = explore_args(
+        exercise,
+        module,
+        &args.out,
+        stem,
+        &[
+            "--strategy",
+            "dpor",
+            "--races",
+            races,
+            "--time-limit",
+            &format!("{}ms", left.as_millis()),
+        ],
+        args.seed,
+    )?;
+    let mut searched = explore_module(&mut search_args, false)?;
+    if searched.failure().is_some() {
+        checks.push((
+            "no failure under any schedule".into(),
+            false,
+            searched.headline().to_string(),
+        ));
+        return Ok(failed(&mut searched, &search_args, checks));
+    }
+    let exploration = searched.exploration();
+    let complete = exploration.exhausted == Some(crate::explore::Exhausted::All);
+    let verdict = if complete && exercise.data_races {
+        format!(
+            "PASS: all {} schedules explored (exhaustive search, up to the order of steps that commute), with no failure and no data race",
+            exploration.executions
+        )
+    } else {
+        format!(
+            "PASS: no failure in {sampled_executions} sampled executions and {} executions of an exhaustive search that did not finish{}: strong evidence, not a proof",
+            exploration.executions,
+            if complete {
+                " (its claim needs data races checked)"
+            } else {
+                ""
+            }
+        )
+    };
+    checks.push((
+        "no failure under any schedule".into(),
+        true,
+        searched.headline().to_string(),
+    ));
+    Ok(Graded {
+        passed: true,
+        verdict,
+        story: None,
+        report: None,
+        replay_file: None,
+        html: None,
+        checks,
+    })
+}
+
+/// A failed grading from the exploration that found the failure.
+fn failed(
+    explored: &mut Explored,
+    args: &ExploreArgs,
+    checks: Vec<(String, bool, String)>,
+) -> Graded {
+    let failure = explored.failure().cloned().expect("a failure was found");
+    let setup = args.module.run_config();
+    let story = explored.story(&setup);
+    let report = explored.report(&args.module.module);
+    let text = report.text(&args.output);
+    let html = args.output.html.clone();
+    if let Err(error) = report.write_html(&args.output, |_| {}) {
+        eprintln!(
+            "weft: error: {}",
+            super::terminal::escape_str(&format!("{error:#}"))
+        );
+    }
+    Graded {
+        passed: false,
+        verdict: format!("FAIL: {}", failure.kind.name()),
+        story,
+        report: Some(text),
+        replay_file: explored.replay_file().map(Path::to_path_buf),
+        html,
+        checks,
+    }
+}
+
+/// The feedback a student reads.
+fn feedback(exercise: &Exercise, graded: &Graded) -> String {
+    let mut out = format!("{}: {}\n", exercise.title, graded.verdict);
+    if let Some(story) = &graded.story {
+        out.push_str("\nWhat happened, in plain words:\n");
+        out.push_str(&story.text());
+    }
+    if let Some(report) = &graded.report {
+        out.push_str("\nThe interleaving weft found:\n");
+        out.push_str(report);
+    }
+    if let Some(html) = &graded.html {
+        out.push_str(&format!("\ntimeline: {}\n", html.display()));
+    }
+    out
+}
+
+fn print(exercise: &Exercise, args: &GradeArgs, graded: &Graded) {
+    let text = feedback(exercise, graded);
+    if args.json {
+        let value = json!({
+            "score": if graded.passed { 1 } else { 0 },
+            "max_score": 1,
+            "status": if graded.passed { "passed" } else { "failed" },
+            "exercise": exercise.name,
+            "submission": args.submission.display().to_string(),
+            "output": text,
+            "tests": graded.checks.iter().map(|(name, ok, detail)| json!({
+                "name": name,
+                "score": if *ok { 1 } else { 0 },
+                "max_score": 1,
+                "status": if *ok { "passed" } else { "failed" },
+                "output": detail,
+            })).collect::<Vec<_>>(),
+            "explanation": graded.story,
+            "replay_file": graded.replay_file.as_ref().map(|p| p.display().to_string()),
+            "html": graded.html.as_ref().map(|p| p.display().to_string()),
+        });
+        println!("{}", serde_json::to_string_pretty(&value).expect("json"));
+    } else {
+        let mut stdout = super::terminal::stdout();
+        let _ = std::io::Write::write_all(&mut stdout, text.as_bytes());
+    }
+}

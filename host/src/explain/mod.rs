@@ -1,0 +1,19 @@
+//! Failures told in plain words, for people learning concurrency: "thread 1
+//! read `balance` = 100 at bank.c:12; thread 2 read it too; ... so one
+//! update was lost".
+//!
+//! - [`library`]: the synchronisation functions of the guests' libraries,
+//!   known by name.
+//! - [`recorder`]: the analysis that records what threads did to shared
+//!   data, with values, and which library operations they performed.
+//! - [`story`]: those facts told as sentences, with a conclusion naming the
+//!   pattern behind the failure.
+//! - [`retell`]: runs a failing schedule again with the recorder.
+
+pub mod library;
+pub mod recorder;
+pub mod retell;
+pub mod story;
+
+pub use retell::retell;
+pub use story::Story;

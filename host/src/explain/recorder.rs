@@ -1,0 +1,438 @@
+//! The analysis a story is told from: what each thread did to memory in the
+//! guest's own code (with the values read and written), the library
+//! synchronisation calls it made (locks, condition variables, joins), when
+//! it blocked and resumed, spawned and ended; in execution order.
+//!
+//! Values come from the access log (a module loaded with `log_accesses`):
+//! a thread's log is read before any other hook of that thread, so the
+//! threads' batches of accesses, in the order they are read, are the
+//! execution's accesses in order. The recorder keeps what it knows of each
+//! byte: the value a batch's last write left is in memory when the batch is
+//! read, and at a scheduling point memory holds the value the access is
+//! about to see. Where neither tells (a value overwritten within the same
+//! batch), the value is left unknown rather than guessed.
+//!
+//! Library calls are recognised in modules loaded with `log_calls`: a call
+//! from the guest's own code to a function [`classify`] knows is one
+//! operation, from the call to its return; an access in the guest's code
+//! whose innermost inlined frame is such a function (Rust's lock fast path)
+//! is one too.
+
+use super::library::{LibraryOp, classify};
+use crate::debuginfo::symbols::LazySymbols;
+use crate::instrument::{AccessKind, SiteId, SiteTable};
+use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Interest, Logged, Report};
+use crate::trace::ThreadId;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// One thing a thread did, as a story tells it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// An access of the guest's own code to memory.
+    Access {
+        /// The thread.
+        thread: ThreadId,
+        /// The instruction.
+        site: SiteId,
+        /// What it does.
+        kind: AccessKind,
+        /// The first byte.
+        addr: u32,
+        /// Bytes accessed (0 for `memory.copy` and `memory.fill`).
+        width: u8,
+        /// The value read, where the access reads and the value is known.
+        read: Option<u64>,
+        /// The value written, where the access writes and the value is
+        /// known.
+        wrote: Option<u64>,
+    },
+    /// A library synchronisation operation began.
+    Op {
+        /// The thread.
+        thread: ThreadId,
+        /// What it does.
+        op: LibraryOp,
+        /// The call (or the inlined access) in the guest's code.
+        site: SiteId,
+        /// The word of its first atomic access: the lock, condition
+        /// variable or thread it works on.
+        object: Option<u32>,
+        /// The value that first atomic access read (0: the lock was free).
+        first_read: Option<u64>,
+    },
+    /// The thread's open operation ended (the call returned).
+    OpEnd {
+        /// The thread.
+        thread: ThreadId,
+    },
+    /// The thread began to wait on `addr`.
+    Blocked {
+        /// The thread.
+        thread: ThreadId,
+        /// The futex word.
+        addr: u32,
+    },
+    /// The thread's wait ended.
+    Resumed {
+        /// The thread.
+        thread: ThreadId,
+    },
+    /// The thread created `child`.
+    Spawned {
+        /// The creating thread.
+        thread: ThreadId,
+        /// The new thread.
+        child: ThreadId,
+    },
+    /// The thread's entry function returned.
+    Ended {
+        /// The thread.
+        thread: ThreadId,
+    },
+}
+
+/// What the recorder hands back: the facts of one execution, in order.
+#[derive(Clone, Debug, Default)]
+pub struct Facts(pub Vec<Fact>);
+
+/// How a code site takes part in a story.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// The guest's own code.
+    User,
+    /// The guest's own code, inlining a library operation (or, for a call
+    /// site, calling one).
+    UserOp(LibraryOp),
+    /// Library code, or a call of the guest's code to a function told of
+    /// by no name.
+    Other,
+}
+
+/// A library operation in progress on one thread.
+#[derive(Clone, Copy, Debug)]
+struct OpenOp {
+    /// Index of its [`Fact::Op`].
+    fact: usize,
+    /// The call site whose return ends it (`None` for an inlined one,
+    /// which ends at the thread's next access in its own code).
+    call: Option<SiteId>,
+}
+
+/// Records [`Fact`]s (see the module docs).
+pub struct Recorder {
+    symbols: Arc<LazySymbols>,
+    sites: Arc<SiteTable>,
+    roles: HashMap<SiteId, Role>,
+    /// What is known of memory bytes written since the execution began:
+    /// `None` where a value was overwritten before anyone could see it.
+    bytes: HashMap<u32, Option<u8>>,
+    facts: Vec<Fact>,
+    open: Vec<Option<OpenOp>>,
+}
+
+/// The most bytes of one `memory.copy` or `memory.fill` the recorder
+/// follows byte by byte; a larger one leaves its bytes unknown.
+const BULK_BYTES: u32 = 4096;
+
+impl Recorder {
+    /// A recorder for a module with `sites`, named by `symbols`.
+    pub fn new(sites: Arc<SiteTable>, symbols: Arc<LazySymbols>) -> Self {
+        Recorder {
+            symbols,
+            sites,
+            roles: HashMap::new(),
+            bytes: HashMap::new(),
+            facts: Vec::new(),
+            open: Vec::new(),
+        }
+    }
+
+    fn role(&mut self, site: SiteId) -> Role {
+        if let Some(&role) = self.roles.get(&site) {
+            return role;
+        }
+        let role = match self.sites.get(site) {
+            None => Role::Other,
+            Some(info) => self.symbols.with(|symbols| {
+                let name = symbols.site(info);
+                if !name.user_code {
+                    return Role::Other;
+                }
+                let inlined = role_of_frames(&symbols.frames(info.code_offset));
+                if info.kind != AccessKind::Call {
+                    return inlined;
+                }
+                // A call: of a library operation, or from one inlined here.
+                match info
+                    .callee
+                    .and_then(|f| symbols.function_name(f))
+                    .and_then(classify)
+                {
+                    Some(op) => Role::UserOp(op),
+                    None if matches!(inlined, Role::UserOp(_)) => inlined,
+                    None => Role::Other,
+                }
+            }),
+        };
+        self.roles.insert(site, role);
+        role
+    }
+
+    fn open_slot(&mut self, thread: ThreadId) -> &mut Option<OpenOp> {
+        let index = thread as usize;
+        if self.open.len() <= index {
+            self.open.resize(index + 1, None);
+        }
+        &mut self.open[index]
+    }
+
+    fn close(&mut self, thread: ThreadId) {
+        if self.open_slot(thread).take().is_some() {
+            self.facts.push(Fact::OpEnd { thread });
+        }
+    }
+
+    /// Begins operation `op` at `site`; an operation of the same kind on
+    /// the same thread that just ended (a fast path that failed, before the
+    /// call of its slow path) goes on instead.
+    fn begin_op(&mut self, thread: ThreadId, op: LibraryOp, site: SiteId, call: Option<SiteId>) {
+        self.close(thread);
+        let n = self.facts.len();
+        if n >= 2
+            && self.facts[n - 1] == (Fact::OpEnd { thread })
+            && matches!(self.facts[n - 2], Fact::Op { thread: t, op: o, .. } if t == thread && o == op)
+        {
+            self.facts.pop();
+            *self.open_slot(thread) = Some(OpenOp { fact: n - 2, call });
+            return;
+        }
+        self.facts.push(Fact::Op {
+            thread,
+            op,
+            site,
+            object: None,
+            first_read: None,
+        });
+        *self.open_slot(thread) = Some(OpenOp { fact: n, call });
+    }
+
+    /// Known bytes `addr..addr + width` as a little-endian value, or
+    /// `fallback` for bytes never written since the execution began.
+    fn known(&self, addr: u32, width: u8, fallback: Option<u64>) -> Option<u64> {
+        let mut value = 0u64;
+        for i in (0..u32::from(width.min(8))).rev() {
+            let byte = match self.bytes.get(&(addr + i)) {
+                Some(known) => (*known)?,
+                None => (fallback? >> (8 * i)) as u8,
+            };
+            value = (value << 8) | u64::from(byte);
+        }
+        Some(value)
+    }
+
+    fn remember(&mut self, addr: u32, len: u32, value: Option<u64>) {
+        for i in 0..len {
+            let byte = value.map(|v| (v >> (8 * (i % 8))) as u8);
+            self.bytes.insert(addr + i, byte);
+        }
+    }
+
+    fn record_access(
+        &mut self,
+        thread: ThreadId,
+        access: &Access,
+        read: Option<u64>,
+        wrote: Option<u64>,
+    ) {
+        let role = self.role(access.site);
+        let open = *self.open_slot(thread);
+        match (role, open) {
+            (Role::User, Some(OpenOp { call: None, .. })) => self.close(thread),
+            (Role::UserOp(op), None) => self.begin_op(thread, op, access.site, None),
+            (Role::UserOp(op), Some(OpenOp { call: None, fact })) => {
+                let same = matches!(self.facts[fact], Fact::Op { op: o, .. } if o == op);
+                if !same {
+                    self.begin_op(thread, op, access.site, None);
+                }
+            }
+            _ => {}
+        }
+        let atomic = matches!(
+            access.kind,
+            AccessKind::AtomicLoad
+                | AccessKind::AtomicStore
+                | AccessKind::AtomicRmw
+                | AccessKind::AtomicXchg
+                | AccessKind::AtomicCmpxchg
+        );
+        if let Some(OpenOp { fact, .. }) = *self.open_slot(thread) {
+            if atomic
+                && let Fact::Op {
+                    object: object @ None,
+                    first_read,
+                    ..
+                } = &mut self.facts[fact]
+            {
+                *object = Some(access.addr);
+                *first_read = read;
+            }
+            return;
+        }
+        if role == Role::User {
+            self.facts.push(Fact::Access {
+                thread,
+                site: access.site,
+                kind: access.kind,
+                addr: access.addr,
+                width: access.width,
+                read,
+                wrote,
+            });
+        }
+    }
+}
+
+/// The role of guest code whose source frames (innermost first) are
+/// `frames`: the guest's own access when the innermost frame is its own
+/// code or one of its atomic operations, inlined; a library operation when
+/// a frame inside the guest's own is one [`classify`] knows; else library
+/// code.
+fn role_of_frames(frames: &[crate::debuginfo::symbols::SourceFrame]) -> Role {
+    let library: Vec<&str> = frames
+        .iter()
+        .take_while(|f| !f.user_code)
+        .map(|f| f.function.as_deref().unwrap_or_default())
+        .collect();
+    if library.iter().all(|f| is_atomic_wrapper(f)) {
+        return Role::User;
+    }
+    library
+        .iter()
+        .find_map(|f| classify(f))
+        .map_or(Role::Other, Role::UserOp)
+}
+
+/// Whether `function` is one of the standard library's atomic operations
+/// (inlined into the guest's code when it uses an atomic itself).
+fn is_atomic_wrapper(function: &str) -> bool {
+    let function = function.trim_start_matches('<');
+    function.starts_with("core::sync::atomic::")
+}
+
+/// Whether an access kind reads memory.
+fn reads(kind: AccessKind) -> bool {
+    matches!(
+        kind,
+        AccessKind::Load
+            | AccessKind::AtomicLoad
+            | AccessKind::AtomicRmw
+            | AccessKind::AtomicXchg
+            | AccessKind::AtomicCmpxchg
+    )
+}
+
+/// The bytes an access writes, as a range (empty for one that only reads).
+fn written(access: &Access) -> std::ops::Range<u32> {
+    if !access.kind.writes() {
+        return 0..0;
+    }
+    access.addr..access.addr.saturating_add(access.len)
+}
+
+impl Analysis for Recorder {
+    fn needs_every_point(&self) -> bool {
+        true
+    }
+
+    fn access(&mut self, cx: &mut Cx<'_>, _thread: ThreadId, access: &Access) -> Interest {
+        // Memory holds what the access is about to see.
+        if access.width > 0 {
+            let value = cx.view().read(access.addr, access.width);
+            self.remember(access.addr, u32::from(access.width), Some(value));
+        }
+        Interest::Keep
+    }
+
+    fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, accesses: &Logged<'_>) {
+        let batch: Vec<Access> = accesses.iter().collect();
+        // Which accesses are the batch's last write of their bytes, and which
+        // read bytes the batch writes again later.
+        let mut later: HashSet<u32> = HashSet::new();
+        let mut last_write = vec![false; batch.len()];
+        let mut overwritten_later = vec![false; batch.len()];
+        for (i, access) in batch.iter().enumerate().rev() {
+            let range = if access.width > 0 {
+                access.addr..access.addr + u32::from(access.width)
+            } else {
+                access.addr..access.addr.saturating_add(access.len.min(BULK_BYTES))
+            };
+            overwritten_later[i] = range.clone().any(|b| later.contains(&b));
+            let writes = written(access);
+            if !writes.is_empty() {
+                last_write[i] = !overwritten_later[i];
+                later.extend(writes.start..writes.end.min(writes.start + BULK_BYTES));
+            }
+        }
+        let view = cx.view();
+        let mut values = Vec::with_capacity(batch.len());
+        for (i, access) in batch.iter().enumerate() {
+            let width = access.width;
+            let read = (width > 0 && reads(access.kind)).then(|| {
+                let now = (!overwritten_later[i]).then(|| view.read(access.addr, width));
+                self.known(access.addr, width, now)
+            });
+            let writes = written(access);
+            let wrote = if writes.is_empty() {
+                None
+            } else if width > 0 {
+                let value = last_write[i].then(|| view.read(access.addr, width));
+                self.remember(access.addr, u32::from(width), value);
+                value
+            } else {
+                let len = access.len.min(BULK_BYTES);
+                for b in access.addr..access.addr.saturating_add(len) {
+                    let byte = last_write[i].then(|| view.read(b, 1) as u8);
+                    self.bytes.insert(b, byte);
+                }
+                None
+            };
+            values.push((read.flatten(), wrote));
+        }
+        for (access, (read, wrote)) in batch.iter().zip(values) {
+            self.record_access(thread, access, read, wrote);
+        }
+    }
+
+    fn happened(&mut self, cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
+        match *what {
+            Happening::Call(site) => {
+                if let Role::UserOp(op) = self.role(site) {
+                    self.begin_op(thread, op, site, Some(site));
+                }
+            }
+            Happening::Returned(site) => {
+                if matches!(*self.open_slot(thread), Some(OpenOp { call: Some(c), .. }) if c == site)
+                {
+                    self.close(thread);
+                }
+            }
+            Happening::BlockBegin => {
+                if let Some(addr) = cx.view().waits_on(thread) {
+                    self.facts.push(Fact::Blocked { thread, addr });
+                }
+            }
+            Happening::BlockEnd => self.facts.push(Fact::Resumed { thread }),
+            Happening::Spawned { child } => self.facts.push(Fact::Spawned { thread, child }),
+            Happening::Ended => {
+                self.close(thread);
+                self.facts.push(Fact::Ended { thread });
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Option<Report> {
+        Some(Arc::new(Facts(self.facts)))
+    }
+}

@@ -1,0 +1,591 @@
+//! A failing execution told in plain words, from its [`Facts`]: what each
+//! thread read and wrote of the data threads share (with the values), which
+//! locks it took and waited for, and a conclusion that names the pattern
+//! behind the failure where one is recognised (an update lost between a
+//! read and a write, a cycle of threads each waiting for a lock the next
+//! one holds, a wait that no thread is left to end).
+
+use super::library::LibraryOp;
+use super::recorder::{Fact, Facts};
+use crate::debuginfo::symbols::LazySymbols;
+use crate::failure::{Failure, FailureKind};
+use crate::instrument::{AccessKind, SiteId, SiteTable};
+use crate::trace::ThreadId;
+use std::collections::{HashMap, HashSet};
+
+/// A failure told in plain words.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Story {
+    /// What the threads did, one sentence each, in order (long stretches
+    /// of one thread alone are shortened).
+    pub steps: Vec<String>,
+    /// Why that fails: the failure and the pattern behind it.
+    pub conclusion: Vec<String>,
+}
+
+impl Story {
+    /// The story as text: numbered steps, then the conclusion.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, step) in self.steps.iter().enumerate() {
+            if step.starts_with('…') {
+                out.push_str(&format!("     {step}\n"));
+            } else {
+                out.push_str(&format!("{:>3}. {step}\n", i + 1));
+            }
+        }
+        if !self.conclusion.is_empty() {
+            out.push('\n');
+            for line in &self.conclusion {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+/// Steps kept before and after each change of thread when a story is
+/// shortened.
+const CONTEXT: usize = 3;
+/// Steps kept at the end of a shortened story.
+const TAIL: usize = 8;
+/// Stories with at most this many steps are told whole.
+const WHOLE: usize = 30;
+
+/// What a thread waits for at the end of the execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    Lock(u32),
+    Condition(u32),
+    Join,
+    Word(u32),
+}
+
+/// Names things for a story.
+struct Namer<'a> {
+    sites: &'a SiteTable,
+    symbols: &'a LazySymbols,
+    thread_names: &'a [Option<String>],
+}
+
+impl Namer<'_> {
+    fn thread(&self, id: ThreadId) -> String {
+        match self.thread_names.get(id as usize).cloned().flatten() {
+            Some(name) => format!("thread {id} ({name})"),
+            None if id == 0 => "main".to_string(),
+            None => format!("thread {id}"),
+        }
+    }
+
+    /// `` `name` `` of the variable at `addr`, or its address.
+    fn data(&self, addr: u32) -> String {
+        match self.symbols.variable_at(addr) {
+            Some(name) => format!("`{name}`"),
+            None => format!("the memory at {addr:#x}"),
+        }
+    }
+
+    /// `` `name` `` of the lock or condition variable whose word is at
+    /// `addr` (the word's offset inside it left out).
+    fn object(&self, addr: Option<u32>) -> String {
+        match addr.and_then(|a| self.symbols.variable_at(a)) {
+            Some(name) => {
+                let whole = match name.rsplit_once('+') {
+                    Some((base, offset)) if offset.bytes().all(|b| b.is_ascii_digit()) => base,
+                    _ => &name,
+                };
+                format!("`{whole}`")
+            }
+            None => match addr {
+                Some(a) => format!("the one at {a:#x}"),
+                None => "it".to_string(),
+            },
+        }
+    }
+
+    /// ` at file:line`, where known.
+    fn at(&self, site: SiteId) -> String {
+        let Some(info) = self.sites.get(site) else {
+            return String::new();
+        };
+        let name = self.symbols.with(|s| s.site(info));
+        match (name.file, name.line) {
+            (Some(file), Some(line)) => {
+                let file = file.rsplit('/').next().unwrap_or(&file).to_string();
+                format!(" at {file}:{line}")
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+/// A value as a person reads it: signed where the top bit is set.
+fn value(v: u64, width: u8) -> String {
+    match width {
+        4 => (v as u32 as i32).to_string(),
+        8 => (v as i64).to_string(),
+        2 => (v as u16 as i16).to_string(),
+        1 => (v as u8 as i8).to_string(),
+        _ => v.to_string(),
+    }
+}
+
+fn with_value(v: Option<u64>, width: u8) -> String {
+    v.map_or(String::new(), |v| format!(" = {}", value(v, width)))
+}
+
+/// Tells `facts` (an execution that ended in `failure`) as a story.
+pub fn tell(
+    facts: &Facts,
+    failure: &Failure,
+    sites: &SiteTable,
+    symbols: &LazySymbols,
+    thread_names: &[Option<String>],
+) -> Story {
+    let namer = Namer {
+        sites,
+        symbols,
+        thread_names,
+    };
+    let facts = &facts.0;
+    let shared = shared_words(facts);
+    let mut steps: Vec<(ThreadId, String)> = Vec::new();
+    let mut holders: HashMap<u32, Vec<ThreadId>> = HashMap::new();
+    // Locks a thread gave up while it waits on a condition variable.
+    let mut released: HashMap<ThreadId, Vec<u32>> = HashMap::new();
+    let mut open: HashMap<ThreadId, (LibraryOp, Option<u32>, bool)> = HashMap::new();
+    let mut waits: HashMap<ThreadId, Wait> = HashMap::new();
+    let mut ended: HashSet<ThreadId> = HashSet::new();
+    for (index, fact) in facts.iter().enumerate() {
+        match *fact {
+            Fact::Access {
+                thread,
+                site,
+                kind,
+                addr,
+                width,
+                read,
+                wrote,
+            } => {
+                if !shared.contains(&addr) {
+                    continue;
+                }
+                let who = namer.thread(thread);
+                let what = namer.data(addr);
+                let at = namer.at(site);
+                let text = match kind {
+                    AccessKind::Load | AccessKind::AtomicLoad => {
+                        format!("{who} read {what}{}{at}", with_value(read, width))
+                    }
+                    AccessKind::Store | AccessKind::AtomicStore => {
+                        format!("{who} wrote {what}{}{at}", with_value(wrote, width))
+                    }
+                    AccessKind::Copy | AccessKind::Fill => format!("{who} wrote {what}{at}"),
+                    _ => match (read, wrote) {
+                        (Some(r), Some(w)) if r != w => format!(
+                            "{who} changed {what} from {} to {} in one atomic step{at}",
+                            value(r, width),
+                            value(w, width)
+                        ),
+                        (Some(r), Some(_)) => format!(
+                            "{who} read {what} = {} in an atomic step that left it as it was{at}",
+                            value(r, width)
+                        ),
+                        _ => format!("{who} changed {what} in one atomic step{at}"),
+                    },
+                };
+                steps.push((thread, text));
+            }
+            Fact::Op {
+                thread,
+                op,
+                site,
+                object,
+                first_read,
+            } => {
+                let who = namer.thread(thread);
+                let name = namer.object(object);
+                let at = namer.at(site);
+                let blocks = op_blocks(facts, index, thread);
+                open.insert(thread, (op, object, blocks));
+                let text = match op {
+                    _ if op.acquires() && blocks => {
+                        let holder = object
+                            .and_then(|o| holders.get(&o))
+                            .and_then(|h| h.first())
+                            .map_or("another thread".to_string(), |&h| namer.thread(h));
+                        format!("{who} wants {name}{at}, but {holder} holds it, so {who} waits")
+                    }
+                    LibraryOp::TryLock if first_read.is_some_and(|r| r != 0) => {
+                        format!("{who} tried to lock {name}{at}, but it was taken")
+                    }
+                    LibraryOp::Lock | LibraryOp::TryLock => {
+                        hold(&mut holders, object, thread);
+                        format!("{who} locked {name}{at}")
+                    }
+                    LibraryOp::ReadLock => {
+                        hold(&mut holders, object, thread);
+                        format!("{who} locked {name} for reading{at}")
+                    }
+                    LibraryOp::WriteLock => {
+                        hold(&mut holders, object, thread);
+                        format!("{who} locked {name} for writing{at}")
+                    }
+                    LibraryOp::Unlock => {
+                        if let Some(o) = object
+                            && let Some(h) = holders.get_mut(&o)
+                        {
+                            h.retain(|&t| t != thread);
+                        }
+                        format!("{who} unlocked {name}{at}")
+                    }
+                    LibraryOp::CondWait => {
+                        let mine: Vec<u32> = holders
+                            .iter()
+                            .filter(|(_, h)| h.contains(&thread))
+                            .map(|(&o, _)| o)
+                            .collect();
+                        for o in &mine {
+                            if let Some(h) = holders.get_mut(o) {
+                                h.retain(|&t| t != thread);
+                            }
+                        }
+                        released.insert(thread, mine);
+                        format!("{who} waits on condition {name}{at}, letting go of its lock")
+                    }
+                    LibraryOp::Signal => format!("{who} signalled condition {name}{at}"),
+                    LibraryOp::Join if blocks => {
+                        format!("{who} waits for a thread to finish{at}")
+                    }
+                    LibraryOp::Join => continue,
+                };
+                steps.push((thread, text));
+            }
+            Fact::OpEnd { thread } => {
+                let Some((op, object, blocked)) = open.remove(&thread) else {
+                    continue;
+                };
+                let who = namer.thread(thread);
+                match op {
+                    _ if op.acquires() && blocked => {
+                        hold(&mut holders, object, thread);
+                        steps.push((thread, format!("{who} got {}", namer.object(object))));
+                    }
+                    LibraryOp::CondWait => {
+                        for o in released.remove(&thread).unwrap_or_default() {
+                            hold(&mut holders, Some(o), thread);
+                        }
+                        if blocked {
+                            steps.push((
+                                thread,
+                                format!("{who} woke up from its wait, holding its lock again"),
+                            ));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Fact::Blocked { thread, addr } => {
+                let wait = match open.get(&thread) {
+                    Some(&(op, object, _)) if op.acquires() => Wait::Lock(object.unwrap_or(addr)),
+                    Some(&(LibraryOp::CondWait, object, _)) => {
+                        Wait::Condition(object.unwrap_or(addr))
+                    }
+                    Some(&(LibraryOp::Join, _, _)) => Wait::Join,
+                    _ => {
+                        steps.push((
+                            thread,
+                            format!("{} waits on {}", namer.thread(thread), namer.data(addr)),
+                        ));
+                        Wait::Word(addr)
+                    }
+                };
+                waits.insert(thread, wait);
+            }
+            Fact::Resumed { thread } => {
+                waits.remove(&thread);
+            }
+            Fact::Spawned { thread, child } => steps.push((
+                thread,
+                format!("{} started {}", namer.thread(thread), namer.thread(child)),
+            )),
+            Fact::Ended { thread } => {
+                ended.insert(thread);
+                let held: Vec<String> = holders
+                    .iter()
+                    .filter(|(_, h)| h.contains(&thread))
+                    .map(|(&o, _)| namer.object(Some(o)))
+                    .collect();
+                let text = if held.is_empty() {
+                    format!("{} finished", namer.thread(thread))
+                } else {
+                    format!(
+                        "{} finished while still holding {}",
+                        namer.thread(thread),
+                        held.join(" and ")
+                    )
+                };
+                steps.push((thread, text));
+            }
+        }
+    }
+    let conclusion = conclude(&namer, facts, failure, &shared, &holders, &waits, &ended);
+    Story {
+        steps: shorten(steps),
+        conclusion,
+    }
+}
+
+/// Records that `thread` holds `object`.
+fn hold(holders: &mut HashMap<u32, Vec<ThreadId>>, object: Option<u32>, thread: ThreadId) {
+    if let Some(o) = object {
+        let h = holders.entry(o).or_default();
+        if !h.contains(&thread) {
+            h.push(thread);
+        }
+    }
+}
+
+/// Whether the operation begun at `facts[index]` by `thread` blocks before
+/// it ends.
+fn op_blocks(facts: &[Fact], index: usize, thread: ThreadId) -> bool {
+    for fact in &facts[index + 1..] {
+        match *fact {
+            Fact::Blocked { thread: t, .. } if t == thread => return true,
+            Fact::OpEnd { thread: t } | Fact::Ended { thread: t } if t == thread => return false,
+            Fact::Op { thread: t, .. } if t == thread => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Addresses that the guest's own code of more than one thread accessed.
+fn shared_words(facts: &[Fact]) -> HashSet<u32> {
+    let mut by: HashMap<u32, HashSet<ThreadId>> = HashMap::new();
+    for fact in facts {
+        if let Fact::Access { thread, addr, .. } = *fact {
+            by.entry(addr).or_default().insert(thread);
+        }
+    }
+    by.into_iter()
+        .filter(|(_, threads)| threads.len() > 1)
+        .map(|(addr, _)| addr)
+        .collect()
+}
+
+/// Keeps the steps around each change of thread and the last ones, when
+/// there are many.
+fn shorten(steps: Vec<(ThreadId, String)>) -> Vec<String> {
+    if steps.len() <= WHOLE {
+        return steps.into_iter().map(|(_, s)| s).collect();
+    }
+    let mut keep = vec![false; steps.len()];
+    for i in 1..steps.len() {
+        if steps[i].0 != steps[i - 1].0 {
+            let from = i.saturating_sub(CONTEXT);
+            let to = (i + CONTEXT).min(steps.len());
+            keep[from..to].iter_mut().for_each(|k| *k = true);
+        }
+    }
+    let tail = steps.len().saturating_sub(TAIL);
+    keep[tail..].iter_mut().for_each(|k| *k = true);
+    keep[0] = true;
+    let mut out = Vec::new();
+    let mut skipped: Vec<ThreadId> = Vec::new();
+    for (i, (thread, text)) in steps.into_iter().enumerate() {
+        if keep[i] {
+            if !skipped.is_empty() {
+                out.push(elided(&skipped));
+                skipped.clear();
+            }
+            out.push(text);
+        } else {
+            skipped.push(thread);
+        }
+    }
+    out
+}
+
+fn elided(skipped: &[ThreadId]) -> String {
+    let threads: HashSet<_> = skipped.iter().collect();
+    if threads.len() == 1 {
+        format!("… {} more steps of the same thread, alone", skipped.len())
+    } else {
+        format!("… {} more steps", skipped.len())
+    }
+}
+
+/// Why the execution fails.
+fn conclude(
+    namer: &Namer<'_>,
+    facts: &[Fact],
+    failure: &Failure,
+    shared: &HashSet<u32>,
+    holders: &HashMap<u32, Vec<ThreadId>>,
+    waits: &HashMap<ThreadId, Wait>,
+    ended: &HashSet<ThreadId>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    match failure.kind {
+        FailureKind::Deadlock => {
+            out.push("No thread can go on:".to_string());
+            let mut waiting: Vec<(&ThreadId, &Wait)> = waits.iter().collect();
+            waiting.sort_by_key(|(t, _)| **t);
+            for &(&thread, wait) in &waiting {
+                let who = namer.thread(thread);
+                out.push(match *wait {
+                    Wait::Lock(o) => match holders.get(&o).and_then(|h| h.first()) {
+                        Some(&h) if ended.contains(&h) => format!(
+                            "- {who} waits for {}, which {} still holds though it finished;",
+                            namer.object(Some(o)),
+                            namer.thread(h)
+                        ),
+                        Some(&h) => format!(
+                            "- {who} waits for {}, which {} holds;",
+                            namer.object(Some(o)),
+                            namer.thread(h)
+                        ),
+                        None => format!("- {who} waits for {};", namer.object(Some(o))),
+                    },
+                    Wait::Condition(c) => format!(
+                        "- {who} waits for condition {} to be signalled;",
+                        namer.object(Some(c))
+                    ),
+                    Wait::Join => format!("- {who} waits for a thread to finish;"),
+                    Wait::Word(a) => format!("- {who} waits on {};", namer.data(a)),
+                });
+            }
+            if let Some(cycle) = lock_cycle(waits, holders) {
+                let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
+                out.push(format!(
+                    "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and none will let go. Taking locks in one agreed order everywhere makes such a cycle impossible.",
+                    names.join(" and "),
+                    names.join(" → "),
+                    names[0]
+                ));
+            } else if let Some((thread, c)) = waiting.iter().find_map(|&(&t, w)| match *w {
+                Wait::Condition(c) => Some((t, c)),
+                _ => None,
+            }) {
+                out.push(format!(
+                    "so {} sleeps on {} with no thread left that would signal it: the signal came before the wait, or never (a lost wakeup). Waiting in a loop that checks the condition under the lock, and signalling after changing it under the same lock, avoids this.",
+                    namer.thread(thread),
+                    namer.object(Some(c))
+                ));
+            }
+        }
+        FailureKind::DataRace => {
+            out.push(format!("{}.", failure.message.trim_end()));
+            out.push("Nothing orders these two accesses (no lock held around both, no atomic access or join between them), so they can happen in either order, or at the same time on a real machine.".to_string());
+        }
+        FailureKind::StepLimit => {
+            out.push(format!("{}.", failure.message.trim_end()));
+            out.push("A thread keeps spinning, waiting for something that does not happen here: a livelock, or a loop that never ends.".to_string());
+        }
+        _ => {
+            if let Some(lost) = lost_update(namer, facts, shared) {
+                out.push(lost);
+            }
+            out.push(format!(
+                "Then {} failed: {}",
+                namer.thread(failure.thread),
+                failure.message.trim_end()
+            ));
+        }
+    }
+    out
+}
+
+/// The first update lost between a thread's read of a word and its write
+/// back: another thread wrote the word in between, and the write, computed
+/// from the older value, overwrote it.
+fn lost_update(namer: &Namer<'_>, facts: &[Fact], shared: &HashSet<u32>) -> Option<String> {
+    // Per (thread, word): its last read since its last write there.
+    let mut last_read: HashMap<(ThreadId, u32), usize> = HashMap::new();
+    let mut last_write: HashMap<u32, usize> = HashMap::new();
+    for (index, fact) in facts.iter().enumerate() {
+        let Fact::Access {
+            thread,
+            kind,
+            addr,
+            width,
+            wrote,
+            ..
+        } = *fact
+        else {
+            continue;
+        };
+        if !shared.contains(&addr) {
+            continue;
+        }
+        match kind {
+            AccessKind::Load | AccessKind::AtomicLoad => {
+                last_read.insert((thread, addr), index);
+            }
+            AccessKind::Store | AccessKind::AtomicStore => {
+                if let Some(&read) = last_read.get(&(thread, addr))
+                    && let Some(&other) = last_write.get(&addr)
+                    && other > read
+                    && let Fact::Access {
+                        thread: writer,
+                        wrote: other_wrote,
+                        ..
+                    } = facts[other]
+                    && writer != thread
+                {
+                    let Fact::Access {
+                        read: seen, site, ..
+                    } = facts[read]
+                    else {
+                        unreachable!("indexes of reads");
+                    };
+                    let what = namer.data(addr);
+                    return Some(format!(
+                        "So one update was lost: {} wrote {what}{} from the value{} it had read{} before {} wrote {what}{}, and so undid that write. Reading and writing back must happen as one step: under one lock, or as one atomic operation.",
+                        namer.thread(thread),
+                        with_value(wrote, width),
+                        seen.map_or(String::new(), |v| format!(" {}", value(v, width))),
+                        namer.at(site),
+                        namer.thread(writer),
+                        with_value(other_wrote, width),
+                    ));
+                }
+                last_read.remove(&(thread, addr));
+                last_write.insert(addr, index);
+            }
+            _ => {
+                if kind.writes() {
+                    last_write.insert(addr, index);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A cycle of threads, each waiting for a lock the next one holds.
+fn lock_cycle(
+    waits: &HashMap<ThreadId, Wait>,
+    holders: &HashMap<u32, Vec<ThreadId>>,
+) -> Option<Vec<ThreadId>> {
+    let next = |t: ThreadId| match waits.get(&t) {
+        Some(Wait::Lock(o)) => holders.get(o).and_then(|h| h.first()).copied(),
+        _ => None,
+    };
+    let mut starts: Vec<ThreadId> = waits.keys().copied().collect();
+    starts.sort_unstable();
+    for start in starts {
+        let mut path = vec![start];
+        let mut at = start;
+        while let Some(n) = next(at) {
+            if let Some(pos) = path.iter().position(|&t| t == n) {
+                return Some(path[pos..].to_vec());
+            }
+            path.push(n);
+            at = n;
+        }
+    }
+    None
+}

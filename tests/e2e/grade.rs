@@ -1,0 +1,110 @@
+//! `weft grade`: every exercise's reference solutions pass and its typical
+//! wrong solutions fail, with the failure kind and the plain-words
+//! explanation the exercise names; sources are built first.
+
+use crate::support::{arg, root, weft_in};
+use serde_json::Value;
+use std::path::Path;
+
+/// The exercises of `exercises/`.
+fn exercises() -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(root().join("exercises"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("exercise.toml").is_file())
+        .collect();
+    found.sort();
+    found
+}
+
+/// `weft grade --json` of `submission`, with a short time limit.
+fn grade(dir: &Path, exercise: &Path, submission: &Path) -> (i32, Value) {
+    let out = weft_in(
+        dir,
+        &[
+            "grade",
+            arg(exercise),
+            arg(submission),
+            "--json",
+            "--time-limit",
+            "4s",
+            "--out",
+            arg(&dir.join("out")),
+        ],
+    );
+    assert!(out.code == 0 || out.code == 1, "{}", out.stderr);
+    (out.code, out.json())
+}
+
+#[test]
+fn reference_solutions_pass() {
+    for exercise in exercises() {
+        for solution in std::fs::read_dir(exercise.join("solution")).unwrap() {
+            let solution = solution.unwrap().path();
+            let dir = tempfile::tempdir().unwrap();
+            let (code, json) = grade(dir.path(), &exercise, &solution);
+            assert_eq!(code, 0, "{}: {}", solution.display(), json["output"]);
+            assert_eq!(json["score"], 1);
+            assert!(
+                json["output"].as_str().unwrap().contains("PASS"),
+                "{}",
+                json["output"]
+            );
+        }
+    }
+}
+
+#[test]
+fn wrong_solutions_fail_with_their_explanation() {
+    for exercise in exercises() {
+        let text = std::fs::read_to_string(exercise.join("exercise.toml")).unwrap();
+        let description: toml::Value = toml::from_str(&text).unwrap();
+        let wrong = description["wrong"].as_array().unwrap();
+        assert!(wrong.len() >= 4, "{}: two wrong solutions per language", exercise.display());
+        for case in wrong {
+            let file = exercise.join(case["file"].as_str().unwrap());
+            let dir = tempfile::tempdir().unwrap();
+            let (code, json) = grade(dir.path(), &exercise, &file);
+            let output = json["output"].as_str().unwrap();
+            assert_eq!(code, 1, "{}: {output}", file.display());
+            assert_eq!(json["score"], 0);
+            let kind = case["kind"].as_str().unwrap();
+            assert!(
+                output.contains(&format!("FAIL: {kind}")),
+                "{}: expected a {kind} failure:\n{output}",
+                file.display()
+            );
+            let phrase = case["explains"].as_str().unwrap();
+            let conclusion = json["explanation"]["conclusion"].to_string();
+            assert!(
+                conclusion.contains(phrase),
+                "{}: the explanation lacks {phrase:?}:\n{output}",
+                file.display()
+            );
+            assert!(Path::new(json["replay_file"].as_str().unwrap()).is_file());
+            assert!(Path::new(json["html"].as_str().unwrap()).is_file());
+        }
+    }
+}
+
+#[test]
+fn a_submission_that_does_not_build_fails_with_the_compiler_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("broken.c");
+    std::fs::write(&source, "int main(void) { return missing; }\n").unwrap();
+    let exercise = root().join("exercises/lost-update");
+    let (code, json) = grade(dir.path(), &exercise, &source);
+    assert_eq!(code, 1);
+    assert_eq!(json["score"], 0);
+    let output = json["output"].as_str().unwrap();
+    assert!(output.contains("does not build"), "{output}");
+    assert!(output.contains("missing"), "{output}");
+}
+
+#[test]
+fn an_exercise_folder_without_its_description_is_an_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = weft_in(dir.path(), &["grade", arg(dir.path()), "x.c"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("no `exercise.toml`"), "{}", out.stderr);
+}
