@@ -47,8 +47,9 @@ fn build_errors_are_clear() {
     let out = weft_in(dir.path(), &["build", arg(&rs)]);
     assert_eq!(out.code, 2);
     assert!(
-        out.stderr
-            .contains("weft builds `.c` (and preprocessed `.i`), `.cpp`, `.zig` and `.wat` files"),
+        out.stderr.contains(
+            "weft builds `.c` (and preprocessed `.i`), `.cpp`, `.rs`, `.zig` and `.wat` files"
+        ),
         "{}",
         out.stderr
     );
