@@ -161,21 +161,15 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
         ],
         args.seed,
     )?;
-    let mut sampled = explore_module(&mut sampling, false)?;
-    if sampled.failure().is_some() {
-        checks.push((
-            "no failure under sampled schedules".into(),
-            false,
-            sampled.headline().to_string(),
-        ));
-        return Ok(failed(&mut sampled, &sampling, checks));
-    }
+    let sampled = match phase(
+        &mut sampling,
+        "no failure under sampled schedules",
+        &mut checks,
+    )? {
+        Ok(explored) => explored,
+        Err(graded) => return Ok(graded),
+    };
     let sampled_executions = sampled.exploration().executions;
-    checks.push((
-        "no failure under sampled schedules".into(),
-        true,
-        sampled.headline().to_string(),
-    ));
     // Then the exhaustive search for the time left, where a data race is a
     // failure (so that, when it completes, sequentially consistent
     // executions are all there are, and it has seen them all).
@@ -198,15 +192,14 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
         ],
         args.seed,
     )?;
-    let mut searched = explore_module(&mut search_args, false)?;
-    if searched.failure().is_some() {
-        checks.push((
-            "no failure under any schedule".into(),
-            false,
-            searched.headline().to_string(),
-        ));
-        return Ok(failed(&mut searched, &search_args, checks));
-    }
+    let searched = match phase(
+        &mut search_args,
+        "no failure under any schedule",
+        &mut checks,
+    )? {
+        Ok(explored) => explored,
+        Err(graded) => return Ok(graded),
+    };
     let exploration = searched.exploration();
     let complete = exploration.exhausted == Some(crate::explore::Exhausted::All);
     let verdict = if complete && exercise.data_races {
@@ -225,11 +218,6 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
             }
         )
     };
-    checks.push((
-        "no failure under any schedule".into(),
-        true,
-        searched.headline().to_string(),
-    ));
     Ok(Graded {
         passed: true,
         verdict,
@@ -239,6 +227,23 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
         html: None,
         checks,
     })
+}
+
+/// Runs one phase of grading as `args` say and records it as check `name`:
+/// the exploration when it found nothing, else the failed grading (with
+/// every check so far).
+fn phase(
+    args: &mut ExploreArgs,
+    name: &str,
+    checks: &mut Vec<(String, bool, String)>,
+) -> Result<std::result::Result<Explored, Graded>> {
+    let mut explored = explore_module(args, false)?;
+    let found = explored.failure().is_some();
+    checks.push((name.into(), !found, explored.headline().to_string()));
+    if !found {
+        return Ok(Ok(explored));
+    }
+    Ok(Err(failed(&mut explored, args, std::mem::take(checks))))
 }
 
 /// A failed grading from the exploration that found the failure.
