@@ -79,12 +79,20 @@ impl Scheduler for RoundRobin {
     }
 }
 
-fn time_module(wasm: &[u8], scheduler: Box<dyn Scheduler>) -> anyhow::Result<(Duration, u64)> {
+/// Runs `wasm` once and returns how long it took and its scheduling
+/// points. An execution still going at `stop_at` is cut short: the points
+/// it passed still give their cost per point.
+fn time_module(
+    wasm: &[u8],
+    scheduler: Box<dyn Scheduler>,
+    stop_at: Instant,
+) -> anyhow::Result<(Duration, u64)> {
     let mut program = crate::execution::load(wasm, Default::default())?;
     let mut config = Setup::default();
     config.run.limits.max_steps = u64::MAX;
     config.run.limits.max_fuel = u64::MAX / 4;
     config.run.limits.time_limit = None;
+    config.run.stop_at = Some(stop_at);
     let start = Instant::now();
     let (result, _) = crate::execution::execute(&mut program, scheduler, &config);
     let elapsed = start.elapsed();
@@ -141,30 +149,38 @@ pub fn measure(
             ..Default::default()
         },
     )?;
-    let per = |d: Duration, n: u64| d.as_nanos() as f64 / n as f64;
+    // The time limit holds for the whole benchmark: each micro benchmark
+    // may use an eighth of it (a debug build runs them slowly), and the
+    // module's three measurements share what is left.
+    let deadline = Instant::now() + time_limit;
+    let micro = || (Instant::now() + time_limit / 8).min(deadline);
+    let per = |d: Duration, n: u64| d.as_nanos() as f64 / n.max(1) as f64;
     // Baseline: the same loop with a non-atomic load (no scheduling point).
     let (base, _) = time_module(
         &loop_module("(drop (i32.load (i32.const 0)))", 1),
         Box::new(RoundRobin),
+        micro(),
     )?;
     let (hooked, steps) = time_module(
         &loop_module("(drop (i32.atomic.load (i32.const 0)))", 1),
         Box::new(RoundRobin),
+        micro(),
     )?;
     let hook_ns = (per(hooked, steps) - per(base, ITERATIONS as u64)).max(0.0);
     let (deciding, decision_steps) = time_module(
         &loop_module("(drop (i32.atomic.load (i32.const 0)))", 2),
         Box::new(KeepRunning),
+        micro(),
     )?;
     let decision_ns = (per(deciding, decision_steps) - per(base, ITERATIONS as u64)).max(0.0);
     let (switching, switch_steps) = time_module(
         &loop_module("(drop (i32.atomic.load (i32.const 0)))", 2),
         Box::new(RoundRobin),
+        micro(),
     )?;
     let switch_ns = (per(switching, switch_steps) - per(deciding, decision_steps)).max(0.0);
 
-    // The module's three measurements share the time left.
-    let phase = time_limit / 3;
+    let phase = deadline.saturating_duration_since(Instant::now()) / 3;
     let random = executions_per_second(
         &mut program,
         Strategy::Random,

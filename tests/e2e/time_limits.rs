@@ -99,8 +99,9 @@ fn bench_on_a_looping_guest_ends_at_its_time_limit() {
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    // The micro benchmarks take a moment of their own.
-    assert!(took < Duration::from_secs(5), "{took:?}");
+    // The micro benchmarks count in the limit too; loading the modules
+    // before it starts takes a moment of its own.
+    assert!(took < Duration::from_secs(4), "{took:?}");
     assert!(
         out.stdout.contains("the time limit of 2s came first"),
         "{}",
