@@ -11,6 +11,9 @@
 //! # may take together.
 //! executions = 1000
 //! time_limit = "30s"
+//! # Scheduling points an execution may take before it counts as a
+//! # livelock or an endless loop (optional; weft explore's default).
+//! # max_steps = 20000
 //!
 //! # Typical wrong solutions, which grading must catch with the failure
 //! # kind and a phrase of the explanation given.
@@ -81,6 +84,8 @@ struct Description {
     #[serde(default = "default_time_limit")]
     time_limit: String,
     #[serde(default)]
+    max_steps: Option<u64>,
+    #[serde(default)]
     wrong: Vec<WrongSolution>,
 }
 
@@ -113,6 +118,9 @@ pub struct Exercise {
     pub executions: u64,
     /// Time the sampling and the exhaustive search may take together.
     pub time_limit: Duration,
+    /// Scheduling points an execution may take before it counts as a
+    /// livelock or an endless loop, where the exercise sets them.
+    pub max_steps: Option<u64>,
     /// Typical wrong solutions.
     pub wrong: Vec<WrongSolution>,
 }
@@ -152,6 +160,9 @@ impl Exercise {
                     description.time_limit
                 ))
             })?;
+        if description.max_steps == Some(0) {
+            return Err(invalid("`max_steps` must be at least 1".into()));
+        }
         if description.executions == 0 {
             return Err(invalid("`executions` must be at least 1".into()));
         }
@@ -176,6 +187,7 @@ impl Exercise {
             schedule: description.schedule,
             executions: description.executions,
             time_limit,
+            max_steps: description.max_steps,
             wrong: description.wrong,
         })
     }

@@ -17,6 +17,14 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// An exploration's time limit ran out before its first execution ended.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "no execution finished within --time-limit {}: the first was still running when it ran out (raise it)",
+    humantime::format_duration(*.0)
+)]
+pub struct NothingFinished(pub std::time::Duration);
+
 /// Explore schedules until a failure is found or a limit is reached.
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
@@ -238,10 +246,7 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         && exploration.failure.is_none()
         && let Some(limit) = args.time_limit
     {
-        anyhow::bail!(
-            "no execution finished within --time-limit {}: the first was still running when it ran out (raise it)",
-            humantime::format_duration(limit)
-        );
+        return Err(NothingFinished(limit).into());
     }
     let strategy = match (args.strategy, &exploration.failure) {
         (Strategy::Pct, _) => format!("pct depth {}", args.pct_depth),

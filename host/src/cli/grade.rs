@@ -130,6 +130,9 @@ fn explore_args(
     if let Some(schedule) = &exercise.schedule {
         argv.extend(["--schedule".into(), schedule.clone()]);
     }
+    if let Some(steps) = exercise.max_steps {
+        argv.extend(["--max-steps".into(), steps.to_string()]);
+    }
     let mut parsed = ExploreCommand::try_parse_from(argv)
         .context("the exercise's settings are not valid for weft explore")?
         .explore;
@@ -235,7 +238,28 @@ fn phase(
     name: &str,
     checks: &mut Vec<(String, bool, String)>,
 ) -> Result<std::result::Result<Explored, Graded>> {
-    let mut explored = explore_module(args, false)?;
+    let mut explored = match explore_module(args, false) {
+        Ok(explored) => explored,
+        Err(error) => {
+            let Some(super::explore::NothingFinished(limit)) = error.downcast_ref() else {
+                return Err(error);
+            };
+            let why = format!(
+                "not one execution finished within {}: the program runs for too long, or forever (a loop that never ends, or threads that keep waiting for each other while they spin)",
+                humantime::format_duration(*limit)
+            );
+            checks.push((name.into(), false, why.clone()));
+            return Ok(Err(Graded {
+                passed: false,
+                verdict: "FAIL: too slow".into(),
+                story: None,
+                report: Some(why),
+                replay_file: None,
+                html: None,
+                checks: std::mem::take(checks),
+            }));
+        }
+    };
     let found = explored.failure().is_some();
     checks.push((name.into(), !found, explored.headline().to_string()));
     if !found {

@@ -79,7 +79,7 @@ impl LazySymbols {
 
     /// The variable that holds `addr`, if DWARF says.
     pub fn variable_at(&self, addr: u32) -> Option<String> {
-        self.with(|symbols| super::variables::variable_at(symbols.dwarf()?, addr))
+        self.with(|symbols| symbols.variable_at(addr))
     }
 }
 
@@ -111,6 +111,7 @@ pub struct Symbols {
     functions: HashMap<u32, String>,
     dwarf: Option<addr2line::Context<Reader>>,
     sections: Option<std::sync::Arc<gimli::Dwarf<Reader>>>,
+    variables: std::sync::OnceLock<super::variables::VariableIndex>,
     cwd: String,
 }
 
@@ -154,6 +155,7 @@ impl Symbols {
             functions,
             dwarf,
             sections: parsed,
+            variables: std::sync::OnceLock::new(),
             cwd,
         }
     }
@@ -256,6 +258,15 @@ impl Symbols {
     /// The module's DWARF, if it has any.
     pub fn dwarf(&self) -> Option<&gimli::Dwarf<Reader>> {
         self.sections.as_deref()
+    }
+
+    /// What the memory at `addr` is, in source terms (see
+    /// [`VariableIndex::name_at`](super::variables::VariableIndex::name_at)).
+    pub fn variable_at(&self, addr: u32) -> Option<String> {
+        let dwarf = self.dwarf()?;
+        self.variables
+            .get_or_init(|| super::variables::VariableIndex::new(dwarf))
+            .name_at(dwarf, addr)
     }
 
     /// Every function of the name section: (index, demangled name).

@@ -52,30 +52,195 @@ pub fn global_region(dwarf: &Dwarf<Reader>, path: &str) -> Result<Region, String
     ))
 }
 
-/// The name of the variable with a fixed address (a global, a static, a
-/// function's `static` local) whose memory holds `addr`, with `+offset`
-/// when `addr` is not its first byte.
-pub fn variable_at(dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
-    // The smallest variable that holds it (a C library may describe a
-    // symbol with a size that covers its neighbours).
-    let mut best: Option<(u32, u32, String)> = None;
-    find_variable(dwarf, |unit, entry| {
-        let start = address(entry)?;
-        let len = type_of(entry).and_then(|ty| total_size(unit, ty))?;
-        let fits = (start..start.saturating_add(len.max(1))).contains(&addr);
-        if fits
-            && best.as_ref().is_none_or(|(_, size, _)| len < *size)
-            && let Some(name) = attr_name(dwarf, unit, entry)
-        {
-            best = Some((start, len, name));
+/// The variables with a fixed address (globals, statics, a function's
+/// `static` locals), read from DWARF once and looked up by address.
+#[derive(Debug, Default)]
+pub struct VariableIndex {
+    /// By start address; where variables overlap (a C library may describe
+    /// a symbol with a size that covers its neighbours), the smaller first.
+    variables: Vec<Variable>,
+}
+
+#[derive(Debug)]
+struct Variable {
+    start: u32,
+    len: u32,
+    name: String,
+    unit: gimli::DebugInfoOffset,
+    ty: UnitOffset,
+}
+
+impl VariableIndex {
+    /// Indexes the variables of `dwarf`.
+    pub fn new(dwarf: &Dwarf<Reader>) -> Self {
+        let mut variables = Vec::new();
+        let mut units = dwarf.units();
+        while let Ok(Some(header)) = units.next() {
+            let Some(unit_offset) = header.offset().to_debug_info_offset(&header) else {
+                continue;
+            };
+            let Ok(unit) = dwarf.unit(header) else {
+                continue;
+            };
+            let mut entries = unit.entries();
+            while let Ok(Some(entry)) = entries.next_dfs() {
+                if entry.tag() != gimli::DW_TAG_variable {
+                    continue;
+                }
+                let found = (|| {
+                    let start = address(entry)?;
+                    let ty = type_of(entry)?;
+                    let len = total_size(&unit, ty)?;
+                    let name = attr_name(dwarf, &unit, entry)?;
+                    Some(Variable {
+                        start,
+                        len: len.max(1),
+                        name,
+                        unit: unit_offset,
+                        ty,
+                    })
+                })();
+                variables.extend(found);
+            }
         }
-        None::<()>
-    });
-    let (start, _, name) = best?;
-    Some(match addr - start {
-        0 => name,
-        offset => format!("{name}+{offset}"),
-    })
+        variables.sort_by_key(|v| (v.start, v.len));
+        VariableIndex { variables }
+    }
+
+    /// What `addr` is, in source terms: `name`, `name[2].field` inside
+    /// arrays and structs, with `+offset` when `addr` is not the first
+    /// byte of what it names. The members of a library's own types (a
+    /// pthread mutex's `__u`, a Rust `Mutex`'s `inner` and `data`) are left
+    /// out: `counter` names a `Mutex<i32>`, its lock word and its value.
+    pub fn name_at(&self, dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
+        let holds = |v: &&Variable| (v.start..v.start.saturating_add(v.len)).contains(&addr);
+        let end = self.variables.partition_point(|v| v.start <= addr);
+        let variable = self.variables[..end]
+            .iter()
+            .filter(holds)
+            .min_by_key(|v| v.len)?;
+        let mut name = variable.name.clone();
+        let mut offset = addr - variable.start;
+        if let Ok(header) = dwarf.debug_info.header_from_offset(variable.unit)
+            && let Ok(unit) = dwarf.unit(header)
+        {
+            offset = describe_within(dwarf, &unit, variable.ty, offset, &mut name);
+        }
+        if offset != 0 {
+            name.push_str(&format!("+{offset}"));
+        }
+        Some(name)
+    }
+}
+
+/// Appends to `path` the array elements and struct members of type `ty`
+/// that hold byte `offset`, and returns the offset left inside the last.
+fn describe_within(
+    dwarf: &Dwarf<Reader>,
+    unit: &Unit<Reader>,
+    mut ty: UnitOffset,
+    mut offset: u32,
+    path: &mut String,
+) -> u32 {
+    for _ in 0..32 {
+        let Ok(entry) = unit.entry(ty) else {
+            return offset;
+        };
+        match entry.tag() {
+            gimli::DW_TAG_array_type => {
+                let Some(element) = type_of(&entry) else {
+                    return offset;
+                };
+                let Some(size) = byte_size(unit, element).filter(|&s| s > 0) else {
+                    return offset;
+                };
+                path.push_str(&format!("[{}]", offset / size));
+                offset %= size;
+                ty = element;
+            }
+            gimli::DW_TAG_structure_type | gimli::DW_TAG_union_type => {
+                let library = attr_name(dwarf, unit, &entry).is_some_and(|n| library_type(&n));
+                let Some((name, at, member_ty)) = member_at(dwarf, unit, ty, offset) else {
+                    return offset;
+                };
+                // C's reserved names (`__u`, `__i`) are a library's inside.
+                if name.starts_with("__") {
+                    return offset;
+                }
+                if !library {
+                    path.push('.');
+                    path.push_str(&name);
+                }
+                offset -= at;
+                ty = member_ty;
+            }
+            gimli::DW_TAG_typedef
+            | gimli::DW_TAG_const_type
+            | gimli::DW_TAG_volatile_type
+            | gimli::DW_TAG_atomic_type => match type_of(&entry) {
+                Some(next) => ty = next,
+                None => return offset,
+            },
+            _ => return offset,
+        }
+    }
+    offset
+}
+
+/// Rust's standard wrappers whose fields a story leaves out: the data of
+/// a `Mutex<T>` reads as the mutex's own name.
+fn library_type(name: &str) -> bool {
+    let base = name.split('<').next().unwrap_or(name);
+    matches!(
+        base,
+        "Mutex"
+            | "RwLock"
+            | "Condvar"
+            | "UnsafeCell"
+            | "SyncUnsafeCell"
+            | "Cell"
+            | "RefCell"
+            | "Futex"
+            | "Flag"
+            | "Atomic"
+            | "OnceLock"
+            | "LazyLock"
+            | "Once"
+            | "ManuallyDrop"
+            | "MaybeUninit"
+    ) || base.starts_with("Atomic")
+}
+
+/// (name, offset, type) of the member of struct or union `ty` that holds
+/// byte `offset`.
+fn member_at(
+    dwarf: &Dwarf<Reader>,
+    unit: &Unit<Reader>,
+    ty: UnitOffset,
+    offset: u32,
+) -> Option<(String, u32, UnitOffset)> {
+    let mut tree = unit.entries_tree(Some(ty)).ok()?;
+    let root = tree.root().ok()?;
+    let mut children = root.children();
+    while let Ok(Some(child)) = children.next() {
+        let entry = child.entry();
+        if entry.tag() != gimli::DW_TAG_member {
+            continue;
+        }
+        let at = entry
+            .attr_value(gimli::DW_AT_data_member_location)
+            .and_then(|v| v.udata_value())
+            .unwrap_or(0) as u32;
+        let Some(member_ty) = type_of(entry) else {
+            continue;
+        };
+        let size = total_size(unit, member_ty).unwrap_or(0);
+        if (at..at.saturating_add(size)).contains(&offset) {
+            let name = attr_name(dwarf, unit, entry).unwrap_or_default();
+            return Some((name, at, member_ty));
+        }
+    }
+    None
 }
 
 /// Calls `visit` with each variable entry of `dwarf`, and its unit, until

@@ -27,6 +27,20 @@ pub enum LibraryOp {
 }
 
 impl LibraryOp {
+    /// What the operation does, as a verb: "lock", "wait on".
+    pub fn verb(self) -> &'static str {
+        match self {
+            LibraryOp::Lock => "lock",
+            LibraryOp::TryLock => "try to lock",
+            LibraryOp::Unlock => "unlock",
+            LibraryOp::ReadLock => "lock for reading",
+            LibraryOp::WriteLock => "lock for writing",
+            LibraryOp::CondWait => "wait on a condition",
+            LibraryOp::Signal => "signal a condition",
+            LibraryOp::Join => "join a thread",
+        }
+    }
+
     /// Whether the operation takes a lock (so that its thread holds it
     /// once the operation is over).
     pub fn acquires(self) -> bool {

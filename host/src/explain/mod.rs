@@ -8,11 +8,14 @@
 //!   data, with values, and which library operations they performed.
 //! - [`story`]: those facts told as sentences, with a conclusion naming the
 //!   pattern behind the failure.
+//! - [`steps`]: the sentences told, with repetition folded and long
+//!   stories shortened.
 //! - [`retell`]: runs a failing schedule again with the recorder.
 
 pub mod library;
 pub mod recorder;
 pub mod retell;
+pub mod steps;
 pub mod story;
 
 pub use retell::retell;

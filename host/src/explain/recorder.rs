@@ -124,6 +124,9 @@ pub struct Recorder {
     symbols: Arc<LazySymbols>,
     sites: Arc<SiteTable>,
     roles: HashMap<SiteId, Role>,
+    /// The guest's source line of each site seen (its innermost frame in
+    /// the guest's own code).
+    lines: HashMap<SiteId, Option<(String, u32)>>,
     /// What is known of memory bytes written since the execution began:
     /// `None` where a value was overwritten before anyone could see it.
     bytes: HashMap<u32, Option<u8>>,
@@ -142,6 +145,7 @@ impl Recorder {
             symbols,
             sites,
             roles: HashMap::new(),
+            lines: HashMap::new(),
             bytes: HashMap::new(),
             facts: Vec::new(),
             open: Vec::new(),
@@ -179,6 +183,18 @@ impl Recorder {
         role
     }
 
+    fn line(&mut self, site: SiteId) -> Option<(String, u32)> {
+        if let Some(line) = self.lines.get(&site) {
+            return line.clone();
+        }
+        let line = self.sites.get(site).and_then(|info| {
+            let name = self.symbols.with(|symbols| symbols.site(info));
+            Some((name.file?, name.line?))
+        });
+        self.lines.insert(site, line.clone());
+        line
+    }
+
     fn open_slot(&mut self, thread: ThreadId) -> &mut Option<OpenOp> {
         let index = thread as usize;
         if self.open.len() <= index {
@@ -194,15 +210,23 @@ impl Recorder {
     }
 
     /// Begins operation `op` at `site`; an operation of the same kind on
-    /// the same thread that just ended (a fast path that failed, before the
-    /// call of its slow path) goes on instead.
+    /// the same thread and source line that just ended (a fast path that
+    /// failed, before the call of its slow path) goes on instead.
     fn begin_op(&mut self, thread: ThreadId, op: LibraryOp, site: SiteId, call: Option<SiteId>) {
         self.close(thread);
         let n = self.facts.len();
-        if n >= 2
+        let resumed = n >= 2
             && self.facts[n - 1] == (Fact::OpEnd { thread })
-            && matches!(self.facts[n - 2], Fact::Op { thread: t, op: o, .. } if t == thread && o == op)
-        {
+            && match self.facts[n - 2] {
+                Fact::Op {
+                    thread: t,
+                    op: o,
+                    site: begun,
+                    ..
+                } => t == thread && o == op && self.line(begun) == self.line(site),
+                _ => false,
+            };
+        if resumed {
             self.facts.pop();
             *self.open_slot(thread) = Some(OpenOp { fact: n - 2, call });
             return;

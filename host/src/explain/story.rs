@@ -7,6 +7,7 @@
 
 use super::library::LibraryOp;
 use super::recorder::{Fact, Facts};
+use super::steps::Steps;
 use crate::debuginfo::symbols::LazySymbols;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
@@ -45,14 +46,6 @@ impl Story {
     }
 }
 
-/// Steps kept before and after each change of thread when a story is
-/// shortened.
-const CONTEXT: usize = 3;
-/// Steps kept at the end of a shortened story.
-const TAIL: usize = 8;
-/// Stories with at most this many steps are told whole.
-const WHOLE: usize = 30;
-
 /// What a thread waits for at the end of the execution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Wait {
@@ -60,6 +53,8 @@ enum Wait {
     Condition(u32),
     Join,
     Word(u32),
+    /// It keeps trying a lock without waiting for it (a `trylock` loop).
+    Spin(u32),
 }
 
 /// Names things for a story.
@@ -67,6 +62,8 @@ struct Namer<'a> {
     sites: &'a SiteTable,
     symbols: &'a LazySymbols,
     thread_names: &'a [Option<String>],
+    /// Variable names by address, looked up once each.
+    variables: std::cell::RefCell<HashMap<u32, Option<String>>>,
 }
 
 impl Namer<'_> {
@@ -78,9 +75,17 @@ impl Namer<'_> {
         }
     }
 
+    fn variable_at(&self, addr: u32) -> Option<String> {
+        self.variables
+            .borrow_mut()
+            .entry(addr)
+            .or_insert_with(|| self.symbols.variable_at(addr))
+            .clone()
+    }
+
     /// `` `name` `` of the variable at `addr`, or its address.
     fn data(&self, addr: u32) -> String {
-        match self.symbols.variable_at(addr) {
+        match self.variable_at(addr) {
             Some(name) => format!("`{name}`"),
             None => format!("the memory at {addr:#x}"),
         }
@@ -89,7 +94,7 @@ impl Namer<'_> {
     /// `` `name` `` of the lock or condition variable whose word is at
     /// `addr` (the word's offset inside it left out).
     fn object(&self, addr: Option<u32>) -> String {
-        match addr.and_then(|a| self.symbols.variable_at(a)) {
+        match addr.and_then(|a| self.variable_at(a)) {
             Some(name) => {
                 let whole = match name.rsplit_once('+') {
                     Some((base, offset)) if offset.bytes().all(|b| b.is_ascii_digit()) => base,
@@ -99,7 +104,7 @@ impl Namer<'_> {
             }
             None => match addr {
                 Some(a) => format!("the one at {a:#x}"),
-                None => "it".to_string(),
+                None => "a lock".to_string(),
             },
         }
     }
@@ -147,16 +152,31 @@ pub fn tell(
         sites,
         symbols,
         thread_names,
+        variables: Default::default(),
     };
     let facts = &facts.0;
-    let shared = shared_words(facts);
-    let mut steps: Vec<(ThreadId, String)> = Vec::new();
+    let mut shared = shared_words(facts);
+    // What the failing thread read or wrote of named variables is told,
+    // even where no other thread got to them yet.
+    for fact in facts {
+        if let Fact::Access { thread, addr, .. } = *fact
+            && thread == failure.thread
+            && !shared.contains(&addr)
+            && namer.variable_at(addr).is_some()
+        {
+            shared.insert(addr);
+        }
+    }
+    let mut steps = Steps::default();
     let mut holders: HashMap<u32, Vec<ThreadId>> = HashMap::new();
     // Locks a thread gave up while it waits on a condition variable.
     let mut released: HashMap<ThreadId, Vec<u32>> = HashMap::new();
     let mut open: HashMap<ThreadId, (LibraryOp, Option<u32>, bool)> = HashMap::new();
     let mut waits: HashMap<ThreadId, Wait> = HashMap::new();
     let mut ended: HashSet<ThreadId> = HashSet::new();
+    // The lock each thread last tried and failed to take, until it takes
+    // one.
+    let mut spinning: HashMap<ThreadId, u32> = HashMap::new();
     for (index, fact) in facts.iter().enumerate() {
         match *fact {
             Fact::Access {
@@ -195,7 +215,7 @@ pub fn tell(
                         _ => format!("{who} changed {what} in one atomic step{at}"),
                     },
                 };
-                steps.push((thread, text));
+                steps.push(thread, text);
             }
             Fact::Op {
                 thread,
@@ -207,9 +227,16 @@ pub fn tell(
                 let who = namer.thread(thread);
                 let name = namer.object(object);
                 let at = namer.at(site);
-                let blocks = op_blocks(facts, index, thread);
+                let fate = op_fate(facts, index, thread);
+                let blocks = fate == Fate::Blocks;
                 open.insert(thread, (op, object, blocks));
                 let text = match op {
+                    _ if fate == Fate::NotBegun => {
+                        format!(
+                            "{who} was about to {}{at} when the execution ended",
+                            op.verb()
+                        )
+                    }
                     _ if op.acquires() && blocks => {
                         let holder = object
                             .and_then(|o| holders.get(&o))
@@ -218,18 +245,24 @@ pub fn tell(
                         format!("{who} wants {name}{at}, but {holder} holds it, so {who} waits")
                     }
                     LibraryOp::TryLock if first_read.is_some_and(|r| r != 0) => {
+                        if let Some(o) = object {
+                            spinning.insert(thread, o);
+                        }
                         format!("{who} tried to lock {name}{at}, but it was taken")
                     }
                     LibraryOp::Lock | LibraryOp::TryLock => {
                         hold(&mut holders, object, thread);
+                        spinning.remove(&thread);
                         format!("{who} locked {name}{at}")
                     }
                     LibraryOp::ReadLock => {
                         hold(&mut holders, object, thread);
+                        spinning.remove(&thread);
                         format!("{who} locked {name} for reading{at}")
                     }
                     LibraryOp::WriteLock => {
                         hold(&mut holders, object, thread);
+                        spinning.remove(&thread);
                         format!("{who} locked {name} for writing{at}")
                     }
                     LibraryOp::Unlock => {
@@ -260,7 +293,7 @@ pub fn tell(
                     }
                     LibraryOp::Join => continue,
                 };
-                steps.push((thread, text));
+                steps.push(thread, text);
             }
             Fact::OpEnd { thread } => {
                 let Some((op, object, blocked)) = open.remove(&thread) else {
@@ -270,17 +303,18 @@ pub fn tell(
                 match op {
                     _ if op.acquires() && blocked => {
                         hold(&mut holders, object, thread);
-                        steps.push((thread, format!("{who} got {}", namer.object(object))));
+                        spinning.remove(&thread);
+                        steps.push(thread, format!("{who} got {}", namer.object(object)));
                     }
                     LibraryOp::CondWait => {
                         for o in released.remove(&thread).unwrap_or_default() {
                             hold(&mut holders, Some(o), thread);
                         }
                         if blocked {
-                            steps.push((
+                            steps.push(
                                 thread,
                                 format!("{who} woke up from its wait, holding its lock again"),
-                            ));
+                            );
                         }
                     }
                     _ => {}
@@ -294,10 +328,10 @@ pub fn tell(
                     }
                     Some(&(LibraryOp::Join, _, _)) => Wait::Join,
                     _ => {
-                        steps.push((
+                        steps.push(
                             thread,
                             format!("{} waits on {}", namer.thread(thread), namer.data(addr)),
-                        ));
+                        );
                         Wait::Word(addr)
                     }
                 };
@@ -306,12 +340,13 @@ pub fn tell(
             Fact::Resumed { thread } => {
                 waits.remove(&thread);
             }
-            Fact::Spawned { thread, child } => steps.push((
+            Fact::Spawned { thread, child } => steps.push(
                 thread,
                 format!("{} started {}", namer.thread(thread), namer.thread(child)),
-            )),
+            ),
             Fact::Ended { thread } => {
                 ended.insert(thread);
+                spinning.remove(&thread);
                 let held: Vec<String> = holders
                     .iter()
                     .filter(|(_, h)| h.contains(&thread))
@@ -326,13 +361,19 @@ pub fn tell(
                         held.join(" and ")
                     )
                 };
-                steps.push((thread, text));
+                steps.push(thread, text);
             }
         }
     }
-    let conclusion = conclude(&namer, facts, failure, &shared, &holders, &waits, &ended);
+    let end = AtTheEnd {
+        holders,
+        waits,
+        ended,
+        spinning,
+    };
+    let conclusion = conclude(&namer, facts, failure, &shared, &end);
     Story {
-        steps: shorten(steps),
+        steps: steps.finish(),
         conclusion,
     }
 }
@@ -347,18 +388,34 @@ fn hold(holders: &mut HashMap<u32, Vec<ThreadId>>, object: Option<u32>, thread: 
     }
 }
 
-/// Whether the operation begun at `facts[index]` by `thread` blocks before
-/// it ends.
-fn op_blocks(facts: &[Fact], index: usize, thread: ThreadId) -> bool {
+/// What became of an operation a thread began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fate {
+    /// It ended without waiting.
+    Ends,
+    /// The thread waited in it.
+    Blocks,
+    /// The execution ended before the operation touched its object: the
+    /// thread was stopped at the call.
+    NotBegun,
+}
+
+/// What became of the operation begun at `facts[index]` by `thread`.
+fn op_fate(facts: &[Fact], index: usize, thread: ThreadId) -> Fate {
     for fact in &facts[index + 1..] {
         match *fact {
-            Fact::Blocked { thread: t, .. } if t == thread => return true,
-            Fact::OpEnd { thread: t } | Fact::Ended { thread: t } if t == thread => return false,
-            Fact::Op { thread: t, .. } if t == thread => return false,
+            Fact::Blocked { thread: t, .. } if t == thread => return Fate::Blocks,
+            Fact::OpEnd { thread: t } | Fact::Ended { thread: t } if t == thread => {
+                return Fate::Ends;
+            }
+            Fact::Op { thread: t, .. } if t == thread => return Fate::Ends,
             _ => {}
         }
     }
-    false
+    match facts[index] {
+        Fact::Op { object: None, .. } => Fate::NotBegun,
+        _ => Fate::Ends,
+    }
 }
 
 /// Addresses that the guest's own code of more than one thread accessed.
@@ -375,46 +432,17 @@ fn shared_words(facts: &[Fact]) -> HashSet<u32> {
         .collect()
 }
 
-/// Keeps the steps around each change of thread and the last ones, when
-/// there are many.
-fn shorten(steps: Vec<(ThreadId, String)>) -> Vec<String> {
-    if steps.len() <= WHOLE {
-        return steps.into_iter().map(|(_, s)| s).collect();
-    }
-    let mut keep = vec![false; steps.len()];
-    for i in 1..steps.len() {
-        if steps[i].0 != steps[i - 1].0 {
-            let from = i.saturating_sub(CONTEXT);
-            let to = (i + CONTEXT).min(steps.len());
-            keep[from..to].iter_mut().for_each(|k| *k = true);
-        }
-    }
-    let tail = steps.len().saturating_sub(TAIL);
-    keep[tail..].iter_mut().for_each(|k| *k = true);
-    keep[0] = true;
-    let mut out = Vec::new();
-    let mut skipped: Vec<ThreadId> = Vec::new();
-    for (i, (thread, text)) in steps.into_iter().enumerate() {
-        if keep[i] {
-            if !skipped.is_empty() {
-                out.push(elided(&skipped));
-                skipped.clear();
-            }
-            out.push(text);
-        } else {
-            skipped.push(thread);
-        }
-    }
-    out
-}
-
-fn elided(skipped: &[ThreadId]) -> String {
-    let threads: HashSet<_> = skipped.iter().collect();
-    if threads.len() == 1 {
-        format!("… {} more steps of the same thread, alone", skipped.len())
-    } else {
-        format!("… {} more steps", skipped.len())
-    }
+/// Who holds, waits for and keeps trying what when the execution ends.
+struct AtTheEnd {
+    /// The threads holding each lock.
+    holders: HashMap<u32, Vec<ThreadId>>,
+    /// What each blocked thread waits for.
+    waits: HashMap<ThreadId, Wait>,
+    /// The threads that finished.
+    ended: HashSet<ThreadId>,
+    /// The lock each thread keeps trying (a failed `trylock` since it last
+    /// took one).
+    spinning: HashMap<ThreadId, u32>,
 }
 
 /// Why the execution fails.
@@ -423,40 +451,21 @@ fn conclude(
     facts: &[Fact],
     failure: &Failure,
     shared: &HashSet<u32>,
-    holders: &HashMap<u32, Vec<ThreadId>>,
-    waits: &HashMap<ThreadId, Wait>,
-    ended: &HashSet<ThreadId>,
+    end: &AtTheEnd,
 ) -> Vec<String> {
+    let AtTheEnd {
+        holders,
+        waits,
+        ended,
+        spinning,
+    } = end;
     let mut out = Vec::new();
     match failure.kind {
         FailureKind::Deadlock => {
             out.push("No thread can go on:".to_string());
+            out.extend(who_waits(namer, waits, holders, ended));
             let mut waiting: Vec<(&ThreadId, &Wait)> = waits.iter().collect();
             waiting.sort_by_key(|(t, _)| **t);
-            for &(&thread, wait) in &waiting {
-                let who = namer.thread(thread);
-                out.push(match *wait {
-                    Wait::Lock(o) => match holders.get(&o).and_then(|h| h.first()) {
-                        Some(&h) if ended.contains(&h) => format!(
-                            "- {who} waits for {}, which {} still holds though it finished;",
-                            namer.object(Some(o)),
-                            namer.thread(h)
-                        ),
-                        Some(&h) => format!(
-                            "- {who} waits for {}, which {} holds;",
-                            namer.object(Some(o)),
-                            namer.thread(h)
-                        ),
-                        None => format!("- {who} waits for {};", namer.object(Some(o))),
-                    },
-                    Wait::Condition(c) => format!(
-                        "- {who} waits for condition {} to be signalled;",
-                        namer.object(Some(c))
-                    ),
-                    Wait::Join => format!("- {who} waits for a thread to finish;"),
-                    Wait::Word(a) => format!("- {who} waits on {};", namer.data(a)),
-                });
-            }
             if let Some(cycle) = lock_cycle(waits, holders) {
                 let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
                 out.push(format!(
@@ -482,11 +491,28 @@ fn conclude(
         }
         FailureKind::StepLimit => {
             out.push(format!("{}.", failure.message.trim_end()));
-            out.push("A thread keeps spinning, waiting for something that does not happen here: a livelock, or a loop that never ends.".to_string());
+            let mut stuck = waits.clone();
+            stuck.extend(spinning.iter().map(|(&t, &o)| (t, Wait::Spin(o))));
+            match lock_cycle(&stuck, holders) {
+                Some(cycle) if !spinning.is_empty() => {
+                    out.push("The threads keep trying locks that others hold:".to_string());
+                    out.extend(who_waits(namer, &stuck, holders, ended));
+                    let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
+                    out.push(format!(
+                        "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and trying again and again does not help while none lets go of what it holds. Taking locks in one agreed order everywhere makes such a cycle impossible.",
+                        names.join(" and "),
+                        names.join(" → "),
+                        names[0]
+                    ));
+                }
+                _ => out.push("A thread keeps spinning, waiting for something that does not happen here: a livelock, or a loop that never ends.".to_string()),
+            }
         }
         _ => {
             if let Some(lost) = lost_update(namer, facts, shared) {
                 out.push(lost);
+            } else if let Some(half) = half_done(namer, facts, failure.thread, shared) {
+                out.push(half);
             }
             out.push(format!(
                 "Then {} failed: {}",
@@ -565,13 +591,114 @@ fn lost_update(namer: &Namer<'_>, facts: &[Fact], shared: &HashSet<u32>) -> Opti
     None
 }
 
+/// The last read by the failing thread of a word another thread wrote
+/// while that thread was still at work: the failing thread may have seen
+/// that thread's update half done.
+fn half_done(
+    namer: &Namer<'_>,
+    facts: &[Fact],
+    failing: ThreadId,
+    shared: &HashSet<u32>,
+) -> Option<String> {
+    let mut last_write: HashMap<u32, (ThreadId, SiteId)> = HashMap::new();
+    let mut ended: HashSet<ThreadId> = HashSet::new();
+    let mut seen = None;
+    for fact in facts {
+        match *fact {
+            Fact::Access {
+                thread,
+                site,
+                kind,
+                addr,
+                width,
+                read,
+                ..
+            } if shared.contains(&addr) => {
+                if thread == failing
+                    && !matches!(kind, AccessKind::Store | AccessKind::AtomicStore)
+                    && let Some(&(writer, at)) = last_write.get(&addr)
+                    && writer != failing
+                    && !ended.contains(&writer)
+                {
+                    seen = Some((addr, width, read, writer, at));
+                }
+                if kind.writes() {
+                    last_write.insert(addr, (thread, site));
+                }
+            }
+            Fact::Ended { thread } => {
+                ended.insert(thread);
+            }
+            _ => {}
+        }
+    }
+    let (addr, width, read, writer, wrote_at) = seen?;
+    if ended.contains(&writer) {
+        return None;
+    }
+    let last_at = facts.iter().rev().find_map(|fact| match *fact {
+        Fact::Access { thread, site, .. } | Fact::Op { thread, site, .. } if thread == writer => {
+            Some(site)
+        }
+        _ => None,
+    })?;
+    let who = namer.thread(failing);
+    let them = namer.thread(writer);
+    Some(format!(
+        "{who} read {}{}, which {them} had written{}, while {them} had not finished: it was last{}. If what {them} was doing there belongs together, {who} saw it half done: hold one lock across all of it, and take the same lock to read it.",
+        namer.data(addr),
+        with_value(read, width),
+        namer.at(wrote_at),
+        namer.at(last_at),
+    ))
+}
+
+/// A line for each thread in `waits`: what it waits for, and who holds
+/// that.
+fn who_waits(
+    namer: &Namer<'_>,
+    waits: &HashMap<ThreadId, Wait>,
+    holders: &HashMap<u32, Vec<ThreadId>>,
+    ended: &HashSet<ThreadId>,
+) -> Vec<String> {
+    let mut waiting: Vec<(&ThreadId, &Wait)> = waits.iter().collect();
+    waiting.sort_by_key(|(t, _)| **t);
+    waiting
+        .into_iter()
+        .map(|(&thread, wait)| {
+            let who = namer.thread(thread);
+            let (verb, lock) = match *wait {
+                Wait::Lock(o) => ("waits for", o),
+                Wait::Spin(o) => ("keeps trying to lock", o),
+                Wait::Condition(c) => {
+                    return format!(
+                        "- {who} waits for condition {} to be signalled;",
+                        namer.object(Some(c))
+                    );
+                }
+                Wait::Join => return format!("- {who} waits for a thread to finish;"),
+                Wait::Word(a) => return format!("- {who} waits on {};", namer.data(a)),
+            };
+            let what = namer.object(Some(lock));
+            match holders.get(&lock).and_then(|h| h.first()) {
+                Some(&h) if ended.contains(&h) => format!(
+                    "- {who} {verb} {what}, which {} still holds though it finished;",
+                    namer.thread(h)
+                ),
+                Some(&h) => format!("- {who} {verb} {what}, which {} holds;", namer.thread(h)),
+                None => format!("- {who} {verb} {what};"),
+            }
+        })
+        .collect()
+}
+
 /// A cycle of threads, each waiting for a lock the next one holds.
 fn lock_cycle(
     waits: &HashMap<ThreadId, Wait>,
     holders: &HashMap<u32, Vec<ThreadId>>,
 ) -> Option<Vec<ThreadId>> {
     let next = |t: ThreadId| match waits.get(&t) {
-        Some(Wait::Lock(o)) => holders.get(o).and_then(|h| h.first()).copied(),
+        Some(Wait::Lock(o) | Wait::Spin(o)) => holders.get(o).and_then(|h| h.first()).copied(),
         _ => None,
     };
     let mut starts: Vec<ThreadId> = waits.keys().copied().collect();
