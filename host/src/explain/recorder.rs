@@ -127,6 +127,8 @@ pub struct Recorder {
     /// The guest's source line of each site seen (its innermost frame in
     /// the guest's own code).
     lines: HashMap<SiteId, Option<(String, u32)>>,
+    /// [`Recorder::lock_of`] each address asked about.
+    locks: HashMap<u32, Result<String, u32>>,
     /// What is known of memory bytes written since the execution began:
     /// `None` where a value was overwritten before anyone could see it.
     bytes: HashMap<u32, Option<u8>>,
@@ -146,6 +148,7 @@ impl Recorder {
             sites,
             roles: HashMap::new(),
             lines: HashMap::new(),
+            locks: HashMap::new(),
             bytes: HashMap::new(),
             facts: Vec::new(),
             open: Vec::new(),
@@ -216,6 +219,7 @@ impl Recorder {
         self.close(thread);
         let n = self.facts.len();
         let resumed = n >= 2
+            && op != LibraryOp::TryLock
             && self.facts[n - 1] == (Fact::OpEnd { thread })
             && match self.facts[n - 2] {
                 Fact::Op {
@@ -239,6 +243,61 @@ impl Recorder {
             first_read: None,
         });
         *self.open_slot(thread) = Some(OpenOp { fact: n, call });
+    }
+
+    /// Ends the inlined lock operation at `facts[fact]` and begins the next
+    /// one when an atomic access to `addr` is not part of it: a `trylock`
+    /// that already made its attempt, or a lock or unlock of another lock
+    /// than its own (two guards dropped at the end of one scope).
+    fn split_inlined(&mut self, thread: ThreadId, fact: usize, addr: u32) {
+        let Fact::Op {
+            op,
+            object: Some(object),
+            ..
+        } = self.facts[fact]
+        else {
+            return;
+        };
+        let next = match op {
+            LibraryOp::TryLock => true,
+            LibraryOp::Lock | LibraryOp::Unlock => self.lock_of(addr) != self.lock_of(object),
+            _ => false,
+        };
+        if next {
+            let Fact::Op { site, .. } = self.facts[fact] else {
+                return;
+            };
+            self.close(thread);
+            let n = self.facts.len();
+            self.facts.push(Fact::Op {
+                thread,
+                op,
+                site,
+                object: None,
+                first_read: None,
+            });
+            *self.open_slot(thread) = Some(OpenOp {
+                fact: n,
+                call: None,
+            });
+        }
+    }
+
+    /// Which lock the word at `addr` belongs to: the variable (or array
+    /// element, or field) it is in, else the word itself.
+    fn lock_of(&mut self, addr: u32) -> Result<String, u32> {
+        if let Some(lock) = self.locks.get(&addr) {
+            return lock.clone();
+        }
+        let lock = match self.symbols.variable_at(addr) {
+            Some(name) => Ok(match name.rsplit_once('+') {
+                Some((base, offset)) if offset.bytes().all(|b| b.is_ascii_digit()) => base.into(),
+                _ => name,
+            }),
+            None => Err(addr),
+        };
+        self.locks.insert(addr, lock.clone());
+        lock
     }
 
     /// Known bytes `addr..addr + width` as a little-endian value, or
@@ -275,7 +334,12 @@ impl Recorder {
             (Role::User, Some(OpenOp { call: None, .. })) => self.close(thread),
             (Role::UserOp(op), None) => self.begin_op(thread, op, access.site, None),
             (Role::UserOp(op), Some(OpenOp { call: None, fact })) => {
-                let same = matches!(self.facts[fact], Fact::Op { op: o, .. } if o == op);
+                let same = match self.facts[fact] {
+                    Fact::Op { op: o, site, .. } => {
+                        o == op && self.line(site) == self.line(access.site)
+                    }
+                    _ => false,
+                };
                 if !same {
                     self.begin_op(thread, op, access.site, None);
                 }
@@ -290,6 +354,12 @@ impl Recorder {
                 | AccessKind::AtomicXchg
                 | AccessKind::AtomicCmpxchg
         );
+        if atomic
+            && matches!(role, Role::UserOp(_))
+            && let Some(OpenOp { fact, call: None }) = *self.open_slot(thread)
+        {
+            self.split_inlined(thread, fact, access.addr);
+        }
         if let Some(OpenOp { fact, .. }) = *self.open_slot(thread) {
             if atomic
                 && let Fact::Op {
