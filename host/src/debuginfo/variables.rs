@@ -113,6 +113,13 @@ impl VariableIndex {
     /// pthread mutex's `__u`, a Rust `Mutex`'s `inner` and `data`) are left
     /// out: `counter` names a `Mutex<i32>`, its lock word and its value.
     pub fn name_at(&self, dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
+        self.describe(dwarf, addr).map(|(name, _)| name)
+    }
+
+    /// [`VariableIndex::name_at`], and whether `addr` is the first byte of
+    /// a number, a pointer or an enumeration (whose value reads as a
+    /// number; a Rust `Option` or a struct does not).
+    pub fn describe(&self, dwarf: &Dwarf<Reader>, addr: u32) -> Option<(String, bool)> {
         let holds = |v: &&Variable| (v.start..v.start.saturating_add(v.len)).contains(&addr);
         let end = self.variables.partition_point(|v| v.start <= addr);
         let variable = self.variables[..end]
@@ -121,38 +128,50 @@ impl VariableIndex {
             .min_by_key(|v| v.len)?;
         let mut name = variable.name.clone();
         let mut offset = addr - variable.start;
+        let mut scalar = false;
         if let Ok(header) = dwarf.debug_info.header_from_offset(variable.unit)
             && let Ok(unit) = dwarf.unit(header)
         {
-            offset = describe_within(dwarf, &unit, variable.ty, offset, &mut name);
+            let (left, leaf) = describe_within(dwarf, &unit, variable.ty, offset, &mut name);
+            offset = left;
+            scalar = offset == 0
+                && unit.entry(leaf).is_ok_and(|e| {
+                    matches!(
+                        e.tag(),
+                        gimli::DW_TAG_base_type
+                            | gimli::DW_TAG_pointer_type
+                            | gimli::DW_TAG_enumeration_type
+                    )
+                });
         }
         if offset != 0 {
             name.push_str(&format!("+{offset}"));
         }
-        Some(name)
+        Some((name, scalar))
     }
 }
 
 /// Appends to `path` the array elements and struct members of type `ty`
-/// that hold byte `offset`, and returns the offset left inside the last.
+/// that hold byte `offset`, and returns the offset left inside the last
+/// and its type.
 fn describe_within(
     dwarf: &Dwarf<Reader>,
     unit: &Unit<Reader>,
     mut ty: UnitOffset,
     mut offset: u32,
     path: &mut String,
-) -> u32 {
+) -> (u32, UnitOffset) {
     for _ in 0..32 {
         let Ok(entry) = unit.entry(ty) else {
-            return offset;
+            return (offset, ty);
         };
         match entry.tag() {
             gimli::DW_TAG_array_type => {
                 let Some(element) = type_of(&entry) else {
-                    return offset;
+                    return (offset, ty);
                 };
                 let Some(size) = byte_size(unit, element).filter(|&s| s > 0) else {
-                    return offset;
+                    return (offset, ty);
                 };
                 path.push_str(&format!("[{}]", offset / size));
                 offset %= size;
@@ -161,11 +180,11 @@ fn describe_within(
             gimli::DW_TAG_structure_type | gimli::DW_TAG_union_type => {
                 let library = attr_name(dwarf, unit, &entry).is_some_and(|n| library_type(&n));
                 let Some((name, at, member_ty)) = member_at(dwarf, unit, ty, offset) else {
-                    return offset;
+                    return (offset, ty);
                 };
                 // C's reserved names (`__u`, `__i`) are a library's inside.
                 if name.starts_with("__") {
-                    return offset;
+                    return (offset, ty);
                 }
                 if !library {
                     path.push('.');
@@ -179,12 +198,12 @@ fn describe_within(
             | gimli::DW_TAG_volatile_type
             | gimli::DW_TAG_atomic_type => match type_of(&entry) {
                 Some(next) => ty = next,
-                None => return offset,
+                None => return (offset, ty),
             },
-            _ => return offset,
+            _ => return (offset, ty),
         }
     }
-    offset
+    (offset, ty)
 }
 
 /// Rust's standard wrappers whose fields a story leaves out: the data of

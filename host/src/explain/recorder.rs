@@ -60,6 +60,10 @@ pub enum Fact {
         object: Option<u32>,
         /// The value that first atomic access read (0: the lock was free).
         first_read: Option<u64>,
+        /// Where among the facts that first access falls (the index of the
+        /// fact recorded next): when the operation took effect, which may
+        /// be well after the call.
+        took_effect: Option<usize>,
     },
     /// The thread's open operation ended (the call returned).
     OpEnd {
@@ -241,6 +245,7 @@ impl Recorder {
             site,
             object: None,
             first_read: None,
+            took_effect: None,
         });
         *self.open_slot(thread) = Some(OpenOp { fact: n, call });
     }
@@ -275,6 +280,7 @@ impl Recorder {
                 site,
                 object: None,
                 first_read: None,
+                took_effect: None,
             });
             *self.open_slot(thread) = Some(OpenOp {
                 fact: n,
@@ -361,15 +367,18 @@ impl Recorder {
             self.split_inlined(thread, fact, access.addr);
         }
         if let Some(OpenOp { fact, .. }) = *self.open_slot(thread) {
+            let next = self.facts.len();
             if atomic
                 && let Fact::Op {
                     object: object @ None,
                     first_read,
+                    took_effect,
                     ..
                 } = &mut self.facts[fact]
             {
                 *object = Some(access.addr);
                 *first_read = read;
+                *took_effect = Some(next);
             }
             return;
         }
@@ -401,10 +410,18 @@ fn role_of_frames(frames: &[crate::debuginfo::symbols::SourceFrame]) -> Role {
     if library.iter().all(|f| is_atomic_wrapper(f)) {
         return Role::User;
     }
-    library
+    if let Some(op) = library.iter().find_map(|f| classify(f)) {
+        return Role::UserOp(op);
+    }
+    // The core library's helpers inlined into the guest's code (`is_none`,
+    // `ptr::write`, `mem::replace`) access the guest's data for it.
+    if library
         .iter()
-        .find_map(|f| classify(f))
-        .map_or(Role::Other, Role::UserOp)
+        .all(|f| f.trim_start_matches('<').starts_with("core::"))
+    {
+        return Role::User;
+    }
+    Role::Other
 }
 
 /// Whether `function` is one of the standard library's atomic operations

@@ -62,8 +62,9 @@ struct Namer<'a> {
     sites: &'a SiteTable,
     symbols: &'a LazySymbols,
     thread_names: &'a [Option<String>],
-    /// Variable names by address, looked up once each.
-    variables: std::cell::RefCell<HashMap<u32, Option<String>>>,
+    /// Variable names by address, and whether each is a number, looked up
+    /// once each.
+    variables: std::cell::RefCell<HashMap<u32, Option<(String, bool)>>>,
 }
 
 impl Namer<'_> {
@@ -75,12 +76,22 @@ impl Namer<'_> {
         }
     }
 
-    fn variable_at(&self, addr: u32) -> Option<String> {
+    fn describe(&self, addr: u32) -> Option<(String, bool)> {
         self.variables
             .borrow_mut()
             .entry(addr)
-            .or_insert_with(|| self.symbols.variable_at(addr))
+            .or_insert_with(|| self.symbols.with(|s| s.describe_variable(addr)))
             .clone()
+    }
+
+    fn variable_at(&self, addr: u32) -> Option<String> {
+        self.describe(addr).map(|(name, _)| name)
+    }
+
+    /// Whether a value at `addr` reads as a number: memory of no known
+    /// variable, or a variable's number; not a struct or a Rust enum.
+    fn shows_values(&self, addr: u32) -> bool {
+        self.describe(addr).is_none_or(|(_, scalar)| scalar)
     }
 
     /// `` `name` `` of the variable at `addr`, or its address.
@@ -177,7 +188,25 @@ pub fn tell(
     // The lock each thread last tried and failed to take, until it takes
     // one.
     let mut spinning: HashMap<ThreadId, u32> = HashMap::new();
-    for (index, fact) in facts.iter().enumerate() {
+    // A lock operation is told where it took effect: a thread stopped
+    // between its call of `lock` and the lock's first access has not locked
+    // yet. (A join or a condition wait may wait before its first atomic
+    // access: they are told at the call.)
+    let mut order: Vec<(usize, usize)> = facts
+        .iter()
+        .enumerate()
+        .map(|(index, fact)| match *fact {
+            Fact::Op {
+                took_effect: Some(at),
+                op,
+                ..
+            } if !matches!(op, LibraryOp::Join | LibraryOp::CondWait) => (at, index),
+            _ => (index, index),
+        })
+        .collect();
+    order.sort_unstable();
+    for index in order.into_iter().map(|(_, index)| index) {
+        let fact = &facts[index];
         match *fact {
             Fact::Access {
                 thread,
@@ -191,6 +220,11 @@ pub fn tell(
                 if !shared.contains(&addr) {
                     continue;
                 }
+                let (read, wrote) = if namer.shows_values(addr) {
+                    (read, wrote)
+                } else {
+                    (None, None)
+                };
                 let who = namer.thread(thread);
                 let what = namer.data(addr);
                 let at = namer.at(site);
@@ -223,6 +257,7 @@ pub fn tell(
                 site,
                 object,
                 first_read,
+                ..
             } => {
                 let who = namer.thread(thread);
                 let name = namer.object(object);
@@ -568,6 +603,12 @@ fn lost_update(namer: &Namer<'_>, facts: &[Fact], shared: &HashSet<u32>) -> Opti
                         unreachable!("indexes of reads");
                     };
                     let what = namer.data(addr);
+                    let shown = namer.shows_values(addr);
+                    let (wrote, seen, other_wrote) = if shown {
+                        (wrote, seen, other_wrote)
+                    } else {
+                        (None, None, None)
+                    };
                     return Some(format!(
                         "So one update was lost: {} wrote {what}{} from the value{} it had read{} before {} wrote {what}{}, and so undid that write. Reading and writing back must happen as one step: under one lock, or as one atomic operation.",
                         namer.thread(thread),
@@ -647,7 +688,7 @@ fn half_done(
     Some(format!(
         "{who} read {}{}, which {them} had written{}, while {them} had not finished: it was last{}. If what {them} was doing there belongs together, {who} saw it half done: hold one lock across all of it, and take the same lock to read it.",
         namer.data(addr),
-        with_value(read, width),
+        with_value(read.filter(|_| namer.shows_values(addr)), width),
         namer.at(wrote_at),
         namer.at(last_at),
     ))
