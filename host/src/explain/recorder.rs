@@ -170,7 +170,7 @@ impl Recorder {
                 if !name.user_code {
                     return Role::Other;
                 }
-                let inlined = role_of_frames(&symbols.frames(info.code_offset));
+                let inlined = role_of_frames(&symbols.frames(info.code_offset), info.kind);
                 if info.kind != AccessKind::Call {
                     return inlined;
                 }
@@ -401,7 +401,7 @@ impl Recorder {
 /// code or one of its atomic operations, inlined; a library operation when
 /// a frame inside the guest's own is one [`classify`] knows; else library
 /// code.
-fn role_of_frames(frames: &[crate::debuginfo::symbols::SourceFrame]) -> Role {
+fn role_of_frames(frames: &[crate::debuginfo::symbols::SourceFrame], kind: AccessKind) -> Role {
     let library: Vec<&str> = frames
         .iter()
         .take_while(|f| !f.user_code)
@@ -414,11 +414,21 @@ fn role_of_frames(frames: &[crate::debuginfo::symbols::SourceFrame]) -> Role {
         return Role::UserOp(op);
     }
     // The core library's helpers inlined into the guest's code (`is_none`,
-    // `ptr::write`, `mem::replace`) access the guest's data for it.
-    if library
-        .iter()
-        .all(|f| f.trim_start_matches('<').starts_with("core::"))
-    {
+    // `ptr::write`, `mem::replace`), and the plain accesses of the alloc
+    // library's collections (a `VecDeque`'s `len`), access the guest's data
+    // for it; an `Arc`'s atomic count is the library's own business.
+    let plain = !matches!(
+        kind,
+        AccessKind::AtomicLoad
+            | AccessKind::AtomicStore
+            | AccessKind::AtomicRmw
+            | AccessKind::AtomicXchg
+            | AccessKind::AtomicCmpxchg
+    );
+    if library.iter().all(|f| {
+        let f = f.trim_start_matches('<');
+        f.starts_with("core::") || (plain && f.starts_with("alloc::"))
+    }) {
         return Role::User;
     }
     Role::Other

@@ -509,15 +509,30 @@ fn conclude(
                     names.join(" → "),
                     names[0]
                 ));
-            } else if let Some((thread, c)) = waiting.iter().find_map(|&(&t, w)| match *w {
-                Wait::Condition(c) => Some((t, c)),
-                _ => None,
-            }) {
-                out.push(format!(
-                    "so {} sleeps on {} with no thread left that would signal it: the signal came before the wait, or never (a lost wakeup). Waiting in a loop that checks the condition under the lock, and signalling after changing it under the same lock, avoids this.",
-                    namer.thread(thread),
-                    namer.object(Some(c))
-                ));
+            } else {
+                let sleepers: Vec<(ThreadId, u32)> = waiting
+                    .iter()
+                    .filter_map(|&(&t, w)| match *w {
+                        Wait::Condition(c) => Some((t, c)),
+                        _ => None,
+                    })
+                    .collect();
+                match sleepers.as_slice() {
+                    [] => {}
+                    [(thread, c)] => out.push(format!(
+                        "so {} sleeps on {} with no thread left that would signal it: the signal came before the wait, or never (a lost wakeup). Waiting in a loop that checks the condition under the lock, and signalling after changing it under the same lock, avoids this.",
+                        namer.thread(*thread),
+                        namer.object(Some(*c))
+                    )),
+                    many => {
+                        let names: Vec<String> =
+                            many.iter().map(|&(t, _)| namer.thread(t)).collect();
+                        out.push(format!(
+                            "so {} all sleep on condition variables with no thread left running to signal them. A signal wakes one waiter: one was sent before its wait, or woke a thread that could not go on and went back to sleep while one that could kept sleeping (a lost wakeup). One condition variable per condition (or waking every waiter), and waiting in a loop that checks the condition under the lock, avoids this.",
+                            names.join(", ")
+                        ));
+                    }
+                }
             }
         }
         FailureKind::DataRace => {
@@ -544,7 +559,9 @@ fn conclude(
             }
         }
         _ => {
-            if let Some(lost) = lost_update(namer, facts, shared) {
+            if let Some(woke) = woke_unchecked(namer, facts, failure.thread, shared) {
+                out.push(woke);
+            } else if let Some(lost) = lost_update(namer, facts, shared) {
                 out.push(lost);
             } else if let Some(half) = half_done(namer, facts, failure.thread, shared) {
                 out.push(half);
@@ -630,6 +647,70 @@ fn lost_update(namer: &Namer<'_>, facts: &[Fact], shared: &HashSet<u32>) -> Opti
         }
     }
     None
+}
+
+/// The failing thread woke from a condition wait, but between the signal
+/// that woke it and its return (with the lock again) another thread
+/// changed data it then read: it went on without checking its condition
+/// again.
+fn woke_unchecked(
+    namer: &Namer<'_>,
+    facts: &[Fact],
+    failing: ThreadId,
+    shared: &HashSet<u32>,
+) -> Option<String> {
+    // Its last condition wait that blocked, and where it woke and returned.
+    let (wait, condition) = facts.iter().enumerate().rev().find_map(|(i, f)| match *f {
+        Fact::Op {
+            thread,
+            op: LibraryOp::CondWait,
+            object,
+            ..
+        } if thread == failing && op_fate(facts, i, thread) == Fate::Blocks => Some((i, object)),
+        _ => None,
+    })?;
+    let woke = wait
+        + facts[wait..]
+            .iter()
+            .position(|f| *f == Fact::Resumed { thread: failing })?;
+    let returned = woke
+        + facts[woke..]
+            .iter()
+            .position(|f| *f == Fact::OpEnd { thread: failing })?;
+    // The last signal of that condition variable before it woke.
+    let waited_on = namer.object(condition);
+    let signal = facts[..woke].iter().rposition(|f| match *f {
+        Fact::Op {
+            op: LibraryOp::Signal,
+            object,
+            ..
+        } => object.is_some() && namer.object(object) == waited_on,
+        _ => false,
+    })?;
+    let changed: HashMap<u32, ThreadId> = facts[signal..returned]
+        .iter()
+        .filter_map(|f| match *f {
+            Fact::Access {
+                thread, kind, addr, ..
+            } if thread != failing && kind.writes() && shared.contains(&addr) => {
+                Some((addr, thread))
+            }
+            _ => None,
+        })
+        .collect();
+    let (addr, changer) = facts[returned..].iter().find_map(|f| match *f {
+        Fact::Access { thread, addr, .. } if thread == failing => {
+            changed.get(&addr).map(|&t| (addr, t))
+        }
+        _ => None,
+    })?;
+    let who = namer.thread(failing);
+    Some(format!(
+        "{who} was woken from its wait on {}, but before it had the lock back, {} changed {}; {who} went on without checking again whether it could. A wait can end with the condition false again: wait in a loop (`while`, not `if`) that checks the condition each time it wakes.",
+        namer.object(condition),
+        namer.thread(changer),
+        namer.data(addr),
+    ))
 }
 
 /// The last read by the failing thread of a word another thread wrote
