@@ -505,9 +505,25 @@ fn conclude(
                 let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
                 out.push(format!(
                     "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and none will let go. Taking locks in one agreed order everywhere makes such a cycle impossible.",
-                    names.join(" and "),
+                    and_list(&names),
                     names.join(" → "),
                     names[0]
+                ));
+            } else if let Some((waiter, lock, holder)) =
+                waiting.iter().find_map(|&(&t, w)| match *w {
+                    Wait::Lock(o) => holders
+                        .get(&o)
+                        .and_then(|h| h.first())
+                        .filter(|h| ended.contains(h))
+                        .map(|&h| (t, o, h)),
+                    _ => None,
+                })
+            {
+                out.push(format!(
+                    "so {} waits forever: {} finished without letting go of {}. Every lock taken must be unlocked, on every path out of the code that took it.",
+                    namer.thread(waiter),
+                    namer.thread(holder),
+                    namer.object(Some(lock))
                 ));
             } else {
                 let sleepers: Vec<(ThreadId, u32)> = waiting
@@ -529,7 +545,7 @@ fn conclude(
                             many.iter().map(|&(t, _)| namer.thread(t)).collect();
                         out.push(format!(
                             "so {} all sleep on condition variables with no thread left running to signal them. A signal wakes one waiter: one was sent before its wait, or woke a thread that could not go on and went back to sleep while one that could kept sleeping (a lost wakeup). One condition variable per condition (or waking every waiter), and waiting in a loop that checks the condition under the lock, avoids this.",
-                            names.join(", ")
+                            and_list(&names)
                         ));
                     }
                 }
@@ -550,7 +566,7 @@ fn conclude(
                     let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
                     out.push(format!(
                         "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and trying again and again does not help while none lets go of what it holds. Taking locks in one agreed order everywhere makes such a cycle impossible.",
-                        names.join(" and "),
+                        and_list(&names),
                         names.join(" → "),
                         names[0]
                     ));
@@ -773,6 +789,15 @@ fn half_done(
         namer.at(wrote_at),
         namer.at(last_at),
     ))
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// A line for each thread in `waits`: what it waits for, and who holds

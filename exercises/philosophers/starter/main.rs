@@ -1,0 +1,42 @@
+//! Dining philosophers: three philosophers sit around a table with one fork
+//! between each two of them. To eat, a philosopher needs both forks next to
+//! them. This program sometimes hangs.
+//! Make `dine` correct. Keep `main` as it is.
+use std::sync::{Barrier, Mutex};
+use std::thread;
+
+const PHILOSOPHERS: usize = 3;
+
+static FORKS: [Mutex<()>; PHILOSOPHERS] = [Mutex::new(()), Mutex::new(()), Mutex::new(())];
+static MEALS: [Mutex<u32>; PHILOSOPHERS] = [Mutex::new(0), Mutex::new(0), Mutex::new(0)];
+/// The philosophers sit down together.
+static TABLE: Barrier = Barrier::new(PHILOSOPHERS);
+
+/// Philosopher `me` picks up the forks on both sides, eats, and puts them
+/// down.
+fn dine(me: usize) {
+    let left = me;
+    let right = (me + 1) % PHILOSOPHERS;
+    // TODO: what if everyone picks up their left fork at once?
+    let _left = FORKS[left].lock().unwrap();
+    let _right = FORKS[right].lock().unwrap();
+    *MEALS[me].lock().unwrap() += 1;
+}
+
+fn main() {
+    let philosophers: Vec<_> = (0..PHILOSOPHERS)
+        .map(|me| {
+            thread::spawn(move || {
+                TABLE.wait();
+                dine(me)
+            })
+        })
+        .collect();
+    for p in philosophers {
+        p.join().unwrap();
+    }
+    for meals in &MEALS {
+        assert_eq!(*meals.lock().unwrap(), 1, "a philosopher did not eat");
+    }
+    println!("everyone ate");
+}
