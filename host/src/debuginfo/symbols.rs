@@ -263,16 +263,16 @@ impl Symbols {
     /// What the memory at `addr` is, in source terms (see
     /// [`VariableIndex::name_at`](super::variables::VariableIndex::name_at)).
     pub fn variable_at(&self, addr: u32) -> Option<String> {
-        self.describe_variable(addr).map(|(name, _)| name)
+        self.describe_variable(addr, 1).map(|(name, _)| name)
     }
 
-    /// [`Symbols::variable_at`], and whether the memory there is a number
+    /// What the `width` bytes at `addr` are, and whether they are a number
     /// (see [`VariableIndex::describe`](super::variables::VariableIndex::describe)).
-    pub fn describe_variable(&self, addr: u32) -> Option<(String, bool)> {
+    pub fn describe_variable(&self, addr: u32, width: u32) -> Option<(String, bool)> {
         let dwarf = self.dwarf()?;
         self.variables
             .get_or_init(|| super::variables::VariableIndex::new(dwarf))
-            .describe(dwarf, addr)
+            .describe(dwarf, addr, width)
     }
 
     /// Every function of the name section: (index, demangled name).

@@ -113,13 +113,15 @@ impl VariableIndex {
     /// pthread mutex's `__u`, a Rust `Mutex`'s `inner` and `data`) are left
     /// out: `counter` names a `Mutex<i32>`, its lock word and its value.
     pub fn name_at(&self, dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
-        self.describe(dwarf, addr).map(|(name, _)| name)
+        self.describe(dwarf, addr, 1).map(|(name, _)| name)
     }
 
-    /// [`VariableIndex::name_at`], and whether `addr` is the first byte of
-    /// a number, a pointer or an enumeration (whose value reads as a
-    /// number; a Rust `Option` or a struct does not).
-    pub fn describe(&self, dwarf: &Dwarf<Reader>, addr: u32) -> Option<(String, bool)> {
+    /// [`VariableIndex::name_at`] of the `width` bytes at `addr` (the
+    /// innermost part that holds them all: a store that writes two fields
+    /// at once names their struct), and whether they are exactly a number,
+    /// a pointer or an enumeration (whose value reads as a number; a Rust
+    /// `Option` or a struct does not).
+    pub fn describe(&self, dwarf: &Dwarf<Reader>, addr: u32, width: u32) -> Option<(String, bool)> {
         let holds = |v: &&Variable| (v.start..v.start.saturating_add(v.len)).contains(&addr);
         let end = self.variables.partition_point(|v| v.start <= addr);
         let variable = self.variables[..end]
@@ -132,9 +134,10 @@ impl VariableIndex {
         if let Ok(header) = dwarf.debug_info.header_from_offset(variable.unit)
             && let Ok(unit) = dwarf.unit(header)
         {
-            let (left, leaf) = describe_within(dwarf, &unit, variable.ty, offset, &mut name);
+            let (left, leaf) = describe_within(dwarf, &unit, variable.ty, offset, width, &mut name);
             offset = left;
             scalar = offset == 0
+                && total_size(&unit, leaf) == Some(width)
                 && unit.entry(leaf).is_ok_and(|e| {
                     matches!(
                         e.tag(),
@@ -159,6 +162,7 @@ fn describe_within(
     unit: &Unit<Reader>,
     mut ty: UnitOffset,
     mut offset: u32,
+    width: u32,
     path: &mut String,
 ) -> (u32, UnitOffset) {
     for _ in 0..32 {
@@ -173,6 +177,9 @@ fn describe_within(
                 let Some(size) = byte_size(unit, element).filter(|&s| s > 0) else {
                     return (offset, ty);
                 };
+                if offset % size + width > size {
+                    return (offset, ty);
+                }
                 path.push_str(&format!("[{}]", offset / size));
                 offset %= size;
                 ty = element;
@@ -182,6 +189,11 @@ fn describe_within(
                 let Some((name, at, member_ty)) = member_at(dwarf, unit, ty, offset) else {
                     return (offset, ty);
                 };
+                let fits =
+                    total_size(unit, member_ty).is_some_and(|size| offset - at + width <= size);
+                if !fits {
+                    return (offset, ty);
+                }
                 // C's reserved names (`__u`, `__i`) are a library's inside.
                 if name.starts_with("__") {
                     return (offset, ty);

@@ -61,9 +61,12 @@ pub enum Fact {
         /// The value that first atomic access read (0: the lock was free).
         first_read: Option<u64>,
         /// Where among the facts that first access falls (the index of the
-        /// fact recorded next): when the operation took effect, which may
-        /// be well after the call.
+        /// fact recorded next), which may be well after the call.
         took_effect: Option<usize>,
+        /// Where its last atomic write to its object falls: when a lock
+        /// that did not wait was taken (after a load, a failed exchange,
+        /// the one that succeeded).
+        settled: Option<usize>,
     },
     /// The thread's open operation ended (the call returned).
     OpEnd {
@@ -246,6 +249,7 @@ impl Recorder {
             object: None,
             first_read: None,
             took_effect: None,
+            settled: None,
         });
         *self.open_slot(thread) = Some(OpenOp { fact: n, call });
     }
@@ -281,6 +285,7 @@ impl Recorder {
                 object: None,
                 first_read: None,
                 took_effect: None,
+                settled: None,
             });
             *self.open_slot(thread) = Some(OpenOp {
                 fact: n,
@@ -370,15 +375,21 @@ impl Recorder {
             let next = self.facts.len();
             if atomic
                 && let Fact::Op {
-                    object: object @ None,
+                    object,
                     first_read,
                     took_effect,
+                    settled,
                     ..
                 } = &mut self.facts[fact]
             {
-                *object = Some(access.addr);
-                *first_read = read;
-                *took_effect = Some(next);
+                if object.is_none() {
+                    *object = Some(access.addr);
+                    *first_read = read;
+                    *took_effect = Some(next);
+                }
+                if access.kind.writes() && *object == Some(access.addr) {
+                    *settled = Some(next);
+                }
             }
             return;
         }

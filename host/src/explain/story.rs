@@ -64,7 +64,7 @@ struct Namer<'a> {
     thread_names: &'a [Option<String>],
     /// Variable names by address, and whether each is a number, looked up
     /// once each.
-    variables: std::cell::RefCell<HashMap<u32, Option<(String, bool)>>>,
+    variables: std::cell::RefCell<HashMap<(u32, u8), Option<(String, bool)>>>,
 }
 
 impl Namer<'_> {
@@ -76,28 +76,39 @@ impl Namer<'_> {
         }
     }
 
-    fn describe(&self, addr: u32) -> Option<(String, bool)> {
+    /// What the `width` bytes at `addr` are, and whether they are a number.
+    fn describe(&self, addr: u32, width: u8) -> Option<(String, bool)> {
         self.variables
             .borrow_mut()
-            .entry(addr)
-            .or_insert_with(|| self.symbols.with(|s| s.describe_variable(addr)))
+            .entry((addr, width))
+            .or_insert_with(|| {
+                self.symbols
+                    .with(|s| s.describe_variable(addr, u32::from(width.max(1))))
+            })
             .clone()
     }
 
     fn variable_at(&self, addr: u32) -> Option<String> {
-        self.describe(addr).map(|(name, _)| name)
+        self.describe(addr, 1).map(|(name, _)| name)
     }
 
-    /// Whether a value at `addr` reads as a number: memory of no known
-    /// variable, or a variable's number; not a struct or a Rust enum.
-    fn shows_values(&self, addr: u32) -> bool {
-        self.describe(addr).is_none_or(|(_, scalar)| scalar)
+    /// Whether the value of an access of `width` bytes at `addr` reads as
+    /// a number: memory of no known variable, or exactly a variable's
+    /// number; not a struct, two fields at once or a Rust enum.
+    fn shows_values(&self, addr: u32, width: u8) -> bool {
+        self.describe(addr, width).is_none_or(|(_, scalar)| scalar)
     }
 
     /// `` `name` `` of the variable at `addr`, or its address.
     fn data(&self, addr: u32) -> String {
-        match self.variable_at(addr) {
-            Some(name) => format!("`{name}`"),
+        self.data_of(addr, 1)
+    }
+
+    /// `` `name` `` of what an access of `width` bytes at `addr` accesses
+    /// (the struct, when it spans two fields), or its address.
+    fn data_of(&self, addr: u32, width: u8) -> String {
+        match self.describe(addr, width) {
+            Some((name, _)) => format!("`{name}`"),
             None => format!("the memory at {addr:#x}"),
         }
     }
@@ -189,18 +200,26 @@ pub fn tell(
     // one.
     let mut spinning: HashMap<ThreadId, u32> = HashMap::new();
     // A lock operation is told where it took effect: a thread stopped
-    // between its call of `lock` and the lock's first access has not locked
-    // yet. (A join or a condition wait may wait before its first atomic
-    // access: they are told at the call.)
+    // between its call of `lock` and the exchange that takes the lock has
+    // not locked yet. One that waits is told where it first touched the
+    // lock, before its wait. (A join or a condition wait may wait before
+    // its first atomic access: they are told at the call.)
     let mut order: Vec<(usize, usize)> = facts
         .iter()
         .enumerate()
         .map(|(index, fact)| match *fact {
             Fact::Op {
-                took_effect: Some(at),
+                took_effect: Some(first),
+                settled,
                 op,
+                thread,
                 ..
-            } if !matches!(op, LibraryOp::Join | LibraryOp::CondWait) => (at, index),
+            } if !matches!(op, LibraryOp::Join | LibraryOp::CondWait) => {
+                match (op_fate(facts, index, thread), settled) {
+                    (Fate::Ends, Some(at)) => (at, index),
+                    _ => (first, index),
+                }
+            }
             _ => (index, index),
         })
         .collect();
@@ -220,13 +239,13 @@ pub fn tell(
                 if !shared.contains(&addr) {
                     continue;
                 }
-                let (read, wrote) = if namer.shows_values(addr) {
+                let (read, wrote) = if namer.shows_values(addr, width) {
                     (read, wrote)
                 } else {
                     (None, None)
                 };
                 let who = namer.thread(thread);
-                let what = namer.data(addr);
+                let what = namer.data_of(addr, width);
                 let at = namer.at(site);
                 let text = match kind {
                     AccessKind::Load | AccessKind::AtomicLoad => {
@@ -579,6 +598,8 @@ fn conclude(
                 out.push(woke);
             } else if let Some(lost) = lost_update(namer, facts, shared) {
                 out.push(lost);
+            } else if let Some(torn) = read_across(namer, facts, failure.thread, shared) {
+                out.push(torn);
             } else if let Some(half) = half_done(namer, facts, failure.thread, shared) {
                 out.push(half);
             }
@@ -636,7 +657,7 @@ fn lost_update(namer: &Namer<'_>, facts: &[Fact], shared: &HashSet<u32>) -> Opti
                         unreachable!("indexes of reads");
                     };
                     let what = namer.data(addr);
-                    let shown = namer.shows_values(addr);
+                    let shown = namer.shows_values(addr, width);
                     let (wrote, seen, other_wrote) = if shown {
                         (wrote, seen, other_wrote)
                     } else {
@@ -729,6 +750,89 @@ fn woke_unchecked(
     ))
 }
 
+/// Two reads of the failing thread that straddle another thread's update:
+/// it read one word, the other thread then wrote that word, and the
+/// failing thread's later read of a second word saw that thread's write.
+/// It saw the first word from before the update and the second from after.
+fn read_across(
+    namer: &Namer<'_>,
+    facts: &[Fact],
+    failing: ThreadId,
+    shared: &HashSet<u32>,
+) -> Option<String> {
+    // Per word: the failing thread's last read of it (fact index), and its
+    // last writer (thread, fact index).
+    let mut reads: HashMap<u32, usize> = HashMap::new();
+    let mut writes: HashMap<u32, (ThreadId, usize)> = HashMap::new();
+    let mut found = None;
+    for (index, fact) in facts.iter().enumerate() {
+        let Fact::Access {
+            thread,
+            kind,
+            addr,
+            width,
+            ..
+        } = *fact
+        else {
+            continue;
+        };
+        if !shared.contains(&addr) {
+            continue;
+        }
+        if thread == failing && !kind.writes() {
+            // A read of a word another thread last wrote after this
+            // thread's read of some other word that the same thread then
+            // overwrote.
+            if let Some(&(writer, wrote)) = writes.get(&addr)
+                && writer != failing
+                && let Some((&before, &read)) = reads.iter().find(|&(&other, &read)| {
+                    other != addr
+                        && read < wrote
+                        && writes
+                            .get(&other)
+                            .is_some_and(|&(w, at)| w == writer && at > read)
+                })
+            {
+                found = Some((before, read, addr, index, writer));
+            }
+            reads.insert(addr, index);
+        }
+        if kind.writes() {
+            // Each byte written: a store of two fields at once writes both.
+            for byte in addr..addr.saturating_add(u32::from(width.max(1))) {
+                writes.insert(byte, (thread, index));
+            }
+        }
+    }
+    let (first, first_read, second, second_read, writer) = found?;
+    let described = |index: usize| match facts[index] {
+        Fact::Access {
+            addr,
+            width,
+            read,
+            site,
+            ..
+        } => format!(
+            "{}{}{}",
+            namer.data_of(addr, width),
+            with_value(read.filter(|_| namer.shows_values(addr, width)), width),
+            namer.at(site)
+        ),
+        _ => String::new(),
+    };
+    let who = namer.thread(failing);
+    Some(format!(
+        "{who} read {}, then {} changed {} and {}, then {who} read {}: it saw {} from before that update and {} from after it. Reads that must agree need one lock held across all of them, which the writer takes too.",
+        described(first_read),
+        namer.thread(writer),
+        namer.data(first),
+        namer.data(second),
+        described(second_read),
+        namer.data(first),
+        namer.data(second),
+    ))
+}
+
 /// The last read by the failing thread of a word another thread wrote
 /// while that thread was still at work: the failing thread may have seen
 /// that thread's update half done.
@@ -784,8 +888,8 @@ fn half_done(
     let them = namer.thread(writer);
     Some(format!(
         "{who} read {}{}, which {them} had written{}, while {them} had not finished: it was last{}. If what {them} was doing there belongs together, {who} saw it half done: hold one lock across all of it, and take the same lock to read it.",
-        namer.data(addr),
-        with_value(read.filter(|_| namer.shows_values(addr)), width),
+        namer.data_of(addr, width),
+        with_value(read.filter(|_| namer.shows_values(addr, width)), width),
         namer.at(wrote_at),
         namer.at(last_at),
     ))
