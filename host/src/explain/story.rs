@@ -57,6 +57,9 @@ enum Wait {
     Spin(u32),
 }
 
+/// A variable's name, and whether its value reads as a number.
+type Described = (String, bool);
+
 /// Names things for a story.
 struct Namer<'a> {
     sites: &'a SiteTable,
@@ -64,7 +67,7 @@ struct Namer<'a> {
     thread_names: &'a [Option<String>],
     /// Variable names by address, and whether each is a number, looked up
     /// once each.
-    variables: std::cell::RefCell<HashMap<(u32, u8), Option<(String, bool)>>>,
+    variables: std::cell::RefCell<HashMap<(u32, u8), Option<Described>>>,
 }
 
 impl Namer<'_> {
@@ -77,7 +80,7 @@ impl Namer<'_> {
     }
 
     /// What the `width` bytes at `addr` are, and whether they are a number.
-    fn describe(&self, addr: u32, width: u8) -> Option<(String, bool)> {
+    fn describe(&self, addr: u32, width: u8) -> Option<Described> {
         self.variables
             .borrow_mut()
             .entry((addr, width))
