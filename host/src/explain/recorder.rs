@@ -258,18 +258,25 @@ impl Recorder {
     /// one when an atomic access to `addr` is not part of it: a `trylock`
     /// that already made its attempt, or a lock or unlock of another lock
     /// than its own (two guards dropped at the end of one scope).
-    fn split_inlined(&mut self, thread: ThreadId, fact: usize, addr: u32) {
+    fn split_inlined(&mut self, thread: ThreadId, fact: usize, addr: u32, writes: bool) {
         let Fact::Op {
             op,
             object: Some(object),
+            settled,
             ..
         } = self.facts[fact]
         else {
             return;
         };
+        // An inlined fast path writes its lock once; a second write is the
+        // next operation (two read guards of one lock dropped together).
+        let again = writes && settled.is_some();
         let next = match op {
             LibraryOp::TryLock => true,
-            LibraryOp::Lock | LibraryOp::Unlock => self.lock_of(addr) != self.lock_of(object),
+            LibraryOp::Lock | LibraryOp::Unlock => {
+                again || self.lock_of(addr) != self.lock_of(object)
+            }
+            LibraryOp::ReadLock | LibraryOp::WriteLock => again,
             _ => false,
         };
         if next {
@@ -369,7 +376,7 @@ impl Recorder {
             && matches!(role, Role::UserOp(_))
             && let Some(OpenOp { fact, call: None }) = *self.open_slot(thread)
         {
-            self.split_inlined(thread, fact, access.addr);
+            self.split_inlined(thread, fact, access.addr, access.kind.writes());
         }
         if let Some(OpenOp { fact, .. }) = *self.open_slot(thread) {
             let next = self.facts.len();

@@ -295,11 +295,22 @@ pub fn tell(
                         )
                     }
                     _ if op.acquires() && blocks => {
-                        let holder = object
-                            .and_then(|o| holders.get(&o))
-                            .and_then(|h| h.first())
-                            .map_or("another thread".to_string(), |&h| namer.thread(h));
-                        format!("{who} wants {name}{at}, but {holder} holds it, so {who} waits")
+                        let held = object.and_then(|o| holders.get(&o));
+                        let other = held.and_then(|h| h.iter().find(|&&t| t != thread));
+                        match (other, held.is_some_and(|h| h.contains(&thread))) {
+                            (Some(&h), _) => format!(
+                                "{who} wants {name}{at}, but {} holds it, so {who} waits",
+                                namer.thread(h)
+                            ),
+                            (None, true) => {
+                                format!(
+                                    "{who} wants {name}{at}, which it holds itself, so {who} waits"
+                                )
+                            }
+                            (None, false) => format!(
+                                "{who} wants {name}{at}, but another thread holds it, so {who} waits"
+                            ),
+                        }
                     }
                     LibraryOp::TryLock if first_read.is_some_and(|r| r != 0) => {
                         if let Some(o) = object {
@@ -323,10 +334,12 @@ pub fn tell(
                         format!("{who} locked {name} for writing{at}")
                     }
                     LibraryOp::Unlock => {
+                        // One hold of it (a read lock may be held twice).
                         if let Some(o) = object
                             && let Some(h) = holders.get_mut(&o)
+                            && let Some(at) = h.iter().position(|&t| t == thread)
                         {
-                            h.retain(|&t| t != thread);
+                            h.remove(at);
                         }
                         format!("{who} unlocked {name}{at}")
                     }
@@ -438,10 +451,7 @@ pub fn tell(
 /// Records that `thread` holds `object`.
 fn hold(holders: &mut HashMap<u32, Vec<ThreadId>>, object: Option<u32>, thread: ThreadId) {
     if let Some(o) = object {
-        let h = holders.entry(o).or_default();
-        if !h.contains(&thread) {
-            h.push(thread);
-        }
+        holders.entry(o).or_default().push(thread);
     }
 }
 
@@ -523,7 +533,15 @@ fn conclude(
             out.extend(who_waits(namer, waits, holders, ended));
             let mut waiting: Vec<(&ThreadId, &Wait)> = waits.iter().collect();
             waiting.sort_by_key(|(t, _)| **t);
-            if let Some(cycle) = lock_cycle(waits, holders) {
+            if let Some(&[thread]) = lock_cycle(waits, holders).as_deref()
+                && let Some(Wait::Lock(lock)) = waits.get(&thread)
+            {
+                out.push(format!(
+                    "so {} waits for {}, a lock it holds itself, and will never let go of it. A thread that takes a lock it already holds waits forever (a read lock too, once a writer waits in between): take it once, and use that guard for everything.",
+                    namer.thread(thread),
+                    namer.object(Some(*lock))
+                ));
+            } else if let Some(cycle) = lock_cycle(waits, holders) {
                 let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
                 out.push(format!(
                     "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and none will let go. Taking locks in one agreed order everywhere makes such a cycle impossible.",
@@ -566,8 +584,9 @@ fn conclude(
                         let names: Vec<String> =
                             many.iter().map(|&(t, _)| namer.thread(t)).collect();
                         out.push(format!(
-                            "so {} all sleep on condition variables with no thread left running to signal them. A signal wakes one waiter: one was sent before its wait, or woke a thread that could not go on and went back to sleep while one that could kept sleeping (a lost wakeup). One condition variable per condition (or waking every waiter), and waiting in a loop that checks the condition under the lock, avoids this.",
-                            and_list(&names)
+                            "so {} {} sleep on condition variables with no thread left running to signal them. A signal wakes one waiter: one was sent before its wait, or woke a thread that could not go on and went back to sleep while one that could kept sleeping (a lost wakeup). One condition variable per condition (or waking every waiter), and waiting in a loop that checks the condition under the lock, avoids this.",
+                            and_list(&names),
+                            if names.len() == 2 { "both" } else { "all" }
                         ));
                     }
                 }
