@@ -177,7 +177,7 @@ fn describe_within(
                 let Some(size) = byte_size(unit, element).filter(|&s| s > 0) else {
                     return (offset, ty);
                 };
-                if offset % size + width > size {
+                if (offset % size).saturating_add(width) > size {
                     return (offset, ty);
                 }
                 path.push_str(&format!("[{}]", offset / size));
@@ -189,8 +189,8 @@ fn describe_within(
                 let Some((name, at, member_ty)) = member_at(dwarf, unit, ty, offset) else {
                     return (offset, ty);
                 };
-                let fits =
-                    total_size(unit, member_ty).is_some_and(|size| offset - at + width <= size);
+                let fits = total_size(unit, member_ty)
+                    .is_some_and(|size| (offset - at).saturating_add(width) <= size);
                 if !fits {
                     return (offset, ty);
                 }

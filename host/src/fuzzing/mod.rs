@@ -78,4 +78,10 @@ pub fn symbols(wasm: &[u8]) {
     for offset in [0, 1, 100, u32::MAX] {
         let _ = symbols.frames(offset);
     }
+    // Variables by address, through arrays and struct fields.
+    for addr in [0, 1, 1024, 65_536, 1 << 20, u32::MAX] {
+        for width in [1, 4, 8, u32::MAX] {
+            let _ = symbols.describe_variable(addr, width);
+        }
+    }
 }
