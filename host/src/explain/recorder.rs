@@ -242,6 +242,12 @@ impl Recorder {
             *self.open_slot(thread) = Some(OpenOp { fact: n - 2, call });
             return;
         }
+        self.push_op(thread, op, site, call);
+    }
+
+    /// Records that `thread` began operation `op` at `site` and opens it.
+    fn push_op(&mut self, thread: ThreadId, op: LibraryOp, site: SiteId, call: Option<SiteId>) {
+        let fact = self.facts.len();
         self.facts.push(Fact::Op {
             thread,
             op,
@@ -251,7 +257,7 @@ impl Recorder {
             took_effect: None,
             settled: None,
         });
-        *self.open_slot(thread) = Some(OpenOp { fact: n, call });
+        *self.open_slot(thread) = Some(OpenOp { fact, call });
     }
 
     /// Ends the inlined lock operation at `facts[fact]` and begins the next
@@ -284,20 +290,7 @@ impl Recorder {
                 return;
             };
             self.close(thread);
-            let n = self.facts.len();
-            self.facts.push(Fact::Op {
-                thread,
-                op,
-                site,
-                object: None,
-                first_read: None,
-                took_effect: None,
-                settled: None,
-            });
-            *self.open_slot(thread) = Some(OpenOp {
-                fact: n,
-                call: None,
-            });
+            self.push_op(thread, op, site, None);
         }
     }
 

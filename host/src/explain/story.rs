@@ -542,13 +542,7 @@ fn conclude(
                     namer.object(Some(*lock))
                 ));
             } else if let Some(cycle) = lock_cycle(waits, holders) {
-                let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
-                out.push(format!(
-                    "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and none will let go. Taking locks in one agreed order everywhere makes such a cycle impossible.",
-                    and_list(&names),
-                    names.join(" → "),
-                    names[0]
-                ));
+                out.push(cycle_sentence(namer, &cycle, "none will let go"));
             } else if let Some((waiter, lock, holder)) =
                 waiting.iter().find_map(|&(&t, w)| match *w {
                     Wait::Lock(o) => holders
@@ -604,12 +598,10 @@ fn conclude(
                 Some(cycle) if !spinning.is_empty() => {
                     out.push("The threads keep trying locks that others hold:".to_string());
                     out.extend(who_waits(namer, &stuck, holders, ended));
-                    let names: Vec<String> = cycle.iter().map(|&t| namer.thread(t)).collect();
-                    out.push(format!(
-                        "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and trying again and again does not help while none lets go of what it holds. Taking locks in one agreed order everywhere makes such a cycle impossible.",
-                        and_list(&names),
-                        names.join(" → "),
-                        names[0]
+                    out.push(cycle_sentence(
+                        namer,
+                        &cycle,
+                        "trying again and again does not help while none lets go of what it holds",
                     ));
                 }
                 _ => out.push("A thread keeps spinning, waiting for something that does not happen here: a livelock, or a loop that never ends.".to_string()),
@@ -915,6 +907,18 @@ fn half_done(
         namer.at(wrote_at),
         namer.at(last_at),
     ))
+}
+
+/// The sentence that concludes a lock cycle: `threads` each wait for a
+/// lock the next one holds, and `why` none gets it.
+fn cycle_sentence(namer: &Namer<'_>, threads: &[ThreadId], why: &str) -> String {
+    let names: Vec<String> = threads.iter().map(|&t| namer.thread(t)).collect();
+    format!(
+        "so {} wait for each other in a cycle ({} → {}): each holds a lock the next one needs, and {why}. Taking locks in one agreed order everywhere makes such a cycle impossible.",
+        and_list(&names),
+        names.join(" → "),
+        names[0]
+    )
 }
 
 /// "a", "a and b", "a, b and c".
