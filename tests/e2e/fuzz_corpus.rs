@@ -44,8 +44,12 @@ fn mutations(input: &[u8], count: u64) -> impl Iterator<Item = Vec<u8>> + '_ {
     })
 }
 
-fn run_target(target: &str, body: fn(&[u8]), per_input: u64) {
-    for input in corpus(target) {
+/// Runs `body` on every input of `target`'s corpus and on about `budget`
+/// mutations of them, spread over the inputs (at least 5 each).
+fn run_target(target: &str, body: fn(&[u8]), budget: u64) {
+    let inputs = corpus(target);
+    let per_input = (budget / inputs.len() as u64).max(5);
+    for input in inputs {
         body(&input);
         for mutated in mutations(&input, per_input) {
             body(&mutated);
@@ -55,12 +59,12 @@ fn run_target(target: &str, body: fn(&[u8]), per_input: u64) {
 
 #[test]
 fn the_schedule_reader_survives_its_corpus_and_mutations() {
-    run_target("schedule_text", weft::fuzzing::schedule_text, 500);
+    run_target("schedule_text", weft::fuzzing::schedule_text, 5000);
 }
 
 #[test]
 fn the_replay_file_reader_survives_its_corpus_and_mutations() {
-    run_target("replay_file", weft::fuzzing::replay_file, 500);
+    run_target("replay_file", weft::fuzzing::replay_file, 5000);
 }
 
 #[test]
@@ -75,7 +79,7 @@ fn the_symbol_readers_survive_their_corpus_and_mutations() {
 
 #[test]
 fn the_rewriter_keeps_generated_modules_valid() {
-    run_target("rewrite", weft::fuzzing::rewrite, 200);
+    run_target("rewrite", weft::fuzzing::rewrite, 400);
     let mut generated = 0;
     for n in 0..300u64 {
         let mut bytes = vec![0u8; 2048];
