@@ -126,3 +126,26 @@ fn an_exercise_folder_without_its_description_is_an_input_error() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("no `exercise.toml`"), "{}", out.stderr);
 }
+
+#[test]
+fn a_submission_that_never_finishes_fails_as_too_slow() {
+    let dir = tempfile::tempdir().unwrap();
+    // One thread that computes for minutes between scheduling points.
+    let source = dir.path().join("forever.wat");
+    std::fs::write(
+        &source,
+        r#"(module (memory (export "memory") 1)
+  (func (export "_start") (local i64)
+    (loop $l
+      (local.set 0 (i64.add (local.get 0) (i64.const 1)))
+      (br_if $l (i64.lt_u (local.get 0) (i64.const 100000000000))))))"#,
+    )
+    .unwrap();
+    let exercise = root().join("exercises/lost-update");
+    let (code, json) = grade(dir.path(), &exercise, &source, "2s");
+    assert_eq!(code, 1);
+    assert_eq!(json["score"], 0);
+    let output = json["output"].as_str().unwrap();
+    assert!(output.contains("FAIL: too slow"), "{output}");
+    assert!(output.contains("not one execution finished"), "{output}");
+}
