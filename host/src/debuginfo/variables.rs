@@ -154,6 +154,15 @@ impl VariableIndex {
     }
 }
 
+/// A name from [`VariableIndex::name_at`] without its `+offset`: the
+/// whole of what it names (a lock, whichever of its words was touched).
+pub fn without_offset(name: &str) -> &str {
+    match name.rsplit_once('+') {
+        Some((base, offset)) if offset.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => name,
+    }
+}
+
 /// Appends to `path` the array elements and struct members of type `ty`
 /// that hold byte `offset`, and returns the offset left inside the last
 /// and its type.

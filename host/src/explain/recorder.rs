@@ -20,6 +20,7 @@
 
 use super::library::{LibraryOp, classify};
 use crate::debuginfo::symbols::LazySymbols;
+use crate::debuginfo::variables::without_offset;
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Interest, Logged, Report};
 use crate::trace::ThreadId;
@@ -301,10 +302,7 @@ impl Recorder {
             return lock.clone();
         }
         let lock = match self.symbols.variable_at(addr) {
-            Some(name) => Ok(match name.rsplit_once('+') {
-                Some((base, offset)) if offset.bytes().all(|b| b.is_ascii_digit()) => base.into(),
-                _ => name,
-            }),
+            Some(name) => Ok(without_offset(&name).to_string()),
             None => Err(addr),
         };
         self.locks.insert(addr, lock.clone());
@@ -357,14 +355,7 @@ impl Recorder {
             }
             _ => {}
         }
-        let atomic = matches!(
-            access.kind,
-            AccessKind::AtomicLoad
-                | AccessKind::AtomicStore
-                | AccessKind::AtomicRmw
-                | AccessKind::AtomicXchg
-                | AccessKind::AtomicCmpxchg
-        );
+        let atomic = access.kind.is_atomic();
         if atomic
             && matches!(role, Role::UserOp(_))
             && let Some(OpenOp { fact, call: None }) = *self.open_slot(thread)
@@ -428,14 +419,7 @@ fn role_of_frames(frames: &[crate::debuginfo::symbols::SourceFrame], kind: Acces
     // `ptr::write`, `mem::replace`), and the plain accesses of the alloc
     // library's collections (a `VecDeque`'s `len`), access the guest's data
     // for it; an `Arc`'s atomic count is the library's own business.
-    let plain = !matches!(
-        kind,
-        AccessKind::AtomicLoad
-            | AccessKind::AtomicStore
-            | AccessKind::AtomicRmw
-            | AccessKind::AtomicXchg
-            | AccessKind::AtomicCmpxchg
-    );
+    let plain = !kind.is_atomic();
     if library.iter().all(|f| {
         let f = f.trim_start_matches('<');
         f.starts_with("core::") || (plain && f.starts_with("alloc::"))
@@ -450,18 +434,6 @@ fn role_of_frames(frames: &[crate::debuginfo::symbols::SourceFrame], kind: Acces
 fn is_atomic_wrapper(function: &str) -> bool {
     let function = function.trim_start_matches('<');
     function.starts_with("core::sync::atomic::")
-}
-
-/// Whether an access kind reads memory.
-fn reads(kind: AccessKind) -> bool {
-    matches!(
-        kind,
-        AccessKind::Load
-            | AccessKind::AtomicLoad
-            | AccessKind::AtomicRmw
-            | AccessKind::AtomicXchg
-            | AccessKind::AtomicCmpxchg
-    )
 }
 
 /// The bytes an access writes, as a range (empty for one that only reads).
@@ -510,7 +482,7 @@ impl Analysis for Recorder {
         let mut values = Vec::with_capacity(batch.len());
         for (i, access) in batch.iter().enumerate() {
             let width = access.width;
-            let read = (width > 0 && reads(access.kind)).then(|| {
+            let read = (width > 0 && access.kind.reads()).then(|| {
                 let now = (!overwritten_later[i]).then(|| view.read(access.addr, width));
                 self.known(access.addr, width, now)
             });

@@ -9,6 +9,7 @@ use super::library::LibraryOp;
 use super::recorder::{Fact, Facts};
 use super::steps::Steps;
 use crate::debuginfo::symbols::LazySymbols;
+use crate::debuginfo::variables::without_offset;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::trace::ThreadId;
@@ -121,11 +122,7 @@ impl Namer<'_> {
     fn object(&self, addr: Option<u32>) -> String {
         match addr.and_then(|a| self.variable_at(a)) {
             Some(name) => {
-                let whole = match name.rsplit_once('+') {
-                    Some((base, offset)) if offset.bytes().all(|b| b.is_ascii_digit()) => base,
-                    _ => &name,
-                };
-                format!("`{whole}`")
+                format!("`{}`", without_offset(&name))
             }
             None => match addr {
                 Some(a) => format!("the one at {a:#x}"),

@@ -57,6 +57,31 @@ impl AccessKind {
         )
     }
 
+    /// Whether the access reads memory (a load, or an atomic that returns
+    /// what it found).
+    pub fn reads(self) -> bool {
+        matches!(
+            self,
+            Self::Load
+                | Self::AtomicLoad
+                | Self::AtomicRmw
+                | Self::AtomicXchg
+                | Self::AtomicCmpxchg
+        )
+    }
+
+    /// Whether the access is one of the atomic instructions.
+    pub fn is_atomic(self) -> bool {
+        matches!(
+            self,
+            Self::AtomicLoad
+                | Self::AtomicStore
+                | Self::AtomicRmw
+                | Self::AtomicXchg
+                | Self::AtomicCmpxchg
+        )
+    }
+
     /// A short lowercase name used in traces and reports.
     pub fn name(self) -> &'static str {
         match self {
