@@ -209,6 +209,14 @@ mod tests {
         assert!(e.data_races);
         assert_eq!(e.executions, 1000);
         assert_eq!(e.time_limit, Duration::from_secs(30));
+        assert_eq!(e.max_steps, None);
+        let set = exercise("title = \"t\"\nmax_steps = 20000").unwrap();
+        assert_eq!(set.max_steps, Some(20000));
+        let bad = exercise("title = \"t\"\nmax_steps = 0").unwrap_err();
+        assert!(
+            bad.to_string().contains("`max_steps` must be at least 1"),
+            "{bad}"
+        );
         let bad = exercise("title = \"t\"\ntime_limit = \"soon\"").unwrap_err();
         assert!(bad.to_string().contains("not a positive duration"), "{bad}");
         let bad = exercise("title = \"t\"\nexecutions = 0").unwrap_err();
