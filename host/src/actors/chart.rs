@@ -86,6 +86,7 @@ mod tests {
                     sender: DRIVER,
                     kind: "Write".into(),
                     sent_in: None,
+                    after_quiet: 0,
                     became: None,
                 },
                 Receive {
@@ -94,6 +95,7 @@ mod tests {
                     sender: 0,
                     kind: "Done".into(),
                     sent_in: Some(0),
+                    after_quiet: 0,
                     became: Some("closed".into()),
                 },
             ],

@@ -112,6 +112,7 @@ mod tests {
             sender: DRIVER,
             kind: String::new(),
             sent_in: None,
+            after_quiet: 0,
             became: became.then(|| "b".to_string()),
         }
     }

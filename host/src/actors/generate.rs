@@ -168,6 +168,7 @@ mod tests {
             sender,
             kind: String::new(),
             sent_in,
+            after_quiet: 0,
             became: None,
         };
         ActorLog {

@@ -41,6 +41,10 @@ pub struct Receive {
     pub kind: String,
     /// The receive in which the message was sent (`None`: the driver).
     pub sent_in: Option<usize>,
+    /// For a message the driver sent after the actors went quiet (it waits
+    /// for that, as `settle` does): how many receives happened before, all
+    /// of which come before this one in every execution. 0 otherwise.
+    pub after_quiet: usize,
     /// The behaviour the receive switched its actor to, if it did.
     pub became: Option<String>,
 }
@@ -74,6 +78,7 @@ struct Pending {
     body: Vec<u8>,
     hash: u64,
     sent_in: Option<usize>,
+    after_quiet: usize,
 }
 
 /// How free deliveries (after any schedule) are chosen.
@@ -127,6 +132,9 @@ pub struct Mailboxes {
     /// The driver's counts (it is one long receive).
     driver_spawned: u32,
     driver_sent: u32,
+    /// Receives before the actors last went quiet (see
+    /// [`Receive::after_quiet`]).
+    quiet_at: usize,
     /// Receive hashes still to follow.
     schedule: VecDeque<u64>,
     followed: usize,
@@ -220,6 +228,11 @@ impl Mailboxes {
             body,
             hash,
             sent_in: self.current,
+            after_quiet: if self.current.is_none() {
+                self.quiet_at
+            } else {
+                0
+            },
         });
     }
 
@@ -264,6 +277,7 @@ impl Mailboxes {
         self.current = None;
         let candidates = self.deliverable();
         if candidates.is_empty() {
+            self.quiet_at = self.log.receives.len();
             return Err(NoDelivery::Quiet);
         }
         let pick = match self.schedule.front() {
@@ -305,6 +319,7 @@ impl Mailboxes {
             sender: p.from,
             kind: p.kind.clone(),
             sent_in: p.sent_in,
+            after_quiet: p.after_quiet,
             became: None,
         });
         self.current = Some(self.log.receives.len() - 1);
@@ -388,5 +403,19 @@ mod tests {
         // z before x breaks FIFO: the schedule diverges.
         let (_, outcome) = run(&[free.receives[2].hash], &[]);
         assert_eq!(outcome, Err(NoDelivery::Diverged { done: 0 }));
+    }
+
+    #[test]
+    fn a_driver_message_after_the_actors_went_quiet_follows_every_receive() {
+        let (log, _) = run(&[], &[0, 0, 0]);
+        assert!(log.receives.iter().all(|r| r.after_quiet == 0));
+        let mut m = Mailboxes::new(&[], Delivery::Uniform);
+        let a = m.spawn("A".into());
+        m.send(a, "x".into(), vec![]);
+        assert!(m.deliver(|_| Some(0)).is_ok());
+        assert_eq!(m.deliver(|_| Some(0)).err(), Some(NoDelivery::Quiet));
+        m.send(a, "after".into(), vec![]);
+        assert!(m.deliver(|_| Some(0)).is_ok());
+        assert_eq!(m.log().receives[1].after_quiet, 1);
     }
 }

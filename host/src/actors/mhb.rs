@@ -5,6 +5,8 @@
 //!   `rj`'s receiver, or a later receive of `ri`'s actor (before `rj`) did:
 //!   what an actor sends may depend on everything it received before (the
 //!   Terminator sends Flush only on its last ActionDone).
+//! - Quiescence: the driver sends what it sends after waiting for the
+//!   actors to go quiet (`settle`) only once every earlier receive is done.
 //! - FIFO: two messages from the same sender to the same receiver arrive in
 //!   the order sent.
 //!
@@ -19,6 +21,7 @@ pub fn must_happen_before(log: &ActorLog) -> Vec<Vec<bool>> {
     let mut mhb = vec![vec![false; n]; n];
     let causes = |k: usize, j: usize| {
         r[j].sent_in == Some(k)
+            || k < r[j].after_quiet
             || log
                 .actors
                 .get(r[j].receiver as usize)
@@ -59,6 +62,7 @@ mod tests {
             sender,
             kind: String::new(),
             sent_in,
+            after_quiet: 0,
             became: None,
         }
     }
@@ -86,5 +90,30 @@ mod tests {
         assert!(mhb[0][3], "transitive");
         assert!(mhb[1][4], "fifo");
         assert!(!mhb[1][2] && !mhb[1][3]);
+    }
+
+    #[test]
+    fn a_driver_message_sent_after_quiescence_follows_every_earlier_receive() {
+        // Two receives from different senders, then a driver message sent
+        // once both were done: only quiescence orders it.
+        let log = ActorLog {
+            actors: vec![ActorInfo {
+                kind: "A".into(),
+                hash: 0,
+                created_in: None,
+            }],
+            receives: vec![
+                receive(0, DRIVER, None),
+                receive(0, 1, None),
+                Receive {
+                    after_quiet: 2,
+                    ..receive(0, 2, None)
+                },
+            ],
+            undelivered: 0,
+        };
+        let mhb = must_happen_before(&log);
+        assert!(mhb[0][2] && mhb[1][2]);
+        assert!(!mhb[0][1]);
     }
 }
