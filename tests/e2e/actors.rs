@@ -4,8 +4,9 @@
 use crate::support::{arg, sample, weft_in};
 
 /// The actor samples and the failure kind of each.
-const BUGGY: [(&str, &str); 6] = [
+const BUGGY: [(&str, &str); 7] = [
     ("gatling", "assertion"),
+    ("graph-components", "assertion"),
     ("gatling-c", "assertion"),
     ("sleeping-barber", "assertion"),
     ("messenger", "unhandled-message"),
