@@ -4,9 +4,10 @@
 use crate::support::{arg, sample, weft_in};
 
 /// The actor samples and the failure kind of each.
-const BUGGY: [(&str, &str); 7] = [
+const BUGGY: [(&str, &str); 8] = [
     ("gatling", "assertion"),
     ("graph-components", "assertion"),
+    ("pipelined-client", "assertion"),
     ("gatling-c", "assertion"),
     ("sleeping-barber", "assertion"),
     ("messenger", "unhandled-message"),
