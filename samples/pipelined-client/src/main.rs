@@ -71,7 +71,7 @@ struct Connection {
 impl Actor for Connection {
     fn receive(&mut self, cx: &mut Context, msg: &Envelope) -> Handled {
         match msg.kind {
-            "Send" if !self.closed => cx.send(self.server, "Get", &msg.body),
+            "Send" if !self.closed => cx.send(self.server, "Get", msg.body),
             // A closed connection writes nothing more.
             "Send" => {}
             // Its read side still passes on what the server answered.
