@@ -76,3 +76,10 @@ hunt *args: samples
 # executions per property).
 svcomp *args: build
     cargo run --quiet --release -p weft -- svcomp bench/svcomp --out target/svcomp {{args}}
+
+# Bita against uniform random deliveries and random delays on every actor
+# sample: coverage after 50 executions and executions to the bug, mean of 10
+# seeds (the tables of the README's section on actors).
+compare-actors *args: samples
+    cargo build --quiet --release -p weft
+    python3 bench/compare_actors.py {{args}}
