@@ -103,6 +103,27 @@ fn every_buggy_class_fails_and_no_correct_class_does() {
         &["--no-save", "--max-tests", "60"],
     );
     assert_eq!(out.code, 0, "range-c crange: {}", out.stdout);
+    // The stream and time-series classes, in C.
+    for class in ["bstream", "series"] {
+        for strategy in ["covcon", "random"] {
+            let out = generate(
+                dir.path(),
+                "stream-classes-c",
+                class,
+                &["--no-save", "--strategy", strategy, "--time-limit", "60s"],
+            );
+            assert_eq!(out.code, 1, "{class} {strategy}: {}", out.stdout);
+        }
+    }
+    for class in ["cbstream", "cseries"] {
+        let out = generate(
+            dir.path(),
+            "stream-classes-c",
+            class,
+            &["--no-save", "--max-tests", "60"],
+        );
+        assert_eq!(out.code, 0, "{class}: {}", out.stdout);
+    }
     for class in ["cvec", "cmap", "clog", "crange"] {
         let out = generate(
             dir.path(),
