@@ -7,6 +7,7 @@ For each sample that uses actors (the `weft.actor_*` imports) and has a
 - coverage: covered pairs after 50 executions of the correct variant (so no
   run stops at a bug), mean over 10 seeds, per criterion, for Bita
   generating for that criterion, uniform random deliveries and random delays;
+- growth: the same runs' PR coverage after 1, 2, 4, ... executions;
 - bugs: executions until the buggy variant fails (at most 1000), mean over
   the same seeds.
 
@@ -52,6 +53,15 @@ def run(weft, sample, strategy, criterion, seed, executions, correct):
     return json.loads(out.stdout)
 
 
+def covered_after(result, executions):
+    """PR pairs covered after `executions` executions of a run's growth."""
+    covered = 0
+    for point in result["coverage_growth"]:
+        if point["executions"] <= executions:
+            covered = point["pr"][0]
+    return covered
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--weft", default=str(ROOT / "target/release/weft"))
@@ -67,6 +77,7 @@ def main():
     print("| sample | " + " | ".join(
         f"{c.upper()} Bita | {c.upper()} random | {c.upper()} delays" for c in CRITERIA) + " |")
     print("|---|" + "---:|" * (3 * len(CRITERIA)))
+    curves = []
     for sample in actor_samples():
         cells = []
         baseline = {b: [run(args.weft, sample, b, "all", s, args.executions, True) for s in seeds]
@@ -76,7 +87,19 @@ def main():
             cells.append(mean([r["coverage"][c]["covered"] for r in bita]))
             for b in BASELINES:
                 cells.append(mean([r["coverage"][c]["covered"] for r in baseline[b]]))
+            if c == "pr":
+                curves.append((sample, {"Bita": bita, **baseline}))
         print(f"| {sample} | " + " | ".join(f"{x:.1f}" for x in cells) + " |", flush=True)
+
+    points = sorted({g["executions"] for _, runs in curves for rs in runs.values()
+                     for r in rs for g in r["coverage_growth"]})
+    print(f"\nPR coverage as it grows (mean of {args.seeds} seeds)\n")
+    print("| sample | strategy | " + " | ".join(str(p) for p in points) + " |")
+    print("|---|---|" + "---:|" * len(points))
+    for sample, runs in curves:
+        for strategy, rs in runs.items():
+            row = [mean([covered_after(r, p) for r in rs]) for p in points]
+            print(f"| {sample} | {strategy} | " + " | ".join(f"{x:.1f}" for x in row) + " |")
 
     print(f"\nExecutions until the buggy variant fails (mean of {args.seeds} seeds; "
           f"a seed that finds nothing in {args.bug_budget} counts {args.bug_budget}, "
