@@ -83,3 +83,10 @@ svcomp *args: build
 compare-actors *args: samples
     cargo build --quiet --release -p weft
     python3 bench/compare_actors.py {{args}}
+
+# CovCon against random test generation on every buggy class of the samples:
+# tests to the first failure, 10 seeds (the table of the README's section on
+# `weft gen`).
+compare-classes *args: samples
+    cargo build --quiet --release -p weft
+    python3 bench/compare_classes.py {{args}}

@@ -3,10 +3,15 @@
 //! Every test starts with two instances (`r0`, shared by both threads, and
 //! `r1`, available as an argument; a quarter of the suffix calls are made
 //! on `r1`, with `r0` as a possible argument); CovCon's two tests per pair have no
-//! further prefix calls and up to five random ones. Suffix 1 alternates
-//! the pair's methods starting with the first, suffix 2 starting with the
-//! second; two calls each while the pair has been tried at most five
-//! times, then up to five. Arguments after the handle are small integers
+//! further prefix calls and up to five random ones. Suffix 1 calls the
+//! pair's methods, the first one first, suffix 2 the other way round. In
+//! the test without prefix calls, each suffix is just that while the pair
+//! has been tried at most five times, as in the paper; otherwise a suffix
+//! has two to five calls, those past the pair of any method. (The paper
+//! alternates the pair's methods in suffixes of up to five calls from the
+//! sixth try on: a bug that leaves the instance broken without a wrong
+//! result then shows only if the pair reads the instance afterwards, and
+//! the state the prefix built is first exercised late.) Arguments after the handle are small integers
 //! and boundaries (a third of the time one the test already used), the
 //! other instance, or earlier prefix results.
 
@@ -93,7 +98,13 @@ impl<'a, R: RngCore> Generator<'a, R> {
     fn suffix(&mut self, first: usize, second: usize, len: usize, known: usize) -> Vec<Call> {
         (0..len)
             .map(|i| {
-                let method = if i % 2 == 0 { first } else { second };
+                // The pair first; calls past it are of any method, so that
+                // what the pair's calls did to the instance gets observed.
+                let method = match i {
+                    0 => first,
+                    1 => second,
+                    _ => self.below(self.class.methods.len()),
+                };
                 let on = self.receiver();
                 self.call(method, on, known)
             })
@@ -107,7 +118,11 @@ impl<'a, R: RngCore> Generator<'a, R> {
             let prefix = self.prefix(extra);
             let known = prefix.len();
             let mut len = || {
-                if tried <= 5 { 2 } else { 1 + self.below(5) }
+                if tried <= 5 && extra == 0 {
+                    2
+                } else {
+                    2 + self.below(4)
+                }
             };
             let (l1, l2) = (len(), len());
             let one = self.suffix(m1, m2, l1, known);
