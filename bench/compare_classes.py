@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 CLASSES = [
     ("classes", "vec"), ("classes", "map"), ("classes", "log"), ("classes", "range"),
     ("range-c", "range"), ("stringbuffer", "sb"),
-    ("stream-classes-c", "bstream"), ("stream-classes-c", "series"),
+    ("stream-classes-c", "bstream"), ("stream-classes-c", "series"), ("map-views-c", "vmap"),
 ]
 
 

@@ -103,22 +103,30 @@ fn every_buggy_class_fails_and_no_correct_class_does() {
         &["--no-save", "--max-tests", "60"],
     );
     assert_eq!(out.code, 0, "range-c crange: {}", out.stdout);
-    // The stream and time-series classes, in C.
-    for class in ["bstream", "series"] {
+    // The stream, time-series and map-view classes, in C.
+    for (module, class) in [
+        ("stream-classes-c", "bstream"),
+        ("stream-classes-c", "series"),
+        ("map-views-c", "vmap"),
+    ] {
         for strategy in ["covcon", "random"] {
             let out = generate(
                 dir.path(),
-                "stream-classes-c",
+                module,
                 class,
                 &["--no-save", "--strategy", strategy, "--time-limit", "60s"],
             );
             assert_eq!(out.code, 1, "{class} {strategy}: {}", out.stdout);
         }
     }
-    for class in ["cbstream", "cseries"] {
+    for (module, class) in [
+        ("stream-classes-c", "cbstream"),
+        ("stream-classes-c", "cseries"),
+        ("map-views-c", "cvmap"),
+    ] {
         let out = generate(
             dir.path(),
-            "stream-classes-c",
+            module,
             class,
             &["--no-save", "--max-tests", "60"],
         );
