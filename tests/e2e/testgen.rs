@@ -103,11 +103,12 @@ fn every_buggy_class_fails_and_no_correct_class_does() {
         &["--no-save", "--max-tests", "60"],
     );
     assert_eq!(out.code, 0, "range-c crange: {}", out.stdout);
-    // The stream, time-series and map-view classes, in C.
+    // The stream, time-series, map-view and logger classes, in C.
     for (module, class) in [
         ("stream-classes-c", "bstream"),
         ("stream-classes-c", "series"),
         ("map-views-c", "vmap"),
+        ("logger-handlers-c", "hlogger"),
     ] {
         for strategy in ["covcon", "random"] {
             let out = generate(
@@ -123,6 +124,7 @@ fn every_buggy_class_fails_and_no_correct_class_does() {
         ("stream-classes-c", "cbstream"),
         ("stream-classes-c", "cseries"),
         ("map-views-c", "cvmap"),
+        ("logger-handlers-c", "chlogger"),
     ] {
         let out = generate(
             dir.path(),
