@@ -70,6 +70,7 @@ def main():
     parser.add_argument("--bug-budget", type=int, default=1000)
     args = parser.parse_args()
     seeds = range(1, args.seeds + 1)
+    samples = actor_samples()
     mean = lambda xs: statistics.mean(xs) if xs else 0.0
 
     print(f"Covered pairs after {args.executions} executions of the correct variant "
@@ -78,7 +79,7 @@ def main():
         f"{c.upper()} Bita | {c.upper()} random | {c.upper()} delays" for c in CRITERIA) + " |")
     print("|---|" + "---:|" * (3 * len(CRITERIA)))
     curves = []
-    for sample in actor_samples():
+    for sample in samples:
         cells = []
         baseline = {b: [run(args.weft, sample, b, "all", s, args.executions, True) for s in seeds]
                     for b in BASELINES}
@@ -106,7 +107,7 @@ def main():
           "and the number of such seeds is in parentheses)\n")
     print("| sample | Bita (PR) | random | delays |")
     print("|---|---:|---:|---:|")
-    for sample in actor_samples():
+    for sample in samples:
         cells = []
         for strategy, criterion in [("bita", "pr"), ("random", "pr"), ("random-delays", "pr")]:
             runs = [run(args.weft, sample, strategy, criterion, s, args.bug_budget, False) for s in seeds]

@@ -225,17 +225,7 @@ impl DporScheduler {
     fn follow_episodes(&mut self, index: usize, value: Option<u64>) {
         let step = &self.steps[index];
         let thread = step.thread as usize;
-        let poll = step.op.filter(|op| {
-            !step.wrote
-                && matches!(
-                    op.kind,
-                    AccessKind::AtomicLoad
-                        | AccessKind::Load
-                        | AccessKind::AtomicCmpxchg
-                        | AccessKind::AtomicXchg
-                        | AccessKind::AtomicRmw
-                )
-        });
+        let poll = step.op.filter(|op| !step.wrote && op.kind.reads());
         let episode = &mut self.episodes[thread];
         let mut repeat = false;
         match (poll, value) {

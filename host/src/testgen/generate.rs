@@ -11,9 +11,9 @@
 //! alternates the pair's methods in suffixes of up to five calls from the
 //! sixth try on: a bug that leaves the instance broken without a wrong
 //! result then shows only if the pair reads the instance afterwards, and
-//! the state the prefix built is first exercised late.) Arguments after the handle are small integers
-//! and boundaries (a third of the time one the test already used), the
-//! other instance, or earlier prefix results.
+//! the state the prefix built is first exercised late.) Arguments after
+//! the handle are small integers and boundaries (a third of the time one
+//! the test already used), the other instance, or earlier prefix results.
 
 use super::class::Class;
 use super::plan::{Arg, Call, Test};
