@@ -4,8 +4,9 @@
 use crate::support::{arg, sample, weft_in};
 
 /// The actor samples and the failure kind of each.
-const BUGGY: [(&str, &str); 8] = [
+const BUGGY: [(&str, &str); 9] = [
     ("gatling", "assertion"),
+    ("load-report", "assertion"),
     ("graph-components", "assertion"),
     ("pipelined-client", "assertion"),
     ("gatling-c", "assertion"),

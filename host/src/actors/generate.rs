@@ -7,9 +7,9 @@
 //! receives before `ri`, then those between that must precede `rj`, then
 //! the pair in the wanted order. The receives after it that do not depend
 //! on the pair form a tail, where the next not-yet-achieved ordering is
-//! scheduled the same way. For PR the pair's second receive goes back into
-//! the tail (so the tail's goals may come before it) and is appended at the
-//! end if nothing else is scheduled; for PCR and PBR the pair stays
+//! scheduled the same way. For PR the pair's second receive is pinned to
+//! the end of the schedule, after every goal its tail schedules (each of
+//! which also comes before it, a goal more); for PCR and PBR the pair stays
 //! adjacent.
 
 use super::criteria::{Criterion, Goal, goals_of, related};
@@ -36,7 +36,19 @@ impl Generator<'_> {
         self.receives[k].hash
     }
 
-    fn schedule(&self, seq: &[usize], i: usize, j: usize, swap: bool, depth: usize) -> Vec<usize> {
+    /// The schedule for the pair `seq[i]`, `seq[j]` (in that order, or
+    /// swapped): the receives before `seq[i]`, those between that `seq[j]`
+    /// must come after, then the pair. For PR, the pair's second receive is
+    /// pinned: it goes to the end of the schedule, so every goal the tail
+    /// schedules comes before it.
+    fn schedule(
+        &self,
+        seq: &[usize],
+        (i, j): (usize, usize),
+        swap: bool,
+        mut pinned: Vec<usize>,
+        depth: usize,
+    ) -> Vec<usize> {
         let (ri, rj) = (seq[i], seq[j]);
         let mut prefix: Vec<usize> = seq[..i].to_vec();
         prefix.extend(seq[i + 1..j].iter().copied().filter(|&k| self.mhb[k][rj]));
@@ -45,26 +57,25 @@ impl Generator<'_> {
         } else {
             prefix.extend([ri, rj]);
         }
-        let mut tail: Vec<usize> = seq[i + 1..]
+        let tail: Vec<usize> = seq[i + 1..]
             .iter()
             .copied()
             .filter(|k| !prefix.contains(k) && !self.mhb[ri][*k] && !self.mhb[rj][*k])
             .collect();
-        let pinned = match self.criterion {
-            Criterion::Pr => prefix.pop(),
-            Criterion::Pcr | Criterion::Pbr => None,
-        };
-        if let Some(k) = pinned {
-            tail.insert(0, k);
+        if self.criterion == Criterion::Pr {
+            pinned.extend(prefix.pop());
         }
         self.schedule_tail(prefix, tail, pinned, depth)
     }
 
+    /// Schedules the first goal of `tail` not achieved yet after `prefix`,
+    /// while the depth allows; then the `pinned` receives (PR's second
+    /// receives, the first pinned last).
     fn schedule_tail(
         &self,
         prefix: Vec<usize>,
         tail: Vec<usize>,
-        pinned: Option<usize>,
+        pinned: Vec<usize>,
         depth: usize,
     ) -> Vec<usize> {
         if depth < MAX_DEPTH {
@@ -78,17 +89,21 @@ impl Generator<'_> {
                     {
                         continue;
                     }
-                    if !self.achieved.contains(&(self.hash(x), self.hash(y))) {
-                        return self.schedule(&seq, base + a, base + b, false, depth + 1);
-                    }
-                    if !self.achieved.contains(&(self.hash(y), self.hash(x))) {
-                        return self.schedule(&seq, base + a, base + b, true, depth + 1);
+                    for swap in [false, true] {
+                        let goal = if swap { (y, x) } else { (x, y) };
+                        if !self
+                            .achieved
+                            .contains(&(self.hash(goal.0), self.hash(goal.1)))
+                        {
+                            let pair = (base + a, base + b);
+                            return self.schedule(&seq, pair, swap, pinned, depth + 1);
+                        }
                     }
                 }
             }
         }
         let mut out = prefix;
-        out.extend(pinned);
+        out.extend(pinned.into_iter().rev());
         out
     }
 }
@@ -129,7 +144,7 @@ pub fn generate(
                     criterion,
                     achieved: planned,
                 };
-                let schedule = generator.schedule(&seq, i, j, swap, 0);
+                let schedule = generator.schedule(&seq, (i, j), swap, Vec::new(), 0);
                 // The pair itself counts even where the PR tail moved it.
                 let mut aims: Vec<Goal> = goals_of(&log.receives, &schedule, criterion)
                     .into_iter()

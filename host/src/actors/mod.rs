@@ -10,10 +10,12 @@
 //! - [`mhb`]: the must-happen-before relation (causality and per-sender
 //!   FIFO, transitively closed);
 //! - [`generate`]: new schedules that achieve orderings not covered yet;
+//! - [`agenda`]: which generated schedule runs next, or a free execution;
 //! - [`search`]: the loop that runs them (or random deliveries), with the
 //!   coverage as it grows;
 //! - [`chart`]: a failing execution as a text message sequence chart.
 
+pub mod agenda;
 pub mod chart;
 pub mod criteria;
 pub mod generate;

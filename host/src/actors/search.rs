@@ -2,13 +2,14 @@
 //! run them, repeat) or random deliveries, until a failure, the budget or
 //! the time limit; with the coverage of each criterion as it grows.
 
+use super::agenda::Agenda;
 use super::criteria::{Criterion, Goal, coverage, goals};
 use super::generate::generate;
 use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::RandomScheduler;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// How deliveries are chosen.
@@ -89,8 +90,18 @@ pub struct ActorReport {
 /// diverging is given up).
 const MAX_ATTEMPTS: u32 = 3;
 
-/// A schedule to run, and the goals (by criterion slot) it aims at.
-type Planned = (Vec<u64>, Vec<(usize, Goal)>);
+/// Pairs covered in the criteria of `criteria`.
+fn covered_pairs(achieved: &[HashSet<Goal>], criteria: &[Criterion]) -> u64 {
+    criteria
+        .iter()
+        .map(|&c| coverage(&achieved[slot(c)]).0 as u64)
+        .sum()
+}
+
+/// Where a criterion's goals are kept.
+fn slot(c: Criterion) -> usize {
+    Criterion::ALL.iter().position(|&x| x == c).expect("listed")
+}
 
 /// Runs the search; `progress` sees the report after every execution.
 ///
@@ -107,19 +118,20 @@ pub fn search(
     let mut report = ActorReport::default();
     let mut achieved: Vec<HashSet<Goal>> = vec![HashSet::new(); Criterion::ALL.len()];
     let mut planned = achieved.clone();
-    // Schedules to run, each with the goals it was generated for.
-    let mut queue: VecDeque<Planned> = VecDeque::new();
+    let mut agenda = Agenda::default();
     let mut attempts: HashMap<(usize, Goal), u32> = HashMap::new();
-    let slot = |c: Criterion| Criterion::ALL.iter().position(|&x| x == c).expect("listed");
     while report.executions < options.budget
         && options.time_limit.is_none_or(|t| start.elapsed() < t)
     {
-        // With nothing (left) to follow, Bita runs a free execution, whose
-        // receives give it new orderings to aim at.
-        let (schedule, aims) = match options.strategy {
-            ActorStrategy::Random | ActorStrategy::RandomDelays => (Vec::new(), Vec::new()),
-            ActorStrategy::Bita => queue.pop_front().unwrap_or_default(),
+        // A free execution, when Bita has nothing (left) to follow or free
+        // ones have been covering more, gives it new orderings to aim at.
+        let followed = match options.strategy {
+            ActorStrategy::Random | ActorStrategy::RandomDelays => None,
+            ActorStrategy::Bita => agenda.next(&achieved),
         };
+        let worth = followed.as_ref().map(|(_, worth)| *worth);
+        let (schedule, aims) = followed.map(|(planned, _)| planned).unwrap_or_default();
+        let covered_before = covered_pairs(&achieved, &options.criteria);
         let seed = execution_seed(options.seed, report.executions);
         let mut run = options.run.clone();
         run.actor_schedule = schedule.clone();
@@ -155,11 +167,17 @@ pub fn search(
             }
         }
         if options.strategy == ActorStrategy::Bita {
+            let gain = covered_pairs(&achieved, &options.criteria) - covered_before;
+            match worth {
+                Some(worth) => agenda.followed(worth, gain),
+                None if report.executions > 1 => agenda.free_finished(gain),
+                None => {}
+            }
             for &c in &options.criteria {
                 for new in generate(&log, c, &mut planned[slot(c)]) {
                     report.generated += 1;
                     let aims = new.aims.iter().map(|&g| (slot(c), g)).collect();
-                    queue.push_back((new.schedule, aims));
+                    agenda.push((new.schedule, aims));
                 }
             }
         }
