@@ -147,6 +147,29 @@ fn every_buggy_class_fails_and_no_correct_class_does() {
 }
 
 #[test]
+fn prefixes_call_the_methods_that_change_the_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(
+        dir.path(),
+        "classes",
+        "clog",
+        &["--max-tests", "1", "--no-save"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Adding a handler changes what publish returns; publish changes
+    // nothing. (A removal shows only when the probe removes what it added.)
+    let changing = out.json()["state_changing"].clone();
+    let changing: Vec<&str> = changing
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert!(changing.contains(&"clog_add_handler"), "{changing:?}");
+    assert!(!changing.contains(&"clog_publish"), "{changing:?}");
+}
+
+#[test]
 fn a_prefix_without_a_class_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = weft_in(

@@ -184,6 +184,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
             "strategy": strategy,
             "class": class.prefix,
             "methods": class.methods.iter().map(|m| m.export.clone()).collect::<Vec<_>>(),
+            "state_changing": report.state_changing.iter().map(|&m| class.methods[m].export.clone()).collect::<Vec<_>>(),
             "tests": report.tests,
             "executions": report.executions,
             "pairs": {"covered": report.covered, "total": report.pairs},

@@ -11,7 +11,9 @@
 //! alternates the pair's methods in suffixes of up to five calls from the
 //! sixth try on: a bug that leaves the instance broken without a wrong
 //! result then shows only if the pair reads the instance afterwards, and
-//! the state the prefix built is first exercised late.) Arguments after
+//! the state the prefix built is first exercised late.) Prefix calls are of
+//! the methods seen to change the instance's state, as in the paper (see
+//! [`Generator::probe`]). Arguments after
 //! the handle are small integers and boundaries (a third of the time one
 //! the test already used), the other instance, or earlier prefix results.
 
@@ -29,6 +31,9 @@ pub struct Generator<'a, R: RngCore> {
     /// Integers the current test already used: reused a third of the time,
     /// so that, say, a removal names what was added.
     used: Vec<i64>,
+    /// The methods prefix calls are drawn from (all, until
+    /// [`Generator::prefix_methods`] narrows them).
+    prefix_methods: Vec<usize>,
 }
 
 impl<'a, R: RngCore> Generator<'a, R> {
@@ -38,7 +43,45 @@ impl<'a, R: RngCore> Generator<'a, R> {
             class,
             rng,
             used: Vec::new(),
+            prefix_methods: (0..class.methods.len()).collect(),
         }
+    }
+
+    /// Prefix calls are drawn from `methods` (those seen to change the
+    /// instance's state), or from all methods when it is empty.
+    pub fn prefix_methods(&mut self, methods: Vec<usize>) {
+        if !methods.is_empty() {
+            self.prefix_methods = methods;
+        }
+    }
+
+    /// A sequential probe of whether `method` changes the state: a random
+    /// prefix of one to three calls (so that, say, a removal has something
+    /// to remove), then the same observing calls (every method once, in a
+    /// random order, on the shared instance), without and with a call of
+    /// `method` in between.
+    /// Both tests have empty suffixes; the observers' results start at
+    /// `without.prefix.len() - methods` and `with.prefix.len() - methods`.
+    pub fn probe(&mut self, method: usize) -> (Test, Test) {
+        let extra = 1 + self.below(3);
+        let without = self.prefix(extra);
+        let mut with = without.clone();
+        with.push(self.call(method, 0, with.len()));
+        // In a random order: an observer that changes the state itself
+        // hides what the probed call did from those after it.
+        let mut order: Vec<usize> = (0..self.class.methods.len()).collect();
+        for i in (1..order.len()).rev() {
+            order.swap(i, self.below(i + 1));
+        }
+        let observers: Vec<Call> = order.into_iter().map(|m| self.call(m, 0, 2)).collect();
+        let test = |mut prefix: Vec<Call>| {
+            prefix.extend(observers.iter().cloned());
+            Test {
+                prefix,
+                suffixes: [Vec::new(), Vec::new()],
+            }
+        };
+        (test(without), test(with))
     }
 
     fn below(&mut self, n: usize) -> usize {
@@ -80,7 +123,8 @@ impl<'a, R: RngCore> Generator<'a, R> {
         };
         let mut calls = vec![constructor.clone(), constructor];
         for _ in 0..extra {
-            let method = self.below(self.class.methods.len());
+            let k = self.below(self.prefix_methods.len());
+            let method = self.prefix_methods[k];
             let on = self.below(2);
             let known = calls.len();
             calls.push(self.call(method, on, known));

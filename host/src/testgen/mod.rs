@@ -11,6 +11,7 @@
 //! - [`coverage`]: concurrent method pairs, tried and covered counts, and
 //!   the prioritised choice of the next pair.
 //! - [`generate`]: tests for a pair (or, for the baseline, at random).
+//! - [`probe`]: which methods change the state (prefixes call those).
 //! - [`oracle`]: linearizations, run sequentially.
 //! - [`search`]: the loop.
 //! - [`class_calls`]: the analysis behind `weft.gen_call`, through which the
@@ -22,4 +23,5 @@ pub mod coverage;
 pub mod generate;
 pub mod oracle;
 pub mod plan;
+pub mod probe;
 pub mod search;

@@ -89,6 +89,8 @@ pub struct GenReport {
     pub executions: u64,
     /// Pairs covered and all pairs.
     pub covered: usize,
+    /// The methods seen to change the state, which prefixes call.
+    pub state_changing: Vec<usize>,
     /// All method pairs.
     pub pairs: usize,
     /// (tests, milliseconds, pairs covered) after each test.
@@ -259,14 +261,17 @@ pub fn search(
     base.gen_methods = std::iter::once(class.constructor.clone())
         .chain(class.methods.iter().map(|m| m.export.clone()))
         .collect();
-    let mut executions = 0u64;
     let mut coverage = PairCoverage::new(class.methods.len());
     let mut choice = rand_pcg::Pcg64Mcg::seed_from_u64(options.seed);
     let mut generator = Generator::new(
         class,
         rand_pcg::Pcg64Mcg::seed_from_u64(options.seed ^ 0x5eed),
     );
+    let (changing, mut executions) =
+        super::probe::state_changing(program, &base, &mut generator, class.methods.len())?;
+    generator.prefix_methods(changing.clone());
     let mut report = GenReport {
+        state_changing: changing,
         pairs: coverage.pairs(),
         ..Default::default()
     };
