@@ -37,6 +37,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("imunit::tests_in_module", 7),
     ("actors::search", 7),
     ("testgen::search", 7),
+    ("testgen::probe", 7),
     ("svcomp", 7),
     ("explain::retell", 7),
     ("classroom", 7),
