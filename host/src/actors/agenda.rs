@@ -49,11 +49,11 @@ impl Agenda {
         let (best, worth) = self
             .planned
             .iter()
+            .map(|(_, aims)| aims.iter().filter(|aim| completes(aim)).count())
             .enumerate()
             // The oldest among equals.
             .rev()
-            .max_by_key(|(_, (_, aims))| aims.iter().filter(|aim| completes(aim)).count())
-            .map(|(k, (_, aims))| (k, aims.iter().filter(|aim| completes(aim)).count()))?;
+            .max_by_key(|&(_, worth)| worth)?;
         let free_worth =
             (self.free_runs > 0).then(|| self.free_gain as f64 / self.free_runs as f64);
         let per_aim = (self.followed_gain + 1) as f64 / (self.followed_worth + 1) as f64;

@@ -90,11 +90,12 @@ pub struct ActorReport {
 /// diverging is given up).
 const MAX_ATTEMPTS: u32 = 3;
 
-/// Pairs covered in the criteria of `criteria`.
-fn covered_pairs(achieved: &[HashSet<Goal>], criteria: &[Criterion]) -> u64 {
-    criteria
+/// Pairs covered in `criteria`, by the report's `coverage`.
+fn covered_in(coverage: &[Coverage], criteria: &[Criterion]) -> u64 {
+    coverage
         .iter()
-        .map(|&c| coverage(&achieved[slot(c)]).0 as u64)
+        .filter(|c| criteria.contains(&c.criterion))
+        .map(|c| c.covered as u64)
         .sum()
 }
 
@@ -131,7 +132,7 @@ pub fn search(
         };
         let worth = followed.as_ref().map(|(_, worth)| *worth);
         let (schedule, aims) = followed.map(|(planned, _)| planned).unwrap_or_default();
-        let covered_before = covered_pairs(&achieved, &options.criteria);
+        let covered_before = covered_in(&report.coverage, &options.criteria);
         let seed = execution_seed(options.seed, report.executions);
         let mut run = options.run.clone();
         run.actor_schedule = schedule.clone();
@@ -167,12 +168,6 @@ pub fn search(
             }
         }
         if options.strategy == ActorStrategy::Bita {
-            let gain = covered_pairs(&achieved, &options.criteria) - covered_before;
-            match worth {
-                Some(worth) => agenda.followed(worth, gain),
-                None if report.executions > 1 => agenda.free_finished(gain),
-                None => {}
-            }
             for &c in &options.criteria {
                 for new in generate(&log, c, &mut planned[slot(c)]) {
                     report.generated += 1;
@@ -192,6 +187,14 @@ pub fn search(
                 }
             })
             .collect();
+        if options.strategy == ActorStrategy::Bita {
+            let gain = covered_in(&report.coverage, &options.criteria) - covered_before;
+            match worth {
+                Some(worth) => agenda.followed(worth, gain),
+                None if report.executions > 1 => agenda.free_finished(gain),
+                None => {}
+            }
+        }
         if report.executions.is_power_of_two() {
             report
                 .growth

@@ -8,6 +8,7 @@
 //! random calls.
 
 use super::generate::Generator;
+use super::plan::Test;
 use super::search::run_test;
 use crate::execution::Setup;
 use crate::explore::ExploreError;
@@ -32,22 +33,22 @@ pub fn state_changing<R: RngCore>(
 ) -> Result<(Vec<usize>, u64), ExploreError> {
     let mut found = Vec::new();
     let mut executions = 0;
+    let run = |program: &mut Program, test: &Test| {
+        run_test(program, base, test, Box::new(RandomScheduler::new(0)))
+    };
+    // The observers' results: the last `methods` calls.
+    let observed = |results: &[Option<i64>], calls: usize| {
+        results.get(calls - methods..calls).map(<[_]>::to_vec)
+    };
     for method in 0..methods {
         for _ in 0..PROBES {
             let (without, with) = generator.probe(method);
-            let run = |program: &mut Program, test| {
-                run_test(program, base, test, Box::new(RandomScheduler::new(0)))
-            };
             let (plain, plain_report) = run(program, &without)?;
             let (changed, changed_report) = run(program, &with)?;
             executions += 2;
             if plain.outcome.failure().is_some() || changed.outcome.failure().is_some() {
                 continue;
             }
-            // The observers' results: the last `methods` calls.
-            let observed = |results: &[Option<i64>], calls: usize| {
-                results.get(calls - methods..calls).map(<[_]>::to_vec)
-            };
             if observed(&plain_report.results, without.prefix.len())
                 != observed(&changed_report.results, with.prefix.len())
             {
