@@ -340,14 +340,24 @@ impl fmt::Display for Condition {
                 }
                 Ok(())
             }
+            // Both operators group to the left, and `&&` binds tighter: a
+            // right operand of the same operator, and an `||` under `&&`,
+            // keep their parentheses.
             Condition::And(a, b) => {
-                let side = |c: &Condition| match c {
-                    Condition::Or(..) => format!("({c})"),
-                    _ => c.to_string(),
+                let left = match **a {
+                    Condition::Or(..) => format!("({a})"),
+                    _ => a.to_string(),
                 };
-                write!(f, "{} && {}", side(a), side(b))
+                let right = match **b {
+                    Condition::Or(..) | Condition::And(..) => format!("({b})"),
+                    _ => b.to_string(),
+                };
+                write!(f, "{left} && {right}")
             }
-            Condition::Or(a, b) => write!(f, "{a} || {b}"),
+            Condition::Or(a, b) => match **b {
+                Condition::Or(..) => write!(f, "{a} || ({b})"),
+                _ => write!(f, "{a} || {b}"),
+            },
         }
     }
 }
@@ -453,6 +463,9 @@ mod tests {
             "[a]@t -> b@main",
             "(a || b) && c -> d, e.f -> g",
             "a || b && c -> d",
+            "a && (b && c) && d -> e",
+            "a || (b || c) -> d",
+            "s&&s&&V&&s&&(s&&r&&L&&s&&L&&L&&pL)&&L->t",
         ] {
             let s = parse(text);
             assert_eq!(parse(&s.to_string()), s, "{text}");

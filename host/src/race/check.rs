@@ -20,28 +20,32 @@
 
 use super::RaceMode;
 use super::detector::{Detector, Race};
+use super::library::LibrarySites;
 use crate::debuginfo::symbols::LazySymbols;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::runtime::Outcome;
 use crate::runtime::analysis::{Access, Analysis, Cx, ExecView, Happening, Logged, Report};
 use crate::trace::ThreadId;
-use std::collections::HashMap;
 use std::sync::Arc;
-
-/// Where the source of the C library's allocator is, as DWARF names it.
-const ALLOCATOR_SOURCE: &str = "wasi-libc/dlmalloc/";
 
 /// The address the atomic sections of all threads synchronise on, as if
 /// they took one lock (no guest atomic can be at an address this high and
 /// aligned to 4).
 const ATOMIC_SECTIONS: u32 = u32::MAX;
 
+/// What one execution's check leaves to the next on its thread: the
+/// detector, whose memory it reuses (allocating shadow memory anew for
+/// every execution took a large part of its time), and the sites known to
+/// be the library's.
+struct Spare {
+    detector: Detector,
+    library: LibrarySites,
+}
+
 thread_local! {
-    /// The detector of the last execution on this thread, whose memory the
-    /// next one reuses (allocating shadow memory anew for every execution
-    /// took a large part of its time).
-    static SPARE_DETECTOR: std::cell::Cell<Option<Detector>> = const { std::cell::Cell::new(None) };
+    /// What the last execution on this thread left.
+    static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
 }
 
 /// The races of one execution, in the order they were found, each pair of
@@ -83,8 +87,9 @@ pub struct RaceCheck {
     sites: Arc<SiteTable>,
     symbols: Arc<LazySymbols>,
     report: RaceReport,
-    /// Whether each site a race named is in the allocator.
-    allocator_sites: HashMap<SiteId, bool>,
+    /// The sites whose plain accesses are only looked at as
+    /// synchronisation.
+    library: LibrarySites,
     /// In [`RaceMode::Fail`]: the first race, as the failure of an
     /// execution that otherwise passes.
     first: Option<Failure>,
@@ -96,25 +101,34 @@ impl RaceCheck {
     /// A check that reports races as `mode` says, naming sites of `sites`
     /// through `symbols`.
     pub fn new(mode: RaceMode, sites: Arc<SiteTable>, symbols: Arc<LazySymbols>) -> Self {
+        let (mut detector, library) = match SPARE.take() {
+            Some(spare) if spare.library.of(&sites) => (spare.detector, spare.library),
+            spare => (
+                spare.map(|s| s.detector).unwrap_or_default(),
+                LibrarySites::new(sites.clone(), symbols.clone()),
+            ),
+        };
+        detector.reset();
         RaceCheck {
-            detector: SPARE_DETECTOR
-                .take()
-                .map(|mut detector| {
-                    detector.reset();
-                    detector
-                })
-                .unwrap_or_default(),
+            detector,
             mode,
             sites,
             symbols,
             report: RaceReport::default(),
-            allocator_sites: HashMap::new(),
+            library,
             first: None,
             spawned: false,
         }
     }
 
     fn apply(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
+        if is_plain(access.kind) && self.library.contains(access.site) {
+            if matches!(access.kind, AccessKind::Load | AccessKind::Store) {
+                self.detector
+                    .plain_sync_only(thread, access.addr, access.kind.writes());
+            }
+            return;
+        }
         let race = match access.kind {
             AccessKind::Load | AccessKind::Store => self.detector.plain(
                 thread,
@@ -155,9 +169,7 @@ impl RaceCheck {
 
     fn found(&mut self, cx: &mut Cx<'_>, race: Race) {
         let pair = |r: &Race| (r.earlier.site, r.later.site);
-        if self.report.races.iter().any(|r| pair(r) == pair(&race))
-            || (self.in_allocator(race.earlier.site) && self.in_allocator(race.later.site))
-        {
+        if self.report.races.iter().any(|r| pair(r) == pair(&race)) {
             return;
         }
         self.report.races.push(race);
@@ -169,23 +181,6 @@ impl RaceCheck {
                 thread: race.later.thread,
             });
         }
-    }
-
-    /// Whether `site` is in the C library's memory allocator, which reads
-    /// chunk headers outside its lock by design (a header it reads for the
-    /// caller's own block shares a word with a bit that freeing the block
-    /// before it clears). A race between two of its accesses is its own
-    /// business, as for TSan, which does not instrument the allocator; one
-    /// between the allocator and the program's code (a write past the end
-    /// of a block) is reported.
-    fn in_allocator(&mut self, site: SiteId) -> bool {
-        let (sites, symbols) = (&self.sites, &self.symbols);
-        *self.allocator_sites.entry(site).or_insert_with(|| {
-            sites
-                .get(site)
-                .and_then(|s| symbols.file_of(s))
-                .is_some_and(|file| file.contains(ALLOCATOR_SOURCE))
-        })
     }
 
     /// The race in words: both accesses, their threads and code.
@@ -254,9 +249,12 @@ impl Analysis for RaceCheck {
 
     fn finish(self: Box<Self>) -> Option<Report> {
         let RaceCheck {
-            detector, report, ..
+            detector,
+            report,
+            library,
+            ..
         } = *self;
-        SPARE_DETECTOR.set(Some(detector));
+        SPARE.set(Some(Spare { detector, library }));
         Some(Arc::new(report))
     }
 }

@@ -133,6 +133,16 @@ impl Detector {
         }
     }
 
+    /// `thread` made a plain access to `addr` that is looked at only as
+    /// synchronisation: an atomic access if the program accesses the word
+    /// there atomically, nothing otherwise.
+    #[inline]
+    pub fn plain_sync_only(&mut self, thread: ThreadId, addr: u32, write: bool) {
+        if self.atomics.contains_key(&addr) {
+            self.atomic(thread, addr, write);
+        }
+    }
+
     /// `thread` made a plain access at `site` to the `len` bytes from
     /// `addr`: the first race it completes, if any. Every byte is recorded
     /// whether it races or not.
@@ -253,6 +263,32 @@ mod tests {
         d.atomic(1, 200, true); // a thread's state: exited
         assert_eq!(d.plain(0, 2, false, 200, 4), None, "no race on the word");
         assert_eq!(d.plain(0, 3, false, 64, 4), None, "the read acquired");
+    }
+
+    #[test]
+    fn a_reset_forgets_which_words_are_atomic() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(1, 200, true);
+        d.reset();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        // Were 200 still a synchronisation word, these would order the
+        // write before the read.
+        d.plain_sync_only(1, 200, true);
+        d.plain_sync_only(0, 200, false);
+        assert!(d.plain(0, 2, false, 64, 4).is_some());
+    }
+
+    #[test]
+    fn library_accesses_to_an_atomic_word_synchronise() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(0, 200, false);
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        d.plain_sync_only(1, 200, true); // an unlock by a plain store
+        d.plain_sync_only(0, 200, false);
+        assert_eq!(d.plain(0, 2, false, 64, 4), None);
     }
 
     #[test]

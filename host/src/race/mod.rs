@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod detector;
+mod library;
 mod shadow;
 
 pub use check::{RaceCheck, RaceReport};

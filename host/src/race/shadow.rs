@@ -6,20 +6,34 @@
 //!
 //! Memory is shadowed by pages of 256 bytes, created when first touched, and
 //! pages by granules of 4 bytes. A page or granule whose bytes all remember
-//! the same is kept as one shadow: a page that a `memory.fill` covered, a
+//! the same is kept as one [`Cell`]: a page that a `memory.fill` covered, a
 //! word only ever accessed whole. It is split when an access covers part of
 //! it, and a write that covers all of it makes it whole again. So bulk
-//! operations cost one shadow per page, and word accesses one per granule.
+//! operations cost one cell per page, and word accesses one per granule.
+//!
+//! Cells are plain 24-byte values in flat arrays that an execution fills
+//! from the start and a reset empties without freeing: the granules of split
+//! pages, the bytes of split granules and the sets of concurrent reads each
+//! live in an arena, and a cell names its arena entry by index. (Boxes and
+//! reference-counted sets, one allocation per split, took most of the
+//! detector's time.)
 
 use crate::instrument::SiteId;
 use crate::trace::ThreadId;
-use crate::trace::clock::{Epoch, VectorClock};
-use std::rc::Rc;
+use crate::trace::clock::VectorClock;
 
 /// Bytes of one page of shadow memory.
 const PAGE: u64 = 256;
 
-/// One access as a byte remembers it: the thread's epoch and the site.
+/// Bytes of one granule.
+const GRANULE: usize = 4;
+
+/// Granules of one page.
+const GRANULES: usize = PAGE as usize / GRANULE;
+
+/// One access as a byte remembers it: the thread's time and the site. A
+/// cell's read stamp uses thread ids no guest thread has as tags (see
+/// [`Cell`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Stamp {
     time: u32,
@@ -27,20 +41,26 @@ struct Stamp {
     thread: ThreadId,
 }
 
-impl Stamp {
-    fn new(epoch: Epoch, site: SiteId) -> Self {
-        Stamp {
-            time: epoch.time,
-            site,
-            thread: epoch.thread,
-        }
-    }
+/// The thread of a write stamp that stands for no write.
+const NO_WRITE: ThreadId = ThreadId::MAX;
+/// Read tag: no read since the last write.
+const NO_READ: ThreadId = ThreadId::MAX;
+/// Read tag: concurrent reads, whose set is entry `time` of the read sets.
+const MANY: ThreadId = ThreadId::MAX - 1;
+/// Read tag: the byte starts a word the program accesses atomically.
+const SYNC: ThreadId = ThreadId::MAX - 2;
+/// Read tag of a granule's cell: each byte remembers its own, in entry
+/// `time` of the split granules.
+const BYTES: ThreadId = ThreadId::MAX - 3;
 
-    #[inline]
-    fn epoch(self) -> Epoch {
-        Epoch {
-            thread: self.thread,
-            time: self.time,
+impl Stamp {
+    /// A read stamp that carries `tag` (and `index`, for the tags that name
+    /// an arena entry).
+    const fn tag(tag: ThreadId, index: u32) -> Self {
+        Stamp {
+            time: index,
+            site: 0,
+            thread: tag,
         }
     }
 
@@ -48,50 +68,95 @@ impl Stamp {
     /// whose clock is `clock`.
     #[inline]
     fn unordered(self, thread: ThreadId, clock: &VectorClock) -> bool {
-        self.thread != thread && !self.epoch().happened_before(clock)
+        self.thread != thread && self.time > clock.get(self.thread)
     }
 }
 
-/// The reads of a byte since its last write.
-#[derive(Clone, Debug, Default)]
-enum Reads {
-    #[default]
-    None,
-    /// Reads ordered one after the other: the last one.
-    One(Stamp),
-    /// Concurrent reads: each reading thread's last read (shared by the
-    /// bytes of a page that was split, copied when one of them changes).
-    Many(Rc<Vec<Stamp>>),
-    /// The byte starts a word the program accesses atomically.
-    Sync,
+/// What one byte, granule or uniform page remembers: its last write and
+/// its reads since (or a tag: see the `*_READ`, [`MANY`], [`SYNC`] and
+/// [`BYTES`] constants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cell {
+    write: Stamp,
+    read: Stamp,
 }
 
-/// What one byte (or a uniform page) remembers.
-#[derive(Clone, Debug, Default)]
-struct Shadow {
-    write: Option<Stamp>,
-    reads: Reads,
+impl Cell {
+    /// Never accessed.
+    const EMPTY: Cell = Cell {
+        write: Stamp::tag(NO_WRITE, 0),
+        read: Stamp::tag(NO_READ, 0),
+    };
+
+    /// The first byte of an atomic word.
+    const SYNC: Cell = Cell {
+        write: Stamp::tag(NO_WRITE, 0),
+        read: Stamp::tag(SYNC, 0),
+    };
+
+    /// A byte `now` wrote.
+    fn written(now: Stamp) -> Self {
+        Cell {
+            write: now,
+            read: Stamp::tag(NO_READ, 0),
+        }
+    }
+
+    #[inline]
+    fn is_sync(&self) -> bool {
+        self.read.thread == SYNC
+    }
+
+    #[inline]
+    fn is_split(&self) -> bool {
+        self.read.thread == BYTES
+    }
 }
 
-/// Bytes of one granule.
-const GRANULE: usize = 4;
-
-/// Four bytes of shadow memory.
-#[derive(Clone, Debug)]
-enum Granule {
-    /// Every byte remembers the same.
-    Whole(Shadow),
-    /// Each byte remembers its own.
-    Bytes(Box<[Shadow; GRANULE]>),
+/// The sets of concurrent reads of an execution, by index.
+#[derive(Debug, Default)]
+struct ReadSets {
+    /// The sets; those from `used` on are left from earlier executions.
+    sets: Vec<Vec<Stamp>>,
+    used: usize,
 }
 
-/// One page of shadow memory.
-#[derive(Debug)]
-enum Page {
-    /// Every byte remembers the same.
-    Uniform(Shadow),
-    /// Each granule remembers its own.
-    Granules(Box<[Granule]>),
+impl ReadSets {
+    /// A new set holding `reads`; its index.
+    fn add(&mut self, reads: &[Stamp]) -> u32 {
+        if self.used == self.sets.len() {
+            self.sets.push(Vec::new());
+        }
+        let set = &mut self.sets[self.used];
+        set.clear();
+        set.extend_from_slice(reads);
+        self.used += 1;
+        (self.used - 1) as u32
+    }
+
+    /// A copy of set `index`; the copy's index.
+    fn copy(&mut self, index: u32) -> u32 {
+        let reads = std::mem::take(&mut self.sets[index as usize]);
+        let copy = self.add(&reads);
+        self.sets[index as usize] = reads;
+        copy
+    }
+
+    fn clear(&mut self) {
+        self.used = 0;
+    }
+}
+
+/// A cell whose copy must not share its read set with the original (sets
+/// change in place): `cell` with its own copy of the set, if it has one.
+fn unshared(cell: Cell, sets: &mut ReadSets) -> Cell {
+    match cell.read.thread {
+        MANY => Cell {
+            read: Stamp::tag(MANY, sets.copy(cell.read.time)),
+            ..cell
+        },
+        _ => cell,
+    }
 }
 
 /// An earlier access that a new one races with.
@@ -117,6 +182,85 @@ pub enum Checked {
     /// Its first byte is a synchronisation word (see
     /// [`ShadowMemory::mark_sync`]): not recorded.
     SyncWord,
+}
+
+/// The earlier access a cell's access races with, and whether it wrote.
+type CellConflict = Option<(Stamp, bool)>;
+
+/// The first conflict of an access to a block of bytes: the offset of the
+/// byte in the block, the earlier access and whether it wrote.
+type BlockConflict = Option<(usize, (Stamp, bool))>;
+
+/// One plain access being recorded: `now` by the thread whose clock is
+/// `clock`, a write or a read.
+#[derive(Clone, Copy)]
+struct Visit<'a> {
+    now: Stamp,
+    clock: &'a VectorClock,
+    write: bool,
+}
+
+/// `visit` of the bytes `cell` stands for.
+#[inline]
+fn access_cell(cell: &mut Cell, sets: &mut ReadSets, visit: Visit<'_>) -> CellConflict {
+    if visit.write {
+        write_cell(cell, sets, visit.now, visit.clock)
+    } else {
+        read_cell(cell, sets, visit.now, visit.clock)
+    }
+}
+
+#[inline]
+fn read_cell(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    now: Stamp,
+    clock: &VectorClock,
+) -> CellConflict {
+    let race = (cell.write.thread != NO_WRITE && cell.write.unordered(now.thread, clock))
+        .then_some((cell.write, true));
+    let last = cell.read;
+    match last.thread {
+        NO_READ => cell.read = now,
+        // A byte of a synchronisation word that a wider plain access
+        // covers keeps its mark.
+        SYNC => {}
+        MANY => {
+            let set = &mut sets.sets[last.time as usize];
+            match set.iter_mut().find(|r| r.thread == now.thread) {
+                Some(entry) => *entry = now,
+                None => set.push(now),
+            }
+        }
+        thread if thread == now.thread || last.time <= clock.get(thread) => cell.read = now,
+        _ => cell.read = Stamp::tag(MANY, sets.add(&[last, now])),
+    }
+    race
+}
+
+#[inline]
+fn write_cell(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    now: Stamp,
+    clock: &VectorClock,
+) -> CellConflict {
+    let write_race = (cell.write.thread != NO_WRITE && cell.write.unordered(now.thread, clock))
+        .then_some((cell.write, true));
+    let read_race = match cell.read.thread {
+        NO_READ | SYNC => None,
+        MANY => sets.sets[cell.read.time as usize]
+            .iter()
+            .copied()
+            .find(|r| r.unordered(now.thread, clock)),
+        _ => Some(cell.read).filter(|r| r.unordered(now.thread, clock)),
+    }
+    .map(|r| (r, false));
+    cell.write = now;
+    if cell.read.thread != SYNC {
+        cell.read = Stamp::tag(NO_READ, 0);
+    }
+    write_race.or(read_race)
 }
 
 /// Pages whose numbers one second-level table of [`PageTable`] maps.
@@ -160,6 +304,16 @@ impl PageTable {
     }
 }
 
+/// One page of shadow memory.
+#[derive(Clone, Copy, Debug)]
+enum Page {
+    /// Every byte remembers the same.
+    Uniform(Cell),
+    /// Each granule remembers its own, in entry `block` of
+    /// [`ShadowMemory::blocks`]; `sync`: a byte of the page was marked.
+    Granules { block: u32, sync: bool },
+}
+
 /// The shadow of the whole shared memory.
 #[derive(Debug, Default)]
 pub struct ShadowMemory {
@@ -167,20 +321,22 @@ pub struct ShadowMemory {
     pages: Vec<Page>,
     /// Where each page is in `pages`.
     index: PageTable,
-    /// Granule arrays of pages dropped by [`ShadowMemory::reset`], reused
-    /// when a page is split.
-    spare: Vec<Box<[Granule]>>,
+    /// The granules of split pages.
+    blocks: Vec<[Cell; GRANULES]>,
+    /// The bytes of split granules.
+    bytes: Vec<[Cell; GRANULE]>,
+    /// The sets of concurrent reads.
+    sets: ReadSets,
 }
 
 impl ShadowMemory {
     /// Forgets every access, keeping the memory for the next execution.
     pub fn reset(&mut self) {
-        for page in self.pages.drain(..) {
-            if let Page::Granules(granules) = page {
-                self.spare.push(granules);
-            }
-        }
+        self.pages.clear();
         self.index.clear();
+        self.blocks.clear();
+        self.bytes.clear();
+        self.sets.clear();
     }
 
     /// The index in `pages` of the page with number `number`, created when
@@ -189,10 +345,65 @@ impl ShadowMemory {
     fn page(&mut self, number: u64) -> usize {
         let slot = self.index.slot(number);
         if *slot == 0 {
-            self.pages.push(Page::Uniform(Shadow::default()));
+            self.pages.push(Page::Uniform(Cell::EMPTY));
             *slot = self.pages.len() as u32;
         }
         *slot as usize - 1
+    }
+
+    /// The cell of byte `at` of page `page`.
+    #[inline]
+    fn byte_cell(&self, page: usize, at: usize) -> &Cell {
+        match self.pages[page] {
+            Page::Uniform(ref cell) => cell,
+            Page::Granules { block, .. } => {
+                let granule = &self.blocks[block as usize][at / GRANULE];
+                if granule.is_split() {
+                    &self.bytes[granule.read.time as usize][at % GRANULE]
+                } else {
+                    granule
+                }
+            }
+        }
+    }
+
+    /// The block of granules of page `page` (a uniform page is split).
+    fn split_page(&mut self, page: usize) -> usize {
+        match self.pages[page] {
+            Page::Granules { block, .. } => block as usize,
+            Page::Uniform(cell) => {
+                let mut granules = [cell; GRANULES];
+                if cell.read.thread == MANY {
+                    for granule in &mut granules[1..] {
+                        *granule = unshared(cell, &mut self.sets);
+                    }
+                }
+                self.blocks.push(granules);
+                let block = self.blocks.len() - 1;
+                self.pages[page] = Page::Granules {
+                    block: block as u32,
+                    sync: false,
+                };
+                block
+            }
+        }
+    }
+
+    /// The bytes of granule `granule` of block `block` (a whole granule is
+    /// split); their index in `bytes`.
+    fn split_granule(&mut self, block: usize, granule: usize) -> usize {
+        let cell = self.blocks[block][granule];
+        if cell.is_split() {
+            return cell.read.time as usize;
+        }
+        let mut bytes = [cell; GRANULE];
+        for byte in &mut bytes[1..] {
+            *byte = unshared(cell, &mut self.sets);
+        }
+        self.bytes.push(bytes);
+        let index = self.bytes.len() - 1;
+        self.blocks[block][granule].read = Stamp::tag(BYTES, index as u32);
+        index
     }
 
     /// Marks the byte at `addr` as the first byte of a word the program
@@ -201,15 +412,21 @@ impl ShadowMemory {
     /// is marked whole.)
     pub fn mark_sync(&mut self, addr: u32) {
         let byte = u64::from(addr);
-        let at = self.page(byte / PAGE);
-        let page = &mut self.pages[at];
-        if page.shadow((byte % PAGE) as usize).is_sync() {
+        let (page, at) = (self.page(byte / PAGE), (byte % PAGE) as usize);
+        if self.byte_cell(page, at).is_sync() {
             return;
         }
-        let granule = &mut page.split(&mut self.spare)[(byte % PAGE) as usize / GRANULE];
-        match (byte as usize % GRANULE, granule) {
-            (0, granule) => *granule = Granule::Whole(Shadow::sync()),
-            (at, granule) => granule.split()[at] = Shadow::sync(),
+        let block = self.split_page(page);
+        self.pages[page] = Page::Granules {
+            block: block as u32,
+            sync: true,
+        };
+        let granule = at / GRANULE;
+        if at % GRANULE == 0 {
+            self.blocks[block][granule] = Cell::SYNC;
+        } else {
+            let bytes = self.split_granule(block, granule);
+            self.bytes[bytes][at % GRANULE] = Cell::SYNC;
         }
     }
 
@@ -226,8 +443,13 @@ impl ShadowMemory {
         addr: u32,
         len: u32,
     ) -> Checked {
-        let now = Stamp::new(Epoch::of(thread, clock), site);
-        if let Some(checked) = self.access_words(now, clock, write, addr, len) {
+        let now = Stamp {
+            time: clock.get(thread),
+            site,
+            thread,
+        };
+        let visit = Visit { now, clock, write };
+        if let Some(checked) = self.access_words(visit, addr, len) {
             return checked;
         }
         let end = u64::from(addr) + u64::from(len);
@@ -236,19 +458,12 @@ impl ShadowMemory {
         while byte < end {
             let page_start = byte / PAGE * PAGE;
             let page_end = end.min(page_start + PAGE);
-            let at = self.page(byte / PAGE);
-            let page = &mut self.pages[at];
-            if byte == u64::from(addr) && page.shadow((byte - page_start) as usize).is_sync() {
+            let page = self.page(byte / PAGE);
+            let from = (byte - page_start) as usize;
+            if byte == u64::from(addr) && self.byte_cell(page, from).is_sync() {
                 return Checked::SyncWord;
             }
-            let conflict = page.access(
-                &mut self.spare,
-                (byte - page_start) as usize,
-                (page_end - page_start) as usize,
-                now,
-                clock,
-                write,
-            );
+            let conflict = self.access_page(page, from, (page_end - page_start) as usize, visit);
             if first.is_none()
                 && let Some((at, (earlier, earlier_write))) = conflict
             {
@@ -263,51 +478,39 @@ impl ShadowMemory {
         }
         first.map_or(Checked::Clean, Checked::Race)
     }
-}
 
-impl ShadowMemory {
     /// The common case first: an access to whole words (at most 16 bytes)
     /// of a page already split, whose granules are whole. `None` when the
     /// access is not one.
     #[inline]
-    fn access_words(
-        &mut self,
-        now: Stamp,
-        clock: &VectorClock,
-        write: bool,
-        addr: u32,
-        len: u32,
-    ) -> Option<Checked> {
-        let granule = GRANULE as u32;
+    fn access_words(&mut self, visit: Visit<'_>, addr: u32, len: u32) -> Option<Checked> {
         let offset = (u64::from(addr) % PAGE) as usize;
-        if !addr.is_multiple_of(granule)
-            || !len.is_multiple_of(granule)
-            || !(granule..=16).contains(&len)
+        if !addr.is_multiple_of(GRANULE as u32)
+            || !len.is_multiple_of(GRANULE as u32)
+            || !(GRANULE as u32..=16).contains(&len)
             || offset + len as usize > PAGE as usize
         {
             return None;
         }
-        let at = self.page(u64::from(addr) / PAGE);
-        let Page::Granules(granules) = &mut self.pages[at] else {
+        let page = self.page(u64::from(addr) / PAGE);
+        let Page::Granules { block, .. } = self.pages[page] else {
             return None;
         };
-        let words = &mut granules[offset / GRANULE..(offset + len as usize) / GRANULE];
-        if !words.iter().all(|g| matches!(g, Granule::Whole(_))) {
+        let words =
+            &mut self.blocks[block as usize][offset / GRANULE..(offset + len as usize) / GRANULE];
+        if words.iter().any(Cell::is_split) {
             return None;
+        }
+        if words[0].is_sync() {
+            return Some(Checked::SyncWord);
         }
         let mut first = None;
         for (n, word) in words.iter_mut().enumerate() {
-            let Granule::Whole(shadow) = word else {
-                unreachable!("checked above")
-            };
-            if n == 0 && shadow.is_sync() {
-                return Some(Checked::SyncWord);
-            }
             if let (None, Some((earlier, earlier_write))) =
-                (first, shadow.access(now, clock, write))
+                (first, access_cell(word, &mut self.sets, visit))
             {
                 first = Some(Conflict {
-                    addr: addr + n as u32 * granule,
+                    addr: addr + (n * GRANULE) as u32,
                     thread: earlier.thread,
                     site: earlier.site,
                     write: earlier_write,
@@ -316,220 +519,66 @@ impl ShadowMemory {
         }
         Some(first.map_or(Checked::Clean, Checked::Race))
     }
-}
 
-/// The first conflict of an access to a block of bytes: the offset of the
-/// byte in the block, the earlier access and whether it wrote.
-type BlockConflict = Option<(usize, (Stamp, bool))>;
-
-impl Page {
-    /// The shadow of byte `at` of the page.
-    #[inline]
-    fn shadow(&self, at: usize) -> &Shadow {
-        match self {
-            Page::Uniform(shadow) => shadow,
-            Page::Granules(granules) => granules[at / GRANULE].shadow(at % GRANULE),
-        }
-    }
-
-    /// The page's granules (a uniform page is split, into `spare`'s last
-    /// array if there is one).
-    fn split(&mut self, spare: &mut Vec<Box<[Granule]>>) -> &mut [Granule] {
-        if let Page::Uniform(shadow) = self {
-            let whole = Granule::Whole(shadow.clone());
-            let granules = match spare.pop() {
-                Some(mut granules) => {
-                    granules.fill(whole);
-                    granules
-                }
-                None => vec![whole; PAGE as usize / GRANULE].into(),
-            };
-            *self = Page::Granules(granules);
-        }
-        match self {
-            Page::Granules(granules) => granules,
-            Page::Uniform(_) => unreachable!("the page was just split"),
-        }
-    }
-
-    /// An access to bytes `from..to` of the page (split into `spare`'s
-    /// last array, if it must be).
-    fn access(
+    /// An access to bytes `from..to` of page `page` (split if it must be).
+    fn access_page(
         &mut self,
-        spare: &mut Vec<Box<[Granule]>>,
+        page: usize,
         from: usize,
         to: usize,
-        now: Stamp,
-        clock: &VectorClock,
-        write: bool,
+        visit: Visit<'_>,
     ) -> BlockConflict {
         let whole = from == 0 && to == PAGE as usize;
-        if let (true, Page::Uniform(shadow)) = (whole, &mut *self) {
-            return shadow.access(now, clock, write).map(|earlier| (0, earlier));
+        if let (true, Page::Uniform(cell)) = (whole, &mut self.pages[page]) {
+            return access_cell(cell, &mut self.sets, visit).map(|found| (0, found));
         }
-        let granules = self.split(spare);
+        let block = self.split_page(page);
         let mut first = None;
         let mut byte = from;
         while byte < to {
             let start = byte / GRANULE * GRANULE;
             let end = to.min(start + GRANULE);
             let found =
-                granules[start / GRANULE].access(byte - start, end - start, now, clock, write);
+                self.access_granule(block, start / GRANULE, byte - start..end - start, visit);
             if first.is_none() {
                 first = found.map(|(at, earlier)| (start + at, earlier));
             }
             byte = end;
         }
-        if whole && write && granules.iter().all(|g| !g.has_sync()) {
+        if let (true, true, Page::Granules { sync: false, .. }) =
+            (whole, visit.write, self.pages[page])
+        {
             // Every byte was written by this access alone.
-            if let Page::Granules(granules) =
-                std::mem::replace(self, Page::Uniform(Shadow::written(now)))
-            {
-                spare.push(granules);
-            }
+            self.pages[page] = Page::Uniform(Cell::written(visit.now));
         }
         first
     }
-}
 
-impl Granule {
-    /// The shadow of byte `at` of the granule.
-    fn shadow(&self, at: usize) -> &Shadow {
-        match self {
-            Granule::Whole(shadow) => shadow,
-            Granule::Bytes(bytes) => &bytes[at],
-        }
-    }
-
-    fn has_sync(&self) -> bool {
-        match self {
-            Granule::Whole(shadow) => shadow.is_sync(),
-            Granule::Bytes(bytes) => bytes.iter().any(Shadow::is_sync),
-        }
-    }
-
-    /// The granule's bytes (a whole granule is split).
-    fn split(&mut self) -> &mut [Shadow; GRANULE] {
-        if let Granule::Whole(shadow) = self {
-            *self = Granule::Bytes(Box::new(std::array::from_fn(|_| shadow.clone())));
-        }
-        match self {
-            Granule::Bytes(bytes) => bytes,
-            Granule::Whole(_) => unreachable!("the granule was just split"),
-        }
-    }
-
-    /// An access to bytes `from..to` of the granule.
-    fn access(
+    /// An access to bytes `range` of granule `granule` of block `block`.
+    fn access_granule(
         &mut self,
-        from: usize,
-        to: usize,
-        now: Stamp,
-        clock: &VectorClock,
-        write: bool,
+        block: usize,
+        granule: usize,
+        range: std::ops::Range<usize>,
+        visit: Visit<'_>,
     ) -> BlockConflict {
-        let whole = from == 0 && to == GRANULE;
-        if let (true, Granule::Whole(shadow)) = (whole, &mut *self) {
-            return shadow.access(now, clock, write).map(|earlier| (0, earlier));
+        let whole = range == (0..GRANULE);
+        let cell = &mut self.blocks[block][granule];
+        if whole && !cell.is_split() {
+            return access_cell(cell, &mut self.sets, visit).map(|found| (0, found));
         }
-        let bytes = self.split();
+        let bytes = self.split_granule(block, granule);
         let mut first = None;
-        for (at, shadow) in bytes.iter_mut().enumerate().take(to).skip(from) {
-            let found = shadow.access(now, clock, write);
+        for at in range {
+            let found = access_cell(&mut self.bytes[bytes][at], &mut self.sets, visit);
             if first.is_none() {
                 first = found.map(|earlier| (at, earlier));
             }
         }
-        if whole && write && !bytes.iter().any(Shadow::is_sync) {
-            *self = Granule::Whole(Shadow::written(now));
+        if whole && visit.write && !self.bytes[bytes].iter().any(Cell::is_sync) {
+            self.blocks[block][granule] = Cell::written(visit.now);
         }
         first
-    }
-}
-
-impl Shadow {
-    #[inline]
-    fn is_sync(&self) -> bool {
-        matches!(self.reads, Reads::Sync)
-    }
-
-    /// The shadow of the first byte of an atomic word.
-    fn sync() -> Self {
-        Shadow {
-            write: None,
-            reads: Reads::Sync,
-        }
-    }
-
-    /// The shadow of a byte `now` wrote.
-    fn written(now: Stamp) -> Self {
-        Shadow {
-            write: Some(now),
-            reads: Reads::None,
-        }
-    }
-
-    /// A read or write `now` by the thread whose clock is `clock`: the
-    /// earlier access it races with, and whether that one wrote.
-    fn access(&mut self, now: Stamp, clock: &VectorClock, write: bool) -> Option<(Stamp, bool)> {
-        if write {
-            self.write(now, clock)
-        } else {
-            self.read(now, clock)
-        }
-    }
-
-    #[inline]
-    fn read(&mut self, now: Stamp, clock: &VectorClock) -> Option<(Stamp, bool)> {
-        let race = self
-            .write
-            .filter(|w| w.unordered(now.thread, clock))
-            .map(|w| (w, true));
-        match &mut self.reads {
-            Reads::One(last)
-                if last.thread == now.thread || last.epoch().happened_before(clock) =>
-            {
-                *last = now;
-            }
-            Reads::None => self.reads = Reads::One(now),
-            // A byte of a synchronisation word that a wider plain access
-            // covers keeps its mark.
-            Reads::Sync => {}
-            Reads::One(last) => {
-                let last = *last;
-                self.reads = Reads::Many(Rc::new(vec![last, now]));
-            }
-            Reads::Many(reads) => {
-                let set = Rc::make_mut(reads);
-                match set.iter_mut().find(|r| r.thread == now.thread) {
-                    Some(entry) => *entry = now,
-                    None => set.push(now),
-                }
-            }
-        }
-        race
-    }
-
-    #[inline]
-    fn write(&mut self, now: Stamp, clock: &VectorClock) -> Option<(Stamp, bool)> {
-        let write_race = self
-            .write
-            .filter(|w| w.unordered(now.thread, clock))
-            .map(|w| (w, true));
-        let read_race = match &self.reads {
-            Reads::None | Reads::Sync => None,
-            Reads::One(read) => Some(*read).filter(|r| r.unordered(now.thread, clock)),
-            Reads::Many(reads) => reads
-                .iter()
-                .copied()
-                .find(|r| r.unordered(now.thread, clock)),
-        }
-        .map(|r| (r, false));
-        self.write = Some(now);
-        if !matches!(self.reads, Reads::None | Reads::Sync) {
-            self.reads = Reads::None;
-        }
-        write_race.or(read_race)
     }
 }
 
@@ -565,7 +614,7 @@ mod tests {
         let conflict = race(memory.access(1, &one, 2, false, page + 10, 2));
         assert_eq!(conflict.addr, page + 10);
         assert!(conflict.write);
-        assert!(matches!(memory.pages[1], Page::Granules(_)));
+        assert!(matches!(memory.pages[1], Page::Granules { .. }));
         // The rest of the split page still remembers the fill.
         race(memory.access(1, &one, 3, true, 2 * page - 1, 1));
     }
@@ -575,15 +624,15 @@ mod tests {
         let mut memory = ShadowMemory::default();
         let zero = clock(&[1]);
         assert_eq!(memory.access(0, &zero, 1, false, 5, 1), Checked::Clean);
-        let Page::Granules(granules) = &memory.pages[0] else {
+        let Page::Granules { block, .. } = memory.pages[0] else {
             panic!("split")
         };
-        assert!(matches!(granules[1], Granule::Bytes(_)));
+        assert!(memory.blocks[block as usize][1].is_split());
         assert_eq!(memory.access(0, &zero, 2, true, 4, 4), Checked::Clean);
-        let Page::Granules(granules) = &memory.pages[0] else {
+        let Page::Granules { block, .. } = memory.pages[0] else {
             panic!("split")
         };
-        assert!(matches!(granules[1], Granule::Whole(_)));
+        assert!(!memory.blocks[block as usize][1].is_split());
         assert_eq!(
             memory.access(0, &zero, 2, true, 0, PAGE as u32),
             Checked::Clean
