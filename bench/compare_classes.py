@@ -21,7 +21,7 @@ CLASSES = [
     ("classes", "vec"), ("classes", "map"), ("classes", "log"), ("classes", "range"),
     ("range-c", "range"), ("stringbuffer", "sb"),
     ("stream-classes-c", "bstream"), ("stream-classes-c", "series"), ("map-views-c", "vmap"),
-    ("logger-handlers-c", "hlogger"),
+    ("logger-handlers-c", "hlogger"), ("sync-vector-c", "svec"),
 ]
 
 
