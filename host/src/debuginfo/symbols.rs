@@ -65,18 +65,6 @@ impl LazySymbols {
         self.with(|symbols| symbols.site(site).describe())
     }
 
-    /// The source file of `site`'s code, if DWARF says (the innermost
-    /// frame's, whether or not it is the guest's own code).
-    pub fn file_of(&self, site: &Site) -> Option<String> {
-        self.with(|symbols| {
-            symbols
-                .frames(site.code_offset)
-                .into_iter()
-                .next()
-                .and_then(|frame| frame.file)
-        })
-    }
-
     /// The variable that holds `addr`, if DWARF says.
     pub fn variable_at(&self, addr: u32) -> Option<String> {
         self.with(|symbols| symbols.variable_at(addr))
