@@ -210,6 +210,14 @@ fn access_cell(cell: &mut Cell, sets: &mut ReadSets, visit: Visit<'_>) -> CellCo
     }
 }
 
+/// The cell's last write, if nothing orders it before `now`, whose
+/// thread's clock is `clock`.
+#[inline]
+fn write_race(cell: &Cell, now: Stamp, clock: &VectorClock) -> CellConflict {
+    (cell.write.thread != NO_WRITE && cell.write.unordered(now.thread, clock))
+        .then_some((cell.write, true))
+}
+
 #[inline]
 fn read_cell(
     cell: &mut Cell,
@@ -217,8 +225,7 @@ fn read_cell(
     now: Stamp,
     clock: &VectorClock,
 ) -> CellConflict {
-    let race = (cell.write.thread != NO_WRITE && cell.write.unordered(now.thread, clock))
-        .then_some((cell.write, true));
+    let race = write_race(cell, now, clock);
     let last = cell.read;
     match last.thread {
         NO_READ => cell.read = now,
@@ -245,8 +252,7 @@ fn write_cell(
     now: Stamp,
     clock: &VectorClock,
 ) -> CellConflict {
-    let write_race = (cell.write.thread != NO_WRITE && cell.write.unordered(now.thread, clock))
-        .then_some((cell.write, true));
+    let write_race = write_race(cell, now, clock);
     let read_race = match cell.read.thread {
         NO_READ | SYNC => None,
         MANY => sets.sets[cell.read.time as usize]
