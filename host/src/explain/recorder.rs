@@ -9,8 +9,12 @@
 //! execution's accesses in order. The recorder keeps what it knows of each
 //! byte: the value a batch's last write left is in memory when the batch is
 //! read, and at a scheduling point memory holds the value the access is
-//! about to see. Where neither tells (a value overwritten within the same
-//! batch), the value is left unknown rather than guessed.
+//! about to see. A plain read whose bytes the batch does not write again
+//! saw what memory holds when the batch is read (only its thread ran in
+//! between), which also covers bytes a runtime's code wrote without
+//! logging it (see [`crate::runtime::Program::load`]). Where none of these
+//! tells (a value overwritten within the same batch), the value is left
+//! unknown rather than guessed.
 //!
 //! Library calls are recognised in modules loaded with `log_calls`: a call
 //! from the guest's own code to a function [`classify`] knows is one
@@ -482,11 +486,19 @@ impl Analysis for Recorder {
         let mut values = Vec::with_capacity(batch.len());
         for (i, access) in batch.iter().enumerate() {
             let width = access.width;
+            let writes = written(access);
             let read = (width > 0 && access.kind.reads()).then(|| {
                 let now = (!overwritten_later[i]).then(|| view.read(access.addr, width));
-                self.known(access.addr, width, now)
+                if writes.is_empty() && now.is_some() {
+                    // Only this thread ran since the read, and nothing it
+                    // logged wrote the bytes again: memory holds what the
+                    // read saw, even where a runtime's unlogged code wrote
+                    // them after the last logged write.
+                    now
+                } else {
+                    self.known(access.addr, width, now)
+                }
             });
-            let writes = written(access);
             let wrote = if writes.is_empty() {
                 None
             } else if width > 0 {

@@ -164,6 +164,22 @@ pub fn instrument(
     wasm: &[u8],
     options: &InstrumentOptions,
 ) -> Result<Instrumented, InstrumentError> {
+    instrument_logging(wasm, options, &|_| true)
+}
+
+/// [`instrument`], where a module that
+/// [logs its accesses](InstrumentOptions::log_accesses) logs a plain access
+/// only if `log` holds for its code offset (as [`Site::code_offset`]); the
+/// others are left as they are, and have no site.
+///
+/// # Errors
+///
+/// As [`instrument`].
+pub fn instrument_logging(
+    wasm: &[u8],
+    options: &InstrumentOptions,
+    log: &dyn Fn(u32) -> bool,
+) -> Result<Instrumented, InstrumentError> {
     wasmparser::Validator::new_with_features(features()).validate_all(wasm)?;
     let (without_start, start_func) = entries::split_start(wasm);
     let mut survey = survey::Survey::of(&without_start)?;
@@ -187,7 +203,7 @@ pub fn instrument(
     } else {
         &without_start[..]
     };
-    let mut rewriter = rewrite::Rewriter::new(&survey, *options, wrappers);
+    let mut rewriter = rewrite::Rewriter::new(&survey, *options, wrappers, log);
     let mut module = wasm_encoder::Module::new();
     rewriter
         .parse_core_module(&mut module, wasmparser::Parser::new(0), source)

@@ -70,6 +70,9 @@ impl Scratch {
 pub(crate) struct Rewriter<'s> {
     survey: &'s Survey,
     options: InstrumentOptions,
+    /// Whether the plain access at a code offset is logged (when accesses
+    /// are).
+    log_at: &'s dyn Fn(u32) -> bool,
     pub sites: SiteTable,
     /// Index of the next defined function whose body is parsed.
     next_defined: u32,
@@ -88,15 +91,18 @@ pub(crate) struct Rewriter<'s> {
 }
 
 impl<'s> Rewriter<'s> {
-    /// A rewriter of `survey`'s module that appends `entries`, if any.
+    /// A rewriter of `survey`'s module that appends `entries`, if any, and
+    /// logs the plain accesses at the code offsets `log_at` holds for.
     pub fn new(
         survey: &'s Survey,
         options: InstrumentOptions,
         entries: Option<EntryWrappers>,
+        log_at: &'s dyn Fn(u32) -> bool,
     ) -> Self {
         Rewriter {
             survey,
             options,
+            log_at,
             sites: SiteTable::default(),
             next_defined: 0,
             emitted_types: false,
@@ -225,19 +231,21 @@ impl<'s> Rewriter<'s> {
             && !self.survey.defined_func_types.is_empty()
     }
 
-    /// The plain access `op` is when plain accesses are logged and `op` is
-    /// not hooked as a scheduling point anyway.
-    fn logged(&self, op: &wasmparser::Operator) -> Option<Access> {
-        if !self.logs_accesses() || self.hooked(op).is_some() {
+    /// The plain access `op` at `pos` is when plain accesses are logged,
+    /// this one included, and `op` is not hooked as a scheduling point
+    /// anyway.
+    fn logged(&self, op: &wasmparser::Operator, pos: usize) -> Option<Access> {
+        if !self.logs_accesses() || self.hooked(op).is_some() || !self.logs_at(pos) {
             return None;
         }
         ops::plain_access(op).or_else(|| ops::simd_access(op))
     }
 
-    /// The bulk instruction `op` is when plain accesses are logged and bulk
-    /// instructions are not hooked as scheduling points anyway.
-    fn logged_bulk(&self, op: &wasmparser::Operator) -> Option<super::AccessKind> {
-        if !self.logs_accesses() || self.hooked_bulk(op).is_some() {
+    /// The bulk instruction `op` at `pos` is when plain accesses are logged,
+    /// this one included, and bulk instructions are not hooked as
+    /// scheduling points anyway.
+    fn logged_bulk(&self, op: &wasmparser::Operator, pos: usize) -> Option<super::AccessKind> {
+        if !self.logs_accesses() || self.hooked_bulk(op).is_some() || !self.logs_at(pos) {
             return None;
         }
         ops::bulk_access(op)
@@ -562,6 +570,16 @@ impl<'s> Rewriter<'s> {
         }
     }
 
+    /// The code offset of the instruction at `pos` in the module's bytes.
+    fn code_offset(&self, pos: usize) -> u32 {
+        pos.saturating_sub(self.survey.code_section_start) as u32
+    }
+
+    /// Whether a plain access at `pos` is logged (when accesses are).
+    fn logs_at(&self, pos: usize) -> bool {
+        (self.log_at)(self.code_offset(pos))
+    }
+
     fn site(
         &mut self,
         kind: super::AccessKind,
@@ -570,7 +588,7 @@ impl<'s> Rewriter<'s> {
         offset: u64,
         width: u8,
     ) -> i32 {
-        let code_offset = pos.saturating_sub(self.survey.code_section_start) as u32;
+        let code_offset = self.code_offset(pos);
         self.sites.push(Site {
             kind,
             func,
@@ -584,7 +602,7 @@ impl<'s> Rewriter<'s> {
     /// A call site (for call logging): `callee` is the original index of a
     /// direct call's target.
     fn call_site(&mut self, func: u32, pos: usize, callee: Option<u32>) -> i32 {
-        let code_offset = pos.saturating_sub(self.survey.code_section_start) as u32;
+        let code_offset = self.code_offset(pos);
         self.sites.push(Site {
             kind: super::AccessKind::Call,
             func,
@@ -1093,7 +1111,8 @@ impl Reencode for Rewriter<'_> {
                     }
                 }
                 self.emit_bounds_guard(&mut f, ranges, &scratch);
-                if let (Some(kind), Some(log)) = (self.logged_bulk(&op), self.log_functions()) {
+                if let (Some(kind), Some(log)) = (self.logged_bulk(&op, pos), self.log_functions())
+                {
                     // The guard left the operands in the scratch locals.
                     let site = self.site(kind, func, pos, 0, 0);
                     let site = self.checked_site(site)?;
@@ -1129,7 +1148,9 @@ impl Reencode for Rewriter<'_> {
                     if let Some(log) = self.log_functions() {
                         log.emit_call(&mut f, scratch.addr, site, false);
                     }
-                } else if let (Some(logged), Some(log)) = (self.logged(&op), self.log_functions()) {
+                } else if let (Some(logged), Some(log)) =
+                    (self.logged(&op, pos), self.log_functions())
+                {
                     let site =
                         self.site(logged.kind, func, pos, logged.memarg.offset, logged.width);
                     log.emit_call(&mut f, scratch.addr, self.checked_site(site)?, true);

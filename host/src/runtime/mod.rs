@@ -29,6 +29,7 @@ pub use analysis::{Analysis, Reports};
 pub use outcome::{BlockedThread, Outcome};
 
 use crate::abi;
+use crate::debuginfo::bookkeeping::Owner;
 use crate::debuginfo::symbols::LazySymbols;
 use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};
 use crate::sched::Scheduler;
@@ -309,7 +310,11 @@ pub struct Program {
 const SLICE_FUEL: u64 = 100_000;
 
 impl Program {
-    /// Instruments and compiles `wasm`.
+    /// Instruments and compiles `wasm`. With
+    /// [`log_accesses`](InstrumentOptions::log_accesses), the plain accesses
+    /// of a language runtime's private state (the C allocator's and
+    /// thread-specific data's, Rust `std`'s own functions': see
+    /// [`Owner`]) are left unlogged, as no analysis needs them.
     ///
     /// # Errors
     ///
@@ -331,7 +336,18 @@ impl Program {
         analyses: &[host::Imports],
     ) -> Result<Self, LoadError> {
         let hash = blake3::hash(wasm);
-        let out = instrument::instrument(wasm, &options)?;
+        let symbols = Arc::new(LazySymbols::new(wasm));
+        let out = if options.log_accesses {
+            // A runtime's private state is not logged: the race check leaves
+            // it out, and logging it was most of what the check cost.
+            symbols.with(|symbols| {
+                instrument::instrument_logging(wasm, &options, &|offset| {
+                    Owner::at(symbols, offset) != Owner::Runtime
+                })
+            })?
+        } else {
+            instrument::instrument(wasm, &options)?
+        };
         let linked = |name: &str| {
             sdk::IMPORTS
                 .iter()
@@ -409,7 +425,7 @@ impl Program {
             exec: ExecHandle::idle(),
             imported_funcs: out.imported_funcs,
             access_log: out.access_log,
-            symbols: Arc::new(LazySymbols::new(wasm)),
+            symbols,
         })
     }
 

@@ -1,0 +1,146 @@
+//! Whose code an instruction is: the program's, or a language runtime's own
+//! bookkeeping, told by the source files DWARF names for its frames.
+//!
+//! - The C library's thread library (threads, locks, thread-specific data)
+//!   and atomics helpers: the innermost frame is in one of their files.
+//!   Some of their plain accesses synchronise: musl releases some locks
+//!   with a plain store between two fences, and spins on plain loads.
+//! - The C library's allocator and thread-specific data: the innermost
+//!   frame is in their files.
+//! - The Rust standard library's own code: the function that holds the
+//!   code is `std`'s, and every function inlined into it is `std`'s,
+//!   `core`'s or `alloc`'s (none is the program's: a closure of the program
+//!   inlined into `std` is the program's). `std` synchronises with atomics
+//!   only.
+//!
+//! The race check does not check a runtime's plain accesses, as TSan does
+//! not instrument the C library (nor Rust's `std` unless it is rebuilt):
+//! they are the runtime's internal state (block headers read outside the
+//! lock by design, every thread-specific key visited when a thread exits,
+//! the packet of a spawned thread, stdout's buffer).
+
+use super::symbols::Symbols;
+
+/// Source paths of the C library's thread library and atomics helpers, as
+/// wasi-libc's DWARF spells them.
+const LIBC_THREADS: [&str; 2] = [
+    "wasi-libc/libc-top-half/musl/src/thread/",
+    "wasi-libc/libc-top-half/musl/src/internal/atomic.h",
+];
+
+/// Source paths of the C library's allocator, and of its thread-specific
+/// data: tables a lock (whose accesses are the thread library's) guards, or
+/// that one thread owns; their plain accesses never synchronise.
+const LIBC_PRIVATE: [&str; 4] = [
+    "wasi-libc/dlmalloc/",
+    "wasi-libc/libc-top-half/musl/src/thread/pthread_key_create.c",
+    "wasi-libc/libc-top-half/musl/src/thread/pthread_getspecific.c",
+    "wasi-libc/libc-top-half/musl/src/thread/pthread_setspecific.c",
+];
+
+/// Where Rust's standard library's own functions are, as DWARF names them
+/// (after [`crate::debuginfo::symbols`] shortened the paths).
+const RUST_STD: &str = "library/std/src/";
+
+/// Where the code Rust's standard library inlines is.
+const RUST_LIBRARIES: [&str; 3] = [RUST_STD, "library/core/src/", "library/alloc/src/"];
+
+/// Whose code an instruction is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
+    /// The program's (or unknown: no DWARF).
+    Program,
+    /// The C library's thread library or atomics helpers: a plain access
+    /// may synchronise.
+    ThreadLibrary,
+    /// The C library's allocator or thread-specific data, or Rust's `std`:
+    /// a plain access is the runtime's private state, and never
+    /// synchronises.
+    Runtime,
+}
+
+impl Owner {
+    /// The owner of code whose frames (innermost first) are in `files`.
+    pub fn of_files(files: &[&str]) -> Owner {
+        let innermost_in = |sources: &[&str]| {
+            files
+                .first()
+                .is_some_and(|file| sources.iter().any(|source| file.contains(source)))
+        };
+        let std = files.last().is_some_and(|file| file.starts_with(RUST_STD))
+            && files.iter().all(|file| {
+                RUST_LIBRARIES
+                    .iter()
+                    .any(|library| file.starts_with(library))
+            });
+        if std || innermost_in(&LIBC_PRIVATE) {
+            Owner::Runtime
+        } else if innermost_in(&LIBC_THREADS) {
+            Owner::ThreadLibrary
+        } else {
+            Owner::Program
+        }
+    }
+
+    /// The owner of the code at `code_offset` in `symbols`' module.
+    pub fn at(symbols: &Symbols, code_offset: u32) -> Owner {
+        let frames = symbols.frames(code_offset);
+        let files: Vec<&str> = frames
+            .iter()
+            .map(|frame| frame.file.as_deref().unwrap_or(""))
+            .collect();
+        Owner::of_files(&files)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Owner;
+
+    #[test]
+    fn the_owner_is_told_by_the_frames_files() {
+        assert_eq!(
+            Owner::of_files(&["wasi-libc/dlmalloc/src/malloc.c"]),
+            Owner::Runtime
+        );
+        assert_eq!(
+            Owner::of_files(&[
+                "wasi-libc/libc-top-half/musl/src/internal/atomic.h",
+                "samples/x/main.c",
+            ]),
+            Owner::ThreadLibrary
+        );
+        assert_eq!(
+            Owner::of_files(&["wasi-libc/libc-top-half/musl/src/thread/__lock.c"]),
+            Owner::ThreadLibrary
+        );
+        assert_eq!(
+            Owner::of_files(&["wasi-libc/libc-top-half/musl/src/thread/pthread_key_create.c"]),
+            Owner::Runtime
+        );
+        assert_eq!(Owner::of_files(&["samples/x/main.c"]), Owner::Program);
+        // std's own function, with core inlined into it.
+        assert_eq!(
+            Owner::of_files(&[
+                "library/core/src/cell.rs",
+                "library/std/src/thread/local.rs"
+            ]),
+            Owner::Runtime
+        );
+        // core inlined into the program, or the program's closure into std.
+        assert_eq!(
+            Owner::of_files(&["library/core/src/cell.rs", "samples/x/src/main.rs"]),
+            Owner::Program
+        );
+        assert_eq!(
+            Owner::of_files(&["samples/x/src/main.rs", "library/std/src/sync/once_lock.rs"]),
+            Owner::Program
+        );
+        // alloc's own function (a `Vec` of the program's): the program's.
+        assert_eq!(
+            Owner::of_files(&["library/alloc/src/vec/mod.rs"]),
+            Owner::Program
+        );
+        assert_eq!(Owner::of_files(&[]), Owner::Program);
+    }
+}
