@@ -236,13 +236,19 @@ pub struct PointBuffer {
 /// budget passed it). Each time `len` passes a multiple of `flush_every`,
 /// the guest calls [`LOG_FULL`], so the host reads the log before it wraps;
 /// that call depends only on the thread's own accesses, so the fuel a
-/// thread spends does not depend on when the host read its log. After the
-/// entries, a bitmap with one bit per site (bit `site % 8` of byte `flags +
+/// thread spends does not depend on when the host read its log. A thread
+/// logs its plain accesses (and makes them scheduling points, by the bitmap
+/// below) only while `recording` (an i32) is non-zero:
+/// the main thread from its first spawn on (before it, no other thread
+/// exists to race with), every spawned thread from its start. That depends
+/// only on the execution, so it moves fuel the same way in an exploration
+/// and its replay. After the entries, a bitmap with one bit per site (bit `site % 8` of byte `flags +
 /// site / 8`) says which plain accesses are scheduling points in this
 /// execution: those call [`POINT`] (or [`BULK`]) before they are logged.
 pub const ACCESS_LOG: AccessLog = AccessLog {
     len: 16,
     read: 20,
+    recording: 24,
     entries: 4096,
     capacity: 4096,
     flush_every: 2048,
@@ -256,6 +262,9 @@ pub struct AccessLog {
     pub len: u64,
     /// Offset of the number of entries read (i32).
     pub read: u64,
+    /// Offset of whether plain accesses are logged (i32, non-zero: they
+    /// are).
+    pub recording: u64,
     /// Offset of the first entry.
     pub entries: u64,
     /// How many entries the ring holds (a power of two).

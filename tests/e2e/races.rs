@@ -123,3 +123,50 @@ fn race_free_programs_report_no_race_under_any_strategy() {
         }
     }
 }
+
+/// A module whose main thread writes a plain word, spawns a thread that
+/// reads it, and then (with `race_after_spawn`) writes it again without
+/// waiting for the thread.
+fn spawn_order_module(race_after_spawn: bool) -> String {
+    let after = if race_after_spawn {
+        "(i32.store (i32.const 0) (i32.const 2))"
+    } else {
+        ""
+    };
+    format!(
+        r#"(module
+  (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+  (memory (export "memory") 1 1 shared)
+  (func (export "wasi_thread_start") (param $tid i32) (param $arg i32)
+    (drop (i32.load (i32.const 0))))
+  (func (export "_start")
+    (i32.store (i32.const 0) (i32.const 1))
+    (drop (call $spawn (i32.const 0)))
+    {after}))"#
+    )
+}
+
+#[test]
+fn the_main_threads_accesses_race_from_its_first_spawn_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // Before the spawn: ordered before the thread's read, never a race.
+    let ordered = crate::support::wat_file(dir.path(), "ordered", &spawn_order_module(false));
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&ordered),
+            "--strategy",
+            "dpor",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(out.json()["exhaustive"], true, "{}", out.stdout);
+    // Right after it: the main thread's write races with the thread's read.
+    let racy = crate::support::wat_file(dir.path(), "racy", &spawn_order_module(true));
+    let out = weft_in(dir.path(), &["explore", arg(&racy), "--json", "--no-save"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "data-race", "{}", out.stdout);
+}

@@ -11,8 +11,9 @@
 //! read, and at a scheduling point memory holds the value the access is
 //! about to see. A plain read whose bytes the batch does not write again
 //! saw what memory holds when the batch is read (only its thread ran in
-//! between), which also covers bytes a runtime's code wrote without
-//! logging it (see [`crate::runtime::Program::load`]). Where none of these
+//! between), which also covers bytes written without a log entry (by a
+//! runtime's code, see [`crate::runtime::Program::load`], or by the main
+//! thread before its first spawn, see [`crate::abi::ACCESS_LOG`]). Where none of these
 //! tells (a value overwritten within the same batch), the value is left
 //! unknown rather than guessed.
 //!

@@ -4,15 +4,19 @@
 //! (Inlined at every access, the same code made modules several times
 //! larger and slower to compile.)
 //!
-//! - `log(addr, site, check)`: logs a scalar access. With `check`, and when
-//!   the execution makes `site` a scheduling point (its bit in the log's
-//!   bitmap is set), calls `weft_rt.point` first.
+//! - `log(addr, site, check)`: logs a scalar access. With `check` (a plain
+//!   access), and when the execution makes `site` a scheduling point (its
+//!   bit in the log's bitmap is set), calls `weft_rt.point` first.
 //! - `log_bulk(dst, src_or_value, len, site, check)`: the same for
 //!   `memory.copy` and `memory.fill` (two entries; `weft_rt.bulk` for the
 //!   point).
 //!
-//! A function costs the same fuel however the host reads the log, so time
-//! slices fall at the same places in an exploration and in its replay.
+//! A plain access calls them only while its thread records (see
+//! [`abi::ACCESS_LOG`]): before the main thread's first spawn, a plain
+//! access costs a load and a branch, and is neither logged nor a
+//! scheduling point (with one thread, a point decides nothing). A function
+//! costs the same fuel however the host reads the log, so time slices fall
+//! at the same places in an exploration and in its replay.
 
 use crate::abi::{self, Signature};
 use wasm_encoder::{BlockType, Function, Instruction, MemArg, ValType};
@@ -34,22 +38,34 @@ impl LogFunctions {
     /// with `check`, it is a scheduling point first when the execution
     /// makes `site` one.
     pub fn emit_call(&self, f: &mut Function, addr: u32, site: i32, check: bool) {
+        if check {
+            emit_if_recording(f);
+        }
         f.instruction(&Instruction::LocalGet(addr));
         f.instruction(&Instruction::I32Const(site));
         f.instruction(&Instruction::I32Const(i32::from(check)));
         f.instruction(&Instruction::Call(self.log));
+        if check {
+            f.instruction(&Instruction::End);
+        }
     }
 
     /// Logs the bulk access at `site` whose operands are in locals
     /// `operands` (destination, source or value, length), with `check` as
     /// [`LogFunctions::emit_call`].
     pub fn emit_bulk_call(&self, f: &mut Function, operands: [u32; 3], site: i32, check: bool) {
+        if check {
+            emit_if_recording(f);
+        }
         for local in operands {
             f.instruction(&Instruction::LocalGet(local));
         }
         f.instruction(&Instruction::I32Const(site));
         f.instruction(&Instruction::I32Const(i32::from(check)));
         f.instruction(&Instruction::Call(self.log_bulk));
+        if check {
+            f.instruction(&Instruction::End);
+        }
     }
 }
 
@@ -98,6 +114,17 @@ fn log_bulk_body(rt: &impl Fn(&Signature) -> u32) -> Function {
     emit_append(&mut f, entry, &[(dst, site), (mid, len)], rt);
     f.instruction(&Instruction::End);
     f
+}
+
+/// `if recording {`: what follows, up to its `end`, runs only while the
+/// thread records its plain accesses.
+fn emit_if_recording(f: &mut Function) {
+    f.instruction(&Instruction::I32Const(0));
+    f.instruction(&Instruction::I32Load(log_memory(
+        abi::ACCESS_LOG.recording,
+        2,
+    )));
+    f.instruction(&Instruction::If(BlockType::Empty));
 }
 
 /// `if check && bitmap[site]: if <point> { park }`, where `point` pushes

@@ -183,7 +183,9 @@ async fn run_thread(
                     "the module's point buffer has no room for its access log".into(),
                 )));
             }
-            points.start_log(bitmap);
+            // Only the main thread runs before the first spawn, with no
+            // other thread to race with: it records from then on.
+            points.start_log(bitmap, data.tid != 0);
         }
         exec.threads[data.tid as usize].points = Some(points);
     }

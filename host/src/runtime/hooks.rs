@@ -323,6 +323,11 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
         }
         let child = exec.add_thread();
         exec.happened(me, Happening::Spawned { child });
+        if exec.log_bitmap.is_some()
+            && let Some(points) = &exec.threads[me as usize].points
+        {
+            points.record();
+        }
         exec.spawn_queue.push((child, start_arg));
         exec.record(me, EventKind::Spawn { child }, 0, None);
         child

@@ -53,21 +53,31 @@ impl PointBuffer {
         ACCESS_LOG.flags as usize + bitmap <= self.bytes
     }
 
-    /// Empties the access log and sets the bitmap of the sites whose
-    /// plain accesses are scheduling points.
-    pub fn start_log(&self, scheduled: &[u8]) {
+    /// Empties the access log, sets the bitmap of the sites whose plain
+    /// accesses are scheduling points, and whether plain accesses are
+    /// logged from the start (see [`PointBuffer::record`]).
+    pub fn start_log(&self, scheduled: &[u8], recording: bool) {
         assert!(self.holds_log(scheduled.len()), "the bitmap fits the log");
         // SAFETY: `new`'s contract; the thread is not running, and the
         // bitmap fits (checked above).
         unsafe {
             self.word(ACCESS_LOG.len).write(0);
             self.word(ACCESS_LOG.read).write(0);
+            self.word(ACCESS_LOG.recording).write(u32::from(recording));
             std::ptr::copy_nonoverlapping(
                 scheduled.as_ptr(),
                 self.base.add(ACCESS_LOG.flags as usize),
                 scheduled.len(),
             );
         }
+    }
+
+    /// Makes the thread log its plain accesses from now on (see
+    /// [`ACCESS_LOG`]).
+    pub fn record(&self) {
+        // SAFETY: `new`'s contract; the thread is in a host call, so nothing
+        // else touches the buffer.
+        unsafe { self.word(ACCESS_LOG.recording).write(1) };
     }
 
     /// Hands `visit` every word the thread logged since the last call,
