@@ -109,6 +109,7 @@ impl RaceCheck {
             ),
         };
         detector.reset();
+        detector.first_race_only(mode == RaceMode::Fail);
         RaceCheck {
             detector,
             mode,

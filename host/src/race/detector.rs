@@ -22,6 +22,14 @@
 //! Plain loads, stores and bulk operations are checked byte by byte (see
 //! [`super::shadow`]), so accesses of different sizes that overlap are
 //! compared where they overlap.
+//!
+//! A detector that [only looks for the first race](Detector::first_race_only)
+//! skips a plain access that a clean access of the same thread in the same
+//! epoch covers (the same bytes, and a write if it writes): every access
+//! of another thread that races with it races with that one too, which is
+//! found instead (code compiled without optimisation reads and writes its
+//! stack slots over and over). A detector that must name every racing site
+//! checks each one.
 
 use super::shadow::{Checked, ShadowMemory};
 use crate::instrument::SiteId;
@@ -61,6 +69,47 @@ pub struct Detector {
     atomics: FxHashMap<u32, VectorClock>,
     /// What each byte remembers of its plain accesses.
     shadow: ShadowMemory,
+    /// Whether covered accesses are skipped (see the module's doc).
+    first_race_only: bool,
+    /// The clean plain accesses of one thread in its current epoch.
+    recent: Recent,
+}
+
+/// Slots of [`Recent`] (a power of two).
+const RECENT_SLOTS: usize = 16;
+
+/// Clean plain accesses of one thread since its clock last changed: a
+/// direct-mapped cache of `(addr, len, write)` by address.
+#[derive(Debug, Default)]
+struct Recent {
+    thread: Option<ThreadId>,
+    slots: [Option<(u32, u32, bool)>; RECENT_SLOTS],
+}
+
+impl Recent {
+    fn slot(addr: u32) -> usize {
+        (addr as usize >> 2) & (RECENT_SLOTS - 1)
+    }
+
+    /// Whether a clean access of `thread` covers this one.
+    fn covers(&self, thread: ThreadId, addr: u32, len: u32, write: bool) -> bool {
+        self.thread == Some(thread)
+            && self.slots[Self::slot(addr)]
+                .is_some_and(|(a, l, w)| a == addr && l == len && (w || !write))
+    }
+
+    fn remember(&mut self, thread: ThreadId, addr: u32, len: u32, write: bool) {
+        if self.thread != Some(thread) {
+            self.forget();
+            self.thread = Some(thread);
+        }
+        self.slots[Self::slot(addr)] = Some((addr, len, write));
+    }
+
+    fn forget(&mut self) {
+        self.thread = None;
+        self.slots = [None; RECENT_SLOTS];
+    }
 }
 
 impl Default for Detector {
@@ -78,7 +127,16 @@ impl Detector {
             threads: vec![main],
             atomics: FxHashMap::default(),
             shadow: ShadowMemory::default(),
+            first_race_only: false,
+            recent: Recent::default(),
         }
+    }
+
+    /// Makes the detector look only for the first race of the execution:
+    /// it may then skip covered accesses (see the module's doc).
+    pub fn first_race_only(&mut self, only: bool) {
+        self.first_race_only = only;
+        self.recent.forget();
     }
 
     /// Back to the state at the start of an execution, keeping the memory
@@ -89,6 +147,7 @@ impl Detector {
         self.threads[0].tick(0);
         self.atomics.clear();
         self.shadow.reset();
+        self.recent.forget();
     }
 
     #[inline]
@@ -103,6 +162,7 @@ impl Detector {
     /// `parent` created `child`: the child starts knowing all its parent
     /// did.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
+        self.recent.forget();
         let mut clock = self.clock_mut(parent).clone();
         clock.tick(child);
         *self.clock_mut(child) = clock;
@@ -111,6 +171,7 @@ impl Detector {
 
     /// `notifier`'s notify ended `woken`'s wait.
     pub fn wake(&mut self, notifier: ThreadId, woken: ThreadId) {
+        self.recent.forget();
         let clock = self.clock_mut(notifier).clone();
         self.clock_mut(woken).join(&clock);
         self.clock_mut(notifier).tick(notifier);
@@ -120,6 +181,7 @@ impl Detector {
     /// change memory).
     #[inline]
     pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
+        self.recent.forget();
         self.shadow.mark_sync(addr);
         self.clock_mut(thread);
         let clock = &mut self.threads[thread as usize];
@@ -155,6 +217,9 @@ impl Detector {
         addr: u32,
         len: u32,
     ) -> Option<Race> {
+        if self.first_race_only && self.recent.covers(thread, addr, len, write) {
+            return None;
+        }
         // Gives the thread a clock if it has none yet.
         self.clock_mut(thread);
         let clock = &self.threads[thread as usize];
@@ -164,7 +229,12 @@ impl Detector {
             write,
         };
         match self.shadow.access(thread, clock, site, write, addr, len) {
-            Checked::Clean => None,
+            Checked::Clean => {
+                if self.first_race_only {
+                    self.recent.remember(thread, addr, len, write);
+                }
+                None
+            }
             Checked::Race(earlier) => Some(Race {
                 addr: earlier.addr,
                 earlier: RacingAccess {
@@ -204,6 +274,28 @@ mod tests {
             }
         );
         assert_eq!(race.later.site, 20);
+    }
+
+    #[test]
+    fn covered_accesses_are_skipped_only_within_an_epoch() {
+        let mut d = Detector::new();
+        d.first_race_only(true);
+        d.spawn(0, 1);
+        // Thread 1 writes x, releases a lock word, writes x again.
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        d.atomic(1, 8, true);
+        assert_eq!(d.plain(1, 2, true, 64, 4), None);
+        assert_eq!(d.plain(1, 3, false, 64, 4), None, "covered: skipped");
+        // Thread 0 acquires the word: it knows the first write, not the
+        // second, whose epoch began at the release.
+        d.atomic(0, 8, false);
+        let race = d.plain(0, 4, false, 64, 4).expect("a race");
+        assert_eq!(race.earlier.site, 2);
+        // A read does not cover a write.
+        d.spawn(0, 2);
+        assert_eq!(d.plain(2, 5, false, 128, 4), None);
+        assert_eq!(d.plain(0, 6, false, 128, 4), None);
+        assert!(d.plain(0, 7, true, 128, 4).is_some());
     }
 
     #[test]
