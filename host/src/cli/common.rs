@@ -237,6 +237,7 @@ impl ModuleArgs {
                 },
                 point_sites: self.point_sites.clone(),
                 property: self.property,
+                log_from_start: false,
                 stop_at: None,
             },
             schedule: self.schedule.clone(),

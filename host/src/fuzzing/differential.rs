@@ -440,7 +440,13 @@ fn trap_text(error: &wasmtime::Error) -> String {
 fn under_weft(wasm: &[u8], options: InstrumentOptions) -> Ending {
     let mut program = Program::load(wasm, options).map_err(|e| format!("refused: {e:#}"))?;
     let scheduler = crate::explore::scheduler(Strategy::Random, 0, 3, 100);
-    match program.execute(scheduler, &RunConfig::default()).0.outcome {
+    // The module is single-threaded: its main thread logs from the start,
+    // or the logging code would never run.
+    let config = RunConfig {
+        log_from_start: options.log_accesses,
+        ..RunConfig::default()
+    };
+    match program.execute(scheduler, &config).0.outcome {
         Outcome::Exited(0) => Ok(()),
         Outcome::Trap { message, .. } | Outcome::Assertion { message, .. } => Err(message),
         Outcome::Reported(failure) => Err(failure.message),

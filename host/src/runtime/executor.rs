@@ -185,7 +185,7 @@ async fn run_thread(
             }
             // Only the main thread runs before the first spawn, with no
             // other thread to race with: it records from then on.
-            points.start_log(bitmap, data.tid != 0);
+            points.start_log(bitmap, data.tid != 0 || exec.log_from_start);
         }
         exec.threads[data.tid as usize].points = Some(points);
     }
@@ -243,6 +243,7 @@ pub(super) fn run(
     exec.get().install(analyses);
     exec.get().property = config.property;
     exec.get().stop_at = config.stop_at;
+    exec.get().log_from_start = config.log_from_start;
     exec.get().log_bitmap = program
         .access_log
         .map(|sites| scheduled_sites(sites, &config.point_sites));

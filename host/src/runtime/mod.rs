@@ -110,6 +110,12 @@ pub struct RunConfig {
     /// [`crate::svcomp::property`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub property: Option<crate::svcomp::property::Property>,
+    /// Whether the main thread of a module that logs its plain accesses
+    /// logs them from the start rather than from its first spawn (see
+    /// [`crate::abi::ACCESS_LOG`]): no analysis needs those, but tests of
+    /// the logging code run single-threaded modules.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub log_from_start: bool,
     /// When the run this execution belongs to must end (an exploration's
     /// time limit): an execution still going then is
     /// [`Outcome::Stopped`], neither a pass nor a failure. Never recorded.
@@ -125,6 +131,7 @@ impl Default for RunConfig {
             limits: Limits::default(),
             point_sites: Vec::new(),
             property: None,
+            log_from_start: false,
             stop_at: None,
         }
     }

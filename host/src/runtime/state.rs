@@ -169,6 +169,9 @@ pub(crate) struct ExecState {
     /// whose accesses are scheduling points in this execution (see
     /// [`crate::abi::ACCESS_LOG`]).
     pub log_bitmap: Option<Box<[u8]>>,
+    /// Whether the main thread logs its plain accesses from the start
+    /// ([`super::RunConfig::log_from_start`]).
+    pub log_from_start: bool,
     /// The words read from a thread's access log, kept between reads.
     log_words: Vec<u64>,
 }
@@ -221,6 +224,7 @@ impl ExecState {
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
             log_bitmap: None,
+            log_from_start: false,
             log_words: Vec::new(),
         }
     }
