@@ -238,13 +238,14 @@ pub struct PointBuffer {
 /// that call depends only on the thread's own accesses, so the fuel a
 /// thread spends does not depend on when the host read its log. A thread
 /// logs its plain accesses (and makes them scheduling points, by the bitmap
-/// below) only while `recording` (an i32) is non-zero:
-/// the main thread from its first spawn on (before it, no other thread
-/// exists to race with), every spawned thread from its start. That depends
-/// only on the execution, so it moves fuel the same way in an exploration
-/// and its replay. After the entries, a bitmap with one bit per site (bit `site % 8` of byte `flags +
-/// site / 8`) says which plain accesses are scheduling points in this
-/// execution: those call [`POINT`] (or [`BULK`]) before they are logged.
+/// below) only while `recording` (an i32) is non-zero: the main thread from
+/// its first spawn on (before it, no other thread exists to race with),
+/// every spawned thread from its start. That depends only on the execution,
+/// so it moves fuel the same way in an exploration and its replay. After
+/// the entries, a bitmap with one bit per site (bit `site % 8` of byte
+/// `flags + site / 8`) says which plain accesses are scheduling points in
+/// this execution: those call [`POINT`] (or [`BULK`]) before they are
+/// logged.
 pub const ACCESS_LOG: AccessLog = AccessLog {
     len: 16,
     read: 20,
