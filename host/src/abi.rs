@@ -239,7 +239,8 @@ pub struct PointBuffer {
 /// thread spends does not depend on when the host read its log. A thread
 /// logs its plain accesses (and makes them scheduling points, by the bitmap
 /// below) only while `recording` (an i32) is non-zero: the main thread from
-/// its first spawn on (before it, no other thread exists to race with),
+/// its first spawn on (before it, no other thread exists to race with;
+/// from the start when the run says so, `RunConfig::log_from_start`),
 /// every spawned thread from its start. That depends only on the execution,
 /// so it moves fuel the same way in an exploration and its replay. After
 /// the entries, a bitmap with one bit per site (bit `site % 8` of byte
