@@ -39,6 +39,54 @@ fn private_memory_module_prints_and_exits_with_its_code() {
     assert_eq!(json["stdout"], "hello from wat\n");
 }
 
+/// A module of `tables` tables, each holding a function that returns its
+/// table's number, that exits with the sum of calls through every table.
+fn tables_module(tables: u32) -> String {
+    let mut defs = String::new();
+    let mut sum = String::from("(i32.const 0)");
+    for t in 0..tables {
+        defs.push_str(&format!(
+            "(table $t{t} 1 funcref) (func $f{t} (result i32) (i32.const {t})) \
+             (elem (table $t{t}) (i32.const 0) func $f{t})\n"
+        ));
+        sum = format!("(i32.add {sum} (call_indirect $t{t} (type $r) (i32.const 0)))");
+    }
+    format!(
+        r#"(module
+             (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+             (type $r (func (result i32)))
+             {defs}
+             (func (export "_start") (call $exit {sum})))"#
+    )
+}
+
+#[test]
+fn modules_with_several_tables_run_and_too_many_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let four = wat_file(dir.path(), "four", &tables_module(4));
+    let out = weft_in(dir.path(), &["run", arg(&four), "--json", "--no-save"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "exit");
+    assert!(
+        json["failure"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("code 6"),
+        "0 + 1 + 2 + 3: {}",
+        out.stdout
+    );
+    let five = wat_file(dir.path(), "five", &tables_module(5));
+    let out = weft_in(dir.path(), &["run", arg(&five), "--json", "--no-save"]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr
+            .contains("defines 5 tables; weft supports at most 4"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// Two threads add to a counter with an atomic read-modify-write (correct)
 /// or a separate load and store (racy); the main thread waits for both with
 /// wait/notify and checks the sum. The memory is defined in the module with

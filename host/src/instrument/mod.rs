@@ -29,7 +29,7 @@ mod survey;
 
 pub use sites::{AccessKind, Site, SiteId, SiteTable};
 pub(crate) use survey::function_names;
-pub use survey::{DataInit, MOST_TABLE_ELEMENTS, MemoryPlan, SharedMemoryPlan};
+pub use survey::{DataInit, MOST_TABLE_ELEMENTS, MOST_TABLES, MemoryPlan, SharedMemoryPlan};
 
 use serde::{Deserialize, Serialize};
 use wasm_encoder::reencode::Reencode;

@@ -10,6 +10,10 @@ use wasmparser::{
 /// tables of this size).
 pub const MOST_TABLE_ELEMENTS: u64 = 1 << 16;
 
+/// The most tables a module may define (the runtime's pool holds this many
+/// for each instance).
+pub const MOST_TABLES: u32 = 4;
+
 /// How the module's memory relates to threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MemoryPlan {
@@ -152,6 +156,12 @@ impl Survey {
                     survey.type_count = survey.func_sigs.len() as u32;
                 }
                 Payload::TableSection(reader) => {
+                    if reader.count() > MOST_TABLES {
+                        return Err(InstrumentError::Unsupported(format!(
+                            "the module defines {} tables; weft supports at most {MOST_TABLES}",
+                            reader.count()
+                        )));
+                    }
                     for table in reader {
                         let initial = table?.ty.initial;
                         if initial > MOST_TABLE_ELEMENTS {

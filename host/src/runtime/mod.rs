@@ -592,7 +592,9 @@ fn engine() -> wasmtime::Result<Engine> {
     let mut pool = wasmtime::PoolingAllocationConfig::default();
     pool.total_core_instances(POOL_SLOTS)
         .total_stacks(POOL_SLOTS)
-        .total_tables(POOL_SLOTS)
+        // Wasm 2.0 allows several tables.
+        .max_tables_per_module(crate::instrument::MOST_TABLES)
+        .total_tables(POOL_SLOTS * crate::instrument::MOST_TABLES)
         .table_elements(crate::instrument::MOST_TABLE_ELEMENTS as usize)
         // Reset tables with memset instead of decommitting them: a
         // decommitted table page faults again at the next execution.
