@@ -21,6 +21,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         exceptions_enabled: false,
         export_everything: true,
         max_table_elements: weft::instrument::MOST_TABLE_ELEMENTS,
+        max_tables: weft::instrument::MOST_TABLES as usize,
         ..config
     };
     let Ok(mut module) = wasm_smith::Module::new(config, &mut u) else {

@@ -31,8 +31,10 @@ fn config() -> wasm_smith::Config {
         allow_start_export: false,
         min_funcs: 1,
         max_funcs: 20,
-        // weft refuses tables of more than 2^16 elements (see bad_input).
+        // weft refuses tables of more than 2^16 elements (see bad_input),
+        // and modules of more than four tables.
         max_table_elements: weft::instrument::MOST_TABLE_ELEMENTS,
+        max_tables: weft::instrument::MOST_TABLES as usize,
         ..wasm_smith::Config::default()
     }
 }
