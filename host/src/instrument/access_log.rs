@@ -38,34 +38,36 @@ impl LogFunctions {
     /// with `check`, it is a scheduling point first when the execution
     /// makes `site` one.
     pub fn emit_call(&self, f: &mut Function, addr: u32, site: i32, check: bool) {
-        if check {
-            emit_if_recording(f);
-        }
-        f.instruction(&Instruction::LocalGet(addr));
-        f.instruction(&Instruction::I32Const(site));
-        f.instruction(&Instruction::I32Const(i32::from(check)));
-        f.instruction(&Instruction::Call(self.log));
-        if check {
-            f.instruction(&Instruction::End);
-        }
+        emit_log_call(f, &[addr], site, check, self.log);
     }
 
     /// Logs the bulk access at `site` whose operands are in locals
     /// `operands` (destination, source or value, length), with `check` as
     /// [`LogFunctions::emit_call`].
     pub fn emit_bulk_call(&self, f: &mut Function, operands: [u32; 3], site: i32, check: bool) {
-        if check {
-            emit_if_recording(f);
-        }
-        for local in operands {
-            f.instruction(&Instruction::LocalGet(local));
-        }
-        f.instruction(&Instruction::I32Const(site));
-        f.instruction(&Instruction::I32Const(i32::from(check)));
-        f.instruction(&Instruction::Call(self.log_bulk));
-        if check {
-            f.instruction(&Instruction::End);
-        }
+        emit_log_call(f, &operands, site, check, self.log_bulk);
+    }
+}
+
+/// `callee(locals..., site, check)`; a plain access (`check`) only while
+/// the thread records its plain accesses.
+fn emit_log_call(f: &mut Function, locals: &[u32], site: i32, check: bool, callee: u32) {
+    if check {
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load(log_memory(
+            abi::ACCESS_LOG.recording,
+            2,
+        )));
+        f.instruction(&Instruction::If(BlockType::Empty));
+    }
+    for &local in locals {
+        f.instruction(&Instruction::LocalGet(local));
+    }
+    f.instruction(&Instruction::I32Const(site));
+    f.instruction(&Instruction::I32Const(i32::from(check)));
+    f.instruction(&Instruction::Call(callee));
+    if check {
+        f.instruction(&Instruction::End);
     }
 }
 
@@ -114,17 +116,6 @@ fn log_bulk_body(rt: &impl Fn(&Signature) -> u32) -> Function {
     emit_append(&mut f, entry, &[(dst, site), (mid, len)], rt);
     f.instruction(&Instruction::End);
     f
-}
-
-/// `if recording {`: what follows, up to its `end`, runs only while the
-/// thread records its plain accesses.
-fn emit_if_recording(f: &mut Function) {
-    f.instruction(&Instruction::I32Const(0));
-    f.instruction(&Instruction::I32Load(log_memory(
-        abi::ACCESS_LOG.recording,
-        2,
-    )));
-    f.instruction(&Instruction::If(BlockType::Empty));
 }
 
 /// `if check && bitmap[site]: if <point> { park }`, where `point` pushes
