@@ -39,7 +39,7 @@ def tests_to_failure(weft, sample, cls, strategy, seed, time_limit):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--weft", default=str(ROOT / "target/release/weft"))
-    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--time-limit", default="30s")
     args = parser.parse_args()
     print(f"Tests until the first failure (median of {args.seeds} seeds; in parentheses the seeds "
