@@ -1,9 +1,11 @@
 /*
  * A logger with handlers for `weft gen`, in the manner of logging
- * libraries: the logger keeps a list of handlers, each with a level, and
- * publish(level) writes the record to every handler whose level it meets.
+ * libraries: the logger has a level (set_level, level, is_loggable) and
+ * keeps a list of handlers, each with a level (add_handler,
+ * set_handler_level, handler_count); publish(level) drops a record below
+ * the logger's level and writes it to every handler whose level it meets.
  * remove_handler(id) takes a handler off the list and closes it, since
- * nothing else refers to it.
+ * nothing else refers to it; written(id) counts a handler's records.
  *
  * hlogger's publish copies the handler list under the logger's lock and
  * writes to the handlers after letting go of it, so that a slow handler
@@ -33,6 +35,7 @@ struct logger {
     int list[MAX_HANDLERS];                /* ids of the handlers attached */
     int attached;
     int created;
+    int level; /* records below it are dropped */
 };
 
 static struct logger loggers[MAX_LOGGERS];
@@ -51,7 +54,7 @@ static int logger_new(void) {
     int h = logger_count < MAX_LOGGERS ? logger_count++ : -1;
     if (h >= 0) {
         pthread_mutex_init(&loggers[h].lock, 0);
-        loggers[h].attached = loggers[h].created = 0;
+        loggers[h].attached = loggers[h].created = loggers[h].level = 0;
     }
     pthread_mutex_unlock(&registry);
     return h;
@@ -90,7 +93,7 @@ static int publish(int h, int level, int hold) {
     int targets[MAX_HANDLERS];
     int n = 0;
     pthread_mutex_lock(&l->lock);
-    for (int i = 0; i < l->attached; i++) {
+    for (int i = 0; i < l->attached && level >= l->level; i++) {
         struct handler *handler = &l->handlers[l->list[i]];
         if (level >= handler->level) targets[n++] = l->list[i];
     }
@@ -138,16 +141,64 @@ static int written(int h, int id) {
     return n;
 }
 
+/* Sets the logger's level; the old one. */
+static int set_level(int h, int level) {
+    struct logger *l = logger_at(h);
+    if (!l) return -1;
+    pthread_mutex_lock(&l->lock);
+    int old = l->level;
+    l->level = level;
+    pthread_mutex_unlock(&l->lock);
+    return old;
+}
+
+/* The logger's level (`what` 0), whether a record of `level` passes it
+ * (1), or how many handlers are attached (2). */
+static int logger_query(int h, int what, int level) {
+    struct logger *l = logger_at(h);
+    if (!l) return -1;
+    pthread_mutex_lock(&l->lock);
+    int result = what == 0 ? l->level : what == 1 ? level >= l->level : l->attached;
+    pthread_mutex_unlock(&l->lock);
+    return result;
+}
+
+/* Sets the level of attached handler `id`; the old one, or -1. */
+static int set_handler_level(int h, int id, int level) {
+    struct logger *l = logger_at(h);
+    if (!l) return -1;
+    pthread_mutex_lock(&l->lock);
+    int old = -1;
+    for (int i = 0; i < l->attached; i++) {
+        if (l->list[i] == id) {
+            old = l->handlers[id].level;
+            l->handlers[id].level = level;
+        }
+    }
+    pthread_mutex_unlock(&l->lock);
+    return old;
+}
+
 EXPORT("hlogger_new") int hlogger_new(void) { return logger_new(); }
 EXPORT("hlogger_add_handler") int hlogger_add_handler(int h, int level) { return add_handler(h, level); }
 EXPORT("hlogger_publish") int hlogger_publish(int h, int level) { return publish(h, level, 0); }
 EXPORT("hlogger_remove_handler") int hlogger_remove_handler(int h, int id) { return remove_handler(h, id); }
 EXPORT("hlogger_written") int hlogger_written(int h, int id) { return written(h, id); }
+EXPORT("hlogger_set_level") int hlogger_set_level(int h, int level) { return set_level(h, level); }
+EXPORT("hlogger_level") int hlogger_level(int h) { return logger_query(h, 0, 0); }
+EXPORT("hlogger_is_loggable") int hlogger_is_loggable(int h, int level) { return logger_query(h, 1, level); }
+EXPORT("hlogger_handler_count") int hlogger_handler_count(int h) { return logger_query(h, 2, 0); }
+EXPORT("hlogger_set_handler_level") int hlogger_set_handler_level(int h, int id, int level) { return set_handler_level(h, id, level); }
 
 EXPORT("chlogger_new") int chlogger_new(void) { return logger_new(); }
 EXPORT("chlogger_add_handler") int chlogger_add_handler(int h, int level) { return add_handler(h, level); }
 EXPORT("chlogger_publish") int chlogger_publish(int h, int level) { return publish(h, level, 1); }
 EXPORT("chlogger_remove_handler") int chlogger_remove_handler(int h, int id) { return remove_handler(h, id); }
 EXPORT("chlogger_written") int chlogger_written(int h, int id) { return written(h, id); }
+EXPORT("chlogger_set_level") int chlogger_set_level(int h, int level) { return set_level(h, level); }
+EXPORT("chlogger_level") int chlogger_level(int h) { return logger_query(h, 0, 0); }
+EXPORT("chlogger_is_loggable") int chlogger_is_loggable(int h, int level) { return logger_query(h, 1, level); }
+EXPORT("chlogger_handler_count") int chlogger_handler_count(int h) { return logger_query(h, 2, 0); }
+EXPORT("chlogger_set_handler_level") int chlogger_set_handler_level(int h, int id, int level) { return set_handler_level(h, id, level); }
 
 int main(int argc, char **argv) { return weft_class_serve(argc, argv); }

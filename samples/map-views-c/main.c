@@ -1,15 +1,16 @@
 /*
- * A synchronized map wrapper for `weft gen`, with a view of its keys, the
- * way wrapper libraries build them: every map operation takes the map's
- * lock, and so does each step of the key view's iterator.
+ * A synchronized map wrapper for `weft gen`, with views of its keys and
+ * values, the way wrapper libraries build them: every map operation (put,
+ * put_if_absent, get, remove, contains_key, contains_value, size, is_empty,
+ * clear) takes the map's lock, and so does each step of a view's iterator.
  *
- * vmap's key_sum walks the view as such code usually does, one iterator
- * step at a time: it asks how many keys there are, then takes each key,
- * each under the map's lock but not the walk as a whole. A remove between
- * two steps moves the last entry into the hole and clears the last slot,
- * so the walk reaches a cleared slot (or skips the moved key). cvmap's
- * key_sum holds the map's lock for the whole walk, as the wrapper's
- * documentation asks of its callers.
+ * vmap's key_sum and value_sum walk their view as such code usually does,
+ * one iterator step at a time: they ask how many entries there are, then
+ * take each entry, each under the map's lock but not the walk as a whole.
+ * A remove between two steps moves the last entry into the hole and clears
+ * the last slot (a clear, every slot), so the walk reaches a cleared slot
+ * (or skips the moved entry). cvmap's sums hold the map's lock for the
+ * whole walk, as the wrapper's documentation asks of its callers.
  *
  * Entries are kept in an array of at most MAX_ENTRIES (key, value) pairs;
  * a put on a full map returns -1.
@@ -28,6 +29,9 @@ struct map {
     int keys[MAX_ENTRIES], values[MAX_ENTRIES];
     int count;
 };
+
+/* What a view walks: the keys or the values. */
+enum view { KEYS, VALUES };
 
 static struct map maps[MAX_MAPS];
 static int map_count;
@@ -60,14 +64,17 @@ static int find(const struct map *m, int key) {
     return -1;
 }
 
-static int map_put(int h, int key, int value) {
+/* Maps key to value (with `if_absent`, only a key not yet there); the old
+ * value (0 if none), or -1 when the map is full. */
+static int map_put(int h, int key, int value, int if_absent) {
     struct map *m = map_at(h);
     if (!m) return -1;
     pthread_mutex_lock(&m->lock);
     int slot = find(m, key);
     int old = slot >= 0 ? m->values[slot] : 0;
+    int write = slot < 0 || !if_absent;
     if (slot < 0 && m->count < MAX_ENTRIES) slot = m->count++;
-    if (slot >= 0) {
+    if (slot >= 0 && write) {
         m->keys[slot] = key;
         m->values[slot] = value;
     }
@@ -102,12 +109,19 @@ static int map_remove(int h, int key) {
     return old;
 }
 
-/* One step of the key view's iterator: the key at `i`, under the lock. */
-static int view_step(struct map *m, int i) {
+/* With the lock held: the key or value at `i`, or EMPTY for a slot that
+ * holds no entry. */
+static int entry(const struct map *m, enum view view, int i) {
+    if (m->keys[i] == EMPTY) return EMPTY;
+    return view == KEYS ? m->keys[i] : m->values[i];
+}
+
+/* One step of a view's iterator: the entry at `i`, under the lock. */
+static int view_step(struct map *m, enum view view, int i) {
     pthread_mutex_lock(&m->lock);
-    int key = m->keys[i];
+    int e = entry(m, view, i);
     pthread_mutex_unlock(&m->lock);
-    return key;
+    return e;
 }
 
 static int view_size(struct map *m) {
@@ -117,17 +131,18 @@ static int view_size(struct map *m) {
     return n;
 }
 
-/* The sum of the keys, through the view; `whole` holds the lock across. */
-static int view_key_sum(int h, int whole) {
+/* The sum of the keys or values, through their view; `whole` holds the
+ * lock across. */
+static int view_sum(int h, enum view view, int whole) {
     struct map *m = map_at(h);
     if (!m) return -1;
     if (whole) pthread_mutex_lock(&m->lock);
     int n = whole ? m->count : view_size(m);
     int sum = 0;
     for (int i = 0; i < n; i++) {
-        int key = whole ? m->keys[i] : view_step(m, i);
-        weft_assert(key != EMPTY, "the key view visited an entry that was removed");
-        sum += key;
+        int e = whole ? entry(m, view, i) : view_step(m, view, i);
+        weft_assert(e != EMPTY, "a view of the map visited an entry that was removed");
+        sum = (int)((unsigned)sum + (unsigned)e); /* wraps, as Java ints do */
     }
     if (whole) pthread_mutex_unlock(&m->lock);
     return sum;
@@ -142,18 +157,48 @@ static int map_contains(int h, int key) {
     return found;
 }
 
-EXPORT("vmap_new") int vmap_new(void) { return map_new(); }
-EXPORT("vmap_put") int vmap_put(int h, int k, int v) { return map_put(h, k, v); }
-EXPORT("vmap_get") int vmap_get(int h, int k) { return map_get(h, k); }
-EXPORT("vmap_remove") int vmap_remove(int h, int k) { return map_remove(h, k); }
-EXPORT("vmap_key_sum") int vmap_key_sum(int h) { return view_key_sum(h, 0); }
-EXPORT("vmap_contains_key") int vmap_contains_key(int h, int k) { return map_contains(h, k); }
+static int map_contains_value(int h, int value) {
+    struct map *m = map_at(h);
+    if (!m) return -1;
+    pthread_mutex_lock(&m->lock);
+    int found = 0;
+    for (int i = 0; i < m->count; i++) found |= m->values[i] == value;
+    pthread_mutex_unlock(&m->lock);
+    return found;
+}
 
-EXPORT("cvmap_new") int cvmap_new(void) { return map_new(); }
-EXPORT("cvmap_put") int cvmap_put(int h, int k, int v) { return map_put(h, k, v); }
-EXPORT("cvmap_get") int cvmap_get(int h, int k) { return map_get(h, k); }
-EXPORT("cvmap_remove") int cvmap_remove(int h, int k) { return map_remove(h, k); }
-EXPORT("cvmap_key_sum") int cvmap_key_sum(int h) { return view_key_sum(h, 1); }
-EXPORT("cvmap_contains_key") int cvmap_contains_key(int h, int k) { return map_contains(h, k); }
+static int map_size(int h) {
+    struct map *m = map_at(h);
+    return m ? view_size(m) : -1;
+}
+
+/* Removes every entry; how many there were. */
+static int map_clear(int h) {
+    struct map *m = map_at(h);
+    if (!m) return -1;
+    pthread_mutex_lock(&m->lock);
+    int n = m->count;
+    for (int i = 0; i < MAX_ENTRIES; i++) m->keys[i] = EMPTY;
+    m->count = 0;
+    pthread_mutex_unlock(&m->lock);
+    return n;
+}
+
+#define MAP_METHODS(P, WHOLE)                                                                     \
+    EXPORT(#P "_new") int P##_new(void) { return map_new(); }                                     \
+    EXPORT(#P "_put") int P##_put(int h, int k, int v) { return map_put(h, k, v, 0); }            \
+    EXPORT(#P "_put_if_absent") int P##_put_if_absent(int h, int k, int v) { return map_put(h, k, v, 1); } \
+    EXPORT(#P "_get") int P##_get(int h, int k) { return map_get(h, k); }                         \
+    EXPORT(#P "_remove") int P##_remove(int h, int k) { return map_remove(h, k); }                \
+    EXPORT(#P "_contains_key") int P##_contains_key(int h, int k) { return map_contains(h, k); }  \
+    EXPORT(#P "_contains_value") int P##_contains_value(int h, int v) { return map_contains_value(h, v); } \
+    EXPORT(#P "_size") int P##_size(int h) { return map_size(h); }                                \
+    EXPORT(#P "_is_empty") int P##_is_empty(int h) { int n = map_size(h); return n < 0 ? -1 : n == 0; } \
+    EXPORT(#P "_clear") int P##_clear(int h) { return map_clear(h); }                             \
+    EXPORT(#P "_key_sum") int P##_key_sum(int h) { return view_sum(h, KEYS, WHOLE); }             \
+    EXPORT(#P "_value_sum") int P##_value_sum(int h) { return view_sum(h, VALUES, WHOLE); }
+
+MAP_METHODS(vmap, 0)
+MAP_METHODS(cvmap, 1)
 
 int main(int argc, char **argv) { return weft_class_serve(argc, argv); }
