@@ -85,7 +85,7 @@ compare-actors *args: samples
     python3 bench/compare_actors.py {{args}}
 
 # CovCon against random test generation on every buggy class of the samples:
-# tests to the first failure, 10 seeds (the table of the README's section on
+# tests to the first failure, 20 seeds (the tables of the README's section on
 # `weft gen`).
 compare-classes *args: samples
     cargo build --quiet --release -p weft

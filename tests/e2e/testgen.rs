@@ -68,6 +68,48 @@ fn the_stringbuffer_append_is_found_and_replays() {
 }
 
 #[test]
+fn sticky_schedules_find_a_bug_that_replays_and_bad_chances_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("range.weft.json");
+    let out = generate(
+        dir.path(),
+        "classes",
+        "range",
+        &[
+            "--switch-chance",
+            "0.1",
+            "--time-limit",
+            "60s",
+            "--save-failure",
+            arg(&replay),
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+    assert_eq!(again.code, 1, "the verdict replays: {}", again.stderr);
+    assert_eq!(
+        again.json()["failure"]["kind"],
+        out.json()["failure"]["kind"]
+    );
+    let out = generate(
+        dir.path(),
+        "classes",
+        "crange",
+        &["--switch-chance", "0.1", "--max-tests", "30", "--no-save"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    for chance in ["0", "1.5", "often"] {
+        let out = generate(dir.path(), "classes", "range", &["--switch-chance", chance]);
+        assert_eq!(out.code, 2, "{chance}: {}", out.stdout);
+        assert!(
+            out.stderr.contains("is not a chance above 0 and at most 1"),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
 fn every_buggy_class_fails_and_no_correct_class_does() {
     let dir = tempfile::tempdir().unwrap();
     for (class, kinds) in [

@@ -41,6 +41,12 @@ pub struct GenArgs {
     /// Schedules each test runs under (alternately random and PCT).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     schedules_per_test: u64,
+    /// Run the schedules as an operating system would, roughly, instead of
+    /// random and PCT: the running thread keeps running and another takes
+    /// over at a scheduling point with this chance (0 < P <= 1), so calls
+    /// seldom overlap by chance.
+    #[arg(long, value_name = "P", value_parser = parse_chance)]
+    switch_chance: Option<f64>,
     /// Seed of generation and schedules.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -48,6 +54,14 @@ pub struct GenArgs {
     output: OutputArgs,
     #[command(flatten)]
     junit: JunitArgs,
+}
+
+/// A chance in (0, 1].
+fn parse_chance(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 1.0 => Ok(p),
+        _ => Err(format!("`{text}` is not a chance above 0 and at most 1")),
+    }
 }
 
 pub fn run(mut args: GenArgs) -> Result<u8> {
@@ -62,6 +76,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         time_limit: args.time_limit,
         max_tests: args.max_tests,
         schedules_per_test: args.schedules_per_test,
+        switch_chance: args.switch_chance,
         seed: args.seed,
         run: args.module.run_config(),
     };

@@ -25,6 +25,7 @@ mod pos;
 mod random;
 mod replay;
 mod sleeps_last;
+mod sticky;
 mod surw;
 
 pub use dfs::{Decision, DfsScheduler};
@@ -35,6 +36,7 @@ pub use pos::PosScheduler;
 pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use sleeps_last::SleepsLastScheduler;
+pub use sticky::StickyScheduler;
 pub use surw::{SurwPlan, SurwScheduler};
 
 use crate::instrument::{AccessKind, SiteId};

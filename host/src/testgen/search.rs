@@ -16,7 +16,7 @@ use super::plan::{Report, Test, read_report};
 use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
 use crate::runtime::{ExecutionResult, Failure, FailureKind, Outcome, Program};
-use crate::sched::{PctScheduler, RandomScheduler, Scheduler};
+use crate::sched::{PctScheduler, RandomScheduler, Scheduler, StickyScheduler};
 use crate::trace::ThreadId;
 use rand_core::SeedableRng;
 use std::time::{Duration, Instant};
@@ -41,6 +41,9 @@ pub struct GenOptions {
     pub max_tests: Option<u64>,
     /// Schedules each test runs under (alternately random and PCT).
     pub schedules_per_test: u64,
+    /// Instead, sticky schedules that switch threads at a scheduling point
+    /// with this chance ([`StickyScheduler`]).
+    pub switch_chance: Option<f64>,
     /// Seed of generation and schedules.
     pub seed: u64,
     /// Run configuration (its arguments are replaced).
@@ -297,10 +300,10 @@ pub fn search(
                     break 'search;
                 }
                 let seed = execution_seed(options.seed, executions);
-                let scheduler: Box<dyn Scheduler> = if s % 2 == 0 {
-                    Box::new(RandomScheduler::new(seed))
-                } else {
-                    Box::new(PctScheduler::new(seed, 2, 200))
+                let scheduler: Box<dyn Scheduler> = match options.switch_chance {
+                    Some(chance) => Box::new(StickyScheduler::new(seed, chance)),
+                    None if s % 2 == 0 => Box::new(RandomScheduler::new(seed)),
+                    None => Box::new(PctScheduler::new(seed, 2, 200)),
                 };
                 let (result, run_report) = run_test(program, &base, &test, scheduler)?;
                 if matches!(result.outcome, Outcome::Stopped) {
