@@ -1,13 +1,15 @@
 //! Sticky random scheduling: the running thread keeps running, and at each
 //! scheduling point another thread takes over with a fixed chance, as under
 //! an operating system, where a thread holds its core for a while before
-//! another gets it. When the running thread cannot go on (it blocked,
-//! ended or yields), an enabled thread is drawn uniformly.
+//! another gets it. When the running thread cannot go on (it blocked or
+//! ended) or yields, another enabled thread is drawn uniformly (a yielding
+//! thread runs on only when no other can).
 //!
 //! With a small chance, calls in two threads seldom overlap unless a test
-//! places them where they must: the conditions under which tools that run
-//! each test under the JVM's or the OS's scheduler were measured. With a
-//! chance of one half among two threads it is [`super::RandomScheduler`].
+//! places them where they must, closer to how tests run under the JVM's or
+//! the OS's scheduler (as in CovCon's evaluation). With a chance of one
+//! half among two threads it switches as often as
+//! [`super::RandomScheduler`].
 
 use super::{ScheduleError, Scheduler, ThreadView, keeper};
 use crate::trace::ThreadId;
