@@ -9,7 +9,10 @@
 //! places them where they must, closer to how tests run under the JVM's or
 //! the OS's scheduler (as in CovCon's evaluation). With a chance of one
 //! half among two threads it switches as often as
-//! [`super::RandomScheduler`].
+//! [`super::RandomScheduler`]. A small chance may keep a spinning thread
+//! running for long stretches, so at the step limit it goes round-robin
+//! ([`Scheduler::go_fair`]), as PCT and POS do: a spin lock is never
+//! reported as a livelock for want of a switch.
 
 use super::{ScheduleError, Scheduler, ThreadView, keeper};
 use crate::trace::ThreadId;
@@ -23,6 +26,8 @@ pub struct StickyScheduler {
     rng: Pcg64Mcg,
     /// The chance of a switch at a scheduling point, scaled to `u64::MAX`.
     threshold: u64,
+    /// Past the step limit: every enabled thread in turn.
+    fair: bool,
 }
 
 impl StickyScheduler {
@@ -32,12 +37,15 @@ impl StickyScheduler {
         StickyScheduler {
             rng: Pcg64Mcg::seed_from_u64(seed),
             threshold: (switch.clamp(0.0, 1.0) * u64::MAX as f64) as u64,
+            fair: false,
         }
     }
 }
 
 impl Scheduler for StickyScheduler {
-    fn begin_execution(&mut self) {}
+    fn begin_execution(&mut self) {
+        self.fair = false;
+    }
 
     fn thread_created(&mut self, _id: ThreadId) {}
 
@@ -47,6 +55,9 @@ impl Scheduler for StickyScheduler {
         current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
+        if self.fair {
+            return Ok(super::round_robin(enabled, current));
+        }
         let kept = keeper(enabled, current);
         if let Some(kept) = kept
             && (enabled.len() == 1 || self.rng.next_u64() >= self.threshold)
@@ -68,6 +79,10 @@ impl Scheduler for StickyScheduler {
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
+    }
+
+    fn go_fair(&mut self) {
+        self.fair = true;
     }
 }
 
@@ -110,5 +125,26 @@ mod tests {
         let mut enabled = views(&[0, 1]);
         enabled[0].yielding = true;
         assert_eq!(s.choose(&enabled, Some(0), 1).unwrap(), 1);
+    }
+
+    #[test]
+    fn after_going_fair_every_enabled_thread_runs_in_turn() {
+        // A chance so small that thread 0 would keep running.
+        let mut s = StickyScheduler::new(2, 1e-12);
+        s.begin_execution();
+        let enabled = views(&[0, 1, 2]);
+        assert_eq!(s.choose(&enabled, Some(0), 0).unwrap(), 0);
+        s.go_fair();
+        let mut current = 0;
+        let mut ran = Vec::new();
+        for step in 1..4 {
+            current = s.choose(&enabled, Some(current), step).unwrap();
+            ran.push(current);
+        }
+        ran.sort_unstable();
+        assert_eq!(ran, vec![0, 1, 2]);
+        // A new execution starts sticky again.
+        s.begin_execution();
+        assert_eq!(s.choose(&enabled, Some(0), 0).unwrap(), 0);
     }
 }
