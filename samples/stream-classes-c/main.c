@@ -307,12 +307,18 @@ static int ts_listen(int h, int atomic) {
     return id;
 }
 
+/* With the listeners' lock held: whether `id` is a listener still
+ * listening. */
+static int listens(const struct series *s, int id) {
+    return id >= 0 && id < s->listeners && s->listening[id];
+}
+
 /* Stops listener `id`; 1 if it was listening. */
 static int ts_unlisten(int h, int id) {
     struct series *s = series_at(h);
     if (!s) return -1;
     pthread_mutex_lock(&s->listeners_lock);
-    int was = id >= 0 && id < s->listeners && s->listening[id];
+    int was = listens(s, id);
     if (was) s->listening[id] = 0;
     pthread_mutex_unlock(&s->listeners_lock);
     return was;
@@ -323,7 +329,7 @@ static int ts_heard(int h, int id) {
     struct series *s = series_at(h);
     if (!s) return -1;
     pthread_mutex_lock(&s->listeners_lock);
-    int heard = id >= 0 && id < s->listeners && s->listening[id] ? (int)s->heard[id] : -1;
+    int heard = listens(s, id) ? (int)s->heard[id] : -1;
     pthread_mutex_unlock(&s->listeners_lock);
     return heard;
 }
