@@ -11,6 +11,7 @@ mod differential;
 mod from_rust;
 mod futex_traps;
 mod fuzz_corpus;
+mod exhaustive_differential;
 mod grade;
 mod inference;
 mod instance_reuse;

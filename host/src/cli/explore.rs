@@ -4,7 +4,7 @@ use super::common::{
     JunitArgs, ModuleArgs, OutputArgs, Report, minimize_verdict, parse_positive_duration,
     pct_depth_range, save_replay,
 };
-use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Shard, explore};
+use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Shard, Withheld, explore};
 use crate::imunit::runner::unfired_events;
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
@@ -297,6 +297,10 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         }),
         Some(_) => None,
     };
+    let withheld = match exploration.exhausted {
+        Some(Exhausted::Unclaimed(why)) => Some(why),
+        _ => None,
+    };
     let (mut headline, replay_file) = match &exploration.failure {
         None if schedule_error.is_some() => (
             format!(
@@ -331,12 +335,13 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
             ),
             None,
         ),
-        None if exploration.exhausted == Some(Exhausted::Unclaimed) => (
+        None if withheld.is_some() => (
             format!(
-                "no failure in {} executions ({}) in {:.2?}, and no claim: the search ran out of schedules to try, but some executions had choices it does not enumerate (guest values such as `weft.choose` or actor deliveries, a fair continuation at the step limit, a busy thread left early, atomic sections)",
+                "no failure in {} executions ({}) in {:.2?}, and no claim: the search ran out of schedules to try, but {}",
                 exploration.executions,
                 args.strategy.name(),
                 exploration.elapsed,
+                withheld.map(Withheld::describe).unwrap_or_default(),
             ),
             None,
         ),
@@ -396,7 +401,11 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         "preemption_bound": systematic.then_some(options.preemption_bound),
         "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
         "exhaustive": exploration.exhausted == Some(Exhausted::All),
-        "search_ended_without_claim": exploration.exhausted == Some(Exhausted::Unclaimed),
+        "search_ended_without_claim": matches!(exploration.exhausted, Some(Exhausted::Unclaimed(_))),
+        "claim_withheld_because": match exploration.exhausted {
+            Some(Exhausted::Unclaimed(why)) => Some(why.describe()),
+            _ => None,
+        },
         "races": options.run.races,
         "property": args.module.property,
         "verdict": verdict,

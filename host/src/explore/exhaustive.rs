@@ -25,33 +25,81 @@
 //! nothing, and neither does the step that ends the execution.
 
 use crate::instrument::AccessKind;
-use crate::sched::{DporScheduler, StepRecord};
+use crate::sched::{Choice, DporChoice, DporScheduler, StepRecord};
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
 use std::collections::HashMap;
 
-/// One decision of the execution being extended.
+/// One choice of the execution being extended.
 #[derive(Clone, Debug)]
 struct Node {
-    /// The threads that could run.
-    enabled: Vec<ThreadId>,
-    /// The thread this path picks.
-    chosen: ThreadId,
+    /// What this path chooses here.
+    chosen: Choice,
     /// The next steps of the threads asleep when the path reached it.
     sleeping: Vec<StepRecord>,
-    /// The steps explored from here so far.
-    done: Vec<StepRecord>,
-    /// The threads to explore from here (explored ones included).
-    backtrack: Vec<ThreadId>,
+    /// What else could be chosen here.
+    branching: Branching,
+}
+
+/// The alternatives of a choice.
+#[derive(Clone, Debug)]
+enum Branching {
+    /// A decision between threads.
+    Threads {
+        /// The threads that could run.
+        enabled: Vec<ThreadId>,
+        /// The steps explored from here so far.
+        done: Vec<StepRecord>,
+        /// The threads to explore from here (explored ones included).
+        backtrack: Vec<ThreadId>,
+    },
+    /// A guest's draw: every value below this is explored, in order.
+    Values(u64),
 }
 
 impl Node {
-    /// Whether exploring `thread` here would repeat explored schedules.
-    fn covers(&self, thread: ThreadId) -> bool {
-        self.sleeping
-            .iter()
-            .chain(&self.done)
-            .any(|s| s.thread == thread)
+    fn of(choice: &DporChoice) -> Self {
+        match choice {
+            DporChoice::Thread(decision) => Node {
+                chosen: Choice::Thread(decision.chosen),
+                sleeping: decision.sleeping.clone(),
+                branching: Branching::Threads {
+                    enabled: decision.enabled.clone(),
+                    done: Vec::new(),
+                    backtrack: vec![decision.chosen],
+                },
+            },
+            DporChoice::Value {
+                alternatives,
+                chosen,
+                sleeping,
+            } => Node {
+                chosen: Choice::Value(*chosen),
+                sleeping: sleeping.clone(),
+                branching: Branching::Values(*alternatives),
+            },
+        }
+    }
+
+    /// The next alternative to explore here, with the sleep set it starts
+    /// with, if any is left; makes it this node's choice.
+    fn advance(&mut self) -> Option<Vec<StepRecord>> {
+        match (&mut self.branching, &mut self.chosen) {
+            (Branching::Threads { done, backtrack, .. }, Choice::Thread(chosen)) => {
+                let sleeping = &self.sleeping;
+                // Exploring a thread whose step sleeps here or was explored
+                // here would repeat explored schedules.
+                let covered = |t: ThreadId| sleeping.iter().chain(done.iter()).any(|s| s.thread == t);
+                let next = backtrack.iter().copied().filter(|&t| !covered(t)).min()?;
+                *chosen = next;
+                Some(sleeping.iter().chain(done.iter()).cloned().collect())
+            }
+            (Branching::Values(alternatives), Choice::Value(chosen)) if *chosen + 1 < *alternatives => {
+                *chosen += 1;
+                Some(self.sleeping.clone())
+            }
+            _ => None,
+        }
     }
 }
 
@@ -62,7 +110,7 @@ pub struct ExhaustiveSearch {
     started: bool,
     /// The prefix and entry sleep set of the next execution, once
     /// backtracking chose them.
-    next: Option<(Vec<ThreadId>, Vec<StepRecord>)>,
+    next: Option<(Vec<Choice>, Vec<StepRecord>)>,
 }
 
 impl ExhaustiveSearch {
@@ -85,23 +133,19 @@ impl ExhaustiveSearch {
     /// Takes in the execution that just ran (its scheduler), and chooses
     /// the next one.
     pub fn record(&mut self, run: &DporScheduler) {
-        let decisions = run.decisions();
+        let choices = run.choices();
         let steps = run.steps();
-        self.path.truncate(decisions.len());
-        for decision in &decisions[self.path.len()..] {
-            self.path.push(Node {
-                enabled: decision.enabled.clone(),
-                chosen: decision.chosen,
-                sleeping: decision.sleeping.clone(),
-                done: Vec::new(),
-                backtrack: vec![decision.chosen],
-            });
+        self.path.truncate(choices.len());
+        for choice in &choices[self.path.len()..] {
+            self.path.push(Node::of(choice));
         }
-        for (node, decision) in self.path.iter_mut().zip(decisions) {
-            if !node.done.iter().any(|s| s.thread == node.chosen)
+        for (node, choice) in self.path.iter_mut().zip(choices) {
+            if let (Branching::Threads { done, .. }, DporChoice::Thread(decision)) =
+                (&mut node.branching, choice)
+                && !done.iter().any(|s| s.thread == decision.chosen)
                 && let Some(step) = steps.get(decision.step)
             {
-                node.done.push(step.clone());
+                done.push(step.clone());
             }
         }
         let order = HappensBefore::of(steps);
@@ -111,49 +155,76 @@ impl ExhaustiveSearch {
                 // the race with its first turn covers it.
                 continue;
             }
-            let Some(node) = steps[first].decision.and_then(|d| self.path.get_mut(d)) else {
+            let Some(Branching::Threads {
+                enabled, backtrack, ..
+            }) = steps[first]
+                .decision
+                .and_then(|d| self.path.get_mut(d))
+                .map(|n| &mut n.branching)
+            else {
                 // Only one thread could run there: nothing to reverse.
                 continue;
             };
             let initials: Vec<ThreadId> = order
                 .initials(steps, first, second)
                 .into_iter()
-                .filter(|t| node.enabled.contains(t))
+                .filter(|t| enabled.contains(t))
                 .collect();
-            if initials.iter().any(|t| node.backtrack.contains(t)) {
+            if initials.iter().any(|t| backtrack.contains(t)) {
                 continue;
             }
             let preferred = steps[second].thread;
             match initials.first() {
-                Some(&some) => node.backtrack.push(if initials.contains(&preferred) {
+                Some(&some) => backtrack.push(if initials.contains(&preferred) {
                     preferred
                 } else {
                     some
                 }),
                 None => {
-                    for &t in &node.enabled {
-                        if !node.backtrack.contains(&t) {
-                            node.backtrack.push(t);
+                    for &t in enabled.iter() {
+                        if !backtrack.contains(&t) {
+                            backtrack.push(t);
                         }
                     }
                 }
             }
         }
+        self.reverse_ending(run);
         self.backtrack();
     }
 
-    /// Finds the deepest decision with a thread still to explore.
+    /// The step that ended the execution (`main` returned, a thread exited
+    /// the process or aborted, an assumption was false) commutes with
+    /// nothing, not even with the next steps of the threads it cut short,
+    /// which never ran: each thread that could have run instead at its
+    /// decision is a race to reverse there. (A thread that could not run
+    /// there waited for another thread, which could, or for the ending
+    /// thread, whose next step ended everything.)
+    fn reverse_ending(&mut self, run: &DporScheduler) {
+        let Some(ending) = run.ending() else {
+            return;
+        };
+        let step = &run.steps()[ending];
+        let Some(Branching::Threads {
+            enabled, backtrack, ..
+        }) = step
+            .decision
+            .and_then(|d| self.path.get_mut(d))
+            .map(|n| &mut n.branching)
+        else {
+            return;
+        };
+        for &t in enabled.iter() {
+            if t != step.thread && !backtrack.contains(&t) {
+                backtrack.push(t);
+            }
+        }
+    }
+
+    /// Finds the deepest choice with an alternative still to explore.
     fn backtrack(&mut self) {
         while let Some(node) = self.path.last_mut() {
-            let next = node
-                .backtrack
-                .iter()
-                .copied()
-                .filter(|&t| !node.covers(t))
-                .min();
-            if let Some(thread) = next {
-                node.chosen = thread;
-                let sleep = node.sleeping.iter().chain(&node.done).cloned().collect();
+            if let Some(sleep) = node.advance() {
                 let prefix = self.path.iter().map(|n| n.chosen).collect();
                 self.next = Some((prefix, sleep));
                 return;
@@ -294,19 +365,21 @@ impl Latest {
         if step.global {
             return None;
         }
-        let Some(op) = step.op.filter(|op| op.kind != AccessKind::Call) else {
-            return Some(Vec::new());
-        };
-        if op.len > LARGEST_TRACKED {
-            return None;
-        }
-        let futex = matches!(op.kind, AccessKind::Wait | AccessKind::Notify);
-        let len = op.len.max(1) as u64;
         let mut bytes = Vec::new();
-        if op.kind == AccessKind::Copy {
-            bytes.extend((0..len).map(|i| (op.src as u64 + i, false, false)));
+        for (op, wrote) in step.operations() {
+            if op.kind == AccessKind::Call {
+                continue;
+            }
+            if op.len > LARGEST_TRACKED {
+                return None;
+            }
+            let futex = matches!(op.kind, AccessKind::Wait | AccessKind::Notify);
+            let len = op.len.max(1) as u64;
+            if op.kind == AccessKind::Copy {
+                bytes.extend((0..len).map(|i| (op.src as u64 + i, false, false)));
+            }
+            bytes.extend((0..len).map(|i| (op.addr as u64 + i, wrote, futex)));
         }
-        bytes.extend((0..len).map(|i| (op.addr as u64 + i, step.wrote, futex)));
         Some(bytes)
     }
 
@@ -421,6 +494,7 @@ mod tests {
                     op: view.next,
                     woken_by: None,
                     value: Some(order.len() as u64),
+                    continues: false,
                 });
                 order.push((chosen, done[chosen as usize]));
                 done[chosen as usize] += 1;

@@ -13,9 +13,10 @@ pub mod sampling;
 pub mod turns;
 
 use crate::execution::Setup;
-use crate::race::RaceMode;
+use crate::instrument::Points;
+use crate::race::{RaceMode, RaceReport};
 use crate::replay::file::FoundBy;
-use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
+use crate::runtime::{ExecutionResult, Failure, Outcome, Program, Unenumerated};
 use crate::sched::{DfsScheduler, DporScheduler, Scheduler, Strategy};
 use bounded::BoundedSearch;
 use distinct::DistinctTraces;
@@ -126,24 +127,109 @@ pub enum Exhausted {
     },
     /// Every schedule ran, up to the order of steps that commute.
     All,
-    /// The search ran out of schedules to try, but claims nothing: some
-    /// execution chose a guest value, went fair at the step limit, left a
-    /// busy thread early, was held by a schedule or ran an atomic section,
-    /// and those choices are not enumerated.
-    Unclaimed,
+    /// The search ran out of schedules to try, but claims nothing, for the
+    /// reason given.
+    Unclaimed(Withheld),
+}
+
+/// Why a systematic search that ran out of schedules claims nothing: some
+/// execution depended on something it does not enumerate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Withheld {
+    /// A guest drew a value from a range the search does not enumerate
+    /// (`weft.choose`; 0 stands for every 64-bit value).
+    Values {
+        /// The range's size.
+        range: u64,
+    },
+    /// The bounded search: a guest drew a value (it enumerates none).
+    AnyValue,
+    /// An execution reached the step limit and went on under a fair
+    /// schedule.
+    StepLimit,
+    /// A loop that re-read an unchanged value gave up on its own: its
+    /// turns are not all alike.
+    CountedLoop,
+    /// The bounded search left a busy thread early.
+    LeftBusy,
+    /// A schedule held threads at events (`weft test` schedules).
+    HeldThreads,
+    /// The bounded search met an atomic section.
+    AtomicSections,
+    /// Data races were not failures and plain accesses were no scheduling
+    /// points: a racy program may do what no explored schedule shows.
+    RacesUnchecked,
+    /// Plain and atomic accesses touched a common word: the search orders
+    /// only the atomic ones, and the race check takes the plain ones for
+    /// synchronisation.
+    MixedAccesses,
+    /// An execution depended on something no schedule decides.
+    Input(Unenumerated),
+}
+
+impl Withheld {
+    /// The reason, in words.
+    pub fn describe(self) -> String {
+        match self {
+            Withheld::Values { range: 0 } => "the program drew a nondeterministic value from every 64-bit value (weft.choose(0), a __VERIFIER_nondet of an int-sized or larger type), which the search cannot enumerate".into(),
+            Withheld::Values { range } => format!(
+                "the program drew a nondeterministic value from 0..{range}, more than the {} values a draw the search enumerates",
+                crate::sched::MAX_ENUMERATED_VALUES
+            ),
+            Withheld::AnyValue => "the program drew nondeterministic values, which `dfs` does not enumerate (`dpor` does)".into(),
+            Withheld::StepLimit => "an execution reached the step limit and went on under a fair schedule (raise --max-steps)".into(),
+            Withheld::CountedLoop => "a loop that re-read an unchanged value gave up after some turns, so its turns are not all alike".into(),
+            Withheld::LeftBusy => "a busy thread was left early".into(),
+            Withheld::HeldThreads => "a schedule held threads at events".into(),
+            Withheld::AtomicSections => "the program ran atomic sections, which `dfs` does not claim (`dpor` does)".into(),
+            Withheld::RacesUnchecked => "data races were not checked (--races fail) and plain accesses were no scheduling points (--points memory), so a racy program may do what no explored schedule shows".into(),
+            Withheld::MixedAccesses => "the program accessed a word both with plain and with atomic accesses, and the search orders only the atomic ones".into(),
+            Withheld::Input(what) => what.describe(),
+        }
+    }
+}
+
+/// Why an exhaustive search under `options` can claim nothing whatever
+/// it runs, if it cannot.
+fn withheld_from_start(program: &Program, options: &ExploreOptions) -> Option<Withheld> {
+    if options.run.holds_threads() {
+        return Some(Withheld::HeldThreads);
+    }
+    // Steps are told apart by the operations at their scheduling points:
+    // plain accesses in between are seen only when every one is a point,
+    // or when races are failures (a program without races behaves as if
+    // only its synchronisation were points).
+    let sees_plain_accesses =
+        program.options().points == Points::Memory || options.run.races == RaceMode::Fail;
+    (!sees_plain_accesses).then_some(Withheld::RacesUnchecked)
+}
+
+/// Why the exhaustive search's execution, which `dpor` scheduled and which
+/// ended as `result`, cannot back a claim of having seen every schedule,
+/// if it cannot.
+pub fn withheld_by(dpor: &DporScheduler, result: &ExecutionResult) -> Option<Withheld> {
+    let why = [
+        dpor.unenumerated.map(|range| Withheld::Values { range }),
+        dpor.went_fair().then_some(Withheld::StepLimit),
+        dpor.counted_loop.then_some(Withheld::CountedLoop),
+        result.unenumerated.map(Withheld::Input),
+        result
+            .reports
+            .get::<RaceReport>()
+            .is_some_and(|r| r.mixed_accesses)
+            .then_some(Withheld::MixedAccesses),
+    ];
+    why.into_iter().flatten().next()
 }
 
 /// Where a systematic exploration's schedulers come from.
 enum Source {
-    /// The bounded systematic search, and whether what it ran so far can
-    /// back a claim of having seen every schedule (no guest value was
-    /// chosen, no execution had to go fair, no busy thread was left early).
-    Bounded(BoundedSearch, bool),
-    /// The exhaustive search, and whether what it ran so far can back a
-    /// claim of having seen every schedule (no guest value was chosen, no
-    /// execution had to go fair, no thread was held by a schedule, no loop
-    /// that waits for a value gave up on its own).
-    Exhaustive(ExhaustiveSearch, bool),
+    /// The bounded systematic search, and why what it ran so far cannot
+    /// back a claim of having seen every schedule, if it cannot.
+    Bounded(BoundedSearch, Option<Withheld>),
+    /// The exhaustive search, and why what it ran so far cannot back a
+    /// claim of having seen every schedule, if it cannot.
+    Exhaustive(ExhaustiveSearch, Option<Withheld>),
 }
 
 /// Progress of a running exploration, for display.
@@ -251,8 +337,11 @@ fn explore_with(
     mut progress: impl FnMut(Progress),
 ) -> Result<Exploration, ExploreError> {
     let mut source = match options.strategy {
-        Strategy::Dfs => Source::Bounded(BoundedSearch::new(options.preemption_bound), true),
-        Strategy::Dpor => Source::Exhaustive(ExhaustiveSearch::new(), !options.run.holds_threads()),
+        Strategy::Dfs => Source::Bounded(BoundedSearch::new(options.preemption_bound), None),
+        Strategy::Dpor => Source::Exhaustive(
+            ExhaustiveSearch::new(),
+            withheld_from_start(program, options),
+        ),
         strategy => {
             let turns = Turns::new(strategy, options.pct_depth);
             return sampling::explore(program, options, turns, progress);
@@ -283,7 +372,7 @@ fn explore_with(
         }
         let seed = execution_seed(options.seed, executions);
         let (turn, sched): (Turn, Box<dyn Scheduler>) = match &mut source {
-            Source::Bounded(search, honest) => match search.next_scheduler() {
+            Source::Bounded(search, withheld) => match search.next_scheduler() {
                 Some(scheduler) => (
                     Turn {
                         strategy: Strategy::Dfs,
@@ -292,17 +381,16 @@ fn explore_with(
                     Box::new(scheduler),
                 ),
                 None => {
-                    exhausted = Some(if *honest {
-                        Exhausted::Bounded {
+                    exhausted = Some(match withheld {
+                        None => Exhausted::Bounded {
                             preemption_bound: search.bound(),
-                        }
-                    } else {
-                        Exhausted::Unclaimed
+                        },
+                        Some(why) => Exhausted::Unclaimed(*why),
                     });
                     break;
                 }
             },
-            Source::Exhaustive(search, honest) => match search.next_scheduler() {
+            Source::Exhaustive(search, withheld) => match search.next_scheduler() {
                 Some(scheduler) => (
                     Turn {
                         strategy: Strategy::Dpor,
@@ -311,10 +399,9 @@ fn explore_with(
                     Box::new(scheduler),
                 ),
                 None => {
-                    exhausted = Some(if *honest {
-                        Exhausted::All
-                    } else {
-                        Exhausted::Unclaimed
+                    exhausted = Some(match withheld {
+                        None => Exhausted::All,
+                        Some(why) => Exhausted::Unclaimed(*why),
                     });
                     break;
                 }
@@ -330,26 +417,27 @@ fn explore_with(
             discarded += 1;
         }
         match &mut source {
-            Source::Bounded(search, honest) => {
+            Source::Bounded(search, withheld) => {
                 let sched: Box<dyn std::any::Any> = sched;
                 let dfs = sched
                     .downcast::<DfsScheduler>()
                     .expect("the bounded search runs its own scheduler");
-                *honest &= !dfs.chose_values
-                    && !dfs.went_fair()
-                    && !dfs.left_busy
-                    && !result.atomic_sections;
+                let why = [
+                    dfs.chose_values.then_some(Withheld::AnyValue),
+                    dfs.went_fair().then_some(Withheld::StepLimit),
+                    dfs.left_busy.then_some(Withheld::LeftBusy),
+                    result.atomic_sections.then_some(Withheld::AtomicSections),
+                    result.unenumerated.map(Withheld::Input),
+                ];
+                *withheld = withheld.or(why.into_iter().flatten().next());
                 search.record(dfs.log());
             }
-            Source::Exhaustive(search, honest) => {
+            Source::Exhaustive(search, withheld) => {
                 let sched: Box<dyn std::any::Any> = sched;
                 let dpor = sched
                     .downcast::<DporScheduler>()
                     .expect("the exhaustive search runs its own scheduler");
-                *honest &= !dpor.chose_values
-                    && !dpor.went_fair()
-                    && !dpor.counted_loop
-                    && !result.atomic_sections;
+                *withheld = withheld.or(withheld_by(&dpor, &result));
                 search.record(&dpor);
             }
         }

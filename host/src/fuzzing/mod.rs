@@ -4,6 +4,7 @@
 //! panic, and what it accepts must hold together.
 
 pub mod differential;
+pub mod exhaustive;
 
 use crate::debuginfo::symbols::Symbols;
 use crate::imunit::schedule::Schedule;

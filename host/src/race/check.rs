@@ -54,6 +54,9 @@ thread_local! {
 pub struct RaceReport {
     /// The races.
     pub races: Vec<Race>,
+    /// Whether the program's plain accesses and atomic ones touched a
+    /// common word (see [`super::detector::Detector::mixed`]).
+    pub mixed_accesses: bool,
 }
 
 impl RaceReport {
@@ -251,10 +254,11 @@ impl Analysis for RaceCheck {
     fn finish(self: Box<Self>) -> Option<Report> {
         let RaceCheck {
             detector,
-            report,
+            mut report,
             library,
             ..
         } = *self;
+        report.mixed_accesses = detector.mixed();
         SPARE.set(Some(Spare { detector, library }));
         Some(Arc::new(report))
     }

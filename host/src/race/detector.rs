@@ -73,6 +73,9 @@ pub struct Detector {
     first_race_only: bool,
     /// The clean plain accesses of one thread in its current epoch.
     recent: Recent,
+    /// Whether a plain access and an atomic one touched the same word
+    /// (see [`Detector::mixed`]).
+    mixed: bool,
 }
 
 /// Slots of [`Recent`] (a power of two).
@@ -129,6 +132,7 @@ impl Detector {
             shadow: ShadowMemory::default(),
             first_race_only: false,
             recent: Recent::default(),
+            mixed: false,
         }
     }
 
@@ -148,6 +152,16 @@ impl Detector {
         self.atomics.clear();
         self.shadow.reset();
         self.recent.forget();
+        self.mixed = false;
+    }
+
+    /// Whether the execution's logged plain accesses and its atomic ones
+    /// touched a common word, which the plain ones then treat as
+    /// synchronisation (see the module's doc): which of them came first was
+    /// decided by the order of scheduling points that may not look
+    /// dependent.
+    pub fn mixed(&self) -> bool {
+        self.mixed
     }
 
     #[inline]
@@ -182,7 +196,7 @@ impl Detector {
     #[inline]
     pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
         self.recent.forget();
-        self.shadow.mark_sync(addr);
+        self.mixed |= self.shadow.mark_sync(addr);
         self.clock_mut(thread);
         let clock = &mut self.threads[thread as usize];
         let location = self.atomics.entry(addr).or_default();
@@ -247,6 +261,7 @@ impl Detector {
             Checked::SyncWord => {
                 // A plain access to a word the program also accesses
                 // atomically is one of its synchronisation accesses.
+                self.mixed = true;
                 self.atomic(thread, addr, write);
                 None
             }

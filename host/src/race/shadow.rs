@@ -415,12 +415,14 @@ impl ShadowMemory {
     /// Marks the byte at `addr` as the first byte of a word the program
     /// accesses atomically: later plain accesses that start there are
     /// synchronisation, not data accesses. (A granule that starts there
-    /// is marked whole.)
-    pub fn mark_sync(&mut self, addr: u32) {
+    /// is marked whole.) Returns whether a plain access had touched the
+    /// byte before.
+    pub fn mark_sync(&mut self, addr: u32) -> bool {
         let byte = u64::from(addr);
         let (page, at) = (self.page(byte / PAGE), (byte % PAGE) as usize);
-        if self.byte_cell(page, at).is_sync() {
-            return;
+        let cell = *self.byte_cell(page, at);
+        if cell.is_sync() {
+            return false;
         }
         let block = self.split_page(page);
         self.pages[page] = Page::Granules {
@@ -434,6 +436,7 @@ impl ShadowMemory {
             let bytes = self.split_granule(block, granule);
             self.bytes[bytes][at % GRANULE] = Cell::SYNC;
         }
+        cell != Cell::EMPTY
     }
 
     /// Records a plain access of `thread`, whose clock is `clock`, at

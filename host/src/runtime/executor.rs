@@ -499,6 +499,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         step,
         fair_from,
         atomic_sections,
+        unenumerated,
         ..
     } = state;
     scheduler.end_execution(step);
@@ -522,6 +523,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             steps: step,
             fair_from,
             atomic_sections,
+            unenumerated,
             reports,
         },
         scheduler,

@@ -6,6 +6,7 @@
 //! imports that park by themselves.
 
 use super::analysis::{Access, Happening, Interest};
+use super::outcome::Unenumerated;
 use super::guest_memory::GuestMemory;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
@@ -250,7 +251,7 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
     let new_bytes = (old + delta as u32 as u64) * 65536;
     let mut exec = caller.data().exec.get();
     if new_bytes > exec.limits.max_memory_bytes {
-        exec.memory_limit_hit = true;
+        exec.memory_refused();
         return Ok(-1);
     }
     drop(exec);
@@ -319,6 +320,8 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             .count();
         if alive as u32 >= exec.limits.max_threads {
             exec.thread_limit_hit = true;
+            let threads = exec.limits.max_threads;
+            exec.depended_on(Unenumerated::ThreadLimit { threads });
             return Ok(-1);
         }
         let child = exec.add_thread();

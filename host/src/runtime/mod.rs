@@ -26,7 +26,7 @@ mod wasi;
 
 pub use crate::failure::{Failure, FailureKind};
 pub use analysis::{Analysis, Reports};
-pub use outcome::{BlockedThread, Outcome};
+pub use outcome::{BlockedThread, Outcome, Unenumerated};
 
 use crate::abi;
 use crate::debuginfo::bookkeeping::Owner;
@@ -204,7 +204,7 @@ impl ResourceLimiter for ThreadData {
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         if desired as u64 > self.max_memory_bytes {
-            self.exec.get().memory_limit_hit = true;
+            self.exec.get().memory_refused();
             return Ok(false);
         }
         Ok(true)
@@ -268,6 +268,9 @@ pub struct ExecutionResult {
     /// which so claim nothing for such executions (an access inside could
     /// conflict with an atomic one outside any section).
     pub atomic_sections: bool,
+    /// The first thing the execution depended on that no schedule decides
+    /// (a limit's refusal, random bytes, the clock), if any.
+    pub unenumerated: Option<Unenumerated>,
     /// What the installed analyses recorded.
     pub reports: Reports,
 }

@@ -27,6 +27,52 @@ impl BlockedThread {
     }
 }
 
+/// Something an execution depended on that no schedule decides and no
+/// search enumerates: with it, an execution stands for itself only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unenumerated {
+    /// The guest's memory could not grow past the memory limit
+    /// (`--max-memory-mib`): an allocation failed that would have
+    /// succeeded.
+    MemoryLimit {
+        /// The limit, in bytes.
+        bytes: u64,
+    },
+    /// A thread creation was refused at the thread limit
+    /// (`--max-threads`).
+    ThreadLimit {
+        /// The limit.
+        threads: u32,
+    },
+    /// The guest read random bytes (`random_get`): one seeded draw of
+    /// them, of all that a real run could see.
+    RandomBytes,
+    /// The guest read the clock (`clock_time_get`): one virtual time, of
+    /// all that a real run could see.
+    Clock,
+}
+
+impl Unenumerated {
+    /// What happened and what it means, in words.
+    pub fn describe(self) -> String {
+        match self {
+            Unenumerated::MemoryLimit { bytes } => format!(
+                "an allocation was refused at the memory limit ({} MiB; raise it with --max-memory-mib)",
+                bytes >> 20
+            ),
+            Unenumerated::ThreadLimit { threads } => format!(
+                "a thread creation was refused at the thread limit ({threads}; raise it with --max-threads)"
+            ),
+            Unenumerated::RandomBytes => {
+                "the program read random bytes (random_get), and only one draw of them was tried".into()
+            }
+            Unenumerated::Clock => {
+                "the program read the clock (clock_time_get), and only one reading per schedule was tried".into()
+            }
+        }
+    }
+}
+
 /// How one execution ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {

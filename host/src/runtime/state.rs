@@ -4,7 +4,7 @@
 
 use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
 use super::guest_memory::GuestMemory;
-use super::outcome::{BlockedThread, Outcome};
+use super::outcome::{BlockedThread, Outcome, Unenumerated};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use super::{Limits, Preemption};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
@@ -125,6 +125,8 @@ pub(crate) struct ExecState {
     /// Labels of SDK events, indexed by [`EventKind::Label`].
     pub labels: Vec<String>,
     pub memory_limit_hit: bool,
+    /// The first thing the execution depended on that no schedule decides.
+    pub unenumerated: Option<Unenumerated>,
     /// Whether a thread entered an atomic section.
     pub atomic_sections: bool,
     /// The verification property the execution is judged under.
@@ -208,6 +210,7 @@ impl ExecState {
             random: Pcg64Mcg::seed_from_u64(random_seed),
             labels: Vec::new(),
             memory_limit_hit: false,
+            unenumerated: None,
             thread_limit_hit: false,
             started: Instant::now(),
             stop_at: None,
@@ -493,6 +496,19 @@ impl ExecState {
         }
     }
 
+    /// Notes that the execution depended on `what`, which no schedule
+    /// decides (the first such thing is kept).
+    pub fn depended_on(&mut self, what: Unenumerated) {
+        self.unenumerated.get_or_insert(what);
+    }
+
+    /// The memory limit refused to grow the guest's memory.
+    pub fn memory_refused(&mut self) {
+        self.memory_limit_hit = true;
+        let bytes = self.limits.max_memory_bytes;
+        self.depended_on(Unenumerated::MemoryLimit { bytes });
+    }
+
     /// The running thread touched state of the whole execution that no
     /// memory access shows (virtual time, the random generator, the size of
     /// memory): schedulers that follow steps learn it at the step's end.
@@ -613,7 +629,8 @@ impl ExecState {
         }
         self.resume(chosen);
         if self.follows_steps {
-            let step = self.step_start(chosen);
+            let mut step = self.step_start(chosen);
+            step.continues = atomic;
             self.scheduler.step_started(step);
         }
         self.current = chosen;
@@ -640,6 +657,7 @@ impl ExecState {
             op,
             woken_by,
             value: bytes.map(|(_, _, value)| value),
+            continues: false,
         }
     }
 

@@ -11,6 +11,7 @@
 //! network, so the guest sees no filesystem.
 
 use super::analysis::Happening;
+use super::outcome::Unenumerated;
 use super::state::ThreadState;
 use super::{ThreadData, hooks, memory};
 use crate::trace::EventKind;
@@ -112,6 +113,7 @@ fn clock_time_get(
     let now = {
         let mut exec = caller.data().exec.get();
         exec.touched_global_state();
+        exec.depended_on(Unenumerated::Clock);
         exec.clock_ns += CLOCK_READ_TICK_NS;
         exec.clock_ns
     };
@@ -137,6 +139,7 @@ fn random_get(mut caller: Caller<'_, ThreadData>, buf: i32, len: i32) -> Result<
     {
         let mut exec = caller.data().exec.get();
         exec.touched_global_state();
+        exec.depended_on(Unenumerated::RandomBytes);
         exec.random.fill_bytes(&mut bytes);
     }
     memory::write(&mut caller, buf as u32 as u64, &bytes)?;

@@ -25,6 +25,10 @@ pub struct StepRecord {
     pub op: Option<NextOp>,
     /// Whether the operation changed memory (see [`StepEnd::changed`]).
     pub wrote: bool,
+    /// The operations of the scheduling points it passed inside an atomic
+    /// section (where no other thread may run, so that the section is one
+    /// step), each with whether it changed memory.
+    pub more: Vec<(NextOp, bool)>,
     /// The thread whose notify woke it from a wait, if one did.
     pub woken_by: Option<ThreadId>,
     /// It created a thread (thread ids follow the order of creation, so two
@@ -40,7 +44,8 @@ pub struct StepRecord {
     pub repeat: bool,
     /// For a thread's first step: the step that created the thread.
     pub parent: Option<usize>,
-    /// The decision it was chosen at, if more than one thread could run.
+    /// The choice (an index in [`DporScheduler::choices`]) it was chosen
+    /// at, if more than one thread could run.
     pub decision: Option<usize>,
 }
 
@@ -51,10 +56,15 @@ impl StepRecord {
         if self.global || other.global || (self.spawned && other.spawned) {
             return true;
         }
-        match (&self.op, &other.op) {
-            (Some(a), Some(b)) => ops_dependent((a, self.wrote), (b, other.wrote)),
-            _ => false,
-        }
+        self.operations().any(|a| other.operations().any(|b| ops_dependent(a, b)))
+    }
+
+    /// Every operation it performed, each with whether it changed memory.
+    pub fn operations(&self) -> impl Iterator<Item = (&NextOp, bool)> {
+        let first = self.op.as_ref().map(|op| (op, self.wrote));
+        first
+            .into_iter()
+            .chain(self.more.iter().map(|(op, wrote)| (op, *wrote)))
     }
 }
 
@@ -99,6 +109,48 @@ struct Episode {
 /// Most reads an episode keeps (a longer loop body is not recognised).
 const EPISODE_READS: usize = 16;
 
+/// A choice the search makes for an execution: the thread that runs at a
+/// decision, or the value a guest draws (`weft.choose`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// The thread that runs.
+    Thread(ThreadId),
+    /// The value drawn.
+    Value(u64),
+}
+
+/// Most values of one guest draw the search enumerates: a draw from a
+/// larger range (or from every 64-bit value) takes its first value only,
+/// and the search then claims nothing.
+pub const MAX_ENUMERATED_VALUES: u64 = 1 << 16;
+
+/// One choice of an execution, as the search sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DporChoice {
+    /// The thread that runs at a decision.
+    Thread(DporDecision),
+    /// A value the running thread drew.
+    Value {
+        /// How many values the search enumerates here (1 when it does not
+        /// enumerate this draw's range).
+        alternatives: u64,
+        /// The value drawn.
+        chosen: u64,
+        /// The next steps of the threads asleep when it was drawn.
+        sleeping: Vec<StepRecord>,
+    },
+}
+
+impl DporChoice {
+    /// The choice made.
+    pub fn choice(&self) -> Choice {
+        match self {
+            DporChoice::Thread(decision) => Choice::Thread(decision.chosen),
+            DporChoice::Value { chosen, .. } => Choice::Value(*chosen),
+        }
+    }
+}
+
 /// One decision of an execution, as the search sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DporDecision {
@@ -113,18 +165,20 @@ pub struct DporDecision {
     pub step: usize,
 }
 
-/// Follows a prefix of decisions, then never preempts and passes over
-/// sleeping threads; logs every step and decision.
+/// Follows a prefix of choices, then never preempts, passes over sleeping
+/// threads and draws 0; logs every step, decision and value.
 #[derive(Debug, Default)]
 pub struct DporScheduler {
-    prefix: Vec<ThreadId>,
-    /// The sleep set that starts after the step of the prefix's last
-    /// decision.
+    prefix: Vec<Choice>,
+    /// The sleep set that starts after `entry_step`.
     entry_sleep: Vec<StepRecord>,
+    /// The step in which the prefix's last choice was made: the entry
+    /// sleep set starts when it ends.
+    entry_step: Option<usize>,
     /// The sleep set now.
     sleeping: Vec<StepRecord>,
     steps: Vec<StepRecord>,
-    decisions: Vec<DporDecision>,
+    choices: Vec<DporChoice>,
     /// Per thread: the step that created it, until its first step.
     parents: Vec<Option<usize>>,
     /// Per thread: whether it has taken a step.
@@ -136,11 +190,18 @@ pub struct DporScheduler {
     awaiting: Vec<bool>,
     /// The step running now, and the value its operation found.
     running: Option<(usize, Option<u64>)>,
+    /// The running step goes on inside an atomic section: whether this
+    /// part of it began at an operation (the last of its `more`).
+    continuing: Option<bool>,
     /// The decision whose step starts next.
     deciding: Option<usize>,
-    /// Whether the guest asked for a value with more than one possible
-    /// answer (the search does not enumerate those).
-    pub chose_values: bool,
+    /// The step that ended the execution while it ran (the main thread
+    /// returned, a thread exited the process or aborted, an assumption was
+    /// false), if one did.
+    ending: Option<usize>,
+    /// The range of the first value drawn that the search does not
+    /// enumerate (0: every 64-bit value), if one was drawn.
+    pub unenumerated: Option<u64>,
     /// The execution reached its step limit: choices are round-robin.
     fair: bool,
     /// Whether the execution had to run a sleeping thread because every
@@ -153,10 +214,10 @@ pub struct DporScheduler {
 }
 
 impl DporScheduler {
-    /// A scheduler that makes the decisions of `prefix`, puts the threads
-    /// of `sleep` to sleep after the step of its last decision, then never
-    /// preempts.
-    pub fn new(prefix: Vec<ThreadId>, sleep: Vec<StepRecord>) -> Self {
+    /// A scheduler that makes the choices of `prefix`, puts the threads of
+    /// `sleep` to sleep after the step of its last choice, then never
+    /// preempts and draws 0.
+    pub fn new(prefix: Vec<Choice>, sleep: Vec<StepRecord>) -> Self {
         DporScheduler {
             prefix,
             entry_sleep: sleep,
@@ -164,9 +225,35 @@ impl DporScheduler {
         }
     }
 
-    /// The decisions of the last execution.
-    pub fn decisions(&self) -> &[DporDecision] {
-        &self.decisions
+    /// The choices of the last execution, in order.
+    pub fn choices(&self) -> &[DporChoice] {
+        &self.choices
+    }
+
+    /// The decisions of the last execution, in order.
+    pub fn decisions(&self) -> impl Iterator<Item = &DporDecision> {
+        self.choices.iter().filter_map(|c| match c {
+            DporChoice::Thread(decision) => Some(decision),
+            DporChoice::Value { .. } => None,
+        })
+    }
+
+    /// The step that ended the last execution while it ran, if one did.
+    pub fn ending(&self) -> Option<usize> {
+        self.ending
+    }
+
+    /// The choice the prefix plans at `index`, if it reaches that far.
+    fn planned(&self) -> Option<Choice> {
+        self.prefix.get(self.choices.len()).copied()
+    }
+
+    /// Notes that choice `index` was made during step `step`: the entry
+    /// sleep set starts when that step ends if it is the prefix's last.
+    fn made(&mut self, step: usize) {
+        if self.choices.len() == self.prefix.len() {
+            self.entry_step = Some(step);
+        }
     }
 
     /// The steps of the last execution.
@@ -257,15 +344,21 @@ impl DporScheduler {
         }
         self.awaiting[thread] = repeat;
         self.steps[index].repeat = repeat;
-        // A change anywhere may end another thread's wait: besides the
-        // atomics it re-reads, a loop may read plain memory, which is no
-        // scheduling point (C's spin loops often do).
         if self.steps[index].wrote {
-            for (other, episode) in self.episodes.iter_mut().enumerate() {
-                if other != thread {
-                    episode.released = true;
-                    self.awaiting[other] = false;
-                }
+            self.release_others(index);
+        }
+    }
+
+    /// Step `index` changed memory. A change anywhere may end another
+    /// thread's wait: besides the atomics it re-reads, a loop may read
+    /// plain memory, which is no scheduling point (C's spin loops often
+    /// do).
+    fn release_others(&mut self, index: usize) {
+        let thread = self.steps[index].thread as usize;
+        for (other, episode) in self.episodes.iter_mut().enumerate() {
+            if other != thread {
+                episode.released = true;
+                self.awaiting[other] = false;
             }
         }
     }
@@ -275,14 +368,17 @@ impl Scheduler for DporScheduler {
     fn begin_execution(&mut self) {
         self.sleeping.clear();
         self.steps.clear();
-        self.decisions.clear();
+        self.choices.clear();
+        self.entry_step = None;
+        self.ending = None;
         self.parents.clear();
         self.started.clear();
         self.episodes.clear();
         self.awaiting.clear();
         self.running = None;
+        self.continuing = None;
         self.deciding = None;
-        self.chose_values = false;
+        self.unenumerated = None;
         self.fair = false;
         self.sleep_blocked = false;
         self.counted_loop = false;
@@ -306,6 +402,7 @@ impl Scheduler for DporScheduler {
                 op: None,
                 woken_by: None,
                 value: None,
+                continues: false,
             });
         }
     }
@@ -316,11 +413,11 @@ impl Scheduler for DporScheduler {
         current: Option<ThreadId>,
         step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        let index = self.decisions.len();
-        let chosen = if self.fair {
-            super::round_robin(enabled, current)
-        } else if let Some(&planned) = self.prefix.get(index) {
-            if !enabled.iter().any(|t| t.id == planned) {
+        let index = self.choices.len();
+        let chosen = match self.planned() {
+            _ if self.fair => super::round_robin(enabled, current),
+            Some(Choice::Thread(planned)) if enabled.iter().any(|t| t.id == planned) => planned,
+            Some(Choice::Thread(planned)) => {
                 return Err(ScheduleError::Diverged {
                     decision: index,
                     step,
@@ -328,9 +425,14 @@ impl Scheduler for DporScheduler {
                     enabled: enabled.iter().map(|t| t.id).collect(),
                 });
             }
-            planned
-        } else {
-            self.default_choice(enabled, current)
+            Some(Choice::Value(_)) => {
+                return Err(ScheduleError::ValueDiverged {
+                    index,
+                    step,
+                    problem: "threads were to be chosen where the search planned a value".into(),
+                });
+            }
+            None => self.default_choice(enabled, current),
         };
         // A thread that waits for a value to change is not worth exploring
         // here: its next turn would change nothing.
@@ -342,19 +444,51 @@ impl Scheduler for DporScheduler {
         if explorable.is_empty() {
             explorable = enabled.iter().map(|t| t.id).collect();
         }
-        self.decisions.push(DporDecision {
+        let step = self.steps.len();
+        self.choices.push(DporChoice::Thread(DporDecision {
             enabled: explorable,
             chosen,
             sleeping: self.sleeping.clone(),
-            step: self.steps.len(),
-        });
+            step,
+        }));
+        self.made(step);
         self.deciding = Some(index);
         Ok(chosen)
     }
 
-    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
-        self.chose_values |= bound != 1;
-        Ok(0)
+    fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError> {
+        let index = self.choices.len();
+        let chosen = match self.planned() {
+            Some(Choice::Value(value)) if bound == 0 || value < bound => value,
+            Some(planned) => {
+                return Err(ScheduleError::ValueDiverged {
+                    index,
+                    step,
+                    problem: format!("the search planned {planned:?} for a value in 0..{bound}"),
+                });
+            }
+            None => 0,
+        };
+        let enumerated = (1..=MAX_ENUMERATED_VALUES).contains(&bound);
+        if !enumerated && self.unenumerated.is_none() {
+            self.unenumerated = Some(bound);
+        }
+        // What the rest of the step does depends on the value: its record
+        // (in sleep sets, say) stands for every value only if it commutes
+        // with nothing.
+        let running = self.running.map(|(running, _)| running);
+        if let Some(running) = running {
+            self.steps[running].global = true;
+        }
+        self.choices.push(DporChoice::Value {
+            alternatives: if enumerated { bound } else { 1 },
+            chosen,
+            sleeping: self.sleeping.clone(),
+        });
+        if let Some(running) = running {
+            self.made(running);
+        }
+        Ok(chosen)
     }
 
     fn go_fair(&mut self) {
@@ -366,6 +500,17 @@ impl Scheduler for DporScheduler {
     }
 
     fn step_started(&mut self, step: Step) {
+        if step.continues
+            && let Some(last) = self.steps.len().checked_sub(1)
+            && self.steps[last].thread == step.thread
+        {
+            if let Some(op) = step.op {
+                self.steps[last].more.push((op, false));
+            }
+            self.running = Some((last, step.value));
+            self.continuing = Some(step.op.is_some());
+            return;
+        }
         let thread = step.thread as usize;
         let parent = if self.started[thread] {
             None
@@ -379,6 +524,7 @@ impl Scheduler for DporScheduler {
             thread: step.thread,
             op: step.op,
             wrote: false,
+            more: Vec::new(),
             woken_by: step.woken_by,
             spawned: false,
             global: false,
@@ -393,12 +539,23 @@ impl Scheduler for DporScheduler {
             return;
         };
         self.steps[index].global |= end.global;
-        self.steps[index].wrote = end.changed;
-        self.follow_episodes(index, value);
+        match self.continuing.take() {
+            Some(began_at_op) => {
+                if began_at_op && let Some(last) = self.steps[index].more.last_mut() {
+                    last.1 = end.changed;
+                }
+                if end.changed {
+                    self.release_others(index);
+                }
+            }
+            None => {
+                self.steps[index].wrote = end.changed;
+                self.follow_episodes(index, value);
+            }
+        }
         let ended = &self.steps[index];
         self.sleeping.retain(|s| !s.dependent(ended));
-        let entry = self.prefix.len().checked_sub(1);
-        if entry.is_some() && ended.decision == entry {
+        if self.entry_step == Some(index) {
             let mut sleep = std::mem::take(&mut self.entry_sleep);
             sleep.retain(|s| s.thread != ended.thread && !s.dependent(ended));
             self.sleeping.extend(sleep);
@@ -410,6 +567,7 @@ impl Scheduler for DporScheduler {
         // returned, or a thread exited the process): nothing ran after it.
         if let Some((index, _)) = self.running.take() {
             self.steps[index].global = true;
+            self.ending = Some(index);
         }
     }
 }
@@ -434,6 +592,7 @@ mod tests {
             thread,
             op,
             wrote: op.is_some_and(|op| op.kind.writes()),
+            more: Vec::new(),
             woken_by: None,
             spawned: false,
             global: false,
@@ -481,6 +640,7 @@ mod tests {
             op,
             woken_by: None,
             value: Some(value),
+            continues: false,
         });
         dpor.step_ended(StepEnd {
             global: false,
@@ -491,7 +651,7 @@ mod tests {
     #[test]
     fn sleeping_threads_are_passed_over_until_a_dependent_step() {
         let asleep = step(1, op(AccessKind::AtomicLoad, 8));
-        let mut dpor = DporScheduler::new(vec![0], vec![asleep]);
+        let mut dpor = DporScheduler::new(vec![Choice::Thread(0)], vec![asleep]);
         dpor.begin_execution();
         dpor.thread_created(0);
         dpor.thread_created(1);
@@ -500,7 +660,7 @@ mod tests {
         run(&mut dpor, 0, op(AccessKind::AtomicStore, 16), 0, true);
         // Thread 1 sleeps: thread 0 goes on.
         assert_eq!(dpor.choose(&enabled, Some(0), 2).unwrap(), 0);
-        assert_eq!(dpor.decisions()[1].sleeping.len(), 1);
+        assert_eq!(dpor.decisions().nth(1).unwrap().sleeping.len(), 1);
         run(&mut dpor, 0, op(AccessKind::AtomicStore, 8), 0, true);
         // The store to 8 wakes it: it runs when thread 0 spins.
         let mut yielding = views(&[0, 1]);
@@ -508,7 +668,7 @@ mod tests {
         assert_eq!(dpor.choose(&yielding, Some(0), 3).unwrap(), 1);
         assert!(!dpor.sleep_blocked);
         assert_eq!(dpor.steps().len(), 3);
-        assert!(dpor.decisions()[2].sleeping.is_empty());
+        assert!(dpor.decisions().nth(2).unwrap().sleeping.is_empty());
     }
 
     #[test]

@@ -29,7 +29,9 @@ mod sticky;
 mod surw;
 
 pub use dfs::{Decision, DfsScheduler};
-pub use dpor::{DporDecision, DporScheduler, StepRecord};
+pub use dpor::{
+    Choice, DporChoice, DporDecision, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord,
+};
 pub use guided::{GuidedScheduler, Run, runs_of};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
@@ -130,6 +132,9 @@ pub struct Step {
     /// The value of the bytes `op` touches before it runs (little-endian),
     /// when it touches at most 8.
     pub value: Option<u64>,
+    /// The thread goes on inside an atomic section, where no other thread
+    /// may run: this is no new step but more of the running one.
+    pub continues: bool,
 }
 
 /// The end of a step (see [`Step`]).

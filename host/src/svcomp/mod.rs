@@ -86,7 +86,13 @@ impl Verdict {
                 "every schedule switching at synchronisation was explored, but {} may need a switch at any access in a racy program (`--races fail` rules races out, `--points memory` switches everywhere)",
                 property.name()
             ),
-            (None, _) => "the exploration did not cover every schedule".into(),
+            (None, _) => match exploration.exhausted {
+                Some(Exhausted::Unclaimed(why)) => format!(
+                    "the search ran out of schedules, but claims nothing: {}",
+                    why.describe()
+                ),
+                _ => "the exploration did not cover every schedule (time limit)".into(),
+            },
         }
     }
 }

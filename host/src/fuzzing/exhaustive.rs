@@ -1,0 +1,524 @@
+//! Differential runs of the exhaustive search: a small concurrent program
+//! generated from bytes (two or three workers and the main thread doing
+//! atomic and plain accesses, locks, atomic sections, guest values,
+//! assumptions, assertions and early exits, joined or not) is explored by
+//! `dpor` and by plain enumeration of every schedule and every value, with
+//! no reduction at all. Whatever `dpor` sees, enumeration sees; and when
+//! `dpor` claims to have explored every schedule, it saw every outcome
+//! enumeration saw (with races as failures: a race if enumeration met one).
+
+use crate::execution::Setup;
+use crate::explore::exhaustive::ExhaustiveSearch;
+use crate::explore::{Withheld, withheld_by};
+use crate::instrument::{InstrumentOptions, Points};
+use crate::race::RaceMode;
+use crate::runtime::{ExecutionResult, FailureKind, Outcome, Program};
+use crate::sched::{DporScheduler, ScheduleError, Scheduler, ThreadView};
+use crate::trace::ThreadId;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+/// Most executions either side runs; a program that needs more is not
+/// compared.
+const MOST_EXECUTIONS: u64 = 4_000;
+
+/// Reads choices from the input bytes; past their end every choice is 0.
+struct Bytes<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl Bytes<'_> {
+    /// A number in `0..n`.
+    fn below(&mut self, n: u8) -> u8 {
+        let byte = self.data.get(self.at).copied().unwrap_or(0);
+        self.at += 1;
+        byte % n
+    }
+}
+
+/// One operation of a generated thread. `v` is the thread's last value
+/// read or drawn; every value read is folded into the thread's result.
+#[derive(Clone, Debug)]
+enum Op {
+    Store { var: u8, value: u8, atomic: bool },
+    Load { var: u8, atomic: bool },
+    Add { var: u8, value: u8 },
+    Swap { var: u8, expected: u8, new: u8 },
+    Locked { lock: u8, body: Vec<Op> },
+    Section(Vec<Op>),
+    Choose { bound: u8 },
+    /// Discards the execution when `v == value`.
+    Assume { value: u8 },
+    /// Fails when `v == value`.
+    Assert { value: u8, id: u8 },
+    /// Exits the process with `code` when `v == value`.
+    Exit { value: u8, code: u8 },
+}
+
+/// A generated program.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The main thread's operations before it starts the workers, and
+    /// after.
+    main: (Vec<Op>, Vec<Op>),
+    workers: Vec<Vec<Op>>,
+    /// Whether the main thread waits for the workers before it ends.
+    joins: bool,
+    /// Whether plain accesses are scheduling points (else races fail).
+    memory_points: bool,
+}
+
+impl Generated {
+    /// The program `data` describes.
+    pub fn from_bytes(data: &[u8]) -> Self {
+        let mut bytes = Bytes { data, at: 0 };
+        let workers = 2 + bytes.below(2) as usize;
+        let budget = if workers == 2 { 3 } else { 2 };
+        let memory_points = bytes.below(4) == 0;
+        let joins = bytes.below(3) != 0;
+        let before = bytes.below(2);
+        let before = ops(&mut bytes, before, true);
+        let after = bytes.below(2);
+        let after = ops(&mut bytes, after, true);
+        let workers = (0..workers)
+            .map(|_| {
+                let count = 1 + bytes.below(budget);
+                ops(&mut bytes, count, true)
+            })
+            .collect();
+        Generated {
+            main: (before, after),
+            workers,
+            joins,
+            memory_points,
+        }
+    }
+
+    /// The program as a WebAssembly text module.
+    pub fn to_wat(&self) -> String {
+        let mut wat = String::from(
+            r#"(module
+  (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "weft" "choose" (func $choose (param i64) (result i64)))
+  (import "weft" "assume" (func $assume (param i32)))
+  (import "weft" "assert" (func $assert (param i32 i32 i32)))
+  (import "weft" "atomic_begin" (func $atomic_begin))
+  (import "weft" "atomic_end" (func $atomic_end))
+  (memory (export "memory") 1 1 shared)
+  (data (i32.const 1024) "assertion 0123456789abcdefghijklmnopqrstuvwxyz")
+"#,
+        );
+        let workers = self.workers.len();
+        let mut body = String::new();
+        emit_ops(&mut body, &self.main.0);
+        for w in 1..=workers {
+            let _ = writeln!(body, "    (drop (call $spawn (i32.const {w})))");
+        }
+        emit_ops(&mut body, &self.main.1);
+        let _ = writeln!(body, "    (i32.atomic.store (i32.const {}) (local.get $acc))", SLOTS);
+        if self.joins {
+            let _ = writeln!(
+                body,
+                "    (block $joined (loop $wait
+      (local.set $v (i32.atomic.load (i32.const {DONE})))
+      (br_if $joined (i32.eq (local.get $v) (i32.const {workers})))
+      (drop (memory.atomic.wait32 (i32.const {DONE}) (local.get $v) (i64.const -1)))
+      (br $wait)))"
+            );
+        }
+        // The final state, folded into the exit code, read in one step.
+        let _ = writeln!(body, "    (call $atomic_begin) (local.set $acc (i32.const 0))");
+        let finals = (0..VARS).map(var_addr).chain((0..=workers as u32).map(|t| SLOTS + 4 * t));
+        for addr in finals {
+            let _ = writeln!(
+                body,
+                "    (local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 31)) (i32.atomic.load (i32.const {addr}))))"
+            );
+        }
+        body.push_str("    (call $exit (i32.and (local.get $acc) (i32.const 0x7fffffff)))\n");
+        let _ = write!(
+            wat,
+            "  (func (export \"_start\") (local $v i32) (local $acc i32)\n{body}  )\n"
+        );
+        for (w, ops) in self.workers.iter().enumerate() {
+            let w = w + 1;
+            let mut body = String::new();
+            emit_ops(&mut body, ops);
+            let _ = writeln!(
+                body,
+                "    (call $atomic_begin)
+    (i32.atomic.store (i32.const {}) (local.get $acc))
+    (drop (i32.atomic.rmw.add (i32.const {DONE}) (i32.const 1)))
+    (drop (memory.atomic.notify (i32.const {DONE}) (i32.const 1)))
+    (call $atomic_end)",
+                SLOTS + 4 * w as u32
+            );
+            let _ = write!(
+                wat,
+                "  (func $worker{w} (local $v i32) (local $acc i32)\n{body}  )\n"
+            );
+        }
+        wat.push_str("  (func (export \"wasi_thread_start\") (param $tid i32) (param $arg i32)\n");
+        for w in 1..=workers {
+            let _ = writeln!(
+                wat,
+                "    (if (i32.eq (local.get $arg) (i32.const {w})) (then (call $worker{w})))"
+            );
+        }
+        wat.push_str("  ))\n");
+        wat
+    }
+
+    fn instrument_options(&self) -> InstrumentOptions {
+        InstrumentOptions {
+            points: if self.memory_points {
+                Points::Memory
+            } else {
+                Points::Sync
+            },
+            log_accesses: !self.memory_points,
+            ..InstrumentOptions::default()
+        }
+    }
+
+    fn setup(&self) -> Setup {
+        Setup {
+            races: if self.memory_points {
+                RaceMode::Off
+            } else {
+                RaceMode::Fail
+            },
+            ..Setup::default()
+        }
+    }
+}
+
+/// Shared variables, at 0, 4, ...
+const VARS: u32 = 3;
+/// Lock words.
+const LOCKS: u32 = 64;
+/// The workers' count of finished workers.
+const DONE: u32 = 128;
+/// Each thread's folded reads (main's first).
+const SLOTS: u32 = 256;
+/// Where the assertion messages' text starts.
+const MESSAGES: u32 = 1024;
+
+fn var_addr(var: impl Into<u32>) -> u32 {
+    4 * var.into()
+}
+
+/// `count` operations; `nest`: locked blocks and atomic sections may
+/// appear (they do not nest).
+fn ops(bytes: &mut Bytes<'_>, count: u8, nest: bool) -> Vec<Op> {
+    (0..count).map(|_| op(bytes, nest)).collect()
+}
+
+fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
+    let var = bytes.below(VARS as u8);
+    let kinds = if nest { 12 } else { 8 };
+    match bytes.below(kinds) {
+        0 => Op::Store {
+            var,
+            value: 1 + bytes.below(2),
+            atomic: true,
+        },
+        1 => Op::Load { var, atomic: true },
+        2 => Op::Add {
+            var,
+            value: 1 + bytes.below(2),
+        },
+        3 => Op::Swap {
+            var,
+            expected: bytes.below(2),
+            new: 1 + bytes.below(2),
+        },
+        4 => Op::Store {
+            var,
+            value: 1 + bytes.below(2),
+            atomic: false,
+        },
+        5 => Op::Load { var, atomic: false },
+        6 => match bytes.below(4) {
+            0 => Op::Assume {
+                value: bytes.below(3),
+            },
+            1 | 2 => Op::Assert {
+                value: bytes.below(3),
+                id: bytes.below(36),
+            },
+            _ => Op::Exit {
+                value: bytes.below(3),
+                code: 1 + bytes.below(9),
+            },
+        },
+        7 => Op::Choose {
+            bound: 2 + bytes.below(2),
+        },
+        8 | 9 => {
+            let count = 1 + bytes.below(2);
+            Op::Locked {
+                lock: bytes.below(2),
+                body: ops(bytes, count, false),
+            }
+        }
+        _ => {
+            let count = 1 + bytes.below(2);
+            Op::Section(ops(bytes, count, false))
+        }
+    }
+}
+
+/// Folds `$v` into `$acc`.
+const FOLD: &str =
+    "(local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 7)) (i32.add (local.get $v) (i32.const 1))))";
+
+fn emit_ops(out: &mut String, ops: &[Op]) {
+    for op in ops {
+        emit(out, op);
+    }
+}
+
+fn emit(out: &mut String, op: &Op) {
+    let _ = match op {
+        Op::Store { var, value, atomic } => writeln!(
+            out,
+            "    ({} (i32.const {}) (i32.const {value}))",
+            if *atomic { "i32.atomic.store" } else { "i32.store" },
+            var_addr(*var)
+        ),
+        Op::Load { var, atomic } => writeln!(
+            out,
+            "    (local.set $v ({} (i32.const {}))) {FOLD}",
+            if *atomic { "i32.atomic.load" } else { "i32.load" },
+            var_addr(*var)
+        ),
+        Op::Add { var, value } => writeln!(
+            out,
+            "    (local.set $v (i32.atomic.rmw.add (i32.const {}) (i32.const {value}))) {FOLD}",
+            var_addr(*var)
+        ),
+        Op::Swap { var, expected, new } => writeln!(
+            out,
+            "    (local.set $v (i32.atomic.rmw.cmpxchg (i32.const {}) (i32.const {expected}) (i32.const {new}))) {FOLD}",
+            var_addr(*var)
+        ),
+        Op::Locked { lock, body } => {
+            let lock = LOCKS + 4 * *lock as u32;
+            let _ = writeln!(
+                out,
+                "    (block $got (loop $try
+      (br_if $got (i32.eqz (i32.atomic.rmw.cmpxchg (i32.const {lock}) (i32.const 0) (i32.const 1))))
+      (drop (memory.atomic.wait32 (i32.const {lock}) (i32.const 1) (i64.const -1)))
+      (br $try)))"
+            );
+            emit_ops(out, body);
+            writeln!(
+                out,
+                "    (i32.atomic.store (i32.const {lock}) (i32.const 0))
+    (drop (memory.atomic.notify (i32.const {lock}) (i32.const 1)))"
+            )
+        }
+        Op::Section(body) => {
+            out.push_str("    (call $atomic_begin)\n");
+            emit_ops(out, body);
+            writeln!(out, "    (call $atomic_end)")
+        }
+        Op::Choose { bound } => writeln!(
+            out,
+            "    (local.set $v (i32.wrap_i64 (call $choose (i64.const {bound})))) {FOLD}"
+        ),
+        Op::Assume { value } => writeln!(
+            out,
+            "    (call $assume (i32.ne (local.get $v) (i32.const {value})))"
+        ),
+        Op::Assert { value, id } => writeln!(
+            out,
+            "    (call $assert (i32.ne (local.get $v) (i32.const {value})) (i32.const {MESSAGES}) (i32.const {}))",
+            11 + *id as u32
+        ),
+        Op::Exit { value, code } => writeln!(
+            out,
+            "    (if (i32.eq (local.get $v) (i32.const {value})) (then (call $exit (i32.const {code}))))"
+        ),
+    };
+}
+
+/// Follows a prefix of alternatives (an index among the enabled threads,
+/// or a value), then takes the first; logs how many alternatives each
+/// choice had. Every schedule and value, no reduction.
+#[derive(Default)]
+struct Enumerator {
+    prefix: Vec<u64>,
+    /// Per choice: the alternative taken and how many there were.
+    taken: Vec<(u64, u64)>,
+}
+
+impl Enumerator {
+    fn take(&mut self, alternatives: u64) -> u64 {
+        let chosen = self.prefix.get(self.taken.len()).copied().unwrap_or(0);
+        self.taken.push((chosen, alternatives));
+        chosen
+    }
+
+    /// The prefix of the next execution, if any is left.
+    fn next(&self) -> Option<Vec<u64>> {
+        let last = self.taken.iter().rposition(|&(c, n)| c + 1 < n)?;
+        let mut prefix: Vec<u64> = self.taken[..last].iter().map(|&(c, _)| c).collect();
+        prefix.push(self.taken[last].0 + 1);
+        Some(prefix)
+    }
+}
+
+impl Scheduler for Enumerator {
+    fn begin_execution(&mut self) {
+        self.taken.clear();
+    }
+
+    fn thread_created(&mut self, _id: ThreadId) {}
+
+    fn choose(
+        &mut self,
+        enabled: &[ThreadView],
+        _current: Option<ThreadId>,
+        _step: u64,
+    ) -> Result<ThreadId, ScheduleError> {
+        let index = self.take(enabled.len() as u64);
+        Ok(enabled[index as usize].id)
+    }
+
+    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        Ok(self.take(bound.max(1)))
+    }
+}
+
+/// How an execution ended, as the comparison sees it: races by kind only
+/// (which of several races shows first depends on the schedule).
+fn outcome_key(result: &ExecutionResult) -> String {
+    match result.outcome.failure() {
+        Some(failure) if failure.kind == FailureKind::DataRace => "data race".into(),
+        _ => match &result.outcome {
+            Outcome::Discarded { .. } => "discarded".into(),
+            other => format!("{other:?}"),
+        },
+    }
+}
+
+/// What one side of a comparison saw.
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// The outcomes, as [`outcome_key`] gives them.
+    pub outcomes: BTreeSet<String>,
+    /// Executions run.
+    pub executions: u64,
+    /// For `dpor`: whether it claims to have explored every schedule, or
+    /// why not.
+    pub withheld: Option<Withheld>,
+}
+
+/// What comparing one program found.
+#[derive(Debug)]
+pub enum Compared {
+    /// One side needed more than [`MOST_EXECUTIONS`] executions.
+    TooLarge,
+    /// The outcomes agree.
+    Agree {
+        /// `dpor`'s side.
+        dpor: Seen,
+        /// Enumeration's side.
+        every: Seen,
+    },
+}
+
+/// Runs `program` under `dpor` and under plain enumeration.
+///
+/// # Errors
+///
+/// A description of the disagreement, with the program.
+pub fn compare(program: &Generated) -> Result<Compared, String> {
+    let wat = program.to_wat();
+    let wasm = wat::parse_str(&wat).map_err(|e| format!("{e}\n{wat}"))?;
+    let mut loaded = crate::execution::load(&wasm, program.instrument_options())
+        .map_err(|e| format!("{e}\n{wat}"))?;
+    let setup = program.setup();
+    let Some(dpor) = by_dpor(&mut loaded, &setup) else {
+        return Ok(Compared::TooLarge);
+    };
+    let Some(every) = by_enumeration(&mut loaded, &setup) else {
+        return Ok(Compared::TooLarge);
+    };
+    let raced = |seen: &Seen| seen.outcomes.contains("data race");
+    let unseen: Vec<&String> = dpor.outcomes.difference(&every.outcomes).collect();
+    if !unseen.is_empty() {
+        return Err(format!(
+            "dpor saw outcomes that enumerating every schedule did not: {unseen:?}\n{wat}"
+        ));
+    }
+    if dpor.withheld.is_none() {
+        if raced(&every) && !raced(&dpor) {
+            return Err(format!(
+                "dpor claims every schedule but saw no data race, and enumeration did\n{wat}"
+            ));
+        }
+        let missed: Vec<&String> = every.outcomes.difference(&dpor.outcomes).collect();
+        if !raced(&every) && !missed.is_empty() {
+            return Err(format!(
+                "dpor claims every schedule ({} executions) but missed outcomes of the {} of enumeration: {missed:?}\n{wat}",
+                dpor.executions, every.executions
+            ));
+        }
+    }
+    Ok(Compared::Agree { dpor, every })
+}
+
+fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
+    let mut search = ExhaustiveSearch::new();
+    let mut seen = Seen::default();
+    while let Some(scheduler) = search.next_scheduler() {
+        if seen.executions == MOST_EXECUTIONS {
+            return None;
+        }
+        let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
+        seen.executions += 1;
+        seen.outcomes.insert(outcome_key(&result));
+        let sched: Box<dyn std::any::Any> = sched;
+        let dpor = sched
+            .downcast::<DporScheduler>()
+            .expect("the search's own scheduler");
+        seen.withheld = seen.withheld.or(withheld_by(&dpor, &result));
+        search.record(&dpor);
+    }
+    Some(seen)
+}
+
+fn by_enumeration(program: &mut Program, setup: &Setup) -> Option<Seen> {
+    let mut seen = Seen::default();
+    let mut prefix = Some(Vec::new());
+    while let Some(next) = prefix {
+        if seen.executions == MOST_EXECUTIONS {
+            return None;
+        }
+        let scheduler = Enumerator {
+            prefix: next,
+            taken: Vec::new(),
+        };
+        let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
+        seen.executions += 1;
+        seen.outcomes.insert(outcome_key(&result));
+        let sched: Box<dyn std::any::Any> = sched;
+        let every = sched
+            .downcast::<Enumerator>()
+            .expect("the enumerator");
+        prefix = every.next();
+    }
+    Some(seen)
+}
+
+/// The fuzz target's body: the program `data` describes agrees.
+pub fn exhaustive(data: &[u8]) {
+    if let Err(disagreement) = compare(&Generated::from_bytes(data)) {
+        panic!("{disagreement}");
+    }
+}
