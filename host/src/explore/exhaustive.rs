@@ -53,8 +53,14 @@ enum Branching {
         /// The threads to explore from here (explored ones included).
         backtrack: Vec<ThreadId>,
     },
-    /// A guest's draw: every value below this is explored, in order.
-    Values(u64),
+    /// A guest's draw: every value below `alternatives` is explored, in
+    /// order.
+    Values {
+        alternatives: u64,
+        /// The decision of the step that drew it, if any: what sleeps
+        /// after that step sleeps after it with any value.
+        decision: Option<usize>,
+    },
 }
 
 impl Node {
@@ -73,10 +79,14 @@ impl Node {
                 alternatives,
                 chosen,
                 sleeping,
+                decision,
             } => Node {
                 chosen: Choice::Value(*chosen),
                 sleeping: sleeping.clone(),
-                branching: Branching::Values(*alternatives),
+                branching: Branching::Values {
+                    alternatives: *alternatives,
+                    decision: *decision,
+                },
             },
         }
     }
@@ -85,16 +95,24 @@ impl Node {
     /// with, if any is left; makes it this node's choice.
     fn advance(&mut self) -> Option<Vec<StepRecord>> {
         match (&mut self.branching, &mut self.chosen) {
-            (Branching::Threads { done, backtrack, .. }, Choice::Thread(chosen)) => {
+            (
+                Branching::Threads {
+                    done, backtrack, ..
+                },
+                Choice::Thread(chosen),
+            ) => {
                 let sleeping = &self.sleeping;
                 // Exploring a thread whose step sleeps here or was explored
                 // here would repeat explored schedules.
-                let covered = |t: ThreadId| sleeping.iter().chain(done.iter()).any(|s| s.thread == t);
+                let covered =
+                    |t: ThreadId| sleeping.iter().chain(done.iter()).any(|s| s.thread == t);
                 let next = backtrack.iter().copied().filter(|&t| !covered(t)).min()?;
                 *chosen = next;
                 Some(sleeping.iter().chain(done.iter()).cloned().collect())
             }
-            (Branching::Values(alternatives), Choice::Value(chosen)) if *chosen + 1 < *alternatives => {
+            (Branching::Values { alternatives, .. }, Choice::Value(chosen))
+                if *chosen + 1 < *alternatives =>
+            {
                 *chosen += 1;
                 Some(self.sleeping.clone())
             }
@@ -139,13 +157,19 @@ impl ExhaustiveSearch {
         for choice in &choices[self.path.len()..] {
             self.path.push(Node::of(choice));
         }
+        // A thread's step explored at a decision, as its sleep-set record
+        // from there on: when the step drew guest values, the record
+        // stands for all of them (every value is explored below the
+        // decision before another thread is), as what any of them did.
         for (node, choice) in self.path.iter_mut().zip(choices) {
             if let (Branching::Threads { done, .. }, DporChoice::Thread(decision)) =
                 (&mut node.branching, choice)
-                && !done.iter().any(|s| s.thread == decision.chosen)
                 && let Some(step) = steps.get(decision.step)
             {
-                done.push(step.clone());
+                match done.iter_mut().find(|s| s.thread == decision.chosen) {
+                    Some(record) => record.absorb(step),
+                    None => done.push(step.clone()),
+                }
             }
         }
         let order = HappensBefore::of(steps);
@@ -224,7 +248,25 @@ impl ExhaustiveSearch {
     /// Finds the deepest choice with an alternative still to explore.
     fn backtrack(&mut self) {
         while let Some(node) = self.path.last_mut() {
-            if let Some(sleep) = node.advance() {
+            if let Some(mut sleep) = node.advance() {
+                // Another value for a step: the threads that sleep after
+                // that step with one value sleep after it with any (the
+                // step's end wakes those it does not commute with).
+                if let Branching::Values {
+                    decision: Some(d), ..
+                } = node.branching
+                    && let Node {
+                        sleeping,
+                        branching: Branching::Threads { done, .. },
+                        ..
+                    } = &self.path[d]
+                {
+                    for record in sleeping.iter().chain(done) {
+                        if !sleep.iter().any(|s| s.thread == record.thread) {
+                            sleep.push(record.clone());
+                        }
+                    }
+                }
                 let prefix = self.path.iter().map(|n| n.chosen).collect();
                 self.next = Some((prefix, sleep));
                 return;

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 
 /// Most executions either side runs; a program that needs more is not
 /// compared.
-const MOST_EXECUTIONS: u64 = 4_000;
+const MOST_EXECUTIONS: u64 = 20_000;
 
 /// Reads choices from the input bytes; past their end every choice is 0.
 struct Bytes<'a> {
@@ -41,19 +41,46 @@ impl Bytes<'_> {
 /// read or drawn; every value read is folded into the thread's result.
 #[derive(Clone, Debug)]
 enum Op {
-    Store { var: u8, value: u8, atomic: bool },
-    Load { var: u8, atomic: bool },
-    Add { var: u8, value: u8 },
-    Swap { var: u8, expected: u8, new: u8 },
-    Locked { lock: u8, body: Vec<Op> },
+    Store {
+        var: u8,
+        value: u8,
+        atomic: bool,
+    },
+    Load {
+        var: u8,
+        atomic: bool,
+    },
+    Add {
+        var: u8,
+        value: u8,
+    },
+    Swap {
+        var: u8,
+        expected: u8,
+        new: u8,
+    },
+    Locked {
+        lock: u8,
+        body: Vec<Op>,
+    },
     Section(Vec<Op>),
-    Choose { bound: u8 },
+    Choose {
+        bound: u8,
+    },
     /// Discards the execution when `v == value`.
-    Assume { value: u8 },
+    Assume {
+        value: u8,
+    },
     /// Fails when `v == value`.
-    Assert { value: u8, id: u8 },
+    Assert {
+        value: u8,
+        id: u8,
+    },
     /// Exits the process with `code` when `v == value`.
-    Exit { value: u8, code: u8 },
+    Exit {
+        value: u8,
+        code: u8,
+    },
 }
 
 /// A generated program.
@@ -73,13 +100,22 @@ impl Generated {
     /// The program `data` describes.
     pub fn from_bytes(data: &[u8]) -> Self {
         let mut bytes = Bytes { data, at: 0 };
-        let workers = 2 + bytes.below(2) as usize;
-        let budget = if workers == 2 { 3 } else { 2 };
-        let memory_points = bytes.below(4) == 0;
         let joins = bytes.below(3) != 0;
-        let before = bytes.below(2);
+        // Without a join, the main thread's end may cut the workers short
+        // anywhere: every such cut is a schedule of its own.
+        let workers = 2 + usize::from(joins && bytes.below(4) == 0);
+        let budget = match (workers, joins) {
+            (2, true) => 2,
+            (2, false) => 1,
+            _ => 1,
+        };
+        let memory_points = bytes.below(4) == 0;
+        let (before, after) = match bytes.below(4) {
+            0 => (1, 0),
+            1 => (0, 1),
+            _ => (0, 0),
+        };
         let before = ops(&mut bytes, before, true);
-        let after = bytes.below(2);
         let after = ops(&mut bytes, after, true);
         let workers = (0..workers)
             .map(|_| {
@@ -117,21 +153,19 @@ impl Generated {
             let _ = writeln!(body, "    (drop (call $spawn (i32.const {w})))");
         }
         emit_ops(&mut body, &self.main.1);
-        let _ = writeln!(body, "    (i32.atomic.store (i32.const {}) (local.get $acc))", SLOTS);
         if self.joins {
             let _ = writeln!(
                 body,
                 "    (block $joined (loop $wait
       (local.set $v (i32.atomic.load (i32.const {DONE})))
-      (br_if $joined (i32.eq (local.get $v) (i32.const {workers})))
+      (br_if $joined (i32.eq (i32.and (local.get $v) (i32.const 15)) (i32.const {workers})))
       (drop (memory.atomic.wait32 (i32.const {DONE}) (local.get $v) (i64.const -1)))
       (br $wait)))"
             );
         }
         // The final state, folded into the exit code, read in one step.
-        let _ = writeln!(body, "    (call $atomic_begin) (local.set $acc (i32.const 0))");
-        let finals = (0..VARS).map(var_addr).chain((0..=workers as u32).map(|t| SLOTS + 4 * t));
-        for addr in finals {
+        let _ = writeln!(body, "    (call $atomic_begin)");
+        for addr in (0..VARS).map(var_addr).chain([DONE]) {
             let _ = writeln!(
                 body,
                 "    (local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 31)) (i32.atomic.load (i32.const {addr}))))"
@@ -146,14 +180,14 @@ impl Generated {
             let w = w + 1;
             let mut body = String::new();
             emit_ops(&mut body, ops);
+            // One count of finished workers and the sum of their reads,
+            // told in one step.
             let _ = writeln!(
                 body,
                 "    (call $atomic_begin)
-    (i32.atomic.store (i32.const {}) (local.get $acc))
-    (drop (i32.atomic.rmw.add (i32.const {DONE}) (i32.const 1)))
+    (drop (i32.atomic.rmw.add (i32.const {DONE}) (i32.add (i32.const 1) (i32.shl (local.get $acc) (i32.const 4)))))
     (drop (memory.atomic.notify (i32.const {DONE}) (i32.const 1)))
-    (call $atomic_end)",
-                SLOTS + 4 * w as u32
+    (call $atomic_end)"
             );
             let _ = write!(
                 wat,
@@ -199,10 +233,9 @@ impl Generated {
 const VARS: u32 = 3;
 /// Lock words.
 const LOCKS: u32 = 64;
-/// The workers' count of finished workers.
+/// The count of finished workers (its low four bits) plus the sum of
+/// their folded reads (shifted past them).
 const DONE: u32 = 128;
-/// Each thread's folded reads (main's first).
-const SLOTS: u32 = 256;
 /// Where the assertion messages' text starts.
 const MESSAGES: u32 = 1024;
 
@@ -257,13 +290,10 @@ fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
         7 => Op::Choose {
             bound: 2 + bytes.below(2),
         },
-        8 | 9 => {
-            let count = 1 + bytes.below(2);
-            Op::Locked {
-                lock: bytes.below(2),
-                body: ops(bytes, count, false),
-            }
-        }
+        8 | 9 => Op::Locked {
+            lock: bytes.below(2),
+            body: ops(bytes, 1, false),
+        },
         _ => {
             let count = 1 + bytes.below(2);
             Op::Section(ops(bytes, count, false))
@@ -272,8 +302,7 @@ fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
 }
 
 /// Folds `$v` into `$acc`.
-const FOLD: &str =
-    "(local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 7)) (i32.add (local.get $v) (i32.const 1))))";
+const FOLD: &str = "(local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 7)) (i32.add (local.get $v) (i32.const 1))))";
 
 fn emit_ops(out: &mut String, ops: &[Op]) {
     for op in ops {
@@ -286,13 +315,21 @@ fn emit(out: &mut String, op: &Op) {
         Op::Store { var, value, atomic } => writeln!(
             out,
             "    ({} (i32.const {}) (i32.const {value}))",
-            if *atomic { "i32.atomic.store" } else { "i32.store" },
+            if *atomic {
+                "i32.atomic.store"
+            } else {
+                "i32.store"
+            },
             var_addr(*var)
         ),
         Op::Load { var, atomic } => writeln!(
             out,
             "    (local.set $v ({} (i32.const {}))) {FOLD}",
-            if *atomic { "i32.atomic.load" } else { "i32.load" },
+            if *atomic {
+                "i32.atomic.load"
+            } else {
+                "i32.load"
+            },
             var_addr(*var)
         ),
         Op::Add { var, value } => writeln!(
@@ -508,9 +545,7 @@ fn by_enumeration(program: &mut Program, setup: &Setup) -> Option<Seen> {
         seen.executions += 1;
         seen.outcomes.insert(outcome_key(&result));
         let sched: Box<dyn std::any::Any> = sched;
-        let every = sched
-            .downcast::<Enumerator>()
-            .expect("the enumerator");
+        let every = sched.downcast::<Enumerator>().expect("the enumerator");
         prefix = every.next();
     }
     Some(seen)

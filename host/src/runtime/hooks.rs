@@ -6,8 +6,8 @@
 //! imports that park by themselves.
 
 use super::analysis::{Access, Happening, Interest};
-use super::outcome::Unenumerated;
 use super::guest_memory::GuestMemory;
+use super::outcome::Unenumerated;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
 use crate::abi;

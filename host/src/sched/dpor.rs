@@ -56,7 +56,22 @@ impl StepRecord {
         if self.global || other.global || (self.spawned && other.spawned) {
             return true;
         }
-        self.operations().any(|a| other.operations().any(|b| ops_dependent(a, b)))
+        self.operations()
+            .any(|a| other.operations().any(|b| ops_dependent(a, b)))
+    }
+
+    /// Makes this record of a step stand also for `other`, a step of the
+    /// same thread from the same state that drew other guest values: what
+    /// either did, this one does.
+    pub fn absorb(&mut self, other: &StepRecord) {
+        self.wrote |= other.wrote;
+        self.spawned |= other.spawned;
+        self.global |= other.global;
+        for op in &other.more {
+            if !self.more.contains(op) {
+                self.more.push(*op);
+            }
+        }
     }
 
     /// Every operation it performed, each with whether it changed memory.
@@ -138,6 +153,9 @@ pub enum DporChoice {
         chosen: u64,
         /// The next steps of the threads asleep when it was drawn.
         sleeping: Vec<StepRecord>,
+        /// The decision (an index in the choices) of the step that drew
+        /// it, if more than one thread could run there.
+        decision: Option<usize>,
     },
 }
 
@@ -473,19 +491,15 @@ impl Scheduler for DporScheduler {
         if !enumerated && self.unenumerated.is_none() {
             self.unenumerated = Some(bound);
         }
-        // What the rest of the step does depends on the value: its record
-        // (in sleep sets, say) stands for every value only if it commutes
-        // with nothing.
-        let running = self.running.map(|(running, _)| running);
-        if let Some(running) = running {
-            self.steps[running].global = true;
-        }
         self.choices.push(DporChoice::Value {
             alternatives: if enumerated { bound } else { 1 },
             chosen,
             sleeping: self.sleeping.clone(),
+            decision: self
+                .running
+                .and_then(|(running, _)| self.steps[running].decision),
         });
-        if let Some(running) = running {
+        if let Some((running, _)) = self.running {
             self.made(running);
         }
         Ok(chosen)
