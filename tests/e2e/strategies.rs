@@ -130,12 +130,12 @@ fn dpor_finds_a_bug_and_claims_only_what_it_explored() {
     // Cut short by --iterations: no claim.
     let json = explore("publish-c", "dpor", "10").json();
     assert_eq!(json["exhaustive"], false);
-    // A guest value choice is not enumerated: no claim either.
+    // A guest value from every 64-bit value is not enumerated: no claim.
     let choose = crate::support::wat_file(
         dir.path(),
         "choose",
         r#"(module (import "weft" "choose" (func $choose (param i64) (result i64)))
-             (func (export "_start") (drop (call $choose (i64.const 2)))))"#,
+             (func (export "_start") (drop (call $choose (i64.const 0)))))"#,
     );
     let out = weft_in(
         dir.path(),
@@ -147,7 +147,11 @@ fn dpor_finds_a_bug_and_claims_only_what_it_explored() {
     // It says that the search ended and why it claims nothing.
     assert_eq!(json["search_ended_without_claim"], true);
     let text = weft_in(dir.path(), &["explore", arg(&choose), "--strategy", "dpor"]);
-    assert!(text.stdout.contains("no claim"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("no claim") && text.stdout.contains("every 64-bit value"),
+        "{}",
+        text.stdout
+    );
     let plain =
         crate::support::wat_file(dir.path(), "plain", r#"(module (func (export "_start")))"#);
     let out = weft_in(
@@ -231,4 +235,81 @@ fn shard_and_jobs_mistakes_are_usage_errors() {
         assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
         assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
     }
+}
+
+/// Runs `wat` under `dpor` (races as failures) and returns its JSON result.
+fn dpor_json(dir: &std::path::Path, name: &str, wat: &str, extra: &[&str]) -> serde_json::Value {
+    let module = crate::support::wat_file(dir, name, wat);
+    let mut args = vec![
+        "explore",
+        arg(&module),
+        "--strategy",
+        "dpor",
+        "--json",
+        "--no-save",
+    ];
+    args.extend_from_slice(extra);
+    weft_in(dir, &args).json()
+}
+
+#[test]
+fn dpor_proves_nothing_it_cut_short() {
+    let dir = tempfile::tempdir().unwrap();
+    // A thread that has not run when `_start` returns still runs first in
+    // another schedule.
+    let json = dpor_json(
+        dir.path(),
+        "unjoined",
+        r#"(module
+             (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+             (memory (export "memory") 1 1 shared)
+             (func (export "wasi_thread_start") (param i32 i32) unreachable)
+             (func (export "_start") (drop (call $spawn (i32.const 0)))))"#,
+        &[],
+    );
+    assert!(
+        json["failure"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("unreachable")),
+        "{json}"
+    );
+    // Guest values of small ranges are enumerated: the one value of three
+    // that fails is found, and a program whose every value passes is
+    // proven.
+    let values = |failing: u32| {
+        format!(
+            r#"(module
+                 (import "weft" "choose" (func $choose (param i64) (result i64)))
+                 (import "weft" "assert" (func $assert (param i32 i32 i32)))
+                 (memory 1)
+                 (func (export "_start")
+                   (call $assert
+                     (i32.ne (i32.wrap_i64 (call $choose (i64.const 3))) (i32.const {failing}))
+                     (i32.const 0) (i32.const 0))))"#
+        )
+    };
+    let json = dpor_json(dir.path(), "value2", &values(2), &[]);
+    assert_eq!(json["failure"]["kind"], "assertion", "{json}");
+    let json = dpor_json(dir.path(), "value3", &values(3), &[]);
+    assert_eq!(json["exhaustive"], true, "{json}");
+    assert_eq!(json["executions"], 3, "{json}");
+    // An allocation the memory limit refused: no claim, and why.
+    let json = dpor_json(
+        dir.path(),
+        "grow",
+        r#"(module (memory 1)
+             (func (export "_start") (drop (memory.grow (i32.const 20000)))))"#,
+        &[],
+    );
+    assert_eq!(json["exhaustive"], false, "{json}");
+    let why = json["claim_withheld_because"].as_str().unwrap_or_default();
+    assert!(why.contains("memory limit"), "{json}");
+    // Races not checked and plain accesses no points: no claim.
+    let json = dpor_json(
+        dir.path(),
+        "unchecked",
+        r#"(module (func (export "_start")))"#,
+        &["--races", "off"],
+    );
+    assert_eq!(json["exhaustive"], false, "{json}");
 }

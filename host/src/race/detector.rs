@@ -196,8 +196,10 @@ impl Detector {
     #[inline]
     pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
         self.recent.forget();
-        self.mixed |= self.shadow.mark_sync(addr);
         self.clock_mut(thread);
+        self.mixed |= self
+            .shadow
+            .mark_sync(thread, &self.threads[thread as usize], addr);
         let clock = &mut self.threads[thread as usize];
         let location = self.atomics.entry(addr).or_default();
         clock.join(location);
@@ -261,7 +263,11 @@ impl Detector {
             Checked::SyncWord => {
                 // A plain access to a word the program also accesses
                 // atomically is one of its synchronisation accesses.
-                self.mixed = true;
+                let ordered = self
+                    .atomics
+                    .get(&addr)
+                    .is_none_or(|last| last.happened_before(&self.threads[thread as usize]));
+                self.mixed |= !ordered;
                 self.atomic(thread, addr, write);
                 None
             }

@@ -415,15 +415,19 @@ impl ShadowMemory {
     /// Marks the byte at `addr` as the first byte of a word the program
     /// accesses atomically: later plain accesses that start there are
     /// synchronisation, not data accesses. (A granule that starts there
-    /// is marked whole.) Returns whether a plain access had touched the
-    /// byte before.
-    pub fn mark_sync(&mut self, addr: u32) -> bool {
+    /// is marked whole.) Returns whether a plain access that nothing
+    /// orders before `thread`'s present (its clock is `clock`) had touched
+    /// the byte.
+    pub fn mark_sync(&mut self, thread: ThreadId, clock: &VectorClock, addr: u32) -> bool {
         let byte = u64::from(addr);
         let (page, at) = (self.page(byte / PAGE), (byte % PAGE) as usize);
         let cell = *self.byte_cell(page, at);
         if cell.is_sync() {
             return false;
         }
+        // A write or a single read that nothing orders before this access.
+        let racing = |stamp: Stamp| stamp.thread < BYTES && stamp.unordered(thread, clock);
+        let unordered = cell != Cell::EMPTY && (racing(cell.write) || racing(cell.read));
         let block = self.split_page(page);
         self.pages[page] = Page::Granules {
             block: block as u32,
@@ -436,7 +440,7 @@ impl ShadowMemory {
             let bytes = self.split_granule(block, granule);
             self.bytes[bytes][at % GRANULE] = Cell::SYNC;
         }
-        cell != Cell::EMPTY
+        unordered
     }
 
     /// Records a plain access of `thread`, whose clock is `clock`, at
@@ -692,7 +696,7 @@ mod tests {
         let mut memory = ShadowMemory::default();
         let (zero, one) = (clock(&[1, 0]), clock(&[0, 1]));
         assert_eq!(memory.access(0, &zero, 1, true, 16, 4), Checked::Clean);
-        memory.mark_sync(16);
+        memory.mark_sync(0, &VectorClock::default(), 16);
         assert_eq!(memory.access(1, &one, 2, false, 16, 4), Checked::SyncWord);
         // A write over the whole page keeps the mark.
         assert_eq!(
@@ -702,7 +706,7 @@ mod tests {
         assert_eq!(memory.access(1, &one, 2, false, 16, 4), Checked::SyncWord);
         // A byte marked inside a granule: an access that starts elsewhere
         // still races.
-        memory.mark_sync(33);
+        memory.mark_sync(0, &VectorClock::default(), 33);
         assert_eq!(memory.access(1, &one, 4, true, 33, 1), Checked::SyncWord);
         race(memory.access(1, &one, 5, false, 32, 1));
     }
