@@ -179,13 +179,7 @@ impl ExhaustiveSearch {
                 // the race with its first turn covers it.
                 continue;
             }
-            let Some(Branching::Threads {
-                enabled, backtrack, ..
-            }) = steps[first]
-                .decision
-                .and_then(|d| self.path.get_mut(d))
-                .map(|n| &mut n.branching)
-            else {
+            let Some((enabled, backtrack)) = self.decision_of(&steps[first]) else {
                 // Only one thread could run there: nothing to reverse.
                 continue;
             };
@@ -204,13 +198,7 @@ impl ExhaustiveSearch {
                 } else {
                     some
                 }),
-                None => {
-                    for &t in enabled.iter() {
-                        if !backtrack.contains(&t) {
-                            backtrack.push(t);
-                        }
-                    }
-                }
+                None => backtrack_all(enabled, backtrack, None),
             }
         }
         self.reverse_ending(run);
@@ -229,19 +217,23 @@ impl ExhaustiveSearch {
             return;
         };
         let step = &run.steps()[ending];
-        let Some(Branching::Threads {
-            enabled, backtrack, ..
-        }) = step
-            .decision
-            .and_then(|d| self.path.get_mut(d))
-            .map(|n| &mut n.branching)
-        else {
-            return;
-        };
-        for &t in enabled.iter() {
-            if t != step.thread && !backtrack.contains(&t) {
-                backtrack.push(t);
-            }
+        if let Some((enabled, backtrack)) = self.decision_of(step) {
+            backtrack_all(enabled, backtrack, Some(step.thread));
+        }
+    }
+
+    /// The threads that could run at the decision `step` was chosen at,
+    /// and those to explore there, if more than one could run.
+    fn decision_of(&mut self, step: &StepRecord) -> Option<(&[ThreadId], &mut Vec<ThreadId>)> {
+        match step.decision.and_then(|d| self.path.get_mut(d)) {
+            Some(Node {
+                branching:
+                    Branching::Threads {
+                        enabled, backtrack, ..
+                    },
+                ..
+            }) => Some((enabled, backtrack)),
+            _ => None,
         }
     }
 
@@ -272,6 +264,15 @@ impl ExhaustiveSearch {
                 return;
             }
             self.path.pop();
+        }
+    }
+}
+
+/// Adds every thread of `enabled` but `except` to `backtrack`.
+fn backtrack_all(enabled: &[ThreadId], backtrack: &mut Vec<ThreadId>, except: Option<ThreadId>) {
+    for &t in enabled {
+        if Some(t) != except && !backtrack.contains(&t) {
+            backtrack.push(t);
         }
     }
 }

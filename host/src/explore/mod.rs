@@ -222,6 +222,20 @@ pub fn withheld_by(dpor: &DporScheduler, result: &ExecutionResult) -> Option<Wit
     why.into_iter().flatten().next()
 }
 
+/// Why the bounded search's execution, which `dfs` scheduled and which
+/// ended as `result`, cannot back a claim of having seen every schedule
+/// within the bound, if it cannot.
+fn bounded_withheld_by(dfs: &DfsScheduler, result: &ExecutionResult) -> Option<Withheld> {
+    let why = [
+        dfs.chose_values.then_some(Withheld::AnyValue),
+        dfs.went_fair().then_some(Withheld::StepLimit),
+        dfs.left_busy.then_some(Withheld::LeftBusy),
+        result.atomic_sections.then_some(Withheld::AtomicSections),
+        result.unenumerated.map(Withheld::Input),
+    ];
+    why.into_iter().flatten().next()
+}
+
 /// Where a systematic exploration's schedulers come from.
 enum Source {
     /// The bounded systematic search, and why what it ran so far cannot
@@ -422,14 +436,7 @@ fn explore_with(
                 let dfs = sched
                     .downcast::<DfsScheduler>()
                     .expect("the bounded search runs its own scheduler");
-                let why = [
-                    dfs.chose_values.then_some(Withheld::AnyValue),
-                    dfs.went_fair().then_some(Withheld::StepLimit),
-                    dfs.left_busy.then_some(Withheld::LeftBusy),
-                    result.atomic_sections.then_some(Withheld::AtomicSections),
-                    result.unenumerated.map(Withheld::Input),
-                ];
-                *withheld = withheld.or(why.into_iter().flatten().next());
+                *withheld = withheld.or(bounded_withheld_by(&dfs, &result));
                 search.record(dfs.log());
             }
             Source::Exhaustive(search, withheld) => {

@@ -7,7 +7,6 @@
 
 use super::analysis::{Access, Happening, Interest};
 use super::guest_memory::GuestMemory;
-use super::outcome::Unenumerated;
 use super::state::{ExecHandle, ExecState, ThreadState};
 use super::{ThreadData, memory};
 use crate::abi;
@@ -319,9 +318,7 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             .filter(|t| t.state() != ThreadState::Exited)
             .count();
         if alive as u32 >= exec.limits.max_threads {
-            exec.thread_limit_hit = true;
-            let threads = exec.limits.max_threads;
-            exec.depended_on(Unenumerated::ThreadLimit { threads });
+            exec.thread_refused();
             return Ok(-1);
         }
         let child = exec.add_thread();

@@ -264,9 +264,8 @@ pub struct ExecutionResult {
     pub fair_from: Option<u64>,
     /// Whether a thread entered an atomic section (`weft.atomic_begin`, a
     /// `__VERIFIER_atomic_*` function). Only a section's start is a
-    /// scheduling point: the accesses inside are invisible to the searches,
-    /// which so claim nothing for such executions (an access inside could
-    /// conflict with an atomic one outside any section).
+    /// decision: `dpor` takes the whole section for one step, and `dfs`
+    /// claims nothing for such executions.
     pub atomic_sections: bool,
     /// The first thing the execution depended on that no schedule decides
     /// (a limit's refusal, random bytes, the clock), if any.

@@ -502,6 +502,13 @@ impl ExecState {
         self.unenumerated.get_or_insert(what);
     }
 
+    /// The thread limit refused to create a thread.
+    pub fn thread_refused(&mut self) {
+        self.thread_limit_hit = true;
+        let threads = self.limits.max_threads;
+        self.depended_on(Unenumerated::ThreadLimit { threads });
+    }
+
     /// The memory limit refused to grow the guest's memory.
     pub fn memory_refused(&mut self) {
         self.memory_limit_hit = true;

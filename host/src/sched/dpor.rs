@@ -248,14 +248,6 @@ impl DporScheduler {
         &self.choices
     }
 
-    /// The decisions of the last execution, in order.
-    pub fn decisions(&self) -> impl Iterator<Item = &DporDecision> {
-        self.choices.iter().filter_map(|c| match c {
-            DporChoice::Thread(decision) => Some(decision),
-            DporChoice::Value { .. } => None,
-        })
-    }
-
     /// The step that ended the last execution while it ran, if one did.
     pub fn ending(&self) -> Option<usize> {
         self.ending
@@ -266,8 +258,9 @@ impl DporScheduler {
         self.prefix.get(self.choices.len()).copied()
     }
 
-    /// Notes that choice `index` was made during step `step`: the entry
-    /// sleep set starts when that step ends if it is the prefix's last.
+    /// Notes that the choice just logged was made for or during step
+    /// `step`: if it is the prefix's last, the entry sleep set starts when
+    /// that step ends.
     fn made(&mut self, step: usize) {
         if self.choices.len() == self.prefix.len() {
             self.entry_step = Some(step);
@@ -674,7 +667,11 @@ mod tests {
         run(&mut dpor, 0, op(AccessKind::AtomicStore, 16), 0, true);
         // Thread 1 sleeps: thread 0 goes on.
         assert_eq!(dpor.choose(&enabled, Some(0), 2).unwrap(), 0);
-        assert_eq!(dpor.decisions().nth(1).unwrap().sleeping.len(), 1);
+        let sleeping = |dpor: &DporScheduler, index: usize| match &dpor.choices()[index] {
+            DporChoice::Thread(decision) => decision.sleeping.len(),
+            value => panic!("a value where a decision was expected: {value:?}"),
+        };
+        assert_eq!(sleeping(&dpor, 1), 1);
         run(&mut dpor, 0, op(AccessKind::AtomicStore, 8), 0, true);
         // The store to 8 wakes it: it runs when thread 0 spins.
         let mut yielding = views(&[0, 1]);
@@ -682,7 +679,7 @@ mod tests {
         assert_eq!(dpor.choose(&yielding, Some(0), 3).unwrap(), 1);
         assert!(!dpor.sleep_blocked);
         assert_eq!(dpor.steps().len(), 3);
-        assert!(dpor.decisions().nth(2).unwrap().sleeping.is_empty());
+        assert_eq!(sleeping(&dpor, 2), 0);
     }
 
     #[test]
