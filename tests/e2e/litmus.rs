@@ -3,7 +3,10 @@
 //! so the exhaustive search must reach every sequentially consistent
 //! outcome of each and never the one outside.
 
+use weft::execution::Setup;
 use weft::explore::{Exhausted, ExploreOptions, explore};
+use weft::instrument::InstrumentOptions;
+use weft::race::RaceMode;
 use weft::runtime::Program;
 use weft::sched::Strategy;
 
@@ -40,9 +43,18 @@ fn litmus(first: &str, second: &str, r1: i32, r2: i32) -> String {
 /// it neither reaches it nor completes.
 fn reaches(first: &str, second: &str, r1: i32, r2: i32) -> bool {
     let wasm = wat::parse_str(litmus(first, second, r1, r2)).unwrap();
-    let mut program = Program::load(&wasm, Default::default()).unwrap();
+    // A claim of every schedule rests on the race check.
+    let logged = InstrumentOptions {
+        log_accesses: true,
+        ..Default::default()
+    };
+    let mut program = Program::load(&wasm, logged).unwrap();
     let options = ExploreOptions {
         strategy: Strategy::Dpor,
+        run: Setup {
+            races: RaceMode::Fail,
+            ..Setup::default()
+        },
         ..Default::default()
     };
     let exploration = explore(&mut program, &options, |_| {}).unwrap();
