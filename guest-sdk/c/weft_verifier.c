@@ -13,8 +13,9 @@
  * usually narrow inputs with assumptions such as `0 < x && x < 100`, so
  * uniform 64-bit values would discard nearly every execution: half of the
  * values are small (-16..16), a quarter are the type's boundaries or 0/1/-1,
- * and a quarter are uniform. Every draw goes through weft_choose, so it is
- * replayed exactly. */
+ * and a quarter are uniform (over the type's range when it has at most 2^16
+ * values, so that `weft explore --strategy dpor` enumerates them all).
+ * Every draw goes through weft_choose, so it is replayed exactly. */
 static long long weft_nondet(long long min, long long max) {
     long long value;
     switch (weft_choose(4)) {
@@ -27,8 +28,15 @@ static long long weft_nondet(long long min, long long max) {
         value = edges[weft_choose(5)];
         break;
     }
-    default:
-        value = (long long)weft_choose(0);
+    default: {
+        /* A type of at most 2^16 values takes a value of its own range, so
+         * that an exhaustive search can enumerate every one. */
+        unsigned long long span = (unsigned long long)max - (unsigned long long)min;
+        if (span < 65536)
+            value = min + (long long)weft_choose(span + 1);
+        else
+            value = (long long)weft_choose(0);
+    }
     }
     if (value < min || value > max) {
         unsigned long long span = (unsigned long long)max - (unsigned long long)min;

@@ -313,3 +313,44 @@ fn dpor_proves_nothing_it_cut_short() {
     );
     assert_eq!(json["exhaustive"], false, "{json}");
 }
+
+#[test]
+fn dpor_enumerates_char_sized_nondet_values_of_c_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let verify = |name: &str, condition: &str| {
+        let c = dir.path().join(format!("{name}.c"));
+        std::fs::write(
+            &c,
+            format!(
+                "extern unsigned char __VERIFIER_nondet_uchar(void);\n\
+                 extern void reach_error(void);\n\
+                 int main(void) {{ unsigned char c = __VERIFIER_nondet_uchar(); \
+                 if ({condition}) reach_error(); return 0; }}\n"
+            ),
+        )
+        .unwrap();
+        let module = dir.path().join(format!("{name}.wasm"));
+        let out = weft_in(dir.path(), &["build", arg(&c), "-o", arg(&module)]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let args = [
+            "explore",
+            arg(&module),
+            "--strategy",
+            "dpor",
+            "--property",
+            "unreach-call",
+            "--races",
+            "fail",
+            "--json",
+            "--no-save",
+        ];
+        weft_in(dir.path(), &args).json()
+    };
+    // One value of 256 reaches the error: the search finds it.
+    let json = verify("one_value", "c == 200");
+    assert_eq!(json["verdict"], "false", "{json}");
+    // None does: every value was tried, and the search says so.
+    let json = verify("no_value", "c > 255");
+    assert_eq!(json["verdict"], "true", "{json}");
+    assert_eq!(json["exhaustive"], true, "{json}");
+}

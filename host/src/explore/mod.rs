@@ -182,7 +182,7 @@ impl Withheld {
             Withheld::LeftBusy => "a busy thread was left early".into(),
             Withheld::HeldThreads => "a schedule held threads at events".into(),
             Withheld::AtomicSections => "the program ran atomic sections, which `dfs` does not claim (`dpor` does)".into(),
-            Withheld::RacesUnchecked => "data races were not checked (--races fail) and plain accesses were no scheduling points (--points memory), so a racy program may do what no explored schedule shows".into(),
+            Withheld::RacesUnchecked => "data races were not checked and plain accesses were no scheduling points, so a racy program may do what no explored schedule shows (pass --races fail, or --points memory)".into(),
             Withheld::MixedAccesses => "the program accessed a word both with plain and with atomic accesses, and the search orders only the atomic ones".into(),
             Withheld::Input(what) => what.describe(),
         }
