@@ -11,7 +11,6 @@ use weft::fuzzing::exhaustive::{Compared, Generated, compare};
 const PROGRAMS: u64 = 300;
 
 #[test]
-#[ignore = "open: a word written plainly and read atomically (the final fold) is not yet ordered by dpor; see issue 38's note"]
 fn dpor_sees_what_enumerating_every_schedule_sees() {
     let mut claimed = 0;
     let mut compared = 0;

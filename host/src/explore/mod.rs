@@ -163,6 +163,10 @@ pub enum Withheld {
     /// only the atomic ones, and the race check takes the plain ones for
     /// synchronisation.
     MixedAccesses,
+    /// An execution raced but ended otherwise (an assumption, an abort,
+    /// another failure): the program is racy, and the search switched only
+    /// at its synchronisation.
+    RaceBehindOtherEnd,
     /// An execution depended on something no schedule decides.
     Input(Unenumerated),
 }
@@ -184,6 +188,7 @@ impl Withheld {
             Withheld::AtomicSections => "the program ran atomic sections, which `dfs` does not claim (`dpor` does)".into(),
             Withheld::RacesUnchecked => "data races were not checked and plain accesses were no scheduling points, so a racy program may do what no explored schedule shows (pass --races fail, or --points memory)".into(),
             Withheld::MixedAccesses => "the program accessed a word both with plain and with atomic accesses, and the search orders only the atomic ones".into(),
+            Withheld::RaceBehindOtherEnd => "an execution had a data race but ended otherwise (a false assumption, an abort, another failure), so the program is racy and schedules that switch between its racing accesses were not explored (--points memory explores them)".into(),
             Withheld::Input(what) => what.describe(),
         }
     }
@@ -218,6 +223,7 @@ pub fn withheld_by(dpor: &DporScheduler, result: &ExecutionResult) -> Option<Wit
             .get::<RaceReport>()
             .is_some_and(|r| r.mixed_accesses)
             .then_some(Withheld::MixedAccesses),
+        raced_unreported(result).then_some(Withheld::RaceBehindOtherEnd),
     ];
     why.into_iter().flatten().next()
 }
@@ -234,6 +240,20 @@ fn bounded_withheld_by(dfs: &DfsScheduler, result: &ExecutionResult) -> Option<W
         result.unenumerated.map(Withheld::Input),
     ];
     why.into_iter().flatten().next()
+}
+
+/// Whether the execution raced but ended otherwise (an assumption, an
+/// abort, another failure), so that the race is no failure of its own.
+fn raced_unreported(result: &ExecutionResult) -> bool {
+    let raced = result
+        .reports
+        .get::<RaceReport>()
+        .is_some_and(|r| !r.races.is_empty());
+    let failed_by_race = result
+        .outcome
+        .failure()
+        .is_some_and(|f| f.kind == crate::failure::FailureKind::DataRace);
+    raced && !failed_by_race
 }
 
 /// Where a systematic exploration's schedulers come from.

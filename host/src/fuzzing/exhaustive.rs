@@ -11,7 +11,7 @@ use crate::execution::Setup;
 use crate::explore::exhaustive::ExhaustiveSearch;
 use crate::explore::{Withheld, withheld_by};
 use crate::instrument::{InstrumentOptions, Points};
-use crate::race::RaceMode;
+use crate::race::{RaceMode, RaceReport};
 use crate::runtime::{ExecutionResult, FailureKind, Outcome, Program};
 use crate::sched::{DporScheduler, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
@@ -205,27 +205,9 @@ impl Generated {
         wat
     }
 
-    fn instrument_options(&self) -> InstrumentOptions {
-        InstrumentOptions {
-            points: if self.memory_points {
-                Points::Memory
-            } else {
-                Points::Sync
-            },
-            log_accesses: !self.memory_points,
-            ..InstrumentOptions::default()
-        }
-    }
-
-    fn setup(&self) -> Setup {
-        Setup {
-            races: if self.memory_points {
-                RaceMode::Off
-            } else {
-                RaceMode::Fail
-            },
-            ..Setup::default()
-        }
+    /// Whether plain accesses are scheduling points (else races fail).
+    pub fn memory_points(&self) -> bool {
+        self.memory_points
     }
 }
 
@@ -250,13 +232,7 @@ fn ops(bytes: &mut Bytes<'_>, count: u8, nest: bool) -> Vec<Op> {
 }
 
 fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
-    // The last variable is accessed plainly, the others atomically: a word
-    // accessed both ways is not yet ordered by the search (its claim rests
-    // on the race check, which takes such plain accesses for
-    // synchronisation).
-    let atomic_var = bytes.below(VARS as u8 - 1);
-    let plain_var = VARS as u8 - 1;
-    let var = atomic_var;
+    let var = bytes.below(VARS as u8);
     let kinds = if nest { 12 } else { 8 };
     match bytes.below(kinds) {
         0 => Op::Store {
@@ -275,14 +251,11 @@ fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
             new: 1 + bytes.below(2),
         },
         4 => Op::Store {
-            var: plain_var,
+            var,
             value: 1 + bytes.below(2),
             atomic: false,
         },
-        5 => Op::Load {
-            var: plain_var,
-            atomic: false,
-        },
+        5 => Op::Load { var, atomic: false },
         6 => match bytes.below(4) {
             0 => Op::Assume {
                 value: bytes.below(3),
@@ -459,6 +432,9 @@ pub struct Seen {
     pub outcomes: BTreeSet<String>,
     /// Executions run.
     pub executions: u64,
+    /// Whether some execution had a data race (whether or not it ended
+    /// in one).
+    pub raced: bool,
     /// For `dpor`: whether it claims to have explored every schedule, or
     /// why not.
     pub withheld: Option<Withheld>,
@@ -484,18 +460,49 @@ pub enum Compared {
 ///
 /// A description of the disagreement, with the program.
 pub fn compare(program: &Generated) -> Result<Compared, String> {
-    let wat = program.to_wat();
+    compare_wat(&program.to_wat(), program.memory_points)
+}
+
+/// Runs the module `wat` under `dpor` and under plain enumeration, with
+/// plain accesses as scheduling points (`memory_points`) or races as
+/// failures.
+///
+/// # Errors
+///
+/// A description of the disagreement, with the module.
+pub fn compare_wat(wat: &str, memory_points: bool) -> Result<Compared, String> {
+    let mode = if memory_points {
+        "--points memory"
+    } else {
+        "--races fail"
+    };
+    let wat = format!(";; {mode}\n{wat}");
+    let instrument = InstrumentOptions {
+        points: if memory_points {
+            Points::Memory
+        } else {
+            Points::Sync
+        },
+        log_accesses: !memory_points,
+        ..InstrumentOptions::default()
+    };
+    let setup = Setup {
+        races: if memory_points {
+            RaceMode::Off
+        } else {
+            RaceMode::Fail
+        },
+        ..Setup::default()
+    };
     let wasm = wat::parse_str(&wat).map_err(|e| format!("{e}\n{wat}"))?;
-    let mut loaded = crate::execution::load(&wasm, program.instrument_options())
-        .map_err(|e| format!("{e}\n{wat}"))?;
-    let setup = program.setup();
+    let mut loaded =
+        crate::execution::load(&wasm, instrument).map_err(|e| format!("{e}\n{wat}"))?;
     let Some(dpor) = by_dpor(&mut loaded, &setup) else {
         return Ok(Compared::TooLarge);
     };
     let Some(every) = by_enumeration(&mut loaded, &setup) else {
         return Ok(Compared::TooLarge);
     };
-    let raced = |seen: &Seen| seen.outcomes.contains("data race");
     let unseen: Vec<&String> = dpor.outcomes.difference(&every.outcomes).collect();
     if !unseen.is_empty() {
         return Err(format!(
@@ -503,13 +510,13 @@ pub fn compare(program: &Generated) -> Result<Compared, String> {
         ));
     }
     if dpor.withheld.is_none() {
-        if raced(&every) && !raced(&dpor) {
+        if every.raced && !dpor.raced {
             return Err(format!(
                 "dpor claims every schedule but saw no data race, and enumeration did\n{wat}"
             ));
         }
         let missed: Vec<&String> = every.outcomes.difference(&dpor.outcomes).collect();
-        if !raced(&every) && !missed.is_empty() {
+        if !every.raced && !missed.is_empty() {
             return Err(format!(
                 "dpor claims every schedule ({} executions) but missed outcomes of the {} of enumeration: {missed:?}\n{wat}",
                 dpor.executions, every.executions
@@ -529,6 +536,10 @@ fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
         let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
         seen.executions += 1;
         seen.outcomes.insert(outcome_key(&result));
+        seen.raced |= result
+            .reports
+            .get::<RaceReport>()
+            .is_some_and(|r| !r.races.is_empty());
         let sched: Box<dyn std::any::Any> = sched;
         let dpor = sched
             .downcast::<DporScheduler>()
@@ -553,6 +564,10 @@ fn by_enumeration(program: &mut Program, setup: &Setup) -> Option<Seen> {
         let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
         seen.executions += 1;
         seen.outcomes.insert(outcome_key(&result));
+        seen.raced |= result
+            .reports
+            .get::<RaceReport>()
+            .is_some_and(|r| !r.races.is_empty());
         let sched: Box<dyn std::any::Any> = sched;
         let every = sched.downcast::<Enumerator>().expect("the enumerator");
         prefix = every.next();

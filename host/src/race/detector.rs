@@ -65,8 +65,8 @@ pub struct Race {
 pub struct Detector {
     /// Each thread's clock, by id.
     threads: Vec<VectorClock>,
-    /// Each atomic address's clock: what its writers knew.
-    atomics: FxHashMap<u32, VectorClock>,
+    /// What is known of each address accessed atomically.
+    atomics: FxHashMap<u32, AtomicWord>,
     /// What each byte remembers of its plain accesses.
     shadow: ShadowMemory,
     /// Whether covered accesses are skipped (see the module's doc).
@@ -76,6 +76,16 @@ pub struct Detector {
     /// Whether a plain access and an atomic one touched the same word
     /// (see [`Detector::mixed`]).
     mixed: bool,
+}
+
+/// What the detector knows of an address accessed atomically.
+#[derive(Clone, Debug, Default)]
+struct AtomicWord {
+    /// What its writers knew: a later atomic access synchronises with them.
+    written: VectorClock,
+    /// What all that accessed it atomically knew then: a plain write that
+    /// knows as much comes after every one of those accesses.
+    accessed: VectorClock,
 }
 
 /// Slots of [`Recent`] (a power of two).
@@ -202,11 +212,12 @@ impl Detector {
             .mark_sync(thread, &self.threads[thread as usize], addr);
         let clock = &mut self.threads[thread as usize];
         let location = self.atomics.entry(addr).or_default();
-        clock.join(location);
+        clock.join(&location.written);
+        location.accessed.join(clock);
         if writes {
             // The thread now knows all the location knew: the location
             // takes the thread's clock.
-            location.clone_from(clock);
+            location.written.clone_from(clock);
             clock.tick(thread);
         }
     }
@@ -263,10 +274,13 @@ impl Detector {
             Checked::SyncWord => {
                 // A plain access to a word the program also accesses
                 // atomically is one of its synchronisation accesses.
-                let ordered = self
-                    .atomics
-                    .get(&addr)
-                    .is_none_or(|last| last.happened_before(&self.threads[thread as usize]));
+                // Unless it comes after the atomic accesses it conflicts
+                // with (every one for a write, the writes for a read), the
+                // program mixes the two kinds unordered.
+                let ordered = self.atomics.get(&addr).is_none_or(|word| {
+                    let before = if write { &word.accessed } else { &word.written };
+                    before.happened_before(&self.threads[thread as usize])
+                });
                 self.mixed |= !ordered;
                 self.atomic(thread, addr, write);
                 None
