@@ -312,8 +312,8 @@ fn run_phase(
     Ok(Phase {
         verdict: Verdict::of(&exploration, property, coverage),
         reason: Verdict::reason(&exploration, property, coverage),
+        setup: exploration.setup(&options.run),
         exploration,
-        setup: options.run,
     })
 }
 

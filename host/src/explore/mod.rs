@@ -117,6 +117,19 @@ pub struct Exploration {
     pub race_points: Option<race_points::RacePoints>,
 }
 
+impl Exploration {
+    /// The setup its executions ran with, when it was started with `run`:
+    /// with `--races schedule`, the racy sites found first were
+    /// scheduling points too, and a replay of its executions needs them.
+    pub fn setup(&self, run: &Setup) -> Setup {
+        let mut setup = run.clone();
+        if let Some(found) = &self.race_points {
+            setup.run.point_sites = found.sites.clone();
+        }
+        setup
+    }
+}
+
 /// What a systematic exploration that ended by itself covered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exhausted {

@@ -204,11 +204,6 @@ impl Generated {
         wat.push_str("  ))\n");
         wat
     }
-
-    /// Whether plain accesses are scheduling points (else races fail).
-    pub fn memory_points(&self) -> bool {
-        self.memory_points
-    }
 }
 
 /// Shared variables, at 0, 4, ...

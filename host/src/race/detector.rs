@@ -419,6 +419,31 @@ mod tests {
     }
 
     #[test]
+    fn plain_and_atomic_accesses_to_one_word_are_mixed_only_unordered() {
+        // Two threads read a word plainly, a third writes it atomically.
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.spawn(0, 2);
+        assert_eq!(d.plain(0, 1, false, 64, 4), None);
+        assert_eq!(d.plain(1, 2, false, 64, 4), None);
+        d.atomic(2, 64, true);
+        assert!(d.mixed(), "nothing orders the reads before the write");
+        // A plain write after atomic reads that nothing orders before it.
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(0, 64, false);
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        assert!(d.mixed());
+        // Initialised plainly, then handed over: ordered, not mixed.
+        let mut d = Detector::new();
+        assert_eq!(d.plain(0, 1, true, 64, 4), None);
+        d.spawn(0, 1);
+        d.atomic(1, 64, true);
+        assert_eq!(d.plain(0, 2, true, 80, 4), None);
+        assert!(!d.mixed());
+    }
+
+    #[test]
     fn a_notify_orders_the_woken_waiter() {
         let mut d = Detector::new();
         d.spawn(0, 1);

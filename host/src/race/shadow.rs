@@ -417,7 +417,9 @@ impl ShadowMemory {
     /// synchronisation, not data accesses. (A granule that starts there
     /// is marked whole.) Returns whether a plain access that nothing
     /// orders before `thread`'s present (its clock is `clock`) had touched
-    /// the byte.
+    /// the byte: a read counts even before an atomic read, since the mark
+    /// forgets it and the word's later atomic writes are not checked
+    /// against it.
     pub fn mark_sync(&mut self, thread: ThreadId, clock: &VectorClock, addr: u32) -> bool {
         let byte = u64::from(addr);
         let (page, at) = (self.page(byte / PAGE), (byte % PAGE) as usize);
@@ -425,9 +427,7 @@ impl ShadowMemory {
         if cell.is_sync() {
             return false;
         }
-        // A write or a single read that nothing orders before this access.
-        let racing = |stamp: Stamp| stamp.thread < BYTES && stamp.unordered(thread, clock);
-        let unordered = cell != Cell::EMPTY && (racing(cell.write) || racing(cell.read));
+        let unordered = self.unordered_plain(&cell, thread, clock);
         let block = self.split_page(page);
         self.pages[page] = Page::Granules {
             block: block as u32,
@@ -441,6 +441,22 @@ impl ShadowMemory {
             self.bytes[bytes][at % GRANULE] = Cell::SYNC;
         }
         unordered
+    }
+
+    /// Whether `cell` remembers a plain access that nothing orders before
+    /// the present of `thread`, whose clock is `clock`. The cell is left as
+    /// it is.
+    fn unordered_plain(&self, cell: &Cell, thread: ThreadId, clock: &VectorClock) -> bool {
+        let unordered = |stamp: Stamp| stamp.unordered(thread, clock);
+        let written = cell.write.thread != NO_WRITE && unordered(cell.write);
+        let read = match cell.read.thread {
+            NO_READ | SYNC | BYTES => false,
+            MANY => self.sets.sets[cell.read.time as usize]
+                .iter()
+                .any(|&r| unordered(r)),
+            _ => unordered(cell.read),
+        };
+        written || read
     }
 
     /// Records a plain access of `thread`, whose clock is `clock`, at
