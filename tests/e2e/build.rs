@@ -337,3 +337,36 @@ int main() { pthread_t a, b; pthread_create(&a, 0, inc, 0); pthread_create(&b, 0
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert_eq!(out.json()["verdict"], "false", "{}", out.stdout);
 }
+
+/// Every witness `weft svcomp` writes replays: one of `unreach-call` found
+/// by a hunt that switched at racy plain accesses, and one of
+/// `no-data-race`.
+#[test]
+fn svcomp_witnesses_of_both_properties_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/svcomp");
+    let out = dir.path().join("out");
+    let run = weft_in(
+        dir.path(),
+        &[
+            "svcomp",
+            arg(&root.join("counter-unlocked.yml")),
+            "--time-limit",
+            "6s",
+            "--out",
+            arg(&out),
+            "--json",
+        ],
+    );
+    let report = run.json();
+    assert_eq!(report["wrong"], 0, "{}", run.stdout);
+    let tasks = report["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 2, "{}", run.stdout);
+    for task in tasks {
+        assert_eq!(task["verdict"], "false", "{}", run.stdout);
+        let witness = task["witness"].as_str().unwrap();
+        let replay = weft_in(dir.path(), &["replay", witness]);
+        assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
+        assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
+    }
+}
