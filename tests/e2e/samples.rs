@@ -1,7 +1,8 @@
-//! Every sample shows its manifest's expected outcome under both strategies;
-//! every failure found replays to the same trace in fresh processes.
+//! Every sample shows its manifest's expected outcome under both strategies,
+//! and again without its DWARF (as a release build has it); every failure
+//! found replays to the same trace in fresh processes.
 
-use crate::support::{arg, manifest, sample, sample_names, weft_in};
+use crate::support::{arg, manifest, sample, sample_names, weft_in, without_dwarf};
 
 fn check_sample(name: &str) {
     let expect = manifest(name);
@@ -61,6 +62,42 @@ fn check_sample(name: &str) {
             assert_eq!(again["trace_hash"], expected_hash.as_str());
             assert_eq!(again["failure"]["kind"], expect["kind"]);
         }
+    }
+    check_without_dwarf(name, &strategies[0]);
+}
+
+/// The verdict of the sample's module without DWARF is the manifest's: the
+/// runtime's bookkeeping is told apart by function names, so a release
+/// build gets no false race inside the allocator or the thread library.
+fn check_without_dwarf(name: &str, strategy: &str) {
+    let expect = manifest(name);
+    let dir = tempfile::tempdir().unwrap();
+    let module = without_dwarf(&sample(name), dir.path());
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--strategy",
+            strategy,
+            "--iterations",
+            "1000",
+            "--json",
+        ],
+    );
+    let json = out.json();
+    if expect["expect"] == "pass" {
+        assert_eq!(
+            json["status"], "pass",
+            "{name} without DWARF: {}",
+            out.stdout
+        );
+    } else {
+        assert_eq!(
+            json["failure"]["kind"], expect["kind"],
+            "{name} without DWARF: {}",
+            out.stdout
+        );
     }
 }
 

@@ -93,3 +93,32 @@ pub fn wat_file(dir: &Path, name: &str, wat: &str) -> PathBuf {
 pub fn arg(path: &Path) -> &str {
     path.to_str().expect("utf-8 paths")
 }
+
+/// A copy of `module` in `dir` without its DWARF sections, as a release
+/// build without debug information has it (`cargo build --release` strips
+/// DWARF and keeps the name section; so does `cc -O2` without `-g`).
+pub fn without_dwarf(module: &Path, dir: &Path) -> PathBuf {
+    let wasm = std::fs::read(module).expect("read the module");
+    let mut stripped = wasm[..8].to_vec();
+    for payload in wasmparser::Parser::new(0).parse_all(&wasm) {
+        let payload = payload.expect("a valid module");
+        let Some((id, range)) = payload.as_section() else {
+            continue;
+        };
+        let debug = matches!(&payload, wasmparser::Payload::CustomSection(section)
+            if section.name().starts_with(".debug_"));
+        if !debug {
+            wasm_encoder::Section::append_to(
+                &wasm_encoder::RawSection {
+                    id,
+                    data: &wasm[range],
+                },
+                &mut stripped,
+            );
+        }
+    }
+    let name = module.file_stem().expect("a file name").to_string_lossy();
+    let path = dir.join(format!("{name}-without-dwarf.wasm"));
+    std::fs::write(&path, stripped).expect("write the module");
+    path
+}

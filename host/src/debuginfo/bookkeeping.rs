@@ -1,5 +1,7 @@
 //! Whose code an instruction is: the program's, or a language runtime's own
-//! bookkeeping, told by the source files DWARF names for its frames.
+//! bookkeeping, told by the source files DWARF names for its frames, or
+//! where the module has no DWARF for the code (a release build), by the
+//! name of the function that holds it (see [`super::libc_functions`]).
 //!
 //! - The C library's thread library (threads, locks, thread-specific data)
 //!   and atomics helpers: the innermost frame is in one of their files.
@@ -19,6 +21,7 @@
 //! lock by design, every thread-specific key visited when a thread exits,
 //! the packet of a spawned thread, stdout's buffer).
 
+use super::libc_functions;
 use super::symbols::Symbols;
 
 /// Source paths of the C library's thread library and atomics helpers, as
@@ -82,9 +85,31 @@ impl Owner {
         }
     }
 
+    /// The owner of the code of function `name` (as the name section has
+    /// it), for code DWARF does not describe. Rust's `std` is not told
+    /// apart by name: its functions take the program's closures and types,
+    /// inlined into them with no trace in the name, and `std` synchronises
+    /// with atomics only, so checking its plain accesses costs time but
+    /// reports no false race.
+    pub fn of_function(name: &str) -> Owner {
+        let listed = |names: &[&str]| names.binary_search(&name).is_ok();
+        if listed(libc_functions::PRIVATE) {
+            Owner::Runtime
+        } else if listed(libc_functions::THREAD_LIBRARY) {
+            Owner::ThreadLibrary
+        } else {
+            Owner::Program
+        }
+    }
+
     /// The owner of the code at `code_offset` in `symbols`' module.
     pub fn at(symbols: &Symbols, code_offset: u32) -> Owner {
         let frames = symbols.frames(code_offset);
+        if frames.is_empty() {
+            return symbols
+                .function_at(code_offset)
+                .map_or(Owner::Program, Owner::of_function);
+        }
         let files: Vec<&str> = frames
             .iter()
             .map(|frame| frame.file.as_deref().unwrap_or(""))
@@ -142,5 +167,29 @@ mod tests {
             Owner::Program
         );
         assert_eq!(Owner::of_files(&[]), Owner::Program);
+    }
+
+    #[test]
+    fn without_dwarf_the_owner_is_told_by_the_function_name() {
+        assert_eq!(Owner::of_function("dlfree"), Owner::Runtime);
+        assert_eq!(Owner::of_function("calloc"), Owner::Runtime);
+        assert_eq!(Owner::of_function("pthread_setspecific"), Owner::Runtime);
+        assert_eq!(
+            Owner::of_function("__pthread_mutex_lock"),
+            Owner::ThreadLibrary
+        );
+        assert_eq!(Owner::of_function("__wait"), Owner::ThreadLibrary);
+        assert_eq!(Owner::of_function("cleanup"), Owner::Program);
+        assert_eq!(Owner::of_function("worker"), Owner::Program);
+    }
+
+    #[test]
+    fn the_name_lists_are_sorted_for_binary_search() {
+        for names in [
+            super::libc_functions::PRIVATE,
+            super::libc_functions::THREAD_LIBRARY,
+        ] {
+            assert!(names.windows(2).all(|pair| pair[0] < pair[1]));
+        }
     }
 }

@@ -2,9 +2,12 @@
 //! name section, `file:line` of code sites and global variables from DWARF.
 //!
 //! - [`bookkeeping`]: whether code is the program's or a runtime's.
+//! - [`libc_functions`]: the C library's thread library and allocator, by
+//!   function name.
 //! - [`symbols`]: names and source lines of code sites.
 //! - [`variables`]: where a global variable (or one of its fields) lives.
 
 pub mod bookkeeping;
+pub mod libc_functions;
 pub mod symbols;
 pub mod variables;

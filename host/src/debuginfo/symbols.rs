@@ -97,6 +97,9 @@ pub type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
 /// Symbol information of one module.
 pub struct Symbols {
     functions: HashMap<u32, String>,
+    /// Where each function body starts (as a code offset, see
+    /// [`Site::code_offset`]) and its index, by start.
+    bodies: Vec<(u32, u32)>,
     dwarf: Option<addr2line::Context<Reader>>,
     sections: Option<std::sync::Arc<gimli::Dwarf<Reader>>>,
     variables: std::sync::OnceLock<super::variables::VariableIndex>,
@@ -109,9 +112,30 @@ impl Symbols {
     pub fn new(wasm: &[u8]) -> Self {
         let mut functions = HashMap::new();
         let mut sections: HashMap<String, Vec<u8>> = HashMap::new();
+        let mut bodies = Vec::new();
+        let mut imported_functions = 0;
+        let mut code_start = 0;
         for payload in wasmparser::Parser::new(0).parse_all(wasm).flatten() {
-            let wasmparser::Payload::CustomSection(reader) = payload else {
-                continue;
+            let reader = match payload {
+                wasmparser::Payload::ImportSection(imports) => {
+                    imported_functions += imports
+                        .into_imports()
+                        .flatten()
+                        .filter(|import| matches!(import.ty, wasmparser::TypeRef::Func(_)))
+                        .count() as u32;
+                    continue;
+                }
+                wasmparser::Payload::CodeSectionStart { range, .. } => {
+                    code_start = range.start;
+                    continue;
+                }
+                wasmparser::Payload::CodeSectionEntry(body) => {
+                    let start = body.range().start.saturating_sub(code_start) as u32;
+                    bodies.push((start, imported_functions + bodies.len() as u32));
+                    continue;
+                }
+                wasmparser::Payload::CustomSection(reader) => reader,
+                _ => continue,
             };
             if reader.name() == "name" {
                 for (index, name) in crate::instrument::function_names(&reader) {
@@ -141,6 +165,7 @@ impl Symbols {
             .unwrap_or_default();
         Symbols {
             functions,
+            bodies,
             dwarf,
             sections: parsed,
             variables: std::sync::OnceLock::new(),
@@ -272,6 +297,16 @@ impl Symbols {
     /// the name section has it.
     pub fn function_name(&self, index: u32) -> Option<&str> {
         self.functions.get(&index).map(String::as_str)
+    }
+
+    /// The demangled name of the function whose body holds `code_offset`,
+    /// if the name section has it.
+    pub fn function_at(&self, code_offset: u32) -> Option<&str> {
+        let after = self
+            .bodies
+            .partition_point(|&(start, _)| start <= code_offset);
+        let (_, index) = self.bodies.get(after.checked_sub(1)?)?;
+        self.function_name(*index)
     }
 
     /// Names every site of a table.
