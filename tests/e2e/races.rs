@@ -2,7 +2,7 @@
 //! their replay files, turned into scheduling points with `--races
 //! schedule`, and never reported on race-free programs.
 
-use crate::support::{arg, sample, weft, weft_in};
+use crate::support::{arg, sample, weft, weft_in, without_sections};
 
 /// The racy samples, each with a source line one of its accesses is on.
 const RACY: [(&str, &str); 8] = [
@@ -169,4 +169,36 @@ fn the_main_threads_accesses_race_from_its_first_spawn_on() {
     let out = weft_in(dir.path(), &["explore", arg(&racy), "--json", "--no-save"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert_eq!(out.json()["failure"]["kind"], "data-race", "{}", out.stdout);
+}
+
+#[test]
+fn a_module_with_neither_dwarf_nor_names_gets_one_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let bare = without_sections(&sample("mutex-counter"), dir.path(), "bare", |name| {
+        name == "name" || name.starts_with(".debug_")
+    });
+    let out = weft_in(dir.path(), &["explore", arg(&bare), "--iterations", "5"]);
+    assert_eq!(
+        out.stderr
+            .matches("has neither DWARF nor a name section")
+            .count(),
+        1,
+        "{}",
+        out.stderr
+    );
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&bare), "--iterations", "5", "--races", "off"],
+    );
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    let named = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("mutex-counter")),
+            "--iterations",
+            "5",
+        ],
+    );
+    assert!(!named.stderr.contains("warning"), "{}", named.stderr);
 }

@@ -98,6 +98,19 @@ pub fn arg(path: &Path) -> &str {
 /// build without debug information has it (`cargo build --release` strips
 /// DWARF and keeps the name section; so does `cc -O2` without `-g`).
 pub fn without_dwarf(module: &Path, dir: &Path) -> PathBuf {
+    without_sections(module, dir, "without-dwarf", |name| {
+        name.starts_with(".debug_")
+    })
+}
+
+/// A copy of `module` in `dir` without the custom sections `drop` names,
+/// `-SUFFIX` added to its name.
+pub fn without_sections(
+    module: &Path,
+    dir: &Path,
+    suffix: &str,
+    drop: impl Fn(&str) -> bool,
+) -> PathBuf {
     let wasm = std::fs::read(module).expect("read the module");
     let mut stripped = wasm[..8].to_vec();
     for payload in wasmparser::Parser::new(0).parse_all(&wasm) {
@@ -105,9 +118,9 @@ pub fn without_dwarf(module: &Path, dir: &Path) -> PathBuf {
         let Some((id, range)) = payload.as_section() else {
             continue;
         };
-        let debug = matches!(&payload, wasmparser::Payload::CustomSection(section)
-            if section.name().starts_with(".debug_"));
-        if !debug {
+        let dropped = matches!(&payload, wasmparser::Payload::CustomSection(section)
+            if drop(section.name()));
+        if !dropped {
             wasm_encoder::Section::append_to(
                 &wasm_encoder::RawSection {
                     id,
@@ -118,7 +131,7 @@ pub fn without_dwarf(module: &Path, dir: &Path) -> PathBuf {
         }
     }
     let name = module.file_stem().expect("a file name").to_string_lossy();
-    let path = dir.join(format!("{name}-without-dwarf.wasm"));
+    let path = dir.join(format!("{name}-{suffix}.wasm"));
     std::fs::write(&path, stripped).expect("write the module");
     path
 }

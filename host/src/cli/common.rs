@@ -173,6 +173,12 @@ impl ModuleArgs {
     ) -> Result<(Vec<u8>, Program)> {
         self.check_property()?;
         let wasm = self.read()?;
+        if options.log_accesses && !crate::debuginfo::bookkeeping::owners_known(&wasm) {
+            eprintln!(
+                "weft: warning: `{}` has neither DWARF nor a name section, so the race check cannot tell the C library's allocator and thread library from the program and may report races inside them; keep the names when building (no `--strip-all`, no `strip = true`)",
+                self.module.display()
+            );
+        }
         let program = crate::execution::load(&wasm, options)
             .with_context(|| format!("cannot load `{}`", self.module.display()))?;
         Ok((wasm, program))

@@ -118,6 +118,19 @@ impl Owner {
     }
 }
 
+/// Whether `wasm` says whose its code is: it has DWARF or a name section.
+/// Without either, the race check takes the runtime's bookkeeping for the
+/// program's and may report races inside the allocator.
+pub fn owners_known(wasm: &[u8]) -> bool {
+    wasmparser::Parser::new(0)
+        .parse_all(wasm)
+        .flatten()
+        .any(|payload| {
+            matches!(payload, wasmparser::Payload::CustomSection(section)
+                if section.name() == "name" || section.name() == ".debug_info")
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::Owner;
