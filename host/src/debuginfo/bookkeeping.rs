@@ -118,17 +118,28 @@ impl Owner {
     }
 }
 
-/// Whether `wasm` says whose its code is: it has DWARF or a name section.
-/// Without either, the race check takes the runtime's bookkeeping for the
+/// Fewest functions a module that links a C library's allocator and thread
+/// library defines (dlmalloc and pthreads alone are dozens).
+const LINKS_A_LIBRARY: usize = 50;
+
+/// Whether `wasm` says whose its code is: it has DWARF or a name section,
+/// or it is too small to hold a language runtime (a hand-written module).
+/// Otherwise the race check takes the runtime's bookkeeping for the
 /// program's and may report races inside the allocator.
 pub fn owners_known(wasm: &[u8]) -> bool {
-    wasmparser::Parser::new(0)
-        .parse_all(wasm)
-        .flatten()
-        .any(|payload| {
-            matches!(payload, wasmparser::Payload::CustomSection(section)
-                if section.name() == "name" || section.name() == ".debug_info")
-        })
+    let mut functions = 0;
+    for payload in wasmparser::Parser::new(0).parse_all(wasm).flatten() {
+        match payload {
+            wasmparser::Payload::CustomSection(section)
+                if section.name() == "name" || section.name() == ".debug_info" =>
+            {
+                return true;
+            }
+            wasmparser::Payload::CodeSectionEntry(_) => functions += 1,
+            _ => {}
+        }
+    }
+    functions < LINKS_A_LIBRARY
 }
 
 #[cfg(test)]
