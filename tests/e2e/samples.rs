@@ -2,7 +2,25 @@
 //! and again without its DWARF (as a release build has it); every failure
 //! found replays to the same trace in fresh processes.
 
-use crate::support::{arg, manifest, sample, sample_names, weft_in, without_dwarf};
+use crate::support::{Output, arg, manifest, sample, sample_names, weft_in, without_dwarf};
+use serde_json::Value;
+use std::path::Path;
+
+/// `weft explore MODULE --strategy STRATEGY --iterations 1000 --json EXTRA`
+/// in `dir`.
+fn explore(dir: &Path, module: &Path, strategy: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "explore",
+        arg(module),
+        "--strategy",
+        strategy,
+        "--iterations",
+        "1000",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    weft_in(dir, &args)
+}
 
 fn check_sample(name: &str) {
     let expect = manifest(name);
@@ -17,19 +35,11 @@ fn check_sample(name: &str) {
     };
     for strategy in strategies.iter().map(String::as_str) {
         let replay = dir.path().join(format!("{name}-{strategy}.weft.json"));
-        let out = weft_in(
+        let out = explore(
             dir.path(),
-            &[
-                "explore",
-                arg(&module),
-                "--strategy",
-                strategy,
-                "--iterations",
-                "1000",
-                "--json",
-                "--save-failure",
-                arg(&replay),
-            ],
+            &module,
+            strategy,
+            &["--save-failure", arg(&replay)],
         );
         let json = out.json();
         if expect["expect"] == "pass" {
@@ -63,28 +73,16 @@ fn check_sample(name: &str) {
             assert_eq!(again["failure"]["kind"], expect["kind"]);
         }
     }
-    check_without_dwarf(name, &strategies[0]);
+    check_without_dwarf(name, &expect, &strategies[0]);
 }
 
 /// The verdict of the sample's module without DWARF is the manifest's: the
 /// runtime's bookkeeping is told apart by function names, so a release
 /// build gets no false race inside the allocator or the thread library.
-fn check_without_dwarf(name: &str, strategy: &str) {
-    let expect = manifest(name);
+fn check_without_dwarf(name: &str, expect: &Value, strategy: &str) {
     let dir = tempfile::tempdir().unwrap();
     let module = without_dwarf(&sample(name), dir.path());
-    let out = weft_in(
-        dir.path(),
-        &[
-            "explore",
-            arg(&module),
-            "--strategy",
-            strategy,
-            "--iterations",
-            "1000",
-            "--json",
-        ],
-    );
+    let out = explore(dir.path(), &module, strategy, &[]);
     let json = out.json();
     if expect["expect"] == "pass" {
         assert_eq!(
