@@ -121,7 +121,13 @@ impl Symbols {
                     imported_functions += imports
                         .into_imports()
                         .flatten()
-                        .filter(|import| matches!(import.ty, wasmparser::TypeRef::Func(_)))
+                        .filter(|import| {
+                            // As the instrumentation counts them.
+                            matches!(
+                                import.ty,
+                                wasmparser::TypeRef::Func(_) | wasmparser::TypeRef::FuncExact(_)
+                            )
+                        })
                         .count() as u32;
                     continue;
                 }
