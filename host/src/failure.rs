@@ -14,14 +14,16 @@ pub enum FailureKind {
     Exit,
     /// Every live thread blocked.
     Deadlock,
-    /// Step or compute budget exceeded.
-    StepLimit,
+    /// Under a fair schedule, past the step limit or a thread's compute
+    /// budget, the execution came back to a state it had been in: a
+    /// livelock or an endless loop. (Replay files of earlier versions call
+    /// it `step-limit`.)
+    #[serde(alias = "step-limit")]
+    Livelock,
     /// Memory limit exceeded.
     MemoryLimit,
     /// Thread limit exceeded.
     ThreadLimit,
-    /// Wall-time limit exceeded.
-    TimeLimit,
     /// An enforced schedule cannot be followed (every thread held or
     /// blocked).
     ScheduleDeadlock,
@@ -37,6 +39,11 @@ pub enum FailureKind {
     /// write (or a plain access against an atomic write), with nothing
     /// ordering the two.
     DataRace,
+    /// Not a failure: an execution cut short by the step limit, a compute
+    /// budget or the wall-time limit of an execution while it was still
+    /// making progress (see [`crate::runtime::Outcome::judged`]). Only
+    /// judgements that need every execution to end (`weft gen`) see it.
+    Inconclusive,
     /// A generated concurrent test returned results no sequential order of
     /// its calls gives (`weft gen`; found by comparing executions, never
     /// the outcome of one).
@@ -44,15 +51,12 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// Whether the execution was cut short by one of weft's limits (steps,
-    /// memory, threads, time) rather than failing by itself.
+    /// Whether the execution was cut short by one of weft's limits (memory,
+    /// threads) rather than failing by itself.
     pub fn is_limit(self) -> bool {
         matches!(
             self,
-            FailureKind::StepLimit
-                | FailureKind::MemoryLimit
-                | FailureKind::ThreadLimit
-                | FailureKind::TimeLimit
+            FailureKind::MemoryLimit | FailureKind::ThreadLimit | FailureKind::Inconclusive
         )
     }
 
@@ -62,10 +66,10 @@ impl FailureKind {
             FailureKind::Assertion => "assertion",
             FailureKind::Exit => "exit",
             FailureKind::Deadlock => "deadlock",
-            FailureKind::StepLimit => "step-limit",
+            FailureKind::Livelock => "livelock",
+            FailureKind::Inconclusive => "inconclusive",
             FailureKind::MemoryLimit => "memory-limit",
             FailureKind::ThreadLimit => "thread-limit",
-            FailureKind::TimeLimit => "time-limit",
             FailureKind::ScheduleDeadlock => "schedule-deadlock",
             FailureKind::ScheduleViolation => "schedule-violation",
             FailureKind::ScheduleError => "schedule-error",

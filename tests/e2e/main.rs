@@ -16,6 +16,7 @@ mod grade;
 mod inference;
 mod instance_reuse;
 mod instrumentation;
+mod limits;
 mod litmus;
 mod memory_reuse;
 mod minimize;

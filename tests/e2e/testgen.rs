@@ -259,7 +259,7 @@ fn limits_are_never_a_pass_and_counts_hold() {
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert!(
-        out.stdout.contains("cut short by a limit (step-limit)"),
+        out.stdout.contains("cut short by a limit (inconclusive)"),
         "{}",
         out.stdout
     );

@@ -61,8 +61,12 @@ fn a_long_execution_cannot_hold_explore_past_its_time_limit() {
         ],
     );
     assert!(took < Duration::from_secs(2), "{took:?}");
-    assert_eq!(out.code, 1);
-    assert!(out.stdout.contains("time-limit"), "{}", out.stdout);
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("INCONCLUSIVE") && out.stdout.contains("--execution-time-limit"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

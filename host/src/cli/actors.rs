@@ -158,6 +158,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         failure: report.failure.as_ref().map(|f| &f.failure),
         replay_file: replay_file.clone(),
         minimization,
+        inconclusive: None,
         extra: serde_json::Value::Null,
     };
     let mut out = super::terminal::stdout();

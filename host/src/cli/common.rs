@@ -1,6 +1,6 @@
 //! Options and output shared by the commands.
 
-use super::{EXIT_FAILURE, EXIT_PASS};
+use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
 use crate::instrument::{Points, SiteTable};
@@ -452,6 +452,9 @@ pub struct Report<'a> {
     pub failure: Option<&'a Failure>,
     pub replay_file: Option<PathBuf>,
     pub minimization: Option<Minimization>,
+    /// Why there is no verdict, when no failure was found but a limit cut
+    /// an execution short.
+    pub inconclusive: Option<String>,
     pub extra: serde_json::Value,
 }
 
@@ -508,6 +511,8 @@ impl Report<'_> {
     fn render(&self, output: &OutputArgs, out: &mut String) -> u8 {
         let code = if self.failure.is_some() {
             EXIT_FAILURE
+        } else if self.inconclusive.is_some() {
+            EXIT_INCONCLUSIVE
         } else {
             EXIT_PASS
         };
@@ -518,7 +523,13 @@ impl Report<'_> {
             .unwrap_or_default();
         if output.json {
             let mut value = json!({
-                "status": if self.failure.is_some() { "failure" } else { "pass" },
+                "status": if self.failure.is_some() {
+                    "failure"
+                } else if self.inconclusive.is_some() {
+                    "inconclusive"
+                } else {
+                    "pass"
+                },
                 "module": self.module.display().to_string(),
                 "executions": self.executions,
                 "distinct_traces": self.distinct_traces,
@@ -560,6 +571,9 @@ impl Report<'_> {
             if let Some(path) = &self.replay_file {
                 obj.insert("replay_file".into(), json!(path.display().to_string()));
             }
+            if let Some(why) = &self.inconclusive {
+                obj.insert("inconclusive_because".into(), json!(why));
+            }
             if let Some(m) = &self.minimization {
                 obj.insert("minimized".into(), json!(m));
             }
@@ -593,6 +607,9 @@ impl Report<'_> {
 
     fn human(&self, rows: &[interleaving::Row], output: &OutputArgs, out: &mut String) {
         let _ = writeln!(out, "weft: {}", self.headline);
+        if let (None, Some(why)) = (self.failure, &self.inconclusive) {
+            let _ = writeln!(out, "INCONCLUSIVE: {why}");
+        }
         let Some(result) = self.result else {
             return;
         };

@@ -170,6 +170,10 @@ impl Explored {
                 .or(self.schedule_error.as_ref()),
             replay_file: self.replay_file.clone(),
             minimization: self.minimization,
+            inconclusive: self
+                .exploration
+                .inconclusive
+                .describe(exploration.executions),
             extra: self.extra.clone(),
         }
     }

@@ -103,7 +103,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
     };
     let mut minimization = None;
     let found_failure = report.failure.as_mut().map(|f| {
-        let thread = f.execution.outcome.failure().map_or(0, |x| x.thread);
+        let thread = f.execution.outcome.judged().map_or(0, |x| x.thread);
         let mut failure = f.violation.failure(f.linearizations, thread);
         minimization = minimize_verdict(
             &args.output,
@@ -251,6 +251,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         failure: failure.as_ref().map(|(_, failure)| failure),
         replay_file: replay_file.clone(),
         minimization,
+        inconclusive: None,
         extra: serde_json::Value::Null,
     };
     page.write_html(&args.output, |page| {

@@ -109,6 +109,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         failure: Some(&failure),
         replay_file: Some(output_path),
         minimization,
+        inconclusive: None,
         extra: serde_json::json!({ "from": args.file }),
     }
     .print(&output))

@@ -55,6 +55,10 @@ pub const EXIT_PASS: u8 = 0;
 pub const EXIT_FAILURE: u8 = 1;
 /// Exit code for usage and input errors.
 pub const EXIT_ERROR: u8 = 2;
+/// Exit code when no failure was found but an execution was cut short by a
+/// limit (steps, a compute budget, an execution's wall time) while still
+/// making progress: no verdict.
+pub const EXIT_INCONCLUSIVE: u8 = 3;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {

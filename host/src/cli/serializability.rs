@@ -203,6 +203,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         failure: shown.map(|(_, f)| f),
         replay_file: replay_file.clone(),
         minimization,
+        inconclusive: None,
         extra: Value::Null,
     };
     page.write_html(&args.output, |page| {

@@ -390,6 +390,7 @@ fn report_failure(
         failure: Some(&shown),
         replay_file: replay_file.clone(),
         minimization,
+        inconclusive: None,
         extra: serde_json::Value::Null,
     };
     if let Some(given) = &args.output.html {

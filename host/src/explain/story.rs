@@ -587,7 +587,7 @@ fn conclude(
             out.push(format!("{}.", failure.message.trim_end()));
             out.push("Nothing orders these two accesses (no lock held around both, no atomic access or join between them), so they can happen in either order, or at the same time on a real machine.".to_string());
         }
-        FailureKind::StepLimit => {
+        FailureKind::Livelock => {
             out.push(format!("{}.", failure.message.trim_end()));
             let mut stuck = waits.clone();
             stuck.extend(spinning.iter().map(|(&t, &o)| (t, Wait::Spin(o))));

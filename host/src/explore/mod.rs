@@ -16,7 +16,7 @@ use crate::execution::Setup;
 use crate::instrument::Points;
 use crate::race::{RaceMode, RaceReport};
 use crate::replay::file::FoundBy;
-use crate::runtime::{ExecutionResult, Failure, Outcome, Program, Unenumerated};
+use crate::runtime::{Cut, ExecutionResult, Failure, Outcome, Program, Unenumerated};
 use crate::sched::{DfsScheduler, DporScheduler, Scheduler, Strategy};
 use bounded::BoundedSearch;
 use distinct::DistinctTraces;
@@ -102,6 +102,8 @@ pub struct Exploration {
     pub discarded: u64,
     /// Executions that failed (more than one only with `keep_going`).
     pub failing_executions: u64,
+    /// Executions cut short by a limit while still making progress.
+    pub inconclusive: Inconclusive,
     /// The first failure, if one was found.
     pub failure: Option<FailingExecution>,
     /// The last execution (the failing one when the exploration stopped at
@@ -127,6 +129,36 @@ impl Exploration {
             setup.run.point_sites = found.sites.clone();
         }
         setup
+    }
+}
+
+/// The executions of an exploration that a limit cut short while they were
+/// still making progress: neither passes nor failures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Inconclusive {
+    /// How many.
+    pub executions: u64,
+    /// The first of them (by index), and the limit that cut it.
+    pub first: Option<(u64, Cut)>,
+}
+
+impl Inconclusive {
+    /// Counts execution `index`, cut by `cut`.
+    pub fn add(&mut self, index: u64, cut: Cut) {
+        self.executions += 1;
+        if self.first.is_none_or(|(first, _)| index < first) {
+            self.first = Some((index, cut));
+        }
+    }
+
+    /// Why an exploration with no failure is no pass, if it is not.
+    pub fn describe(&self, executions: u64) -> Option<String> {
+        let (index, cut) = self.first?;
+        Some(format!(
+            "{} of {executions} executions cut short by a limit, so no verdict: execution {index} was {}",
+            self.executions,
+            cut.describe()
+        ))
     }
 }
 
@@ -405,6 +437,7 @@ fn explore_with(
     let mut executions = 0;
     let mut discarded = 0;
     let mut failing_executions = 0;
+    let mut inconclusive = Inconclusive::default();
     let mut first_failure = None;
     loop {
         // Discarded executions (a false guest assumption) do not count
@@ -463,6 +496,9 @@ fn explore_with(
         if matches!(result.outcome, Outcome::Discarded { .. }) {
             discarded += 1;
         }
+        if let Some(cut) = result.outcome.cut() {
+            inconclusive.add(executions - 1, cut);
+        }
         match &mut source {
             Source::Bounded(search, withheld) => {
                 let sched: Box<dyn std::any::Any> = sched;
@@ -516,6 +552,7 @@ fn explore_with(
         distinct_traces_capped: !traces.exact(),
         discarded,
         failing_executions,
+        inconclusive,
         failure: first_failure,
         last,
         elapsed: start.elapsed(),

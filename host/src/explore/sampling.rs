@@ -16,12 +16,12 @@
 use super::distinct::DistinctTraces;
 use super::turns::{Turn, Turns};
 use super::{
-    DISCARD_FACTOR, Exploration, ExploreError, ExploreOptions, FailingExecution, Progress,
-    check_host, execution_seed,
+    DISCARD_FACTOR, Exploration, ExploreError, ExploreOptions, FailingExecution, Inconclusive,
+    Progress, check_host, execution_seed,
 };
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
-use crate::runtime::{ExecutionResult, Outcome, Program};
+use crate::runtime::{Cut, ExecutionResult, Outcome, Program};
 use crate::trace::TraceHash;
 use std::collections::BTreeMap;
 use std::str::FromStr;
@@ -84,6 +84,7 @@ struct Summary {
     trace_hash: TraceHash,
     discarded: bool,
     failed: bool,
+    cut: Option<Cut>,
     /// Cut by the exploration's time limit: not counted.
     stopped: bool,
 }
@@ -94,6 +95,7 @@ impl Summary {
             trace_hash: result.trace_hash,
             discarded: matches!(result.outcome, Outcome::Discarded { .. }),
             failed: result.outcome.failure().is_some(),
+            cut: result.outcome.cut(),
             stopped: matches!(result.outcome, Outcome::Stopped),
         }
     }
@@ -107,6 +109,7 @@ struct Tally<'a> {
     executions: u64,
     discarded: u64,
     failing_executions: u64,
+    inconclusive: Inconclusive,
     /// The index of the first failing execution, and how many executions
     /// had been taken with it.
     first_failure: Option<(u64, u64)>,
@@ -135,6 +138,9 @@ impl Tally<'_> {
         }
         self.executions += 1;
         self.discarded += summary.discarded as u64;
+        if let Some(cut) = summary.cut {
+            self.inconclusive.add(index, cut);
+        }
         self.traces.insert(summary.trace_hash);
         if summary.failed {
             self.failing_executions += 1;
@@ -164,6 +170,7 @@ pub(super) fn explore(
         executions: 0,
         discarded: 0,
         failing_executions: 0,
+        inconclusive: Inconclusive::default(),
         first_failure: None,
         last: None,
     };
@@ -230,6 +237,7 @@ pub(super) fn explore(
         distinct_traces_capped: !tally.traces.exact(),
         discarded: tally.discarded,
         failing_executions: tally.failing_executions,
+        inconclusive: tally.inconclusive,
         failure,
         last,
         elapsed: tally.start.elapsed(),

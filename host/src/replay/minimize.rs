@@ -120,9 +120,9 @@ pub fn minimize(
 /// `setup` that shows `failure` (under every check of `setup`, see
 /// [`Judge`]): a candidate must fail the same way up to the values its
 /// message mentions ([`Failure::same_up_to_values`]). `result` and
-/// `failure` become the smallest execution's. `None` for a step or time
-/// limit, which every candidate would run into (and a time limit does not
-/// reproduce): those schedules stay as found.
+/// `failure` become the smallest execution's. `None` for a livelock, which
+/// every candidate would run into for the whole step limit: its schedule
+/// stays as found.
 pub fn minimize_failure(
     program: &mut Program,
     setup: &Setup,
@@ -130,10 +130,7 @@ pub fn minimize_failure(
     failure: &mut Failure,
     budget: Budget,
 ) -> Option<Minimization> {
-    if matches!(
-        failure.kind,
-        FailureKind::StepLimit | FailureKind::TimeLimit
-    ) {
+    if failure.kind == FailureKind::Livelock {
         return None;
     }
     let original = failure.clone();

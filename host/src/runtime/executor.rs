@@ -104,7 +104,7 @@ impl StoreFactory {
                 wasi: None,
             },
         );
-        store.set_fuel(self.max_fuel)?;
+        store.set_fuel(store_fuel(self.max_fuel))?;
         store.fuel_async_yield_interval(Some(SLICE_FUEL))?;
         store.limiter(|data| data);
         Ok(store)
@@ -120,7 +120,7 @@ impl StoreFactory {
         data.args = self.args.clone();
         data.max_memory_bytes = self.max_memory_bytes;
         data.wasi = None;
-        thread.store.set_fuel(self.max_fuel)?;
+        thread.store.set_fuel(store_fuel(self.max_fuel))?;
         Ok(Launch::Warm(thread))
     }
 }
@@ -253,8 +253,26 @@ pub(super) fn run(
     if !ended && let Err(e) = drive(program, &exec, config, main) {
         exec.get().finish(Outcome::HostError(e));
     }
-    let state = exec.end().expect("the execution began above");
+    let mut state = exec.end().expect("the execution began above");
+    if let Some(Outcome::Livelock { looping, .. }) = &mut state.end {
+        name_places(program, looping);
+    }
     finish(state)
+}
+
+/// Names where each looping thread stands, in source terms, when it stands
+/// at a code site.
+fn name_places(program: &Program, looping: &mut [super::LoopingThread]) {
+    for thread in looping {
+        if let Some(site) = thread.site.and_then(|id| program.sites.get(id)) {
+            let place = program.symbols().describe(site);
+            thread.place = if thread.at_access {
+                place
+            } else {
+                format!("time slices (its last access: {place})")
+            };
+        }
+    }
 }
 
 /// The bitmap of the `sites` sites of a module that logs its accesses, with
@@ -364,6 +382,7 @@ fn poll_loop(
                 if !state.parked && state.end.is_none() {
                     state.point_reached(current);
                     state.record(current, EventKind::Slice, 0, None);
+                    state.slice_used(current);
                     state.schedule(current);
                 }
             }
@@ -403,6 +422,14 @@ fn poll_loop(
     }
 }
 
+/// The fuel a thread's store gets for a compute budget of `max_fuel`: the
+/// runtime counts the slices a thread uses and acts at the budget (see
+/// [`ExecState::slice_used`]), once under the strategy and once more under
+/// a fair schedule, so the store's own fuel only stops what slips past.
+fn store_fuel(max_fuel: u64) -> u64 {
+    max_fuel.saturating_mul(2).saturating_add(4 * SLICE_FUEL)
+}
+
 /// Turns a thread's error into the execution's outcome.
 fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Outcome {
     if let Some(&GuestExit(code)) = error.downcast_ref::<GuestExit>() {
@@ -425,14 +452,11 @@ fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Out
         return Outcome::HostError(message.clone());
     }
     if let Some(Trap::OutOfFuel) = error.downcast_ref::<Trap>() {
-        return Outcome::Reported(crate::failure::Failure {
-            kind: crate::failure::FailureKind::StepLimit,
-            message: format!(
-                "the thread used up its compute budget ({} fuel units, --max-fuel) after {} scheduling steps: an endless loop, or a computation too long for the budget",
-                state.limits.max_fuel, state.step
-            ),
-            thread,
-        });
+        // The slices counted are fewer than the fuel used (a slice ends
+        // a little after its fuel ran out): the store's own fuel may run
+        // out first.
+        let fuel = state.limits.max_fuel;
+        return state.limit_outcome(thread, super::Cut::Fuel { thread, fuel });
     }
     if state.memory_limit_hit {
         return Outcome::MemoryLimit {

@@ -105,6 +105,16 @@ impl GuestMemory {
         &self.shared.data()[..self.visible_bytes()]
     }
 
+    /// Feeds the accessible bytes to `hasher`. Call only while no guest
+    /// thread runs (at a scheduling point, from the host).
+    pub fn hash_into(&self, hasher: &mut blake3::Hasher) {
+        let cells = self.cells();
+        // SAFETY: `UnsafeCell<u8>` has the layout of `u8`, and no guest
+        // thread writes the memory while the host is at a scheduling point.
+        let bytes = unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u8>(), cells.len()) };
+        hasher.update(bytes);
+    }
+
     /// The guest's `memory.grow`: the old size in pages, or `None` when the
     /// memory cannot grow by `delta_pages`.
     pub fn grow(&self, delta_pages: u64) -> Option<u64> {

@@ -16,6 +16,7 @@ mod executor;
 mod guest_memory;
 mod hooks;
 pub(crate) mod host;
+mod looping;
 mod memory;
 pub mod outcome;
 mod point_buffer;
@@ -26,7 +27,7 @@ mod wasi;
 
 pub use crate::failure::{Failure, FailureKind};
 pub use analysis::{Analysis, Reports};
-pub use outcome::{BlockedThread, Outcome, Unenumerated};
+pub use outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 
 use crate::abi;
 use crate::debuginfo::bookkeeping::Owner;

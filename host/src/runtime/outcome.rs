@@ -27,6 +27,93 @@ impl BlockedThread {
     }
 }
 
+/// A thread that kept running in a livelock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopingThread {
+    /// The thread.
+    pub thread: ThreadId,
+    /// Where it loops: the code site it stands at, or else of the last
+    /// access it made, in source terms when the module says (filled in
+    /// once the execution ended); else what it does (a sleep, a time
+    /// slice).
+    pub place: String,
+    /// The code site it stands at, or of the last access it made.
+    pub site: Option<u32>,
+    /// Whether it stands at the access at `site` (else it runs on in time
+    /// slices after it).
+    pub at_access: bool,
+}
+
+impl LoopingThread {
+    /// `thread N loops at PLACE`.
+    pub fn describe(&self) -> String {
+        if self.at_access {
+            format!("thread {} loops at {}", self.thread, self.place)
+        } else {
+            format!("thread {} loops in {}", self.thread, self.place)
+        }
+    }
+}
+
+/// The limit that cut an inconclusive execution short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// The step limit (`--max-steps`), reached twice: once under the
+    /// strategy, once more under a fair schedule.
+    Steps {
+        /// The thread that was running.
+        thread: ThreadId,
+        /// Steps taken.
+        steps: u64,
+    },
+    /// A thread's compute budget (`--max-fuel`), used up twice: once under
+    /// the strategy, once more under a fair schedule.
+    Fuel {
+        /// The thread.
+        thread: ThreadId,
+        /// The budget.
+        fuel: u64,
+    },
+    /// The wall-time limit of an execution (`--execution-time-limit`).
+    Time {
+        /// The thread that was running.
+        thread: ThreadId,
+    },
+}
+
+impl Cut {
+    /// What happened and how to go further, in words.
+    pub fn describe(&self) -> String {
+        match self {
+            Cut::Steps { steps, .. } => format!(
+                "still running after {steps} steps (half of them under a fair schedule), with no state repeated: a long execution, not shown to loop (raise --max-steps)"
+            ),
+            Cut::Fuel { thread, fuel } => format!(
+                "thread {thread} used up its compute budget of {fuel} fuel units twice (the second time under a fair schedule), with no state repeated: a long computation, not shown to loop (raise --max-fuel)"
+            ),
+            Cut::Time { .. } => {
+                "still running at its wall-time limit (raise --execution-time-limit)".into()
+            }
+        }
+    }
+
+    /// The thread that was running, or whose budget ran out.
+    pub fn thread(&self) -> ThreadId {
+        match *self {
+            Cut::Steps { thread, .. } | Cut::Fuel { thread, .. } | Cut::Time { thread } => thread,
+        }
+    }
+
+    /// The limit's name, as reports spell it.
+    pub fn limit(&self) -> &'static str {
+        match self {
+            Cut::Steps { .. } => "step-limit",
+            Cut::Fuel { .. } => "fuel-limit",
+            Cut::Time { .. } => "execution-time-limit",
+        }
+    }
+}
+
 /// Something an execution depended on that no schedule decides and no
 /// search enumerates: with it, an execution stands for itself only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,18 +184,23 @@ pub enum Outcome {
         /// Every live thread and what it waits for.
         blocked: Vec<BlockedThread>,
     },
-    /// The execution reached the step limit: a livelock or an infinite
-    /// loop. (A thread that uses up its compute budget is
-    /// [`Outcome::Reported`] as a step-limit failure of its own.)
-    StepLimit {
-        /// The thread that was running.
-        thread: ThreadId,
+    /// The execution reached the step limit (or a thread its compute
+    /// budget), went on under a fair schedule until it reached the limit
+    /// again, and was then in a state it had been in during the fair part:
+    /// the same memory, every thread at the same place. No thread makes
+    /// progress: a livelock, or an endless loop.
+    Livelock {
         /// Steps taken.
         steps: u64,
-        /// The step from which the execution went on under a fair schedule
-        /// (see [`crate::sched::Scheduler::go_fair`]), if it got that far.
-        fair_from: Option<u64>,
+        /// The step from which the execution went on under a fair schedule.
+        fair_from: u64,
+        /// The threads that could still run, and where.
+        looping: Vec<LoopingThread>,
     },
+    /// Cut short by one of weft's limits while the program was still
+    /// making progress (or with no evidence that it was not): neither a
+    /// pass nor a failure.
+    Inconclusive(Cut),
     /// The guest trapped after weft refused to grow memory past the limit.
     MemoryLimit {
         /// The thread that trapped.
@@ -122,11 +214,6 @@ pub enum Outcome {
         thread: ThreadId,
         /// The limit.
         limit: u32,
-    },
-    /// The execution ran longer than its wall-time limit.
-    TimeLimit {
-        /// The thread that was running.
-        thread: ThreadId,
     },
     /// The guest's assumption (`weft.assume`) was false: the execution is
     /// discarded, neither a pass nor a failure.
@@ -162,6 +249,7 @@ impl Outcome {
             | Outcome::Discarded { .. }
             | Outcome::Abandoned(_)
             | Outcome::Stopped
+            | Outcome::Inconclusive(_)
             | Outcome::Diverged(_)
             | Outcome::HostError(_) => return None,
             Outcome::Exited(code) => (
@@ -185,22 +273,22 @@ impl Outcome {
                 )
             }
             Outcome::Reported(failure) => return Some(failure.clone()),
-            Outcome::StepLimit {
-                thread,
+            Outcome::Livelock {
                 steps,
                 fair_from,
+                looping,
             } => (
-                FailureKind::StepLimit,
-                *thread,
-                match fair_from {
-                    Some(from) => format!(
-                        "step limit reached after {steps} steps, the last {} of them under a fair schedule: a livelock or an endless loop",
-                        steps - from
-                    ),
-                    None => format!(
-                        "step limit reached after {steps} steps: a livelock or an endless loop"
-                    ),
-                },
+                FailureKind::Livelock,
+                looping.first().map_or(0, |t| t.thread),
+                format!(
+                    "livelock: after {fair_from} steps (the step limit, or a thread's compute budget) weft went on under a fair schedule, and {} steps later the execution was back in a state it had been in (the same memory, every thread at the same place): no thread makes progress ({})",
+                    steps - fair_from,
+                    looping
+                        .iter()
+                        .map(LoopingThread::describe)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             ),
             Outcome::MemoryLimit { thread, limit } => (
                 FailureKind::MemoryLimit,
@@ -216,17 +304,34 @@ impl Outcome {
                     "the guest failed after weft refused to create a thread beyond {limit} alive at once"
                 ),
             ),
-            Outcome::TimeLimit { thread } => (
-                FailureKind::TimeLimit,
-                *thread,
-                "the execution exceeded its wall-time limit".to_string(),
-            ),
         };
         Some(Failure {
             kind,
             message,
             thread,
         })
+    }
+
+    /// The limit that cut the execution short, if it is inconclusive.
+    pub fn cut(&self) -> Option<Cut> {
+        match self {
+            Outcome::Inconclusive(cut) => Some(*cut),
+            _ => None,
+        }
+    }
+
+    /// The failure, or for an execution cut short by a limit, the cut as a
+    /// failure of kind [`FailureKind::Inconclusive`]: for judgements that
+    /// need every execution to end.
+    pub fn judged(&self) -> Option<Failure> {
+        match self {
+            Outcome::Inconclusive(cut) => Some(Failure {
+                kind: FailureKind::Inconclusive,
+                message: cut.describe(),
+                thread: cut.thread(),
+            }),
+            other => other.failure(),
+        }
     }
 
     /// A stable one-line summary that goes into the trace hash.

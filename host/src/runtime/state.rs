@@ -4,7 +4,8 @@
 
 use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
 use super::guest_memory::GuestMemory;
-use super::outcome::{BlockedThread, Outcome, Unenumerated};
+use super::looping::LoopWatch;
+use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use super::{Limits, Preemption};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
@@ -76,6 +77,11 @@ pub(crate) struct Thread {
     /// The value it passed to `pthread_exit`, until its thread start
     /// function takes it as the start routine's result.
     pub exit_value: Option<u32>,
+    /// The code site of its last event that had one.
+    last_site: Option<SiteId>,
+    /// Time slices it used up (each [`super::SLICE_FUEL`] fuel units) since
+    /// the execution began, or went on under a fair schedule.
+    slices: u64,
 }
 
 impl Thread {
@@ -140,9 +146,15 @@ pub(crate) struct ExecState {
     /// The last step the scheduler may take: the step limit, then, once the
     /// execution reached it, the step limit again under a fair schedule.
     step_bound: u64,
-    /// The step at which the execution reached the step limit and went on
-    /// under a fair schedule.
+    /// The step at which the execution reached the step limit (or a
+    /// thread its compute budget) and went on under a fair schedule.
     pub fair_from: Option<u64>,
+    /// In the fair part, the fingerprints of its states (see
+    /// [`super::looping`]).
+    loop_watch: Option<LoopWatch>,
+    /// How often the guest read the clock or random bytes: state of the
+    /// host that a loop may depend on.
+    pub host_reads: u64,
     /// The thread whose budget stands for decisions the scheduler committed
     /// to (see [`Scheduler::keeps`](crate::sched::Scheduler::keeps)).
     committed_run: Option<ThreadId>,
@@ -217,6 +229,8 @@ impl ExecState {
             next_time_check: MAX_BUDGET,
             step_bound: limits.max_steps,
             fair_from: None,
+            loop_watch: None,
+            host_reads: 0,
             committed_run: None,
             analyses: Vec::new(),
             every_point: follows_steps,
@@ -364,6 +378,8 @@ impl ExecState {
             points: None,
             next: None,
             exit_value: None,
+            last_site: None,
+            slices: 0,
         });
         self.enabled_changed();
         self.scheduler.thread_created(id);
@@ -451,6 +467,9 @@ impl ExecState {
 
     fn push_event(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
         let thread = &mut self.threads[me as usize];
+        if site.is_some() {
+            thread.last_site = site;
+        }
         let spin = matches!(
             kind,
             EventKind::Slice
@@ -523,6 +542,134 @@ impl ExecState {
         self.step_global = true;
     }
 
+    /// A limit was reached (`cut` says which). The first time, the
+    /// execution goes on under a fair schedule for as long again: an unfair
+    /// strategy may have starved the thread everyone waits for (a spin
+    /// lock's holder, say). The second time it ends, as a livelock if it is
+    /// in a state it was in during the fair part, else as inconclusive.
+    fn limit_reached(&mut self, me: ThreadId, cut: Cut) {
+        if self.fair_from.is_some() {
+            let outcome = self.limit_outcome(me, cut);
+            self.finish(outcome);
+            return;
+        }
+        let from = self.step.saturating_sub(1);
+        self.fair_from = Some(from);
+        self.loop_watch = Some(LoopWatch::new(from));
+        self.step_bound = from.saturating_add(self.limits.max_steps);
+        for thread in &mut self.threads {
+            thread.slices = 0;
+        }
+        self.scheduler.go_fair();
+    }
+
+    /// How an execution that reached a limit (`cut`) under a fair schedule
+    /// ends: as a livelock if it is back in a state it was in during the
+    /// fair part, else as inconclusive.
+    pub fn limit_outcome(&self, me: ThreadId, cut: Cut) -> Outcome {
+        let now = self.fingerprint();
+        let looped = self.memory.is_some()
+            && self
+                .loop_watch
+                .as_ref()
+                .is_some_and(|watch| watch.looped(now.as_ref()));
+        match self.fair_from {
+            Some(fair_from) if looped => Outcome::Livelock {
+                steps: self.step.saturating_sub(1),
+                fair_from,
+                looping: self.looping_threads(me),
+            },
+            _ => Outcome::Inconclusive(cut),
+        }
+    }
+
+    /// Thread `me` used up a time slice of fuel: past its compute budget
+    /// ([`super::Limits::max_fuel`]), a limit is reached.
+    pub fn slice_used(&mut self, me: ThreadId) {
+        let thread = &mut self.threads[me as usize];
+        thread.slices += 1;
+        if thread.slices.saturating_mul(super::SLICE_FUEL) >= self.limits.max_fuel {
+            let fuel = self.limits.max_fuel;
+            self.limit_reached(me, Cut::Fuel { thread: me, fuel });
+        }
+    }
+
+    /// A fingerprint of the execution's state, as far as the host sees it:
+    /// the shared memory, where each thread stands and what it waits for,
+    /// and how often the program read the host's state. `None` when the
+    /// memory is not shared, so the host cannot read it between steps.
+    fn fingerprint(&self) -> Option<blake3::Hash> {
+        let mut hasher = blake3::Hasher::new();
+        self.memory.as_ref()?.hash_into(&mut hasher);
+        let now = self.clock_ns;
+        for thread in &self.threads {
+            let (kind, addr, remaining, site) = match thread.state {
+                ThreadState::Runnable => (0, 0, 0, None),
+                ThreadState::Yielded => (1, 0, 0, None),
+                ThreadState::Sleeping { until } => (2, 0, until.saturating_sub(now), None),
+                ThreadState::Waiting {
+                    addr,
+                    deadline,
+                    site,
+                    ..
+                } => (
+                    3,
+                    addr,
+                    deadline.map_or(u64::MAX, |d| d.saturating_sub(now)),
+                    site,
+                ),
+                ThreadState::Held => (4, 0, 0, None),
+                ThreadState::Outliving => (5, 0, 0, None),
+                ThreadState::Exited => (6, 0, 0, None),
+            };
+            hasher.update(&[kind]);
+            hasher.update(&addr.to_le_bytes());
+            hasher.update(&remaining.to_le_bytes());
+            hasher.update(&site.map_or(u32::MAX, |s| s).to_le_bytes());
+            hasher.update(&thread.atomic_depth.to_le_bytes());
+            if let Some(next) = thread.next {
+                hasher.update(&next.site.to_le_bytes());
+                hasher.update(&next.addr.to_le_bytes());
+                hasher.update(&next.len.to_le_bytes());
+            }
+        }
+        hasher.update(&self.host_reads.to_le_bytes());
+        hasher.update(&(self.values.len() as u64).to_le_bytes());
+        Some(hasher.finalize())
+    }
+
+    /// The threads that can still run, and where they stand (`me` runs).
+    fn looping_threads(&self, me: ThreadId) -> Vec<LoopingThread> {
+        let mut looping: Vec<LoopingThread> = self
+            .threads
+            .iter()
+            .enumerate()
+            .filter(|(_, thread)| {
+                !matches!(
+                    thread.state,
+                    ThreadState::Exited | ThreadState::Waiting { deadline: None, .. }
+                )
+            })
+            .map(|(id, thread)| {
+                let (site, place) = match (thread.state, thread.next) {
+                    (_, Some(next)) => (Some(next.site), "?"),
+                    (ThreadState::Sleeping { .. }, None) => (None, "a sleep"),
+                    (ThreadState::Yielded, None) => (None, "a yield"),
+                    (ThreadState::Waiting { .. }, None) => (None, "a wait with a timeout"),
+                    (_, None) => (thread.last_site, "time slices, with no access in them"),
+                };
+                LoopingThread {
+                    thread: id as ThreadId,
+                    place: place.to_string(),
+                    site,
+                    at_access: thread.next.is_some(),
+                }
+            })
+            .collect();
+        looping.sort_by_key(|t| (t.thread != me, t.thread));
+        looping
+    }
+
     /// Ends the execution unless it already ended.
     pub fn finish(&mut self, outcome: Outcome) {
         if self.end.is_none() {
@@ -558,20 +705,27 @@ impl ExecState {
         }
         self.step += 1;
         if self.step > self.step_bound {
-            if self.fair_from.is_some() {
-                self.finish(Outcome::StepLimit {
+            self.limit_reached(
+                me,
+                Cut::Steps {
                     thread: me,
                     steps: self.step - 1,
-                    fair_from: self.fair_from,
-                });
+                },
+            );
+            if self.end.is_some() {
                 return true;
             }
-            // An unfair strategy may have starved the thread everyone waits
-            // for (a spin lock's holder, say): a livelock is only reported
-            // when the execution cannot finish under a fair schedule either.
-            self.fair_from = Some(self.step - 1);
-            self.step_bound = self.step_bound.saturating_add(self.limits.max_steps);
-            self.scheduler.go_fair();
+        }
+        if self
+            .loop_watch
+            .as_ref()
+            .is_some_and(|watch| watch.due(self.step))
+        {
+            let fingerprint = self.fingerprint();
+            let bytes = self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64;
+            if let (Some(watch), Some(fingerprint)) = (&mut self.loop_watch, fingerprint) {
+                watch.keep(self.step, bytes, fingerprint);
+            }
         }
         if self.step >= self.next_time_check {
             self.next_time_check = self.step + MAX_BUDGET;
@@ -582,7 +736,7 @@ impl ExecState {
             if let Some(limit) = self.limits.time_limit
                 && self.started.elapsed() > limit
             {
-                self.finish(Outcome::TimeLimit { thread: me });
+                self.finish(Outcome::Inconclusive(Cut::Time { thread: me }));
                 return true;
             }
         }
@@ -748,7 +902,8 @@ impl ExecState {
                 }
                 ThreadState::Runnable => (thread.spins >= SPIN_LOADS, None),
                 ThreadState::Yielded => (true, None),
-                ThreadState::Sleeping { until } => (true, Some(until)),
+                // A sleeper whose time has come does work when it runs.
+                ThreadState::Sleeping { until } => (until > self.clock_ns, Some(until)),
                 ThreadState::Waiting {
                     deadline: Some(deadline),
                     ..

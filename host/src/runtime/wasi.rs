@@ -114,6 +114,7 @@ fn clock_time_get(
         let mut exec = caller.data().exec.get();
         exec.touched_global_state();
         exec.depended_on(Unenumerated::Clock);
+        exec.host_reads += 1;
         exec.clock_ns += CLOCK_READ_TICK_NS;
         exec.clock_ns
     };
@@ -140,6 +141,7 @@ fn random_get(mut caller: Caller<'_, ThreadData>, buf: i32, len: i32) -> Result<
         let mut exec = caller.data().exec.get();
         exec.touched_global_state();
         exec.depended_on(Unenumerated::RandomBytes);
+        exec.host_reads += 1;
         exec.random.fill_bytes(&mut bytes);
     }
     memory::write(&mut caller, buf as u32 as u64, &bytes)?;

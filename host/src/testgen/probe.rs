@@ -46,7 +46,7 @@ pub fn state_changing<R: RngCore>(
             let (plain, plain_report) = run(program, &without)?;
             let (changed, changed_report) = run(program, &with)?;
             executions += 2;
-            if plain.outcome.failure().is_some() || changed.outcome.failure().is_some() {
+            if plain.outcome.judged().is_some() || changed.outcome.judged().is_some() {
                 continue;
             }
             if observed(&plain_report.results, without.prefix.len())

@@ -241,7 +241,7 @@ pub fn linearizations(
             .iter()
             .map(|&p| report.results.get(p).copied().flatten())
             .collect();
-        out.push((result.outcome.failure().map(|f| f.kind), results));
+        out.push((result.outcome.judged().map(|f| f.kind), results));
     }
     Ok(out)
 }
@@ -329,7 +329,7 @@ pub fn search(
                         linear.insert(lin)
                     }
                 };
-                match judge(result.outcome.failure(), &run_report.results, lin) {
+                match judge(result.outcome.judged(), &run_report.results, lin) {
                     Judged::Passes => {}
                     Judged::BadTest => break,
                     Judged::Fails(violation) => {

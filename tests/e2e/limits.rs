@@ -1,0 +1,151 @@
+//! Limits are not bugs: an execution cut short by the step limit, a
+//! compute budget or its wall time while it still makes progress is
+//! inconclusive (exit 3); a livelock is reported only with evidence, a
+//! state it came back to under a fair schedule.
+
+use crate::support::{arg, weft_in};
+use std::path::{Path, PathBuf};
+
+/// Builds the C program `source` as `name.wasm` in `dir`.
+fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let module = dir.join(format!("{name}.wasm"));
+    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    module
+}
+
+/// Two workers each add to a counter a million times, taking a lock every
+/// hundredth time: correct, and longer than the step limit.
+const STRESS: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+static atomic_long total;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static long locked;
+static void *worker(void *arg) {
+    for (int i = 0; i < 1000000; i++) {
+        atomic_fetch_add(&total, 1);
+        if (i % 100 == 0) { pthread_mutex_lock(&lock); locked++; pthread_mutex_unlock(&lock); }
+    }
+    return arg;
+}
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, worker, 0);
+    pthread_create(&b, 0, worker, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    assert(total == 2000000 && locked == 20000);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_long_stress_test_is_inconclusive_never_a_livelock() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "stress", STRESS);
+    for strategy in ["random", "pct"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--iterations",
+                "2",
+                "--races",
+                "off",
+                "--json",
+            ],
+        );
+        assert_eq!(out.code, 3, "{strategy}: {}", out.stdout);
+        let json = out.json();
+        assert_eq!(json["status"], "inconclusive", "{json}");
+        let why = json["inconclusive_because"].as_str().unwrap();
+        assert!(
+            why.starts_with("2 of 2 executions cut short by a limit")
+                && why.contains("raise --max-steps"),
+            "{why}"
+        );
+    }
+    // With room enough, it passes.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&module),
+            "--races",
+            "off",
+            "--max-steps",
+            "20000000",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+/// The main thread polls a flag with `usleep` until a worker, which
+/// computes and sleeps first, sets it.
+const SLEEP_POLL: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+#include <assert.h>
+static atomic_int ready;
+static int payload;
+static void *producer(void *arg) {
+    for (int i = 0; i < 50; i++) payload += i;
+    usleep(5000);
+    atomic_store(&ready, 1);
+    return arg;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, producer, 0);
+    while (!atomic_load(&ready)) usleep(1000);
+    assert(payload == 1225);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_sleep_polling_handshake_passes_under_every_strategy() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "poll", SLEEP_POLL);
+    for strategy in ["random", "pct", "pos", "surw"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--iterations",
+                "200",
+                "--json",
+            ],
+        );
+        assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
+    }
+}
+
+/// The same handshake, but the flag is never set: the poller sleeps
+/// forever, a livelock with evidence.
+#[test]
+fn a_poll_that_never_ends_is_a_livelock_named_where_it_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    let never = SLEEP_POLL.replace("atomic_store(&ready, 1);", "");
+    let module = build_c(dir.path(), "never", &never);
+    let out = weft_in(
+        dir.path(),
+        &["run", arg(&module), "--strategy", "pct", "--json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "livelock");
+    let message = json["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("thread 0 loops at a sleep"), "{message}");
+}
