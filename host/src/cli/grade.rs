@@ -261,6 +261,23 @@ fn phase(
         }
     };
     let found = explored.failure().is_some();
+    let exploration = explored.exploration();
+    if let (false, Some(why)) = (
+        found,
+        exploration.inconclusive.describe(exploration.executions),
+    ) {
+        // A submission weft cannot give a verdict on does not pass.
+        checks.push((name.into(), false, why.clone()));
+        return Ok(Err(Graded {
+            passed: false,
+            verdict: "FAIL: no verdict".into(),
+            story: None,
+            report: Some(why),
+            replay_file: None,
+            html: None,
+            checks: std::mem::take(checks),
+        }));
+    }
     checks.push((name.into(), !found, explored.headline().to_string()));
     if !found {
         return Ok(Ok(explored));
