@@ -147,5 +147,99 @@ fn a_poll_that_never_ends_is_a_livelock_named_where_it_loops() {
     let json = out.json();
     assert_eq!(json["failure"]["kind"], "livelock");
     let message = json["failure"]["message"].as_str().unwrap();
-    assert!(message.contains("thread 0 loops at a sleep"), "{message}");
+    assert!(
+        message.contains("thread 0 loops") && message.contains("never.c:16"),
+        "{message}"
+    );
+}
+
+/// A test module: a short test, and the long stress test as a test.
+const TEST_MODULE: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+#include "weft.h"
+static atomic_long total;
+static void *add(void *arg) {
+    for (long i = 0; i < (long)arg; i++) atomic_fetch_add(&total, 1);
+    return 0;
+}
+static void run(long each) {
+    total = 0;
+    pthread_t a, b;
+    pthread_create(&a, 0, add, (void *)each);
+    pthread_create(&b, 0, add, (void *)each);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    assert(total == 2 * each);
+}
+static void short_test(void) { run(10); }
+static void stress_test(void) { run(1500000); }
+static const struct weft_test tests[] = {
+    {"short_test", short_test, 0},
+    {"stress_test", stress_test, 0},
+};
+int main(int argc, char **argv) { return weft_run_tests(argc, argv, tests, 2); }
+"#;
+
+#[test]
+fn weft_test_reports_a_test_cut_by_a_limit_as_inconclusive_never_ok() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "tests", TEST_MODULE);
+    let junit = dir.path().join("junit.xml");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "test",
+            arg(&module),
+            "--iterations",
+            "2",
+            "--races",
+            "off",
+            "--junit",
+            arg(&junit),
+        ],
+    );
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("test short_test ... ok"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("test stress_test ... INCONCLUSIVE"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("test result: INCONCLUSIVE. 1 passed; 0 failed; 1 inconclusive;"),
+        "{}",
+        out.stdout
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("inconclusive"), "{xml}");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "test",
+            arg(&module),
+            "--iterations",
+            "2",
+            "--races",
+            "off",
+            "--json",
+        ],
+    );
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["status"], "inconclusive");
+    assert_eq!(json["inconclusive"], 1);
+    assert_eq!(json["tests"][1]["status"], "inconclusive");
+    assert!(
+        json["tests"][1]["inconclusive_because"]
+            .as_str()
+            .unwrap()
+            .contains("raise --max-steps"),
+        "{json}"
+    );
 }

@@ -509,12 +509,12 @@ impl Report<'_> {
     }
 
     fn render(&self, output: &OutputArgs, out: &mut String) -> u8 {
-        let code = if self.failure.is_some() {
-            EXIT_FAILURE
+        let (code, status) = if self.failure.is_some() {
+            (EXIT_FAILURE, "failure")
         } else if self.inconclusive.is_some() {
-            EXIT_INCONCLUSIVE
+            (EXIT_INCONCLUSIVE, "inconclusive")
         } else {
-            EXIT_PASS
+            (EXIT_PASS, "pass")
         };
         let symbols = Symbols::new(self.wasm);
         let rows = self
@@ -523,13 +523,7 @@ impl Report<'_> {
             .unwrap_or_default();
         if output.json {
             let mut value = json!({
-                "status": if self.failure.is_some() {
-                    "failure"
-                } else if self.inconclusive.is_some() {
-                    "inconclusive"
-                } else {
-                    "pass"
-                },
+                "status": status,
                 "module": self.module.display().to_string(),
                 "executions": self.executions,
                 "distinct_traces": self.distinct_traces,

@@ -5,7 +5,7 @@ use super::common::{
     JunitArgs, ModuleArgs, OutputArgs, Report, Run, minimize_verdict, same_file, write_page,
     write_replay,
 };
-use super::{EXIT_FAILURE, EXIT_PASS};
+use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::imunit::runner::{TestOptions, TestRun, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::list;
@@ -110,14 +110,25 @@ pub fn run(args: TestArgs) -> Result<u8> {
     let mut results = Vec::new();
     let mut cases = Vec::new();
     let mut failed: Vec<Failed> = Vec::new();
+    let mut inconclusive: Vec<Failed> = Vec::new();
     let mut files = FailureFiles::default();
     for (test, schedule, number) in runs {
         let test_started = Instant::now();
         let mut outcome = run_test(&mut program, &options, test, schedule.as_deref())?;
         let label = label(&outcome);
+        // No failure, but a limit cut an execution short: no verdict.
+        let no_verdict = match outcome.failure {
+            Some(_) => None,
+            None => {
+                let exploration = &outcome.exploration;
+                exploration.inconclusive.describe(exploration.executions)
+            }
+        };
         if !args.output.json {
             let verdict = if outcome.failure.is_some() {
                 "FAILED"
+            } else if no_verdict.is_some() {
+                "INCONCLUSIVE"
             } else {
                 "ok"
             };
@@ -133,26 +144,43 @@ pub fn run(args: TestArgs) -> Result<u8> {
             &slug,
             &mut files,
         )?;
-        let text = match &reported {
-            Some(r) => r.text.clone(),
-            None => format!(
+        let text = match (&reported, &no_verdict) {
+            (Some(r), _) => r.text.clone(),
+            (None, Some(why)) => format!("inconclusive: {why}"),
+            (None, None) => format!(
                 "ok: no failure in {} executions",
                 outcome.exploration.executions
             ),
         };
-        cases.push(junit::Case {
-            name: label.clone(),
-            time: test_started.elapsed(),
-            failure: outcome.failure.as_ref().map(|f| junit::CaseFailure {
+        let case_failure = match (&outcome.failure, &no_verdict) {
+            (Some(f), _) => Some(junit::CaseFailure {
                 kind: f.kind.name().to_string(),
                 message: f.message.trim_end().to_string(),
             }),
+            // A test with no verdict must not pass a CI job.
+            (None, Some(why)) => Some(junit::CaseFailure {
+                kind: "inconclusive".to_string(),
+                message: why.clone(),
+            }),
+            (None, None) => None,
+        };
+        cases.push(junit::Case {
+            name: label.clone(),
+            time: test_started.elapsed(),
+            failure: case_failure,
             output: text.clone(),
         });
         results.push(json!({
             "test": outcome.test,
             "schedule": outcome.schedule,
-            "status": if outcome.failure.is_some() { "failure" } else { "pass" },
+            "status": if outcome.failure.is_some() {
+                "failure"
+            } else if no_verdict.is_some() {
+                "inconclusive"
+            } else {
+                "pass"
+            },
+            "inconclusive_because": no_verdict,
             "executions": outcome.exploration.executions,
             "failing_executions": outcome.exploration.failing_executions,
             "failure": outcome.failure.as_ref().map(|f| json!({
@@ -165,16 +193,25 @@ pub fn run(args: TestArgs) -> Result<u8> {
         }));
         if outcome.failure.is_some() {
             failed.push(Failed { label, text });
+        } else if no_verdict.is_some() {
+            inconclusive.push(Failed { label, text });
         }
     }
-    let passed = results.len() - failed.len();
+    let passed = results.len() - failed.len() - inconclusive.len();
     args.junit
         .write(&args.module.module, &cases, started.elapsed())?;
     if args.output.json {
         let value = json!({
-            "status": if failed.is_empty() { "pass" } else { "failure" },
+            "status": if !failed.is_empty() {
+                "failure"
+            } else if !inconclusive.is_empty() {
+                "inconclusive"
+            } else {
+                "pass"
+            },
             "passed": passed,
             "failed": failed.len(),
+            "inconclusive": inconclusive.len(),
             "filtered_out": filtered_out,
             "tests": results,
         });
@@ -183,13 +220,21 @@ pub fn run(args: TestArgs) -> Result<u8> {
         let _ = write!(
             out,
             "{}",
-            summary(&failed, passed, filtered_out, started.elapsed())
+            summary(
+                &failed,
+                &inconclusive,
+                passed,
+                filtered_out,
+                started.elapsed()
+            )
         );
     }
-    Ok(if failed.is_empty() {
-        EXIT_PASS
-    } else {
+    Ok(if !failed.is_empty() {
         EXIT_FAILURE
+    } else if !inconclusive.is_empty() {
+        EXIT_INCONCLUSIVE
+    } else {
+        EXIT_PASS
     })
 }
 
@@ -220,10 +265,12 @@ fn slug(name: &str, number: Option<usize>) -> String {
     slug
 }
 
-/// `cargo test`'s closing lines: each failure's report, their names, and
-/// the counts.
+/// `cargo test`'s closing lines: each failure's report, their names, the
+/// tests with no verdict and why, and the counts (inconclusive ones only
+/// when there are some).
 fn summary(
     failed: &[Failed],
+    inconclusive: &[Failed],
     passed: usize,
     filtered_out: usize,
     time: std::time::Duration,
@@ -239,9 +286,25 @@ fn summary(
             s.push_str(&format!("    {}\n", f.label));
         }
     }
+    if !inconclusive.is_empty() {
+        s.push_str("\ninconclusive (a limit cut an execution short):\n");
+        for f in inconclusive {
+            s.push_str(&format!("    {}: {}\n", f.label, f.text));
+        }
+    }
+    let result = if !failed.is_empty() {
+        "FAILED"
+    } else if !inconclusive.is_empty() {
+        "INCONCLUSIVE"
+    } else {
+        "ok"
+    };
+    let inconclusive = match inconclusive.len() {
+        0 => String::new(),
+        n => format!(" {n} inconclusive;"),
+    };
     s.push_str(&format!(
-        "\ntest result: {}. {passed} passed; {} failed; 0 ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n\n",
-        if failed.is_empty() { "ok" } else { "FAILED" },
+        "\ntest result: {result}. {passed} passed; {} failed;{inconclusive} 0 ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n\n",
         failed.len(),
         time.as_secs_f64()
     ));

@@ -567,12 +567,13 @@ impl ExecState {
     /// ends: as a livelock if it is back in a state it was in during the
     /// fair part, else as inconclusive.
     pub fn limit_outcome(&self, me: ThreadId, cut: Cut) -> Outcome {
+        // Fingerprints need the shared memory: without it the watch has
+        // none, and nothing counts as a loop.
         let now = self.fingerprint();
-        let looped = self.memory.is_some()
-            && self
-                .loop_watch
-                .as_ref()
-                .is_some_and(|watch| watch.looped(now.as_ref()));
+        let looped = self
+            .loop_watch
+            .as_ref()
+            .is_some_and(|watch| watch.looped(now.as_ref()));
         match self.fair_from {
             Some(fair_from) if looped => Outcome::Livelock {
                 steps: self.step.saturating_sub(1),
@@ -652,7 +653,7 @@ impl ExecState {
             })
             .map(|(id, thread)| {
                 let (site, place) = match (thread.state, thread.next) {
-                    (_, Some(next)) => (Some(next.site), "?"),
+                    (_, Some(next)) => (Some(next.site), "an access"),
                     (ThreadState::Sleeping { .. }, None) => (None, "a sleep"),
                     (ThreadState::Yielded, None) => (None, "a yield"),
                     (ThreadState::Waiting { .. }, None) => (None, "a wait with a timeout"),
