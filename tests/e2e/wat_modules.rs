@@ -249,7 +249,7 @@ fn points_passed_without_the_host_are_all_counted_and_hashed() {
     assert_eq!(limited["status"], "inconclusive");
     let message = limited["inconclusive_because"].as_str().unwrap();
     assert!(
-        message.contains("still running after 1400 steps (half of them under a fair schedule)"),
+        message.contains("still running after 1400 steps (the last 700 under a fair schedule)"),
         "{message}"
     );
 }

@@ -32,8 +32,8 @@ pub struct ModuleArgs {
     pub random_seed: u64,
     /// Most scheduling points per execution under the strategy; an
     /// execution that reaches it goes on under a fair schedule for as many
-    /// points again, and only then is a `step-limit` failure (a livelock
-    /// that no fair scheduler escapes, or an endless loop).
+    /// points again, and then ends as a `livelock` failure if it came back
+    /// to a state it had been in, else as inconclusive (exit 3).
     #[arg(long, default_value_t = Limits::default().max_steps)]
     pub max_steps: u64,
     /// Most memory per execution, in MiB (beyond: `memory.grow` fails; at
@@ -54,10 +54,12 @@ pub struct ModuleArgs {
     )]
     pub max_threads: u32,
     /// Most fuel (about one unit per wasm instruction) per thread and
-    /// execution (beyond: a `step-limit` failure).
+    /// execution; reached, the execution goes on under a fair schedule as
+    /// at `--max-steps`.
     #[arg(long, default_value_t = Limits::default().max_fuel)]
     pub max_fuel: u64,
-    /// Most wall time per execution (e.g. `10s`).
+    /// Most wall time per execution (e.g. `10s`); reached, the execution
+    /// is inconclusive.
     #[arg(long, value_parser = parse_positive_duration, default_value = "30s")]
     pub execution_time_limit: Duration,
     /// An IMUnit schedule to enforce, e.g. `"finishedAdd1 -> startingTake1,

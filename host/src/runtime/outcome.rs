@@ -65,6 +65,8 @@ pub enum Cut {
         thread: ThreadId,
         /// Steps taken.
         steps: u64,
+        /// The step from which the execution went on under a fair schedule.
+        fair_from: u64,
     },
     /// A thread's compute budget (`--max-fuel`), used up twice: once under
     /// the strategy, once more under a fair schedule.
@@ -85,8 +87,11 @@ impl Cut {
     /// What happened and how to go further, in words.
     pub fn describe(&self) -> String {
         match self {
-            Cut::Steps { steps, .. } => format!(
-                "still running after {steps} steps (half of them under a fair schedule), with no state repeated: a long execution, not shown to loop (raise --max-steps)"
+            Cut::Steps {
+                steps, fair_from, ..
+            } => format!(
+                "still running after {steps} steps (the last {} under a fair schedule), with no state repeated: a long execution, not shown to loop (raise --max-steps)",
+                steps - fair_from
             ),
             Cut::Fuel { thread, fuel } => format!(
                 "thread {thread} used up its compute budget of {fuel} fuel units twice (the second time under a fair schedule), with no state repeated: a long computation, not shown to loop (raise --max-fuel)"
@@ -101,15 +106,6 @@ impl Cut {
     pub fn thread(&self) -> ThreadId {
         match *self {
             Cut::Steps { thread, .. } | Cut::Fuel { thread, .. } | Cut::Time { thread } => thread,
-        }
-    }
-
-    /// The limit's name, as reports spell it.
-    pub fn limit(&self) -> &'static str {
-        match self {
-            Cut::Steps { .. } => "step-limit",
-            Cut::Fuel { .. } => "fuel-limit",
-            Cut::Time { .. } => "execution-time-limit",
         }
     }
 }

@@ -555,7 +555,7 @@ impl ExecState {
         }
         let from = self.step.saturating_sub(1);
         self.fair_from = Some(from);
-        self.loop_watch = Some(LoopWatch::new(from));
+        self.loop_watch = Some(LoopWatch::new(from, self.limits.max_steps));
         self.step_bound = from.saturating_add(self.limits.max_steps);
         for thread in &mut self.threads {
             thread.slices = 0;
@@ -711,6 +711,7 @@ impl ExecState {
                 Cut::Steps {
                     thread: me,
                     steps: self.step - 1,
+                    fair_from: self.fair_from.unwrap_or(self.step - 1),
                 },
             );
             if self.end.is_some() {
