@@ -6,6 +6,7 @@ mod actors;
 mod bad_input;
 mod bench;
 mod build;
+mod cargo_runner;
 mod determinism;
 mod differential;
 mod exhaustive_differential;

@@ -19,6 +19,7 @@ mod serializability;
 mod svcomp;
 mod terminal;
 mod test;
+mod test_selection;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

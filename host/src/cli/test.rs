@@ -5,6 +5,7 @@ use super::common::{
     JunitArgs, ModuleArgs, OutputArgs, Report, Run, minimize_verdict, same_file, write_page,
     write_replay,
 };
+use super::test_selection::{Selected, Selection};
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::imunit::runner::{TestOptions, TestRun, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
@@ -21,9 +22,21 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Run the unit tests of a test module (one built with the SDK's
-/// `run_tests`), each once per schedule it declares (or `--schedule`),
-/// under many executions.
+/// `run_tests`, or a Rust `cargo test` binary), each once per schedule it
+/// declares (or `--schedule`), under many executions. As a cargo runner
+/// (`runner = "weft test"`), it takes what cargo passes on to the test
+/// binary: filters (a test runs if its name contains one), `--exact`,
+/// `--skip FILTER`, `--ignored`, `--include-ignored`, `--list`; libtest's
+/// display options (`--nocapture`, `--test-threads N`, `-q`, ...) change
+/// nothing. (A test runs with the arguments that select it alone, so the
+/// guest arguments of other commands are these here.)
 #[derive(Args, Debug)]
+#[command(mut_arg("args", |arg| arg
+    .last(false)
+    .trailing_var_arg(true)
+    .allow_hyphen_values(true)
+    .value_name("FILTER_OR_HARNESS_OPTION")
+    .help("Filters and the options cargo passes on to a test binary (see above)")))]
 pub struct TestArgs {
     #[command(flatten)]
     module: ModuleArgs,
@@ -36,6 +49,11 @@ pub struct TestArgs {
     /// Executions per test and schedule.
     #[arg(long, default_value_t = 100)]
     iterations: u64,
+    /// Wall time per test and schedule: its exploration stops there (e.g.
+    /// `30s`). A test none of whose executions finished in it has no
+    /// verdict.
+    #[arg(long, value_parser = super::common::parse_positive_duration, default_value = "10s")]
+    time_limit: std::time::Duration,
     /// Exploration seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -69,21 +87,33 @@ pub fn run(args: TestArgs) -> Result<u8> {
         seed: args.seed,
         pct_depth: args.pct_depth,
         iterations: args.iterations,
+        time_limit: Some(args.time_limit),
         keep_going: args.keep_going,
     };
     if let Some(text) = &options.base.schedule {
         text.parse::<Schedule>()?;
     }
+    let selection = Selection::parse(args.filter.as_deref(), &args.module.args)?;
     let tests = list(&mut program, &options.base)?;
-    let selected: Vec<_> = tests
+    if selection.list {
+        let mut out = super::terminal::stdout();
+        let listed: Vec<_> = tests
+            .iter()
+            .filter(|t| selection.select(t).is_some())
+            .collect();
+        for test in &listed {
+            let _ = writeln!(out, "{}: test", test.name);
+        }
+        let _ = writeln!(out, "\n{} tests, 0 benchmarks", listed.len());
+        return Ok(EXIT_PASS);
+    }
+    let (selected, ignored): (Vec<_>, Vec<_>) = tests
         .iter()
-        .filter(|t| {
-            args.filter
-                .as_ref()
-                .is_none_or(|f| t.name.contains(f.as_str()))
-        })
-        .collect();
-    let filtered_out = tests.len() - selected.len();
+        .filter_map(|t| selection.select(t).map(|how| (t, how)))
+        .partition(|(_, how)| *how == Selected::Run);
+    let selected: Vec<_> = selected.into_iter().map(|(t, _)| t).collect();
+    let ignored: Vec<_> = ignored.into_iter().map(|(t, _)| t).collect();
+    let filtered_out = tests.len() - selected.len() - ignored.len();
     let runs: Vec<_> = selected
         .iter()
         .flat_map(|test| {
@@ -100,8 +130,12 @@ pub fn run(args: TestArgs) -> Result<u8> {
         let _ = writeln!(
             out,
             "\nrunning {} test{} ({} executions each, {}, seed {})",
-            runs.len(),
-            if runs.len() == 1 { "" } else { "s" },
+            runs.len() + ignored.len(),
+            if runs.len() + ignored.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
             args.iterations,
             args.strategy.name(),
             args.seed
@@ -112,16 +146,50 @@ pub fn run(args: TestArgs) -> Result<u8> {
     let mut failed: Vec<Failed> = Vec::new();
     let mut inconclusive: Vec<Failed> = Vec::new();
     let mut files = FailureFiles::default();
+    // `#[ignore]`d tests, and those the harness itself skips (a
+    // `#[should_panic]` test under `panic = "abort"`).
+    let mut skipped: Vec<String> = ignored.iter().map(|t| t.name.clone()).collect();
+    for name in &skipped {
+        if !args.output.json {
+            let _ = writeln!(out, "test {name} ... ignored");
+        }
+        results.push(json!({ "test": name, "status": "ignored" }));
+    }
     for (test, schedule, number) in runs {
         let test_started = Instant::now();
         let mut outcome = run_test(&mut program, &options, test, schedule.as_deref())?;
         let label = label(&outcome);
-        // No failure, but a limit cut an execution short: no verdict.
+        if outcome.failure.is_none()
+            && outcome
+                .exploration
+                .last
+                .as_ref()
+                .is_some_and(|last| harness_skipped(&last.stdout, &test.name))
+        {
+            if !args.output.json {
+                let _ = writeln!(out, "test {label} ... ignored");
+            }
+            results.push(json!({ "test": label, "status": "ignored" }));
+            skipped.push(label);
+            continue;
+        }
+        // No failure, but a limit cut an execution short, or none ended
+        // in time: no verdict.
         let no_verdict = match outcome.failure {
             Some(_) => None,
             None => {
                 let exploration = &outcome.exploration;
-                exploration.inconclusive.describe(exploration.executions)
+                exploration
+                    .inconclusive
+                    .describe(exploration.executions)
+                    .or_else(|| {
+                        (exploration.executions == 0).then(|| {
+                            format!(
+                                "no execution finished within --time-limit {:?}",
+                                args.time_limit
+                            )
+                        })
+                    })
             }
         };
         if !args.output.json {
@@ -197,7 +265,7 @@ pub fn run(args: TestArgs) -> Result<u8> {
             inconclusive.push(Failed { label, text });
         }
     }
-    let passed = results.len() - failed.len() - inconclusive.len();
+    let passed = results.len() - failed.len() - inconclusive.len() - skipped.len();
     args.junit
         .write(&args.module.module, &cases, started.elapsed())?;
     if args.output.json {
@@ -212,6 +280,7 @@ pub fn run(args: TestArgs) -> Result<u8> {
             "passed": passed,
             "failed": failed.len(),
             "inconclusive": inconclusive.len(),
+            "ignored": skipped.len(),
             "filtered_out": filtered_out,
             "tests": results,
         });
@@ -223,8 +292,11 @@ pub fn run(args: TestArgs) -> Result<u8> {
             summary(
                 &failed,
                 &inconclusive,
-                passed,
-                filtered_out,
+                Counts {
+                    passed,
+                    ignored: skipped.len(),
+                    filtered_out,
+                },
                 started.elapsed()
             )
         );
@@ -236,6 +308,25 @@ pub fn run(args: TestArgs) -> Result<u8> {
     } else {
         EXIT_PASS
     })
+}
+
+/// Whether a libtest binary's output says it skipped test `name` itself
+/// (`test NAME - should panic ... ignored`: with `panic = "abort"` it
+/// cannot catch the panic).
+fn harness_skipped(stdout: &[u8], name: &str) -> bool {
+    let stdout = String::from_utf8_lossy(stdout);
+    stdout.lines().any(|line| {
+        line.strip_prefix("test ")
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|rest| rest.ends_with("... ignored"))
+    })
+}
+
+/// The counts of a run's last line besides its failures.
+struct Counts {
+    passed: usize,
+    ignored: usize,
+    filtered_out: usize,
 }
 
 /// `name` or `name [schedule]`.
@@ -271,10 +362,14 @@ fn slug(name: &str, number: Option<usize>) -> String {
 fn summary(
     failed: &[Failed],
     inconclusive: &[Failed],
-    passed: usize,
-    filtered_out: usize,
+    counts: Counts,
     time: std::time::Duration,
 ) -> String {
+    let Counts {
+        passed,
+        ignored,
+        filtered_out,
+    } = counts;
     let mut s = String::new();
     if !failed.is_empty() {
         s.push_str("\nfailures:\n");
@@ -304,7 +399,7 @@ fn summary(
         n => format!(" {n} inconclusive;"),
     };
     s.push_str(&format!(
-        "\ntest result: {result}. {passed} passed; {} failed;{inconclusive} 0 ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n\n",
+        "\ntest result: {result}. {passed} passed; {} failed;{inconclusive} {ignored} ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n\n",
         failed.len(),
         time.as_secs_f64()
     ));

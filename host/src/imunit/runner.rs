@@ -28,6 +28,9 @@ pub struct TestOptions {
     pub pct_depth: u32,
     /// Executions per test and schedule.
     pub iterations: u64,
+    /// Wall time per test and schedule, if bounded: its exploration stops
+    /// there (an execution still going is not counted).
+    pub time_limit: Option<std::time::Duration>,
     /// Run every execution even after a failure, to measure how often the
     /// test fails.
     pub keep_going: bool,
@@ -88,13 +91,14 @@ pub fn run_test(
     }
     let mut run = options.base.clone();
     run.run.args.truncate(1);
-    run.run.args.push(test.name.clone());
+    run.run.args.extend(test.args.iter().cloned());
     run.schedule = schedule.map(String::from);
     let explore_options = ExploreOptions {
         strategy: options.strategy,
         seed: options.seed,
         pct_depth: options.pct_depth,
         iterations: Some(options.iterations),
+        time_limit: options.time_limit,
         run,
         keep_going: options.keep_going,
         ..Default::default()

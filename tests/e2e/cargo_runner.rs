@@ -1,0 +1,182 @@
+//! `weft test` as cargo's test runner: a crate's own `#[test]`s, built by
+//! `cargo test --release` for wasm (no debuginfo, as cargo builds it),
+//! each explored under many schedules and reported in cargo's format.
+
+use crate::support::{arg, weft_in};
+use std::path::Path;
+use std::process::Command;
+
+const LIB: &str = r#"use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A counter whose increment is a load and a store.
+pub struct Counter(AtomicUsize);
+
+impl Counter {
+    pub fn new() -> Self {
+        Counter(AtomicUsize::new(0))
+    }
+    pub fn incr(&self) {
+        let seen = self.0.load(Ordering::SeqCst);
+        self.0.store(seen + 1, Ordering::SeqCst);
+    }
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Counter;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn a_mutex_counts_every_increment() {
+        let total = Arc::new(Mutex::new(0));
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let total = total.clone();
+                std::thread::spawn(move || {
+                    for _ in 0..3 {
+                        *total.lock().unwrap() += 1;
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        assert_eq!(*total.lock().unwrap(), 6);
+    }
+
+    #[test]
+    fn the_counter_counts_every_increment() {
+        let counter = Arc::new(Counter::new());
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                let counter = counter.clone();
+                std::thread::spawn(move || {
+                    counter.incr();
+                    counter.incr();
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().unwrap();
+        }
+        assert_eq!(counter.get(), 4);
+    }
+
+    #[test]
+    #[ignore]
+    fn slow() {
+        panic!("ignored tests do not run");
+    }
+
+    #[test]
+    #[should_panic]
+    fn panics() {
+        panic!("on wasm libtest skips it");
+    }
+}
+"#;
+
+/// Writes the crate into `dir`, with weft as its runner.
+fn write_crate(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join(".cargo")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"counter\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), LIB).unwrap();
+    std::fs::write(
+        dir.join(".cargo/config.toml"),
+        format!(
+            "[target.wasm32-wasip1-threads]\nrunner = [{:?}, \"test\", \"--iterations\", \"200\"]\n",
+            env!("CARGO_BIN_EXE_weft")
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    write_crate(dir.path());
+    let out = Command::new(env!("CARGO"))
+        .args(["test", "--release", "--target", "wasm32-wasip1-threads"])
+        .arg("--target-dir")
+        .arg(dir.path().join("target"))
+        .current_dir(dir.path())
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stdout}\n{stderr}");
+    for line in [
+        "test tests::a_mutex_counts_every_increment ... ok",
+        "test tests::the_counter_counts_every_increment ... FAILED",
+        "test tests::slow ... ignored",
+        "test tests::panics ... ignored",
+        "panicked at src/lib.rs",
+        "test result: FAILED. 1 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out;",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in:\n{stdout}\n{stderr}");
+    }
+    let replay = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with(".weft.json"))
+        .expect("the failing test's replay file");
+    assert!(
+        replay
+            .to_string_lossy()
+            .contains("tests__the_counter_counts_every_increment"),
+        "{}",
+        replay.display()
+    );
+    let again = weft_in(dir.path(), &["replay", arg(&replay)]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert!(
+        again.stdout.contains("panicked at src/lib.rs"),
+        "{}",
+        again.stdout
+    );
+
+    // cargo's filters and libtest's options reach weft.
+    let out = Command::new(env!("CARGO"))
+        .args(["test", "--release", "--target", "wasm32-wasip1-threads"])
+        .arg("--target-dir")
+        .arg(dir.path().join("target"))
+        .args(["--", "mutex", "--test-threads", "2", "--nocapture"])
+        .current_dir(dir.path())
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains(
+            "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out;"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn weft_test_refuses_an_option_no_harness_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = crate::support::sample("mutex-counter");
+    let out = weft_in(dir.path(), &["test", arg(&module), "--frobnicate"]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("`--frobnicate` is not an option"),
+        "{}",
+        out.stderr
+    );
+}
