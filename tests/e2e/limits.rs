@@ -17,7 +17,8 @@ fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
 }
 
 /// Two workers each add to a counter a million times, taking a lock every
-/// hundredth time: correct, and longer than the step limit.
+/// hundredth time: correct, and longer than a step limit of 100,000 and
+/// ten times as many steps more.
 const STRESS: &str = r#"#include <pthread.h>
 #include <stdatomic.h>
 #include <assert.h>
@@ -58,6 +59,8 @@ fn a_long_stress_test_is_inconclusive_never_a_livelock() {
                 "2",
                 "--races",
                 "off",
+                "--max-steps",
+                "100000",
                 "--json",
             ],
         );
@@ -71,18 +74,11 @@ fn a_long_stress_test_is_inconclusive_never_a_livelock() {
             "{why}"
         );
     }
-    // With room enough, it passes.
+    // The default limits leave it room enough (ten times the step limit
+    // under a fair schedule): it passes.
     let out = weft_in(
         dir.path(),
-        &[
-            "run",
-            arg(&module),
-            "--races",
-            "off",
-            "--max-steps",
-            "20000000",
-            "--json",
-        ],
+        &["run", arg(&module), "--races", "off", "--json"],
     );
     assert_eq!(out.code, 0, "{}", out.stdout);
 }
@@ -195,6 +191,8 @@ fn weft_test_reports_a_test_cut_by_a_limit_as_inconclusive_never_ok() {
             "2",
             "--races",
             "off",
+            "--max-steps",
+            "100000",
             "--junit",
             arg(&junit),
         ],
@@ -227,6 +225,8 @@ fn weft_test_reports_a_test_cut_by_a_limit_as_inconclusive_never_ok() {
             "2",
             "--races",
             "off",
+            "--max-steps",
+            "100000",
             "--json",
         ],
     );

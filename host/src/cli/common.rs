@@ -31,9 +31,11 @@ pub struct ModuleArgs {
     #[arg(long, default_value_t = 0)]
     pub random_seed: u64,
     /// Most scheduling points per execution under the strategy; an
-    /// execution that reaches it goes on under a fair schedule for as many
-    /// points again, and then ends as a `livelock` failure if it came back
-    /// to a state it had been in, else as inconclusive (exit 3).
+    /// execution that reaches it (or comes back to a state it was in that
+    /// many points before) goes on under a fair schedule for up to ten
+    /// times as many, and ends there as a `livelock` failure if it comes
+    /// back to a state it was in under that schedule, else as inconclusive
+    /// (exit 3).
     #[arg(long, default_value_t = Limits::default().max_steps)]
     pub max_steps: u64,
     /// Most memory per execution, in MiB (beyond: `memory.grow` fails; at

@@ -42,11 +42,22 @@ use std::time::Duration;
 use wasmtime::{Config, Engine, Linker, Module, ResourceLimiter};
 use wasmtime_wasi::p1::WasiP1Ctx;
 
-/// Bounds on one execution; a guest that exceeds one fails with the matching
-/// [`FailureKind`] instead of running forever.
+/// How many times the step limit an execution may run on under a fair
+/// schedule once it reached the limit under the strategy.
+pub const FAIR_STEPS: u64 = 10;
+
+/// Bounds on one execution. Past the step limit or a thread's fuel, the
+/// execution goes on under a fair schedule, then ends as a livelock or as
+/// inconclusive (see [`Outcome::Livelock`], [`Outcome::Inconclusive`]);
+/// past the memory or thread limit, it fails with the matching
+/// [`FailureKind`]; past its wall time, it is inconclusive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
-    /// Scheduling points per execution.
+    /// Scheduling points per execution under the strategy; then up to
+    /// [`FAIR_STEPS`] times as many under a fair schedule, so that a long
+    /// stress test finishes (crossbeam-queue's `drops` takes about five
+    /// million steps) while a strategy that starves a thread does not run
+    /// on for long.
     pub max_steps: u64,
     /// Fuel (roughly, wasm instructions) per thread.
     pub max_fuel: u64,

@@ -58,8 +58,8 @@ impl LoopingThread {
 /// The limit that cut an inconclusive execution short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cut {
-    /// The step limit (`--max-steps`), reached twice: once under the
-    /// strategy, once more under a fair schedule.
+    /// The step limit (`--max-steps`) reached under the strategy, and ten
+    /// times as many steps more under a fair schedule.
     Steps {
         /// The thread that was running.
         thread: ThreadId,
@@ -90,7 +90,7 @@ impl Cut {
             Cut::Steps {
                 steps, fair_from, ..
             } => format!(
-                "still running after {steps} steps (the last {} under a fair schedule), with no state repeated: a long execution, not shown to loop (raise --max-steps)",
+                "still running after {steps} steps (the last {} under a fair schedule), with no state repeated: a long execution, not shown to loop (raise --max-steps: up to ten times as many run under a fair schedule)",
                 steps - fair_from
             ),
             Cut::Fuel { thread, fuel } => format!(
@@ -180,11 +180,11 @@ pub enum Outcome {
         /// Every live thread and what it waits for.
         blocked: Vec<BlockedThread>,
     },
-    /// The execution reached the step limit (or a thread its compute
-    /// budget), went on under a fair schedule until it reached the limit
-    /// again, and was then in a state it had been in during the fair part:
-    /// the same memory, every thread at the same place. No thread makes
-    /// progress: a livelock, or an endless loop.
+    /// Under a fair schedule (after the step limit, a thread's compute
+    /// budget, or a state that came back under the strategy), the
+    /// execution came back to a state it had been in long before (see
+    /// [`super::looping`]): the same memory, every thread at the same
+    /// place. No thread makes progress: a livelock, or an endless loop.
     Livelock {
         /// Steps taken.
         steps: u64,
@@ -277,7 +277,7 @@ impl Outcome {
                 FailureKind::Livelock,
                 looping.first().map_or(0, |t| t.thread),
                 format!(
-                    "livelock: after {fair_from} steps (the step limit, or a thread's compute budget) weft went on under a fair schedule, and {} steps later the execution was back in a state it had been in (the same memory, every thread at the same place): no thread makes progress ({})",
+                    "livelock: weft went on under a fair schedule after {fair_from} steps, and {} steps later the execution was back in a state it had been in under that schedule (the same memory, every thread at the same place): no thread makes progress ({})",
                     steps - fair_from,
                     looping
                         .iter()

@@ -149,9 +149,8 @@ pub(crate) struct ExecState {
     /// The step at which the execution reached the step limit (or a
     /// thread its compute budget) and went on under a fair schedule.
     pub fair_from: Option<u64>,
-    /// In the fair part, the fingerprints of its states (see
-    /// [`super::looping`]).
-    loop_watch: Option<LoopWatch>,
+    /// The fingerprints of its states (see [`super::looping`]).
+    loop_watch: LoopWatch,
     /// How often the guest read the clock or random bytes: state of the
     /// host that a loop may depend on.
     pub host_reads: u64,
@@ -229,7 +228,7 @@ impl ExecState {
             next_time_check: MAX_BUDGET,
             step_bound: limits.max_steps,
             fair_from: None,
-            loop_watch: None,
+            loop_watch: LoopWatch::new(limits.max_steps),
             host_reads: 0,
             committed_run: None,
             analyses: Vec::new(),
@@ -551,12 +550,19 @@ impl ExecState {
         if self.fair_from.is_some() {
             let outcome = self.limit_outcome(me, cut);
             self.finish(outcome);
-            return;
+        } else {
+            self.go_fair();
         }
+    }
+
+    /// Goes on under a fair schedule, for [`super::FAIR_STEPS`] times the
+    /// step limit at most.
+    fn go_fair(&mut self) {
         let from = self.step.saturating_sub(1);
         self.fair_from = Some(from);
-        self.loop_watch = Some(LoopWatch::new(from, self.limits.max_steps));
-        self.step_bound = from.saturating_add(self.limits.max_steps);
+        self.loop_watch.restart(from);
+        self.step_bound =
+            from.saturating_add(self.limits.max_steps.saturating_mul(super::FAIR_STEPS));
         for thread in &mut self.threads {
             thread.slices = 0;
         }
@@ -565,28 +571,66 @@ impl ExecState {
 
     /// How an execution that reached a limit (`cut`) under a fair schedule
     /// ends: as a livelock if it is back in a state it was in during the
-    /// fair part, else as inconclusive.
+    /// fair part (a whole step limit or compute budget, under a fair
+    /// schedule), else as inconclusive.
     pub fn limit_outcome(&self, me: ThreadId, cut: Cut) -> Outcome {
         // Fingerprints need the shared memory: without it the watch has
         // none, and nothing counts as a loop.
         let now = self.fingerprint();
-        let looped = self
-            .loop_watch
-            .as_ref()
-            .is_some_and(|watch| watch.looped(now.as_ref()));
         match self.fair_from {
-            Some(fair_from) if looped => Outcome::Livelock {
-                steps: self.step.saturating_sub(1),
-                fair_from,
-                looping: self.looping_threads(me),
-            },
+            Some(fair_from) if self.loop_watch.repeated(now.as_ref()) => {
+                self.livelock(me, fair_from)
+            }
             _ => Outcome::Inconclusive(cut),
         }
     }
 
+    /// The livelock of an execution that went on under a fair schedule
+    /// from `fair_from` (`me` runs).
+    fn livelock(&self, me: ThreadId, fair_from: u64) -> Outcome {
+        Outcome::Livelock {
+            steps: self.step.saturating_sub(1),
+            fair_from,
+            looping: self.looping_threads(me),
+        }
+    }
+
+    /// Takes a fingerprint of the state (see [`super::looping`]). Back
+    /// where it was a span ago: under the strategy, the strategy is stuck,
+    /// and the execution goes on under a fair schedule; under a fair
+    /// schedule, no thread makes progress, and the execution ends as a
+    /// livelock (then this returns true).
+    fn watch_for_loops(&mut self, me: ThreadId) -> bool {
+        let Some(fingerprint) = self.fingerprint() else {
+            return false;
+        };
+        let bytes = self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64;
+        if !self.loop_watch.keep(self.step, bytes, fingerprint) {
+            return false;
+        }
+        match self.fair_from {
+            Some(fair_from) => {
+                let outcome = self.livelock(me, fair_from);
+                self.finish(outcome);
+                true
+            }
+            None => {
+                self.go_fair();
+                false
+            }
+        }
+    }
+
     /// Thread `me` used up a time slice of fuel: past its compute budget
-    /// ([`super::Limits::max_fuel`]), a limit is reached.
+    /// ([`super::Limits::max_fuel`]), a limit is reached. Under a fair
+    /// schedule every slice is fingerprinted: a loop with no scheduling
+    /// point runs in slices.
     pub fn slice_used(&mut self, me: ThreadId) {
+        let bytes = self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64;
+        if self.fair_from.is_some() && self.loop_watch.slice_due(bytes) && self.watch_for_loops(me)
+        {
+            return;
+        }
         let thread = &mut self.threads[me as usize];
         thread.slices += 1;
         if thread.slices.saturating_mul(super::SLICE_FUEL) >= self.limits.max_fuel {
@@ -718,16 +762,8 @@ impl ExecState {
                 return true;
             }
         }
-        if self
-            .loop_watch
-            .as_ref()
-            .is_some_and(|watch| watch.due(self.step))
-        {
-            let fingerprint = self.fingerprint();
-            let bytes = self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64;
-            if let (Some(watch), Some(fingerprint)) = (&mut self.loop_watch, fingerprint) {
-                watch.keep(self.step, bytes, fingerprint);
-            }
+        if self.loop_watch.due(self.step) && self.watch_for_loops(me) {
+            return true;
         }
         if self.step >= self.next_time_check {
             self.next_time_check = self.step + MAX_BUDGET;
