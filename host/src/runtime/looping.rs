@@ -1,24 +1,24 @@
-//! Evidence of a livelock: the execution comes back to a state it was in,
-//! long after.
+//! Evidence of a livelock: under a fair schedule, the execution comes back
+//! to a state it was in, long after.
 //!
-//! A limit reached says only that an execution is long. So the watch takes
-//! a fingerprint of the execution's state every so often (about 64 times
-//! per span, less often when memory is large, so that hashing it costs
-//! about as much as the steps): the whole shared memory, where every
-//! thread stands and what it waits for (deadlines relative to the virtual
-//! clock), and how often the program read the clock or random bytes. A
-//! fingerprint equal to one taken at least a span earlier (the step
-//! limit, at most a million steps) means every thread that could run
-//! went round and changed nothing for that long. Under the strategy, that
-//! only says the strategy is stuck (PCT may starve the thread a spinner
-//! waits for): the execution goes on under a fair schedule. Under a fair
-//! schedule, it is a livelock. A loop with no scheduling point in it runs
-//! in time slices, and uses up a thread's compute budget long before a
-//! span of steps: under a fair schedule every time slice is fingerprinted
-//! too, and an execution that reaches its limit there in a state it was in
-//! earlier in the fair part is a livelock as well. What the fingerprint
-//! cannot see is a thread's wasm locals: a loop that only counts in a local
-//! and reads shared memory, for that long, looks the same.
+//! A limit reached says only that an execution is long, and an unfair
+//! strategy may starve the thread a spinner waits for (PCT). So an
+//! execution that reaches the step limit or a thread's compute budget goes
+//! on under a fair schedule, and the watch takes a fingerprint of its
+//! state every so often (about 64 times per span, less often when memory
+//! is large, so that hashing it costs about as much as the steps): the
+//! whole shared memory, where every thread stands and what it waits for
+//! (deadlines relative to the virtual clock), and how often the program
+//! read the clock or random bytes. A fingerprint equal to one taken at
+//! least a span earlier (the step limit, at most a million steps) means
+//! every thread that could run went round and changed nothing for that
+//! long: a livelock. A loop with no scheduling point in it runs in time
+//! slices, and uses up a thread's compute budget long before a span of
+//! steps: time slices are fingerprinted too, and an execution that reaches
+//! its limit under the fair schedule in a state it was in earlier under it
+//! is a livelock as well. What the fingerprint cannot see is a thread's
+//! wasm locals: a loop that only counts in a local and reads shared memory,
+//! for that long and past the step limit, looks the same.
 
 use std::collections::HashMap;
 
@@ -37,8 +37,8 @@ const BYTES_PER_STEP: u64 = 256;
 /// most: a slice runs about as long as hashing this many bytes.
 const BYTES_PER_SLICE: u64 = 256 << 10;
 
-/// The fingerprints of an execution's states since it began, or since it
-/// went on under a fair schedule.
+/// The fingerprints of an execution's states since it went on under a
+/// fair schedule.
 #[derive(Debug, Default)]
 pub(crate) struct LoopWatch {
     /// Each fingerprint, and the step it was first taken at.

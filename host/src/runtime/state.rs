@@ -595,30 +595,21 @@ impl ExecState {
         }
     }
 
-    /// Takes a fingerprint of the state (see [`super::looping`]). Back
-    /// where it was a span ago: under the strategy, the strategy is stuck,
-    /// and the execution goes on under a fair schedule; under a fair
-    /// schedule, no thread makes progress, and the execution ends as a
-    /// livelock (then this returns true).
+    /// Under a fair schedule, takes a fingerprint of the state (see
+    /// [`super::looping`]): back where it was a span ago, no thread makes
+    /// progress, and the execution ends as a livelock (then this returns
+    /// true).
     fn watch_for_loops(&mut self, me: ThreadId) -> bool {
-        let Some(fingerprint) = self.fingerprint() else {
+        let (Some(fair_from), Some(fingerprint)) = (self.fair_from, self.fingerprint()) else {
             return false;
         };
         let bytes = self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64;
         if !self.loop_watch.keep(self.step, bytes, fingerprint) {
             return false;
         }
-        match self.fair_from {
-            Some(fair_from) => {
-                let outcome = self.livelock(me, fair_from);
-                self.finish(outcome);
-                true
-            }
-            None => {
-                self.go_fair();
-                false
-            }
-        }
+        let outcome = self.livelock(me, fair_from);
+        self.finish(outcome);
+        true
     }
 
     /// Thread `me` used up a time slice of fuel: past its compute budget
@@ -762,7 +753,7 @@ impl ExecState {
                 return true;
             }
         }
-        if self.loop_watch.due(self.step) && self.watch_for_loops(me) {
+        if self.fair_from.is_some() && self.loop_watch.due(self.step) && self.watch_for_loops(me) {
             return true;
         }
         if self.step >= self.next_time_check {
