@@ -202,3 +202,141 @@ fn a_module_with_neither_dwarf_nor_names_gets_one_warning() {
     );
     assert!(!named.stderr.contains("warning"), "{}", named.stderr);
 }
+
+/// Builds the C program `source` as `name.wasm` in `dir`.
+fn build_c(dir: &std::path::Path, name: &str, source: &str) -> std::path::PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let module = dir.join(format!("{name}.wasm"));
+    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    module
+}
+
+#[test]
+fn a_race_is_reported_before_the_exit_it_leads_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(
+        dir.path(),
+        "stale",
+        r#"#include <pthread.h>
+#include <stdio.h>
+
+static int flag;
+
+static void *worker(void *arg) {
+    (void)arg;
+    flag = 1;
+    return NULL;
+}
+
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, NULL, worker, NULL);
+    int seen = flag;
+    pthread_join(t, NULL);
+    if (seen != flag) {
+        fprintf(stderr, "saw a stale flag\n");
+        return 1;
+    }
+    return 0;
+}
+"#,
+    );
+    // The first schedule `dfs` tries reads the flag before the worker
+    // sets it, and exits with 1: the race came first.
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&module), "--strategy", "dfs", "--json"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "data-race", "{}", out.stdout);
+    let message = json["failure"]["message"].as_str().unwrap();
+    assert!(message.contains("stale.c:15"), "{message}");
+    assert!(
+        message.ends_with("then: the program exited with code 1"),
+        "{message}"
+    );
+    assert_eq!(json["stderr"], "saw a stale flag\n");
+    let replay = json["replay_file"].as_str().unwrap();
+    let again = weft_in(dir.path(), &["replay", replay]);
+    assert_eq!(again.code, 1, "{}", again.stdout);
+    assert!(
+        again.stdout.contains("FAILURE: data-race"),
+        "{}",
+        again.stdout
+    );
+    // With races off, the exit is the failure.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--strategy",
+            "dfs",
+            "--races",
+            "off",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.json()["failure"]["kind"], "exit", "{}", out.stdout);
+}
+
+#[test]
+fn a_plain_access_racing_with_an_atomic_one_in_the_program_is_a_race() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(
+        dir.path(),
+        "mixed",
+        r#"#include <pthread.h>
+#include <stdio.h>
+
+static int hits;
+
+static void *careful(void *arg) {
+    (void)arg;
+    __atomic_fetch_add(&hits, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+static void *careless(void *arg) {
+    (void)arg;
+    hits++;
+    return NULL;
+}
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, careful, NULL);
+    pthread_create(&b, NULL, careless, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    printf("hits = %d\n", hits);
+    return 0;
+}
+"#,
+    );
+    for strategy in ["random", "pct", "dfs"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--json",
+                "--no-save",
+            ],
+        );
+        assert_eq!(out.code, 1, "{strategy}: {}", out.stdout);
+        let json = out.json();
+        assert_eq!(json["failure"]["kind"], "data-race", "{}", out.stdout);
+        let message = json["failure"]["message"].as_str().unwrap();
+        assert!(message.contains("(`hits`)"), "{message}");
+        assert!(message.contains("atomically "), "{message}");
+        assert!(message.contains("careless (mixed.c:14)"), "{message}");
+        assert!(message.contains("careful (mixed.c:8)"), "{message}");
+    }
+}

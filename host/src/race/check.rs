@@ -7,8 +7,10 @@
 //! calls the host at points the exploration passed inside wasm, so ending
 //! the execution where the race was read would end it at another step in
 //! the replay. Every access is read by the end either way, in the same
-//! order, so the first race is the same. (An execution that fails
-//! otherwise, say an assertion the race led to, reports that failure.)
+//! order, so the first race is the same. An execution that fails otherwise
+//! (say an assertion the race led to) or that a limit cuts short reports
+//! its first race in its place, with what followed: every access was made
+//! before the end. (One that an assumption discards reports nothing.)
 //!
 //! It reads accesses from the threads' access logs (a module loaded with
 //! [`log_accesses`](crate::instrument::InstrumentOptions::log_accesses)):
@@ -33,6 +35,9 @@ use std::sync::Arc;
 /// they took one lock (no guest atomic can be at an address this high and
 /// aligned to 4).
 const ATOMIC_SECTIONS: u32 = u32::MAX;
+
+/// The site the atomic sections' accesses to [`ATOMIC_SECTIONS`] are given.
+const SECTIONS_SITE: SiteId = SiteId::MAX;
 
 /// What one execution's check leaves to the next on its thread: the
 /// detector, whose memory it reuses (allocating shadow memory anew for
@@ -128,8 +133,12 @@ impl RaceCheck {
     fn apply(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
         if is_plain(access.kind) && self.library.contains(access.site) {
             if matches!(access.kind, AccessKind::Load | AccessKind::Store) {
-                self.detector
-                    .plain_sync_only(thread, access.addr, access.kind.writes());
+                self.detector.plain_sync_only(
+                    thread,
+                    access.site,
+                    access.addr,
+                    access.kind.writes(),
+                );
             }
             return;
         }
@@ -161,8 +170,7 @@ impl RaceCheck {
             | AccessKind::AtomicXchg
             | AccessKind::AtomicCmpxchg => {
                 self.detector
-                    .atomic(thread, access.addr, access.kind.writes());
-                None
+                    .atomic(thread, access.site, access.addr, access.kind.writes())
             }
             AccessKind::Wait | AccessKind::Notify | AccessKind::Call => None,
         };
@@ -195,10 +203,11 @@ impl RaceCheck {
                 Some(AccessKind::Copy) if access.write => "memory.copy wrote".to_string(),
                 Some(AccessKind::Copy) => "memory.copy read".to_string(),
                 Some(AccessKind::Fill) => "memory.fill wrote".to_string(),
-                Some(_) => {
+                Some(kind) => {
                     let width = site.map_or(0, |s| s.width);
                     let verb = if access.write { "wrote" } else { "read" };
-                    format!("{verb} {width} bytes")
+                    let how = if is_plain(kind) { "" } else { "atomically " };
+                    format!("{how}{verb} {width} bytes")
                 }
                 None => "accessed".to_string(),
             };
@@ -241,14 +250,33 @@ impl Analysis for RaceCheck {
             }
             Happening::Woke { woken, .. } => self.detector.wake(thread, woken),
             Happening::Outlived { exited } => self.detector.wake(exited, thread),
-            Happening::AtomicBegin => self.detector.atomic(thread, ATOMIC_SECTIONS, false),
-            Happening::AtomicEnd => self.detector.atomic(thread, ATOMIC_SECTIONS, true),
+            // No plain access is at that address: no race.
+            Happening::AtomicBegin => {
+                self.detector
+                    .atomic(thread, SECTIONS_SITE, ATOMIC_SECTIONS, false);
+            }
+            Happening::AtomicEnd => {
+                self.detector
+                    .atomic(thread, SECTIONS_SITE, ATOMIC_SECTIONS, true);
+            }
             _ => {}
         }
     }
 
     fn verdict(&mut self, _view: &ExecView<'_>) -> Option<Outcome> {
         self.first.take().map(Outcome::Reported)
+    }
+
+    fn before_end(&mut self, _view: &ExecView<'_>, end: &Outcome) -> Option<Outcome> {
+        // Every access was made before the end: the race came first.
+        let then = end
+            .failure()
+            .map(|failure| failure.message)
+            .or_else(|| end.cut().map(|cut| cut.describe()))?;
+        self.first.take().map(|mut race| {
+            race.message = format!("{}; then: {then}", race.message);
+            Outcome::Reported(race)
+        })
     }
 
     fn finish(self: Box<Self>) -> Option<Report> {

@@ -12,12 +12,14 @@
 //! - a thread's exit happens before the join that sees it through the
 //!   atomics and the wait that the join uses, with no rule of its own.
 //!
-//! Races are between plain accesses only. A plain access to an address
-//! that atomics have accessed counts as an atomic access of the same kind:
-//! the program treats that word as a synchronisation variable (C libraries
-//! read lock words and thread states with plain loads, then fence or retry
-//! with an atomic), and a plain access to it before its first atomic one
-//! races with nothing atomic.
+//! Races are between plain accesses, and between a plain access and an
+//! atomic one to the same word. A plain access to an address that atomics
+//! have accessed counts as an atomic access of the same kind once nothing
+//! leaves it unordered with the word's conflicting atomic accesses: the
+//! program treats that word as a synchronisation variable. (The C
+//! library's thread library reads lock words and thread states with plain
+//! loads, then fences or retries with an atomic; its plain accesses never
+//! race, see [`Detector::plain_sync_only`].)
 //!
 //! Plain loads, stores and bulk operations are checked byte by byte (see
 //! [`super::shadow`]), so accesses of different sizes that overlap are
@@ -86,6 +88,74 @@ struct AtomicWord {
     /// What all that accessed it atomically knew then: a plain write that
     /// knows as much comes after every one of those accesses.
     accessed: VectorClock,
+    /// Each thread's last atomic access to it and last atomic write: the
+    /// side to name when a plain access is left unordered with them.
+    last: Vec<LastAtomic>,
+}
+
+/// One thread's last atomic access to a word, and its last atomic write.
+#[derive(Clone, Copy, Debug)]
+struct LastAtomic {
+    thread: ThreadId,
+    /// The thread's clock entry, the site and whether it wrote.
+    access: (u32, SiteId, bool),
+    /// The same of its last write, if it wrote.
+    write: Option<(u32, SiteId)>,
+}
+
+impl AtomicWord {
+    /// Records an atomic access of `thread` at its time `time`.
+    fn remember(&mut self, thread: ThreadId, time: u32, site: SiteId, writes: bool) {
+        let index = match self.last.iter().position(|l| l.thread == thread) {
+            Some(index) => index,
+            None => {
+                self.last.push(LastAtomic {
+                    thread,
+                    access: (time, site, writes),
+                    write: None,
+                });
+                self.last.len() - 1
+            }
+        };
+        let last = &mut self.last[index];
+        last.access = (time, site, writes);
+        if writes {
+            last.write = Some((time, site));
+        }
+    }
+
+    /// An atomic access to the word that a plain access of `thread`, whose
+    /// clock is `clock`, conflicts with (any for a write, a write for a
+    /// read) and that nothing orders before it, a write first.
+    fn unordered(
+        &self,
+        thread: ThreadId,
+        clock: &VectorClock,
+        write: bool,
+    ) -> Option<RacingAccess> {
+        let others = self.last.iter().filter(|l| l.thread != thread);
+        let after = |time: u32, l: &LastAtomic| time > clock.get(l.thread);
+        let unordered_write = others.clone().find_map(|l| {
+            l.write
+                .filter(|&(time, _)| after(time, l))
+                .map(|(_, site)| RacingAccess {
+                    thread: l.thread,
+                    site,
+                    write: true,
+                })
+        });
+        if unordered_write.is_some() || !write {
+            return unordered_write;
+        }
+        others
+            .filter(|l| after(l.access.0, l))
+            .map(|l| RacingAccess {
+                thread: l.thread,
+                site: l.access.1,
+                write: l.access.2,
+            })
+            .next()
+    }
 }
 
 /// Slots of [`Recent`] (a power of two).
@@ -201,19 +271,51 @@ impl Detector {
         self.clock_mut(notifier).tick(notifier);
     }
 
-    /// `thread` made an atomic access to `addr` (`writes`: one that may
-    /// change memory).
+    /// `thread` made an atomic access at `site` to `addr` (`writes`: one
+    /// that may change memory): the plain access to the word's first byte
+    /// it races with, if any (a write, or a read when this access writes,
+    /// that nothing orders before it).
     #[inline]
-    pub fn atomic(&mut self, thread: ThreadId, addr: u32, writes: bool) {
+    pub fn atomic(
+        &mut self,
+        thread: ThreadId,
+        site: SiteId,
+        addr: u32,
+        writes: bool,
+    ) -> Option<Race> {
         self.recent.forget();
         self.clock_mut(thread);
-        self.mixed |= self
+        let unordered = self
             .shadow
             .mark_sync(thread, &self.threads[thread as usize], addr);
+        self.mixed |= unordered.is_some();
+        self.synchronise(thread, site, addr, writes);
+        unordered
+            .filter(|plain| plain.write || writes)
+            .map(|plain| Race {
+                addr,
+                earlier: RacingAccess {
+                    thread: plain.thread,
+                    site: plain.site,
+                    write: plain.write,
+                },
+                later: RacingAccess {
+                    thread,
+                    site,
+                    write: writes,
+                },
+            })
+    }
+
+    /// The clocks of an access of `thread` at `site` to the word at `addr`
+    /// as an atomic one.
+    #[inline]
+    fn synchronise(&mut self, thread: ThreadId, site: SiteId, addr: u32, writes: bool) {
         let clock = &mut self.threads[thread as usize];
         let location = self.atomics.entry(addr).or_default();
         clock.join(&location.written);
         location.accessed.join(clock);
+        location.remember(thread, clock.get(thread), site, writes);
         if writes {
             // The thread now knows all the location knew: the location
             // takes the thread's clock.
@@ -222,13 +324,16 @@ impl Detector {
         }
     }
 
-    /// `thread` made a plain access to `addr` that is looked at only as
-    /// synchronisation: an atomic access if the program accesses the word
-    /// there atomically, nothing otherwise.
+    /// `thread` made a plain access at `site` to `addr` that is looked at
+    /// only as synchronisation (the C thread library's): an atomic access
+    /// if the program accesses the word there atomically, nothing
+    /// otherwise. It races with nothing.
     #[inline]
-    pub fn plain_sync_only(&mut self, thread: ThreadId, addr: u32, write: bool) {
+    pub fn plain_sync_only(&mut self, thread: ThreadId, site: SiteId, addr: u32, write: bool) {
         if self.atomics.contains_key(&addr) {
-            self.atomic(thread, addr, write);
+            self.recent.forget();
+            self.clock_mut(thread);
+            self.synchronise(thread, site, addr, write);
         }
     }
 
@@ -273,17 +378,29 @@ impl Detector {
             }),
             Checked::SyncWord => {
                 // A plain access to a word the program also accesses
-                // atomically is one of its synchronisation accesses.
-                // Unless it comes after the atomic accesses it conflicts
-                // with (every one for a write, the writes for a read), the
-                // program mixes the two kinds unordered.
-                let ordered = self.atomics.get(&addr).is_none_or(|word| {
+                // atomically races with the atomic accesses it conflicts
+                // with (every one for a write, the writes for a read) that
+                // nothing orders before it; once none is left, it is one
+                // of the program's synchronisation accesses.
+                let clock = &self.threads[thread as usize];
+                let (ordered, earlier) = self.atomics.get(&addr).map_or((true, None), |word| {
                     let before = if write { &word.accessed } else { &word.written };
-                    before.happened_before(&self.threads[thread as usize])
+                    let ordered = before.happened_before(clock);
+                    (
+                        ordered,
+                        (!ordered)
+                            .then(|| word.unordered(thread, clock, write))
+                            .flatten(),
+                    )
                 });
                 self.mixed |= !ordered;
-                self.atomic(thread, addr, write);
-                None
+                self.recent.forget();
+                self.synchronise(thread, site, addr, write);
+                earlier.map(|earlier| Race {
+                    addr,
+                    earlier,
+                    later,
+                })
             }
         }
     }
@@ -318,12 +435,12 @@ mod tests {
         d.spawn(0, 1);
         // Thread 1 writes x, releases a lock word, writes x again.
         assert_eq!(d.plain(1, 1, true, 64, 4), None);
-        d.atomic(1, 8, true);
+        d.atomic(1, 99, 8, true);
         assert_eq!(d.plain(1, 2, true, 64, 4), None);
         assert_eq!(d.plain(1, 3, false, 64, 4), None, "covered: skipped");
         // Thread 0 acquires the word: it knows the first write, not the
         // second, whose epoch began at the release.
-        d.atomic(0, 8, false);
+        d.atomic(0, 99, 8, false);
         let race = d.plain(0, 4, false, 64, 4).expect("a race");
         assert_eq!(race.earlier.site, 2);
         // A read does not cover a write.
@@ -349,8 +466,8 @@ mod tests {
         let mut d = Detector::new();
         d.spawn(0, 1);
         assert_eq!(d.plain(1, 1, true, 64, 8), None);
-        d.atomic(1, 200, true); // flag = 1
-        d.atomic(0, 200, false); // sees it
+        d.atomic(1, 99, 200, true); // flag = 1
+        d.atomic(0, 99, 200, false); // sees it
         assert_eq!(d.plain(0, 2, false, 64, 8), None);
         assert_eq!(d.plain(0, 3, true, 64, 8), None);
     }
@@ -360,8 +477,8 @@ mod tests {
         let mut d = Detector::new();
         d.spawn(0, 1);
         assert_eq!(d.plain(1, 1, true, 64, 4), None);
-        d.atomic(1, 200, true);
-        d.atomic(0, 204, false);
+        d.atomic(1, 99, 200, true);
+        d.atomic(0, 99, 204, false);
         assert!(d.plain(0, 2, false, 64, 4).is_some());
     }
 
@@ -373,8 +490,8 @@ mod tests {
         assert_eq!(d.plain(1, 1, false, 0, 1), None);
         assert_eq!(d.plain(2, 2, false, 0, 1), None);
         // Thread 0 synchronises with 2 only: thread 1's read still races.
-        d.atomic(2, 100, true);
-        d.atomic(0, 100, false);
+        d.atomic(2, 99, 100, true);
+        d.atomic(0, 99, 100, false);
         let race = d
             .plain(0, 3, true, 0, 1)
             .expect("a race with thread 1's read");
@@ -383,27 +500,48 @@ mod tests {
     }
 
     #[test]
-    fn a_plain_access_to_an_atomic_word_synchronises_like_an_atomic() {
+    fn a_plain_read_of_an_atomic_word_races_with_the_unordered_atomic_write() {
         let mut d = Detector::new();
         d.spawn(0, 1);
+        d.atomic(1, 7, 200, true);
+        let race = d.plain(0, 2, false, 200, 4).expect("a mixed race");
+        assert_eq!(race.addr, 200);
+        assert_eq!(
+            race.earlier,
+            RacingAccess {
+                thread: 1,
+                site: 7,
+                write: true
+            }
+        );
+        assert_eq!(race.later.site, 2);
+    }
+
+    #[test]
+    fn a_plain_access_ordered_after_the_atomics_synchronises_like_one() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(1, 7, 200, true); // a state word
         assert_eq!(d.plain(1, 1, true, 64, 4), None);
-        d.atomic(1, 200, true); // a thread's state: exited
-        assert_eq!(d.plain(0, 2, false, 200, 4), None, "no race on the word");
-        assert_eq!(d.plain(0, 3, false, 64, 4), None, "the read acquired");
+        d.atomic(1, 8, 300, true); // a flag
+        d.atomic(0, 9, 300, false); // sees it
+        assert_eq!(d.plain(0, 2, false, 200, 4), None, "ordered: no race");
+        assert_eq!(d.plain(0, 3, false, 64, 4), None, "the flag acquired");
+        assert!(!d.mixed());
     }
 
     #[test]
     fn a_reset_forgets_which_words_are_atomic() {
         let mut d = Detector::new();
         d.spawn(0, 1);
-        d.atomic(1, 200, true);
+        d.atomic(1, 99, 200, true);
         d.reset();
         d.spawn(0, 1);
         assert_eq!(d.plain(1, 1, true, 64, 4), None);
         // Were 200 still a synchronisation word, these would order the
         // write before the read.
-        d.plain_sync_only(1, 200, true);
-        d.plain_sync_only(0, 200, false);
+        d.plain_sync_only(1, 98, 200, true);
+        d.plain_sync_only(0, 98, 200, false);
         assert!(d.plain(0, 2, false, 64, 4).is_some());
     }
 
@@ -411,34 +549,42 @@ mod tests {
     fn library_accesses_to_an_atomic_word_synchronise() {
         let mut d = Detector::new();
         d.spawn(0, 1);
-        d.atomic(0, 200, false);
+        d.atomic(0, 99, 200, false);
         assert_eq!(d.plain(1, 1, true, 64, 4), None);
-        d.plain_sync_only(1, 200, true); // an unlock by a plain store
-        d.plain_sync_only(0, 200, false);
+        d.plain_sync_only(1, 98, 200, true); // an unlock by a plain store
+        d.plain_sync_only(0, 98, 200, false);
         assert_eq!(d.plain(0, 2, false, 64, 4), None);
     }
 
     #[test]
-    fn plain_and_atomic_accesses_to_one_word_are_mixed_only_unordered() {
+    fn plain_and_atomic_accesses_to_one_word_race_only_unordered() {
         // Two threads read a word plainly, a third writes it atomically.
         let mut d = Detector::new();
         d.spawn(0, 1);
         d.spawn(0, 2);
         assert_eq!(d.plain(0, 1, false, 64, 4), None);
         assert_eq!(d.plain(1, 2, false, 64, 4), None);
-        d.atomic(2, 64, true);
-        assert!(d.mixed(), "nothing orders the reads before the write");
+        let race = d.atomic(2, 3, 64, true).expect("nothing orders the reads");
+        assert!(!race.earlier.write && race.later.write);
+        assert_eq!(race.later.site, 3);
+        assert!(d.mixed());
         // A plain write after atomic reads that nothing orders before it.
         let mut d = Detector::new();
         d.spawn(0, 1);
-        d.atomic(0, 64, false);
-        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        d.atomic(0, 4, 64, false);
+        let race = d.plain(1, 1, true, 64, 4).expect("a write after a read");
+        assert_eq!((race.earlier.site, race.earlier.write), (4, false));
+        // A plain read beside an atomic read: mixed, but no race.
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, false, 64, 4), None);
+        assert_eq!(d.atomic(0, 4, 64, false), None);
         assert!(d.mixed());
         // Initialised plainly, then handed over: ordered, not mixed.
         let mut d = Detector::new();
         assert_eq!(d.plain(0, 1, true, 64, 4), None);
         d.spawn(0, 1);
-        d.atomic(1, 64, true);
+        assert_eq!(d.atomic(1, 99, 64, true), None);
         assert_eq!(d.plain(0, 2, true, 80, 4), None);
         assert!(!d.mixed());
     }

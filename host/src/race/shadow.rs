@@ -415,17 +415,22 @@ impl ShadowMemory {
     /// Marks the byte at `addr` as the first byte of a word the program
     /// accesses atomically: later plain accesses that start there are
     /// synchronisation, not data accesses. (A granule that starts there
-    /// is marked whole.) Returns whether a plain access that nothing
-    /// orders before `thread`'s present (its clock is `clock`) had touched
-    /// the byte: a read counts even before an atomic read, since the mark
-    /// forgets it and the word's later atomic writes are not checked
-    /// against it.
-    pub fn mark_sync(&mut self, thread: ThreadId, clock: &VectorClock, addr: u32) -> bool {
+    /// is marked whole.) Returns a plain access that nothing orders before
+    /// `thread`'s present (its clock is `clock`) and that had touched the
+    /// byte, a write if there is one: a read counts even before an atomic
+    /// read, since the mark forgets it and the word's later atomic writes
+    /// are not checked against it.
+    pub fn mark_sync(
+        &mut self,
+        thread: ThreadId,
+        clock: &VectorClock,
+        addr: u32,
+    ) -> Option<Conflict> {
         let byte = u64::from(addr);
         let (page, at) = (self.page(byte / PAGE), (byte % PAGE) as usize);
         let cell = *self.byte_cell(page, at);
         if cell.is_sync() {
-            return false;
+            return None;
         }
         let unordered = self.unordered_plain(&cell, thread, clock);
         let block = self.split_page(page);
@@ -440,23 +445,36 @@ impl ShadowMemory {
             let bytes = self.split_granule(block, granule);
             self.bytes[bytes][at % GRANULE] = Cell::SYNC;
         }
-        unordered
+        unordered.map(|(stamp, write)| Conflict {
+            addr,
+            thread: stamp.thread,
+            site: stamp.site,
+            write,
+        })
     }
 
-    /// Whether `cell` remembers a plain access that nothing orders before
-    /// the present of `thread`, whose clock is `clock`. The cell is left as
-    /// it is.
-    fn unordered_plain(&self, cell: &Cell, thread: ThreadId, clock: &VectorClock) -> bool {
-        let unordered = |stamp: Stamp| stamp.unordered(thread, clock);
-        let written = cell.write.thread != NO_WRITE && unordered(cell.write);
+    /// A plain access that `cell` remembers and that nothing orders before
+    /// the present of `thread`, whose clock is `clock`, and whether it
+    /// wrote (a write first). The cell is left as it is.
+    fn unordered_plain(
+        &self,
+        cell: &Cell,
+        thread: ThreadId,
+        clock: &VectorClock,
+    ) -> Option<(Stamp, bool)> {
+        let unordered = |stamp: &Stamp| stamp.unordered(thread, clock);
+        if cell.write.thread != NO_WRITE && unordered(&cell.write) {
+            return Some((cell.write, true));
+        }
         let read = match cell.read.thread {
-            NO_READ | SYNC | BYTES => false,
+            NO_READ | SYNC | BYTES => None,
             MANY => self.sets.sets[cell.read.time as usize]
                 .iter()
-                .any(|&r| unordered(r)),
-            _ => unordered(cell.read),
+                .copied()
+                .find(unordered),
+            _ => Some(cell.read).filter(unordered),
         };
-        written || read
+        read.map(|stamp| (stamp, false))
     }
 
     /// Records a plain access of `thread`, whose clock is `clock`, at

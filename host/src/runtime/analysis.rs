@@ -118,6 +118,14 @@ pub trait Analysis: Any {
         None
     }
 
+    /// The execution ended otherwise than by passing, as `end` says (a
+    /// failure, or cut short by a limit): a failure the analysis found
+    /// that came before that end, if any, to be reported in its place.
+    fn before_end(&mut self, view: &ExecView<'_>, end: &Outcome) -> Option<Outcome> {
+        let _ = (view, end);
+        None
+    }
+
     /// The execution is over: what the analysis recorded, for
     /// [`ExecutionResult::reports`](super::ExecutionResult::reports).
     fn finish(self: Box<Self>) -> Option<Report> {

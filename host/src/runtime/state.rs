@@ -714,14 +714,26 @@ impl ExecState {
     }
 
     /// When the execution passed: the first failure an analysis finds in
-    /// it becomes its outcome.
+    /// it becomes its outcome. When it failed or was cut short by a limit:
+    /// a failure an analysis found before that end does.
     pub fn judge(&mut self) {
-        if self.end != Some(Outcome::Exited(0)) || self.analyses.is_empty() {
+        let Some(end) = self.end.clone() else {
+            return;
+        };
+        let passed = end == Outcome::Exited(0);
+        let ended_early = end.failure().is_some() || end.cut().is_some();
+        if self.analyses.is_empty() || !(passed || ended_early) {
             return;
         }
         let mut analyses = std::mem::take(&mut self.analyses);
         let view = ExecView { state: self };
-        let verdict = analyses.iter_mut().find_map(|a| a.verdict(&view));
+        let verdict = analyses.iter_mut().find_map(|a| {
+            if passed {
+                a.verdict(&view)
+            } else {
+                a.before_end(&view, &end)
+            }
+        });
         self.analyses = analyses;
         if let Some(outcome) = verdict {
             self.end = Some(outcome);
