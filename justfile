@@ -14,8 +14,8 @@ default:
     @just --list
 
 # Build every sample and place it at target/samples/<name>.wasm: Rust crates
-# with cargo, C (main.c), C++ (main.cpp), Zig (main.zig) and WAT (main.wat) programs with
-# `weft build`.
+# with cargo, C and C++ programs (every .c or .cpp file of the folder), Zig
+# (main.zig) and WAT (main.wat) programs with `weft build`.
 samples: build
     cargo build --quiet --release --target {{guest_target}} --manifest-path samples/Cargo.toml --target-dir target/guest
     mkdir -p target/samples
@@ -23,10 +23,8 @@ samples: build
         name=$(basename "$dir"); \
         if [ -f "$dir/Cargo.toml" ]; then \
             cp "target/guest/{{guest_target}}/release/$name.wasm" "target/samples/$name.wasm"; \
-        elif [ -f "$dir/main.c" ]; then \
-            ./target/debug/weft build "$dir/main.c" -o "target/samples/$name.wasm"; \
-        elif [ -f "$dir/main.cpp" ]; then \
-            ./target/debug/weft build "$dir/main.cpp" -o "target/samples/$name.wasm"; \
+        elif [ -f "$dir/main.c" ] || [ -f "$dir/main.cpp" ]; then \
+            ./target/debug/weft build "$dir" -o "target/samples/$name.wasm"; \
         elif [ -f "$dir/main.zig" ]; then \
             ./target/debug/weft build "$dir/main.zig" -o "target/samples/$name.wasm"; \
         elif [ -f "$dir/main.wat" ]; then \

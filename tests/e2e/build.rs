@@ -370,3 +370,85 @@ fn svcomp_witnesses_of_both_properties_replay() {
         assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
     }
 }
+
+#[test]
+fn a_program_of_several_files_builds_from_its_files_or_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("counter");
+    std::fs::create_dir_all(&program).unwrap();
+    std::fs::write(
+        program.join("counter.h"),
+        "void counter_add(int n);\nint counter_get(void);\n",
+    )
+    .unwrap();
+    std::fs::write(
+        program.join("counter.c"),
+        r#"#include <pthread.h>
+#include "counter.h"
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int total;
+void counter_add(int n) { pthread_mutex_lock(&lock); total += n; pthread_mutex_unlock(&lock); }
+int counter_get(void) { pthread_mutex_lock(&lock); int t = total; pthread_mutex_unlock(&lock); return t; }
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        program.join("main.c"),
+        r#"#include <assert.h>
+#include <pthread.h>
+#include "counter.h"
+static void *add(void *arg) { counter_add(*(int *)arg); return 0; }
+int main(void) {
+    int one = 1, two = 2;
+    pthread_t a, b;
+    pthread_create(&a, 0, add, &one);
+    pthread_create(&b, 0, add, &two);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    assert(counter_get() == 3);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    // The folder: every C file in it.
+    let out = weft_in(dir.path(), &["build", arg(&program)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let module = program.join("counter.wasm");
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&module), "--iterations", "200", "--json"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    // The files, named one by one.
+    let named = dir.path().join("named.wasm");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "build",
+            arg(&program.join("main.c")),
+            arg(&program.join("counter.c")),
+            "-o",
+            arg(&named),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(named.exists());
+    // One file alone does not link, and the error says which symbol.
+    let out = weft_in(dir.path(), &["build", arg(&program.join("main.c"))]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("counter_add"), "{}", out.stderr);
+    // Files of different languages are not one program.
+    let wat = dir.path().join("x.wat");
+    std::fs::write(&wat, "(module)").unwrap();
+    let out = weft_in(
+        dir.path(),
+        &["build", arg(&program.join("main.c")), arg(&wat)],
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("not one program") || out.stderr.contains("of one program"),
+        "{}",
+        out.stderr
+    );
+}

@@ -309,11 +309,34 @@ fn explore_and_gen_write_junit_reports() {
 }
 
 #[test]
-fn weft_test_refuses_a_module_without_tests() {
+fn weft_test_runs_a_program_that_is_not_a_test_module_as_one_test() {
     let dir = tempfile::tempdir().unwrap();
     let out = weft_in(dir.path(), &["test", arg(&sample("checksum"))]);
-    assert_eq!(out.code, 2, "{}", out.stdout);
-    assert!(out.stderr.contains("is it a test module"), "{}", out.stderr);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("is not a test module"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.contains("test checksum ... ok"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("test result: ok. 1 passed"),
+        "{}",
+        out.stdout
+    );
+    // A buggy one fails, and its replay file replays the failure.
+    let out = weft_in(dir.path(), &["test", arg(&sample("lost-update")), "--json"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    assert_eq!(json["tests"][0]["test"], "lost-update");
+    assert_eq!(json["tests"][0]["failure"]["kind"], "assertion");
+    let replay = json["tests"][0]["replay_file"].as_str().unwrap();
+    let again = weft_in(dir.path(), &["replay", replay]);
+    assert_eq!(again.code, 1, "{}", again.stdout);
 }
 
 #[test]

@@ -58,6 +58,9 @@ const OLD_C_FLAGS: [&str; 4] = [
 /// [`BuildError::MissingTool`] when zig or the wasi-libc cannot be found,
 /// [`BuildError::Compile`] with the compiler's output.
 pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), BuildError> {
+    if source.extension().is_some_and(|e| e == "c") {
+        return build_all(&[source], output, flags);
+    }
     let tools = Toolchain::find()?;
     let mut cmd = tools.zig("cc");
     cmd.args(OLD_C_FLAGS).args(flags);
@@ -81,6 +84,22 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
         },
         e => e,
     })
+}
+
+/// Compiles the C files `sources` of one program into `output`, with the
+/// compiler flags `flags` after weft's own.
+///
+/// # Errors
+///
+/// As [`build`]; a compile error names the first source.
+pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(), BuildError> {
+    let tools = Toolchain::find()?;
+    let mut cmd = tools.zig("cc");
+    cmd.args(OLD_C_FLAGS).args(flags);
+    tools.include_sdk(&mut cmd);
+    let inputs: Vec<&OsStr> = sources.iter().map(|s| s.as_os_str()).collect();
+    tools.link(&mut cmd, &inputs, output);
+    run_tool(cmd, "zig cc", sources[0])
 }
 
 /// Macros that drop the x86-only attributes of glibc's headers from a file

@@ -28,26 +28,37 @@ const THREADED_LIBCXX: [&str; 2] = ["-U_LIBCPP_HAS_THREADS", "-D_LIBCPP_HAS_THRE
 /// [`BuildError::MissingTool`] when zig, the wasi-libc or zig's libc++
 /// cannot be found, [`BuildError::Compile`] with the compiler's output.
 pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), BuildError> {
+    build_all(&[source], output, flags)
+}
+
+/// Compiles the C++ files `sources` of one program, each to an object,
+/// and links them into `output`.
+///
+/// # Errors
+///
+/// As [`build`]; a compile error names its source, a link error the first.
+pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(), BuildError> {
     let tools = Toolchain::find()?;
     let (libcxx, libcxxabi) = libcxx_archives(&tools)?;
-    let object = tools.sdk.path().join("program.o");
-    let mut compile = tools.zig("c++");
-    compile
-        .arg("-c")
-        .arg("-fno-exceptions")
-        .args(THREADED_LIBCXX)
-        .args(flags);
-    tools.include_sdk(&mut compile);
-    compile.arg(source).arg("-o").arg(&object);
-    run_tool(compile, "zig c++", source)?;
+    let mut objects = Vec::new();
+    for (n, source) in sources.iter().enumerate() {
+        let object = tools.sdk.path().join(format!("program{n}.o"));
+        let mut compile = tools.zig("c++");
+        compile
+            .arg("-c")
+            .arg("-fno-exceptions")
+            .args(THREADED_LIBCXX)
+            .args(flags);
+        tools.include_sdk(&mut compile);
+        compile.arg(source).arg("-o").arg(&object);
+        run_tool(compile, "zig c++", source)?;
+        objects.push(object);
+    }
     let mut link = tools.zig("cc");
-    let inputs = [
-        object.as_os_str(),
-        libcxx.as_os_str(),
-        libcxxabi.as_os_str(),
-    ];
+    let mut inputs: Vec<&std::ffi::OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
+    inputs.extend([libcxx.as_os_str(), libcxxabi.as_os_str()]);
     tools.link(&mut link, &inputs, output);
-    run_tool(link, "zig cc (linking C++)", source)
+    run_tool(link, "zig cc (linking C++)", sources[0])
 }
 
 /// zig's threaded `libc++.a` and `libc++abi.a` for wasm32, built and

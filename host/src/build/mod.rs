@@ -5,8 +5,10 @@
 //! and the threaded wasi-libc of Rust's `wasm32-wasip1-threads` target),
 //! [`cpp`] (C++ with std threads, through `zig c++` and zig's libc++),
 //! [`zig`] (Zig with `std.Thread`), [`wat`] (WebAssembly text) and [`rust`]
-//! (a Cargo package, or one `.rs` file using only `std`). A folder is built from the one source it holds
-//! (`Cargo.toml`, `main.c`, `main.zig` or `main.wat`).
+//! (a Cargo package, or one `.rs` file using only `std`). A folder is built
+//! from what it holds: a Cargo package, every C file of a C program (or
+//! every C++ file of a C++ one) together, or a `main.zig` or `main.wat`;
+//! several C or C++ files given at once are one program.
 
 pub mod c;
 pub mod cpp;
@@ -22,7 +24,7 @@ use std::process::Command;
 pub enum BuildError {
     /// The file's language is not one weft builds.
     #[error(
-        "cannot build `{0}`: weft builds `.c` (and preprocessed `.i`), `.cpp`, `.rs`, `.zig` and `.wat` files, and folders holding a Cargo package or a `main.c`, `main.cpp`, `main.zig` or `main.wat`"
+        "cannot build `{0}`: weft builds `.c` (and preprocessed `.i`), `.cpp`, `.rs`, `.zig` and `.wat` files, several `.c` or `.cpp` files of one program, and folders holding a Cargo package, C or C++ files, a `main.zig` or a `main.wat`"
     )]
     UnknownLanguage(String),
     /// A tool the build needs is missing.
@@ -44,6 +46,70 @@ pub enum BuildError {
     /// Compiler flags were given for a source that is not C or C++.
     #[error("compiler flags after `--` are for C and C++ sources; `{0}` is not one")]
     FlagsNotC(String),
+    /// Several sources were given that are not the C or C++ files of one
+    /// program.
+    #[error(
+        "several sources build together only when they are all C files (`.c`) or all C++ files (`.cpp`, `.cc`, `.cxx`) of one program; `{0}` is not"
+    )]
+    NotOneProgram(String),
+}
+
+/// The languages whose files build together into one program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Compiled {
+    C,
+    Cpp,
+}
+
+impl Compiled {
+    /// The language of a source file named `path`, if it is C or C++.
+    fn of(path: &Path) -> Option<Compiled> {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("c") => Some(Compiled::C),
+            Some("cpp" | "cc" | "cxx") => Some(Compiled::Cpp),
+            _ => None,
+        }
+    }
+}
+
+/// Builds the C files, or the C++ files, `sources` into one module
+/// `output` (default: the first source with `.wasm`).
+///
+/// # Errors
+///
+/// [`BuildError::NotOneProgram`] when they are not all C or all C++
+/// files; otherwise as [`build`].
+pub fn build_program(
+    sources: &[PathBuf],
+    output: Option<&Path>,
+    flags: &[String],
+) -> Result<PathBuf, BuildError> {
+    let [first, ..] = sources else {
+        return Err(BuildError::NotOneProgram(String::new()));
+    };
+    if sources.len() == 1 {
+        return build(first, output, flags);
+    }
+    let language = Compiled::of(first);
+    for source in sources {
+        if language.is_none() || Compiled::of(source) != language || source.is_dir() {
+            return Err(BuildError::NotOneProgram(source.display().to_string()));
+        }
+        if !source.is_file() {
+            return Err(BuildError::Io(format!(
+                "cannot read `{}`: {}",
+                source.display(),
+                crate::input::InputError::NotAFile
+            )));
+        }
+    }
+    let output = output.map_or_else(|| first.with_extension("wasm"), Path::to_path_buf);
+    let sources: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
+    match language {
+        Some(Compiled::C) => c::build_all(&sources, &output, flags)?,
+        _ => cpp::build_all(&sources, &output, flags)?,
+    }
+    Ok(output)
 }
 
 /// Builds `source` into `output` (default: the source path with `.wasm`),
@@ -110,13 +176,31 @@ fn build_dir(dir: &Path, output: Option<&Path>, flags: &[String]) -> Result<Path
         rust::build(dir, &output)?;
         return Ok(output);
     }
-    for main in ["main.c", "main.cpp", "main.zig", "main.wat"] {
+    for language in [Compiled::C, Compiled::Cpp] {
+        let sources = files_of(dir, language)?;
+        if !sources.is_empty() {
+            return build_program(&sources, Some(&output), flags);
+        }
+    }
+    for main in ["main.zig", "main.wat"] {
         let source = dir.join(main);
         if source.exists() {
             return build(&source, Some(&output), flags);
         }
     }
     Err(BuildError::UnknownLanguage(dir.display().to_string()))
+}
+
+/// The files of `language` directly in `dir`, sorted by name.
+fn files_of(dir: &Path, language: Compiled) -> Result<Vec<PathBuf>, BuildError> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| BuildError::Io(format!("cannot read `{}`: {e}", dir.display())))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.is_file() && Compiled::of(path) == Some(language))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// SDK files written to a temporary folder for one build; removed on drop.

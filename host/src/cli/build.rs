@@ -4,14 +4,17 @@ use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
 
-/// Build a C (pthreads), Zig (std.Thread) or WAT source file, or a folder
-/// (a Cargo package, or one holding `main.c`, `main.zig` or `main.wat`),
-/// into a module weft runs.
+/// Build a C (pthreads), C++, Zig (std.Thread), Rust or WAT source file,
+/// the C or C++ files of one program, or a folder (a Cargo package, or one
+/// holding C or C++ files, a `main.zig` or a `main.wat`), into a module
+/// weft runs.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
-    /// The source file (`.c`, `.zig`, `.wat`) or folder.
-    source: PathBuf,
-    /// Where to write the module (default: the source with `.wasm`).
+    /// The source file (`.c`, `.cpp`, `.zig`, `.rs`, `.wat`), the C or C++
+    /// files of one program, or a folder.
+    #[arg(required = true)]
+    sources: Vec<PathBuf>,
+    /// Where to write the module (default: the first source with `.wasm`).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Flags for the C compiler after `--` (`-- -DN=5 -I include`).
@@ -21,14 +24,18 @@ pub struct BuildArgs {
 
 pub fn run(args: BuildArgs) -> Result<u8> {
     if let Some(output) = &args.output
-        && super::common::same_file(&args.source, output)
+        && let Some(source) = args
+            .sources
+            .iter()
+            .find(|source| super::common::same_file(source, output))
     {
         anyhow::bail!(
-            "`{}` is the source itself: the module would overwrite it (choose another -o)",
-            output.display()
+            "`{}` is the source `{}` itself: the module would overwrite it (choose another -o)",
+            output.display(),
+            source.display()
         );
     }
-    let written = crate::build::build(&args.source, args.output.as_deref(), &args.flags)?;
+    let written = crate::build::build_program(&args.sources, args.output.as_deref(), &args.flags)?;
     eprintln!("weft: built {}", written.display());
     Ok(super::EXIT_PASS)
 }

@@ -9,7 +9,7 @@ use super::test_selection::{Selected, Selection};
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::imunit::runner::{TestOptions, TestRun, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
-use crate::imunit::tests_in_module::list;
+use crate::imunit::tests_in_module::{ListError, TestCase, list};
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
 use crate::runtime::{Failure, Program};
@@ -23,7 +23,9 @@ use std::time::Instant;
 
 /// Run the unit tests of a test module (one built with the SDK's
 /// `run_tests`, or a Rust `cargo test` binary), each once per schedule it
-/// declares (or `--schedule`), under many executions. As a cargo runner
+/// declares (or `--schedule`), under many executions. Any other program
+/// runs as one test, with the arguments after it: doc tests, examples and
+/// `cargo run` go through the runner too. As a cargo runner
 /// (`runner = "weft test"`), it takes what cargo passes on to the test
 /// binary: filters (a test runs if its name contains one), `--exact`,
 /// `--skip FILTER`, `--ignored`, `--include-ignored`, `--list`; libtest's
@@ -93,8 +95,23 @@ pub fn run(args: TestArgs) -> Result<u8> {
     if let Some(text) = &options.base.schedule {
         text.parse::<Schedule>()?;
     }
-    let selection = Selection::parse(args.filter.as_deref(), &args.module.args)?;
-    let tests = list(&mut program, &options.base)?;
+    let (tests, selection) = match list(&mut program, &options.base) {
+        Ok(tests) => {
+            let selection = Selection::parse(args.filter.as_deref(), &args.module.args)?;
+            (tests, selection)
+        }
+        Err(ListError::Empty | ListError::Failed(_)) => {
+            let test = whole_program(&args.module);
+            eprintln!(
+                "weft: `{}` is not a test module: it runs as one test, `{}`, the whole program with its arguments (a doc test, an example or a binary cargo runs through its runner)",
+                args.module.module.display(),
+                test.name
+            );
+            let selection = Selection::parse(args.filter.as_deref(), &[])?;
+            (vec![test], selection)
+        }
+        Err(e) => return Err(e.into()),
+    };
     if selection.list {
         let mut out = super::terminal::stdout();
         let listed: Vec<_> = tests
@@ -250,6 +267,7 @@ pub fn run(args: TestArgs) -> Result<u8> {
             },
             "inconclusive_because": no_verdict,
             "executions": outcome.exploration.executions,
+            "seconds": test_started.elapsed().as_secs_f64(),
             "failing_executions": outcome.exploration.failing_executions,
             "failure": outcome.failure.as_ref().map(|f| json!({
                 "kind": f.kind.name(),
@@ -308,6 +326,21 @@ pub fn run(args: TestArgs) -> Result<u8> {
     } else {
         EXIT_PASS
     })
+}
+
+/// A module that lists no tests as one test: the whole program, named after
+/// its file, run with the arguments given after it.
+fn whole_program(module: &ModuleArgs) -> TestCase {
+    let name = module.module.file_stem().map_or_else(
+        || "program".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    TestCase {
+        name,
+        schedules: Vec::new(),
+        args: module.args.clone(),
+        ignored: false,
+    }
 }
 
 /// Whether a libtest binary's output says it skipped test `name` itself

@@ -1,0 +1,1 @@
+//! Nothing: the test is in tests/.
