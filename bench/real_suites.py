@@ -141,20 +141,12 @@ def fetch(packages):
             'edition = "2021"',
             "[workspace]",
             "[dependencies]",
-            f'{name} = "={version}"',
+            f'{name} = "*"',
         ]
         (manifest_dir / "Cargo.toml").write_text("\n".join(lines) + "\n")
-        lock = manifest_dir / "Cargo.lock"
-        if lock.exists():
-            lock.unlink()
-        # Yanked versions (bugs fixed since) resolve only through
-        # `cargo update --precise`.
-        code, _, err, _ = run(["cargo", "generate-lockfile", "--quiet"], manifest_dir)
-        if code != 0 and "yanked" in err:
-            run(["cargo", "update", "--quiet", "-p", name, "--precise", version], manifest_dir)
-            code = 0 if lock.exists() else 1
+        code, err = pin(manifest_dir, name, version)
         if code != 0:
-            if "failed to" in err and ("download" in err or "index" in err or "network" in err or "resolve" in err):
+            if any(word in err for word in ("network", "download", "index", "resolve host", "connect")):
                 return None
             sys.exit(f"real-suites: cargo cannot resolve {name} {version}:\n{err}")
         code, _, err, _ = run(["cargo", "fetch", "--quiet"], manifest_dir)
@@ -169,6 +161,20 @@ def fetch(packages):
             if package["name"] == name and package["version"] == version:
                 sources[(name, version)] = Path(package["manifest_path"]).parent
     return sources
+
+
+def pin(manifest_dir, name, version):
+    """Locks the package at `manifest_dir`, which depends on `name = "*"`,
+    to exactly `version` of it (yanked versions too, as `cargo update
+    --precise` allows): (exit code, stderr)."""
+    lock = manifest_dir / "Cargo.lock"
+    if lock.exists():
+        lock.unlink()
+    code, _, err, _ = run(["cargo", "generate-lockfile", "--quiet"], manifest_dir)
+    if code != 0:
+        return code, err
+    code, _, err, _ = run(["cargo", "update", "--quiet", "-p", name, "--precise", version], manifest_dir)
+    return code, err
 
 
 def prepare(source, name, weft, weft_args):
@@ -361,17 +367,15 @@ def main():
 
 
 def prepare_historical(h, version, weft, weft_args):
-    """The test crate bench/historical/FOLDER, depending on exactly
+    """The test crate bench/historical/FOLDER, locked to exactly
     `version` of the crate, with weft as its runner."""
     copy = WORK / "historical" / f"{h.name}-{version}"
     if copy.exists():
         shutil.rmtree(copy)
     shutil.copytree(ROOT / "bench" / "historical" / h.folder, copy)
-    manifest = copy / "Cargo.toml"
-    manifest.write_text(manifest.read_text().replace("VERSION", version))
-    code, _, err, _ = run(["cargo", "generate-lockfile", "--quiet"], copy)
+    code, err = pin(copy, h.crate, version)
     if code != 0:
-        run(["cargo", "update", "--quiet", "-p", h.crate, "--precise", version], copy)
+        sys.exit(f"real-suites: cannot lock {h.crate} {version}:\n{err}")
     config = copy / ".cargo" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     runner = [str(weft), "test", "--json", *weft_args]

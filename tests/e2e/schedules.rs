@@ -203,7 +203,7 @@ fn weft_test_reports_like_cargo_test_with_junit_and_a_replay_file_per_failure() 
     );
     assert_eq!(out.code, 1, "{}", out.stdout);
     for line in [
-        "\nrunning 2 tests (100 executions each, random, seed 0)\n",
+        "\nrunning 2 tests (1000 executions each, portfolio, seed 0)\n",
         "\ntest take_with_add_blocking [finishedAdd1 -> startingTake1] ... FAILED\n",
         "\nfailures:\n\n---- take_with_add_blocking [finishedAdd1 -> startingTake1] ----\n",
         "\nfailures:\n    take_with_add_blocking [finishedAdd1 -> startingTake1]\n",

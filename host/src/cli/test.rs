@@ -45,11 +45,13 @@ pub struct TestArgs {
     /// Run only the tests whose name contains this text.
     #[arg(long)]
     filter: Option<String>,
-    /// Scheduling strategy.
-    #[arg(long, value_enum, default_value = "random")]
+    /// Scheduling strategy (the default, `portfolio`, takes turns among
+    /// the sampling strategies).
+    #[arg(long, value_enum, default_value = "portfolio")]
     strategy: Strategy,
-    /// Executions per test and schedule.
-    #[arg(long, default_value_t = 100)]
+    /// Executions per test and schedule (a small test runs them all in
+    /// about a second; a long one stops at `--time-limit`).
+    #[arg(long, default_value_t = 1000)]
     iterations: u64,
     /// Wall time per test and schedule: its exploration stops there (e.g.
     /// `30s`). A test none of whose executions finished in it has no
