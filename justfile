@@ -70,6 +70,14 @@ hunt *args: samples
     cargo build --quiet --release -p weft
     python3 bench/hunt.py {{args}}
 
+# Published crates' own test suites through `weft test` as cargo's runner,
+# in release and debug, beside native `cargo test`, and historical bugs of
+# published versions against their fixes (fetched by cargo at run time;
+# skipped offline).
+real-suites *args:
+    cargo build --quiet --release -p weft
+    python3 bench/real_suites.py {{args}}
+
 # Verdicts on the verification tasks of bench/svcomp (expected, found,
 # executions per property).
 svcomp *args: build

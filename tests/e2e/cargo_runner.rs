@@ -171,7 +171,7 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
 #[test]
 fn weft_test_refuses_an_option_no_harness_has() {
     let dir = tempfile::tempdir().unwrap();
-    let module = crate::support::sample("mutex-counter");
+    let module = crate::support::sample("imunit-queue");
     let out = weft_in(dir.path(), &["test", arg(&module), "--frobnicate"]);
     assert_eq!(out.code, 2, "{}", out.stdout);
     assert!(
@@ -179,4 +179,91 @@ fn weft_test_refuses_an_option_no_harness_has() {
         "{}",
         out.stderr
     );
+}
+
+/// `cargo` in `dir` with `args`, as a user runs it (no flags of this
+/// build).
+fn cargo_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap()
+}
+
+/// crossbeam-channel 0.5.7 (published, since yanked) reads the head block
+/// of an unbounded channel as null when its receiver is dropped while the
+/// first block is being installed (crossbeam-rs/crossbeam#971); 0.5.8
+/// fixed it. The test crate of bench/historical runs against each, as
+/// cargo fetches them: a failure for the first, none for the second. When
+/// the registry cannot be reached, the test says so and passes.
+#[test]
+fn a_published_crates_historical_race_is_found_and_its_fix_passes() {
+    let historical = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../bench/historical/crossbeam-channel-first-block");
+    let dir = tempfile::tempdir().unwrap();
+    for (version, fails) in [("0.5.7", true), ("0.5.8", false)] {
+        let crate_dir = dir.path().join(version);
+        std::fs::create_dir_all(crate_dir.join("tests")).unwrap();
+        std::fs::create_dir_all(crate_dir.join("src")).unwrap();
+        std::fs::create_dir_all(crate_dir.join(".cargo")).unwrap();
+        for file in ["Cargo.toml", "src/lib.rs", "tests/first_block.rs"] {
+            std::fs::copy(historical.join(file), crate_dir.join(file)).unwrap();
+        }
+        let locked = cargo_in(&crate_dir, &["generate-lockfile", "--quiet"]);
+        if !locked.status.success() {
+            eprintln!(
+                "skipped: the crate registry cannot be reached ({})",
+                String::from_utf8_lossy(&locked.stderr).trim()
+            );
+            return;
+        }
+        let pinned = cargo_in(
+            &crate_dir,
+            &[
+                "update",
+                "--quiet",
+                "-p",
+                "crossbeam-channel",
+                "--precise",
+                version,
+            ],
+        );
+        assert!(
+            pinned.status.success(),
+            "{}",
+            String::from_utf8_lossy(&pinned.stderr)
+        );
+        std::fs::write(
+            crate_dir.join(".cargo/config.toml"),
+            format!(
+                "[target.wasm32-wasip1-threads]\nrunner = [{:?}, \"test\"]\n",
+                env!("CARGO_BIN_EXE_weft")
+            ),
+        )
+        .unwrap();
+        let out = cargo_in(
+            &crate_dir,
+            &["test", "--release", "--target", "wasm32-wasip1-threads"],
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let verdict = if fails { "FAILED" } else { "ok" };
+        let line =
+            format!("test receiver_dropped_while_the_first_block_is_installed ... {verdict}");
+        assert!(
+            stdout.contains(&line),
+            "{version}: {line:?} in:\n{stdout}\n{stderr}"
+        );
+        assert_eq!(
+            out.status.success(),
+            !fails,
+            "{version}:\n{stdout}\n{stderr}"
+        );
+        if fails {
+            assert!(stdout.contains("FAILURE: livelock"), "{stdout}");
+        }
+    }
 }
