@@ -58,7 +58,7 @@ class Crate:
 
 CRATES = [
     Crate("crossbeam-queue", "0.3.14", "queues"),
-    Crate("crossbeam-channel", "0.5.15", "channels"),
+    Crate("rtrb", "0.3.6", "channels (single producer, single consumer)"),
     Crate("parking_lot", "0.12.5", "locks"),
     Crate("once_cell", "1.21.4", "lazy initialisation"),
     Crate("threadpool", "1.8.1", "thread pools"),
