@@ -27,6 +27,7 @@ mod replay_files;
 mod samples;
 mod schedules;
 mod serializability;
+mod sleeps;
 mod spec_threads;
 mod strategies;
 mod support;

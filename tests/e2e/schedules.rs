@@ -432,6 +432,8 @@ fn tck_style_tests_are_flaky_with_sleeps_and_pass_with_their_schedules() {
             arg(&module),
             "--filter",
             "_sleep",
+            "--sleeps",
+            "any",
             "--iterations",
             "100",
             "--keep-going",

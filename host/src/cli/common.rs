@@ -89,6 +89,18 @@ pub struct ModuleArgs {
     /// What `--races` is when not given (set by the command).
     #[arg(skip)]
     pub default_races: crate::race::RaceMode,
+    /// Sleeps and timed waits: `any` (a sleeper may wake at any point, so
+    /// a sleep orders nothing: the default of every command but `test`)
+    /// or `timed` (time passes as on a machine never overloaded: a
+    /// microsecond per scheduling step, and at once to the next wake-up
+    /// when every other thread is blocked, asleep or spinning; the default
+    /// of `test`, where tests written for real machines sleep to let other
+    /// threads get somewhere).
+    #[arg(long, value_enum)]
+    pub sleeps: Option<crate::runtime::Sleeps>,
+    /// What `--sleeps` is when not given (set by the command).
+    #[arg(skip)]
+    pub default_sleeps: crate::runtime::Sleeps,
     /// Plain-access sites that are scheduling points (found by `--races
     /// schedule`, for the replay file).
     #[arg(skip)]
@@ -248,6 +260,7 @@ impl ModuleArgs {
                 point_sites: self.point_sites.clone(),
                 property: self.property,
                 log_from_start: false,
+                sleeps: self.sleeps.unwrap_or(self.default_sleeps),
                 stop_at: None,
             },
             schedule: self.schedule.clone(),

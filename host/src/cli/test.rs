@@ -82,8 +82,9 @@ struct Failed {
     text: String,
 }
 
-pub fn run(args: TestArgs) -> Result<u8> {
+pub fn run(mut args: TestArgs) -> Result<u8> {
     let started = Instant::now();
+    args.module.default_sleeps = crate::runtime::Sleeps::Timed;
     let (wasm, mut program) = args.module.load()?;
     let options = TestOptions {
         base: args.module.run_config(),

@@ -244,6 +244,7 @@ pub(super) fn run(
     exec.get().property = config.property;
     exec.get().stop_at = config.stop_at;
     exec.get().log_from_start = config.log_from_start;
+    exec.get().sleeps = config.sleeps;
     exec.get().log_bitmap = program
         .access_log
         .map(|sites| scheduled_sites(sites, &config.point_sites));

@@ -104,6 +104,36 @@ mod humantime_serde_opt {
     }
 }
 
+/// How sleeps and timed waits stand to the other threads' work.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sleeps {
+    /// A sleeper may wake at any point, however much the others still had
+    /// to do: a sleep orders nothing, and a test that counts on sleeps to
+    /// order its threads shows as flaky.
+    #[default]
+    Any,
+    /// Time passes as on a machine that is never overloaded: a microsecond
+    /// per scheduling step ([`STEP_NS`]), and at once to the next wake-up
+    /// when every other thread is blocked, asleep or spinning. A sleeper
+    /// (or a timed wait) ends only when its time has come. Tests that sleep
+    /// to let other threads get somewhere pass, as they do natively.
+    Timed,
+}
+
+impl Sleeps {
+    /// Whether this is [`Sleeps::Any`] (the default, left out of replay
+    /// files).
+    pub fn is_any(&self) -> bool {
+        *self == Sleeps::Any
+    }
+}
+
+/// Virtual time a scheduling step takes under [`Sleeps::Timed`].
+pub const STEP_NS: u64 = 1_000;
+
 /// Inputs of an execution besides the schedule.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -128,6 +158,9 @@ pub struct RunConfig {
     /// the logging code run single-threaded modules.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log_from_start: bool,
+    /// How sleeps and timed waits stand to the other threads' work.
+    #[serde(default, skip_serializing_if = "Sleeps::is_any")]
+    pub sleeps: Sleeps,
     /// When the run this execution belongs to must end (an exploration's
     /// time limit): an execution still going then is
     /// [`Outcome::Stopped`], neither a pass nor a failure. Never recorded.
@@ -144,6 +177,7 @@ impl Default for RunConfig {
             point_sites: Vec::new(),
             property: None,
             log_from_start: false,
+            sleeps: Sleeps::Any,
             stop_at: None,
         }
     }

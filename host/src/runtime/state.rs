@@ -7,7 +7,7 @@ use super::guest_memory::GuestMemory;
 use super::looping::LoopWatch;
 use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
-use super::{Limits, Preemption};
+use super::{Limits, Preemption, STEP_NS, Sleeps};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{NextOp, Scheduler, Step, StepEnd, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
@@ -168,6 +168,11 @@ pub(crate) struct ExecState {
     /// The running thread's step touched state of the whole execution
     /// (see [`StepEnd`]).
     step_global: bool,
+    /// How sleeps and timed waits stand to the other threads' work.
+    pub sleeps: Sleeps,
+    /// Under [`Sleeps::Timed`]: the earliest wake-up of a sleeper or timed
+    /// waiter left out of the enabled threads (its time had not come).
+    next_wake: Option<u64>,
     /// The bytes the running step's operation touches (address, width)
     /// and their value before it ran, or `None` when it touches more than
     /// 8 or none; and whether the operation may write.
@@ -235,6 +240,8 @@ impl ExecState {
             every_point: follows_steps,
             follows_steps,
             step_global: false,
+            sleeps: Sleeps::Any,
+            next_wake: None,
             step_bytes: (None, false),
             memory: None,
             enabled: Vec::with_capacity(8),
@@ -406,6 +413,9 @@ impl ExecState {
         buffer.drain(|site, addr| {
             self.step += 1;
             passed += 1;
+            if self.sleeps == Sleeps::Timed {
+                self.clock_ns += STEP_NS;
+            }
             match self.sites.get(site).copied() {
                 Some(info) => self.push_event(
                     me,
@@ -752,6 +762,12 @@ impl ExecState {
             self.scheduler.step_ended(end);
         }
         self.step += 1;
+        if self.sleeps == Sleeps::Timed {
+            self.clock_ns += STEP_NS;
+        }
+        if self.next_wake.is_some_and(|wake| wake <= self.clock_ns) {
+            self.enabled_stale = true;
+        }
         if self.step > self.step_bound {
             self.limit_reached(
                 me,
@@ -894,9 +910,14 @@ impl ExecState {
         if self.every_point {
             return;
         }
+        // A sleeper left out until its time comes must be seen then.
+        let until_wake = self.next_wake.map_or(u64::MAX, |wake| {
+            wake.saturating_sub(self.clock_ns) / STEP_NS
+        });
         let budget = MAX_BUDGET
             .min(self.step_bound.saturating_sub(self.step))
-            .min(self.next_time_check.saturating_sub(self.step));
+            .min(self.next_time_check.saturating_sub(self.step))
+            .min(until_wake);
         if self.enabled.len() == 1 {
             buffer.grant(budget);
             return;
@@ -924,6 +945,9 @@ impl ExecState {
     fn refresh_enabled(&mut self) {
         let mut enabled = std::mem::take(&mut self.enabled);
         enabled.clear();
+        // Under timed sleeps: the sleepers and timed waiters whose time
+        // has not come.
+        let mut later = Vec::new();
         let view = ExecView { state: self };
         for (id, thread) in self.threads.iter().enumerate() {
             let id = id as ThreadId;
@@ -974,10 +998,39 @@ impl ExecState {
             for analysis in &self.analyses {
                 analysis.annotate(&mut thread_view);
             }
-            enabled.push(thread_view);
+            let not_yet = self.sleeps == Sleeps::Timed
+                && matches!(
+                    thread.state,
+                    ThreadState::Sleeping { .. } | ThreadState::Waiting { .. }
+                )
+                && wakes_at.is_some_and(|wake| wake > self.clock_ns);
+            if not_yet {
+                later.push(thread_view);
+            } else {
+                enabled.push(thread_view);
+            }
         }
+        self.next_wake = self.let_time_pass(&mut enabled, later);
         self.enabled = enabled;
         self.enabled_stale = false;
+    }
+
+    /// Under timed sleeps, of the sleepers and timed waiters whose time has
+    /// not come (`later`): while a thread of `enabled` has work to do, none
+    /// is enabled; otherwise time may pass to the earliest wake-up, and
+    /// those that wake then are. Returns the earliest wake-up of those left
+    /// out.
+    fn let_time_pass(&self, enabled: &mut Vec<ThreadView>, later: Vec<ThreadView>) -> Option<u64> {
+        let busy = enabled.iter().any(|t| !t.yielding);
+        let earliest = later.iter().filter_map(|t| t.wakes_at).min();
+        if busy {
+            return earliest;
+        }
+        let (wake, left): (Vec<_>, Vec<_>) =
+            later.into_iter().partition(|t| t.wakes_at == earliest);
+        enabled.extend(wake);
+        enabled.sort_by_key(|t| t.id);
+        left.iter().filter_map(|t| t.wakes_at).min()
     }
 
     /// The name a thread has in schedules: its SDK name, `main` for the

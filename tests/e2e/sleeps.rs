@@ -1,0 +1,139 @@
+//! The two models of sleeps: under `any` (the default of `explore`) a
+//! sleeper may wake before the other threads got anywhere, so a sleep
+//! orders nothing; under `timed` (the default of `test`) time passes only
+//! with work or when every other thread waits, as on a machine never
+//! overloaded, and real bugs are still found.
+
+use crate::support::{arg, weft_in};
+use std::path::{Path, PathBuf};
+
+/// Builds the C program `source` as `name.wasm` in `dir`.
+fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let module = dir.join(format!("{name}.wasm"));
+    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    module
+}
+
+/// Four workers each count themselves active and sleep for 100 s; main
+/// sleeps for a second "to let them start" and expects all four active.
+const WAIT_FOR_START: &str = r#"#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+static atomic_int active;
+
+static void *worker(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&active, 1);
+    sleep(100);
+    atomic_fetch_sub(&active, 1);
+    return 0;
+}
+
+int main(void) {
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], 0, worker, 0);
+    sleep(1);
+    assert(atomic_load(&active) == 4);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+"#;
+
+/// Two threads bump a counter with a load, a short sleep and a store.
+const SLEEPY_LOST_UPDATE: &str = r#"#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+static atomic_int count;
+
+static void *bump(void *arg) {
+    (void)arg;
+    int seen = atomic_load(&count);
+    usleep(10);
+    atomic_store(&count, seen + 1);
+    return 0;
+}
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, bump, 0);
+    pthread_create(&b, 0, bump, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    assert(atomic_load(&count) == 2);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_sleep_that_waits_for_threads_to_start_orders_them_only_when_timed() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "start", WAIT_FOR_START);
+    let out = weft_in(
+        dir.path(),
+        &["explore", arg(&module), "--json", "--no-save"],
+    );
+    assert_eq!(
+        out.code, 1,
+        "under `any` the sleep orders nothing: {}",
+        out.stdout
+    );
+    for strategy in ["random", "pct", "pos", "dfs"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--sleeps",
+                "timed",
+                "--strategy",
+                strategy,
+                "--iterations",
+                "500",
+                "--json",
+                "--no-save",
+            ],
+        );
+        assert_eq!(out.code, 0, "{strategy}: {}", out.stdout);
+    }
+    // `weft test` takes sleeps as timed; `--sleeps any` shows the test
+    // counts on its sleep.
+    let out = weft_in(dir.path(), &["test", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let out = weft_in(dir.path(), &["test", arg(&module), "--sleeps", "any"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+}
+
+#[test]
+fn timed_sleeps_still_find_a_lost_update_and_its_replay_file_keeps_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "sleepy", SLEEPY_LOST_UPDATE);
+    let replay = dir.path().join("sleepy.weft.json");
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--sleeps",
+            "timed",
+            "--json",
+            "--save-failure",
+            arg(&replay),
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "assertion");
+    let saved = std::fs::read_to_string(&replay).unwrap();
+    assert!(saved.contains("\"sleeps\": \"timed\""), "{saved}");
+    let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
+    assert_eq!(again.code, 1, "{}", again.stdout);
+    assert_eq!(again.json()["trace_hash"], out.json()["trace_hash"]);
+}
