@@ -56,10 +56,15 @@ class Crate:
     cargo_args: list = field(default_factory=list)
 
 
+# Left out: crossbeam-channel (its dev-dependency signal-hook-registry does
+# not build for WASI), rtrb (criterion refuses WASI), async-channel and
+# concurrent-queue (on wasm their tests are wasm-bindgen tests), parking_lot
+# (without its `nightly` feature parking_lot_core's wasm parker panics by
+# design, with or without weft).
 CRATES = [
     Crate("crossbeam-queue", "0.3.14", "queues"),
-    Crate("rtrb", "0.3.6", "channels (single producer, single consumer)"),
-    Crate("parking_lot", "0.12.5", "locks"),
+    Crate("bus", "2.4.1", "channels (broadcast)"),
+    Crate("spin", "0.9.9", "locks"),
     Crate("once_cell", "1.21.4", "lazy initialisation"),
     Crate("threadpool", "1.8.1", "thread pools"),
     Crate("flurry", "0.5.2", "concurrent maps"),
