@@ -243,3 +243,55 @@ fn weft_test_reports_a_test_cut_by_a_limit_as_inconclusive_never_ok() {
         "{json}"
     );
 }
+
+/// Starts 150 threads that all wait at one barrier: 150 alive at once.
+const MANY_THREADS: &str = r#"#include <pthread.h>
+#include <assert.h>
+
+#define N 150
+static pthread_barrier_t all_started;
+
+static void *worker(void *arg) {
+    (void)arg;
+    pthread_barrier_wait(&all_started);
+    return 0;
+}
+
+int main(void) {
+    pthread_t t[N];
+    pthread_barrier_init(&all_started, 0, N);
+    for (int i = 0; i < N; i++) {
+        int created = pthread_create(&t[i], 0, worker, 0);
+        assert(created == 0);
+    }
+    for (int i = 0; i < N; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_test_that_needs_more_threads_than_the_limit_has_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "many", MANY_THREADS);
+    let out = weft_in(dir.path(), &["test", "--iterations", "2", arg(&module)]);
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("test many ... INCONCLUSIVE"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("raise --max-threads"), "{}", out.stdout);
+    let out = weft_in(
+        dir.path(),
+        &[
+            "test",
+            "--iterations",
+            "2",
+            "--max-threads",
+            "192",
+            arg(&module),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}

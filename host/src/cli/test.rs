@@ -193,11 +193,15 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
             skipped.push(label);
             continue;
         }
+        // One of weft's limits on memory or threads made the guest fail
+        // (a stress test that starts a thousand threads): no verdict.
+        let limit_hit = outcome.failure.take_if(|f| f.kind.is_limit());
         // No failure, but a limit cut an execution short, or none ended
         // in time: no verdict.
-        let no_verdict = match outcome.failure {
-            Some(_) => None,
-            None => {
+        let no_verdict = match (&outcome.failure, limit_hit) {
+            (Some(_), _) => None,
+            (None, Some(hit)) => Some(limit_hit_text(&hit)),
+            (None, None) => {
                 let exploration = &outcome.exploration;
                 exploration
                     .inconclusive
@@ -329,6 +333,17 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
     } else {
         EXIT_PASS
     })
+}
+
+/// Why a test whose guest failed at one of weft's limits has no verdict,
+/// and how to raise the limit.
+fn limit_hit_text(hit: &Failure) -> String {
+    let raise = match hit.kind {
+        crate::runtime::FailureKind::ThreadLimit => "--max-threads",
+        crate::runtime::FailureKind::MemoryLimit => "--max-memory-mib",
+        _ => "the limit",
+    };
+    format!("{} (raise {raise})", hit.message)
 }
 
 /// A module that lists no tests as one test: the whole program, named after
