@@ -60,14 +60,15 @@ class Crate:
 # not build for WASI), async-channel and
 # concurrent-queue (on wasm their tests are wasm-bindgen tests), parking_lot
 # (without its `nightly` feature parking_lot_core's wasm parker panics by
-# design, with or without weft), spin and rtrb (criterion refuses WASI).
+# design, with or without weft), spin, rtrb, flurry, papaya and scc
+# (criterion refuses WASI).
 CRATES = [
     Crate("crossbeam-queue", "0.3.14", "queues"),
     Crate("bus", "2.4.1", "channels (broadcast)"),
     Crate("spinning_top", "0.3.1", "locks"),
     Crate("once_cell", "1.21.4", "lazy initialisation"),
     Crate("threadpool", "1.8.1", "thread pools"),
-    Crate("flurry", "0.5.2", "concurrent maps"),
+    Crate("crossbeam-skiplist", "0.1.3", "concurrent maps"),
 ]
 
 

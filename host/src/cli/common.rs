@@ -93,7 +93,7 @@ pub struct ModuleArgs {
     /// a sleep orders nothing: the default of every command but `test`)
     /// or `timed` (time passes as on a machine never overloaded: a
     /// microsecond per scheduling step, and at once to the next wake-up
-    /// when every other thread is blocked, asleep or spinning; the default
+    /// when every other thread is blocked or asleep; the default
     /// of `test`, where tests written for real machines sleep to let other
     /// threads get somewhere).
     #[arg(long, value_enum)]

@@ -116,10 +116,11 @@ pub enum Sleeps {
     #[default]
     Any,
     /// Time passes as on a machine that is never overloaded: a microsecond
-    /// per scheduling step ([`STEP_NS`]), and at once to the next wake-up
-    /// when every other thread is blocked, asleep or spinning. A sleeper
-    /// (or a timed wait) ends only when its time has come. Tests that sleep
-    /// to let other threads get somewhere pass, as they do natively.
+    /// per scheduling step ([`STEP_NS`]), spinning or not, and at once to
+    /// the next wake-up when every other thread is blocked or asleep. A
+    /// sleeper (or a timed wait) ends only when its time has come. Tests
+    /// that sleep to let other threads get somewhere pass, as they do
+    /// natively.
     Timed,
 }
 

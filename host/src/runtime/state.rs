@@ -1016,14 +1016,14 @@ impl ExecState {
     }
 
     /// Under timed sleeps, of the sleepers and timed waiters whose time has
-    /// not come (`later`): while a thread of `enabled` has work to do, none
-    /// is enabled; otherwise time may pass to the earliest wake-up, and
-    /// those that wake then are. Returns the earliest wake-up of those left
-    /// out.
+    /// not come (`later`): while a thread of `enabled` can run, none is
+    /// enabled (time passes a step at a time, spinning threads' steps too:
+    /// one spinning on a lock just released must get it before a sleeper
+    /// wakes); otherwise time jumps to the earliest wake-up, and those that
+    /// wake then are. Returns the earliest wake-up of those left out.
     fn let_time_pass(&self, enabled: &mut Vec<ThreadView>, later: Vec<ThreadView>) -> Option<u64> {
-        let busy = enabled.iter().any(|t| !t.yielding);
         let earliest = later.iter().filter_map(|t| t.wakes_at).min();
-        if busy {
+        if !enabled.is_empty() {
             return earliest;
         }
         let (wake, left): (Vec<_>, Vec<_>) =
