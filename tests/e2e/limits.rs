@@ -3,18 +3,7 @@
 //! inconclusive (exit 3); a livelock is reported only with evidence, a
 //! state it came back to under a fair schedule.
 
-use crate::support::{arg, weft_in};
-use std::path::{Path, PathBuf};
-
-/// Builds the C program `source` as `name.wasm` in `dir`.
-fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let module = dir.join(format!("{name}.wasm"));
-    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    module
-}
+use crate::support::{arg, build_c, weft_in};
 
 /// Two workers each add to a counter a million times, taking a lock every
 /// hundredth time: correct, and longer than a step limit of 100,000 and

@@ -2,7 +2,7 @@
 //! their replay files, turned into scheduling points with `--races
 //! schedule`, and never reported on race-free programs.
 
-use crate::support::{arg, sample, weft, weft_in, without_sections};
+use crate::support::{arg, build_c, sample, weft, weft_in, without_sections};
 
 /// The racy samples, each with a source line one of its accesses is on.
 const RACY: [(&str, &str); 8] = [
@@ -201,16 +201,6 @@ fn a_module_with_neither_dwarf_nor_names_gets_one_warning() {
         ],
     );
     assert!(!named.stderr.contains("warning"), "{}", named.stderr);
-}
-
-/// Builds the C program `source` as `name.wasm` in `dir`.
-fn build_c(dir: &std::path::Path, name: &str, source: &str) -> std::path::PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let module = dir.join(format!("{name}.wasm"));
-    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    module
 }
 
 #[test]

@@ -4,18 +4,7 @@
 //! with work or when every other thread waits, as on a machine never
 //! overloaded, and real bugs are still found.
 
-use crate::support::{arg, weft_in};
-use std::path::{Path, PathBuf};
-
-/// Builds the C program `source` as `name.wasm` in `dir`.
-fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let module = dir.join(format!("{name}.wasm"));
-    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    module
-}
+use crate::support::{arg, build_c, weft_in};
 
 /// Four workers each count themselves active and sleep for 100 s; main
 /// sleeps for a second "to let them start" and expects all four active.

@@ -89,6 +89,16 @@ pub fn wat_file(dir: &Path, name: &str, wat: &str) -> PathBuf {
     path
 }
 
+/// Builds the C program `source` as `name.wasm` in `dir` with `weft build`.
+pub fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).expect("write the source");
+    let module = dir.join(format!("{name}.wasm"));
+    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    module
+}
+
 /// A string path argument.
 pub fn arg(path: &Path) -> &str {
     path.to_str().expect("utf-8 paths")
