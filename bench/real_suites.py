@@ -190,13 +190,17 @@ def prepare(source, name, weft, weft_args):
     copy = WORK / "crates" / name
     if not copy.exists():
         shutil.copytree(source, copy)
-    config = copy / ".cargo" / "config.toml"
+    use_weft_as_runner(copy, weft, weft_args)
+    return copy
+
+
+def use_weft_as_runner(crate_dir, weft, weft_args):
+    """Makes `weft test --json WEFT_ARGS` the wasm runner of the crate at
+    `crate_dir` (its `.cargo/config.toml`)."""
+    config = crate_dir / ".cargo" / "config.toml"
     config.parent.mkdir(exist_ok=True)
     runner = [str(weft), "test", "--json", *weft_args]
-    config.write_text(
-        f"[target.{TARGET}]\nrunner = {json.dumps(runner)}\n"
-    )
-    return copy
+    config.write_text(f"[target.{TARGET}]\nrunner = {json.dumps(runner)}\n")
 
 
 def native(crate_dir, cargo_args):
@@ -222,7 +226,7 @@ def json_documents(text):
     """The JSON objects that start a line of `text` (what each `weft test
     --json` printed), and the rest of its lines."""
     decoder = json.JSONDecoder()
-    docs, rest, at = [], [], 0
+    docs, rest = [], []
     lines = text.splitlines(keepends=True)
     offsets, pos = [], 0
     for line in lines:
@@ -389,10 +393,7 @@ def prepare_historical(h, version, weft, weft_args):
     code, err = pin(copy, h.crate, version)
     if code != 0:
         sys.exit(f"real-suites: cannot lock {h.crate} {version}:\n{err}")
-    config = copy / ".cargo" / "config.toml"
-    config.parent.mkdir(exist_ok=True)
-    runner = [str(weft), "test", "--json", *weft_args]
-    config.write_text(f"[target.{TARGET}]\nrunner = {json.dumps(runner)}\n")
+    use_weft_as_runner(copy, weft, weft_args)
     return copy
 
 

@@ -411,11 +411,8 @@ impl ExecState {
         let committed = self.committed_run.take_if(|&mut thread| thread == me);
         let mut passed = 0;
         buffer.drain(|site, addr| {
-            self.step += 1;
+            self.step_passed();
             passed += 1;
-            if self.sleeps == Sleeps::Timed {
-                self.clock_ns += STEP_NS;
-            }
             match self.sites.get(site).copied() {
                 Some(info) => self.push_event(
                     me,
@@ -595,6 +592,23 @@ impl ExecState {
         }
     }
 
+    /// A step passed: under timed sleeps it took [`STEP_NS`] of virtual
+    /// time, and a sleeper or timed waiter left out may now be due.
+    fn step_passed(&mut self) {
+        self.step += 1;
+        if self.sleeps == Sleeps::Timed {
+            self.clock_ns += STEP_NS;
+            if self.next_wake.is_some_and(|wake| wake <= self.clock_ns) {
+                self.enabled_stale = true;
+            }
+        }
+    }
+
+    /// The bytes of shared memory the guest can see (0 without one).
+    fn visible_bytes(&self) -> u64 {
+        self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64
+    }
+
     /// The livelock of an execution that went on under a fair schedule
     /// from `fair_from` (`me` runs).
     fn livelock(&self, me: ThreadId, fair_from: u64) -> Outcome {
@@ -613,8 +627,10 @@ impl ExecState {
         let (Some(fair_from), Some(fingerprint)) = (self.fair_from, self.fingerprint()) else {
             return false;
         };
-        let bytes = self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64;
-        if !self.loop_watch.keep(self.step, bytes, fingerprint) {
+        if !self
+            .loop_watch
+            .keep(self.step, self.visible_bytes(), fingerprint)
+        {
             return false;
         }
         let outcome = self.livelock(me, fair_from);
@@ -627,8 +643,9 @@ impl ExecState {
     /// schedule every slice is fingerprinted: a loop with no scheduling
     /// point runs in slices.
     pub fn slice_used(&mut self, me: ThreadId) {
-        let bytes = self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64;
-        if self.fair_from.is_some() && self.loop_watch.slice_due(bytes) && self.watch_for_loops(me)
+        if self.fair_from.is_some()
+            && self.loop_watch.slice_due(self.visible_bytes())
+            && self.watch_for_loops(me)
         {
             return;
         }
@@ -761,13 +778,7 @@ impl ExecState {
             let end = self.step_end();
             self.scheduler.step_ended(end);
         }
-        self.step += 1;
-        if self.sleeps == Sleeps::Timed {
-            self.clock_ns += STEP_NS;
-        }
-        if self.next_wake.is_some_and(|wake| wake <= self.clock_ns) {
-            self.enabled_stale = true;
-        }
+        self.step_passed();
         if self.step > self.step_bound {
             self.limit_reached(
                 me,
