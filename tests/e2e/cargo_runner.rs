@@ -104,15 +104,18 @@ fn write_crate(dir: &Path) {
 fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
     let dir = tempfile::tempdir().unwrap();
     write_crate(dir.path());
-    let out = Command::new(env!("CARGO"))
-        .args(["test", "--release", "--target", "wasm32-wasip1-threads"])
-        .arg("--target-dir")
-        .arg(dir.path().join("target"))
-        .current_dir(dir.path())
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .unwrap();
+    let target_dir = dir.path().join("target");
+    let out = cargo_in(
+        dir.path(),
+        &[
+            "test",
+            "--release",
+            "--target",
+            "wasm32-wasip1-threads",
+            "--target-dir",
+            arg(&target_dir),
+        ],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stdout}\n{stderr}");
@@ -148,16 +151,22 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
     );
 
     // cargo's filters and libtest's options reach weft.
-    let out = Command::new(env!("CARGO"))
-        .args(["test", "--release", "--target", "wasm32-wasip1-threads"])
-        .arg("--target-dir")
-        .arg(dir.path().join("target"))
-        .args(["--", "mutex", "--test-threads", "2", "--nocapture"])
-        .current_dir(dir.path())
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_TARGET_DIR")
-        .output()
-        .unwrap();
+    let out = cargo_in(
+        dir.path(),
+        &[
+            "test",
+            "--release",
+            "--target",
+            "wasm32-wasip1-threads",
+            "--target-dir",
+            arg(&target_dir),
+            "--",
+            "mutex",
+            "--test-threads",
+            "2",
+            "--nocapture",
+        ],
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
     assert!(
