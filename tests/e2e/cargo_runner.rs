@@ -67,6 +67,12 @@ mod tests {
     }
 
     #[test]
+    fn catches_its_own_panic() {
+        let caught = std::panic::catch_unwind(|| panic!("caught where panics unwind"));
+        assert!(caught.is_err());
+    }
+
+    #[test]
     #[ignore]
     fn slow() {
         panic!("ignored tests do not run");
@@ -124,8 +130,13 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
         "test tests::the_counter_counts_every_increment ... FAILED",
         "test tests::slow ... ignored",
         "test tests::panics ... ignored",
+        "test tests::catches_its_own_panic ... FAILED",
         "panicked at src/lib.rs",
-        "test result: FAILED. 1 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out;",
+        // Only one thread runs in it: weft says the failure is not the
+        // schedule's, and why a caught panic fails on wasm.
+        "no scheduling decision: only one thread could ever run",
+        "a test that catches its own panic, with `catch_unwind`",
+        "test result: FAILED. 1 passed; 2 failed; 2 ignored; 0 measured; 0 filtered out;",
     ] {
         assert!(stdout.contains(line), "{line:?} in:\n{stdout}\n{stderr}");
     }
@@ -133,15 +144,11 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .find(|p| p.to_string_lossy().ends_with(".weft.json"))
-        .expect("the failing test's replay file");
-    assert!(
-        replay
-            .to_string_lossy()
-            .contains("tests__the_counter_counts_every_increment"),
-        "{}",
-        replay.display()
-    );
+        .find(|p| {
+            p.to_string_lossy()
+                .ends_with("tests__the_counter_counts_every_increment.weft.json")
+        })
+        .expect("the failing test's replay file, named after the test");
     let again = weft_in(dir.path(), &["replay", arg(&replay)]);
     assert_eq!(again.code, 1, "{}", again.stderr);
     assert!(
@@ -171,7 +178,7 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
     assert!(out.status.success(), "{stdout}");
     assert!(
         stdout.contains(
-            "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 3 filtered out;"
+            "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 4 filtered out;"
         ),
         "{stdout}"
     );

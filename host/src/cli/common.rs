@@ -3,6 +3,7 @@
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
+use crate::failure::FailureKind;
 use crate::instrument::{Points, SiteTable};
 use crate::replay::file::{FORMAT, FoundBy, ModuleRef, ReplayFile, VERSION};
 use crate::replay::minimize::{Budget, Minimization, Size, minimize_failure};
@@ -429,6 +430,21 @@ fn count(n: u64, noun: &str) -> String {
 }
 
 /// The line a report gives a minimisation.
+/// What a failing execution in which only one thread could ever run
+/// says: no other interleaving of it exists, so its failure does not
+/// depend on the schedule. A panic adds why such failures are common on
+/// wasm: a panic aborts the whole program there, so a test that catches
+/// its own panic cannot pass under any runner.
+fn no_interleaving_text(failure: &Failure) -> String {
+    let mut text = "no scheduling decision: only one thread could ever run, so the failure does not depend on the schedule".to_string();
+    if failure.kind == FailureKind::Assertion && failure.message.contains(" panicked at ") {
+        text.push_str(
+            " (a panic aborts on wasm, which has no unwinding: a test that catches its own panic, with `catch_unwind` or a poisoned lock, fails this way under any runner)",
+        );
+    }
+    text
+}
+
 pub fn describe_minimization(m: &Minimization) -> String {
     let size = |s: Size| {
         format!(
@@ -647,6 +663,16 @@ impl Report<'_> {
                 count(result.preemptions.len() as u64, "preemption"),
                 result.trace_hash
             );
+            let of_one_execution = matches!(
+                failure.kind,
+                FailureKind::Assertion
+                    | FailureKind::Exit
+                    | FailureKind::Deadlock
+                    | FailureKind::Livelock
+            );
+            if of_one_execution && result.decisions.is_empty() {
+                let _ = writeln!(out, "{}", no_interleaving_text(failure));
+            }
             if let Some(m) = &self.minimization {
                 let _ = writeln!(out, "{}", describe_minimization(m));
             }
