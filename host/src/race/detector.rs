@@ -85,12 +85,12 @@ pub struct Detector {
 struct AtomicWord {
     /// What its writers knew: a later atomic access synchronises with them.
     written: VectorClock,
-    /// What all that accessed it atomically knew then: a plain write that
-    /// knows as much comes after every one of those accesses.
-    accessed: VectorClock,
-    /// Each thread's last atomic access to it and last atomic write: the
-    /// side to name when a plain access is left unordered with them.
-    last: Vec<LastAtomic>,
+    /// Each thread's last atomic access to it and last atomic write: their
+    /// epochs are what a plain access must come after (see
+    /// [`AtomicWord::unordered`]), and they are the side a race names.
+    /// Indexed by thread, as a vector clock is: every atomic access
+    /// updates it.
+    last: Vec<Option<LastAtomic>>,
 }
 
 /// One thread's last atomic access to a word, and its last atomic write.
@@ -106,18 +106,15 @@ struct LastAtomic {
 impl AtomicWord {
     /// Records an atomic access of `thread` at its time `time`.
     fn remember(&mut self, thread: ThreadId, time: u32, site: SiteId, writes: bool) {
-        let index = match self.last.iter().position(|l| l.thread == thread) {
-            Some(index) => index,
-            None => {
-                self.last.push(LastAtomic {
-                    thread,
-                    access: (time, site, writes),
-                    write: None,
-                });
-                self.last.len() - 1
-            }
-        };
-        let last = &mut self.last[index];
+        let slot = thread as usize;
+        if self.last.len() <= slot {
+            self.last.resize(slot + 1, None);
+        }
+        let last = self.last[slot].get_or_insert(LastAtomic {
+            thread,
+            access: (time, site, writes),
+            write: None,
+        });
         last.access = (time, site, writes);
         if writes {
             last.write = Some((time, site));
@@ -133,7 +130,7 @@ impl AtomicWord {
         clock: &VectorClock,
         write: bool,
     ) -> Option<RacingAccess> {
-        let others = self.last.iter().filter(|l| l.thread != thread);
+        let others = self.last.iter().flatten().filter(|l| l.thread != thread);
         let after = |time: u32, l: &LastAtomic| time > clock.get(l.thread);
         let unordered_write = others.clone().find_map(|l| {
             l.write
@@ -314,7 +311,6 @@ impl Detector {
         let clock = &mut self.threads[thread as usize];
         let location = self.atomics.entry(addr).or_default();
         clock.join(&location.written);
-        location.accessed.join(clock);
         location.remember(thread, clock.get(thread), site, writes);
         if writes {
             // The thread now knows all the location knew: the location
@@ -382,17 +378,15 @@ impl Detector {
                 // with (every one for a write, the writes for a read) that
                 // nothing orders before it; once none is left, it is one
                 // of the program's synchronisation accesses.
+                // A thread's last access to the word is its latest, and
+                // knowing a thread's time at an access is knowing all it
+                // knew then: the last accesses alone tell what is ordered.
                 let clock = &self.threads[thread as usize];
-                let (ordered, earlier) = self.atomics.get(&addr).map_or((true, None), |word| {
-                    let before = if write { &word.accessed } else { &word.written };
-                    let ordered = before.happened_before(clock);
-                    (
-                        ordered,
-                        (!ordered)
-                            .then(|| word.unordered(thread, clock, write))
-                            .flatten(),
-                    )
-                });
+                let earlier = self
+                    .atomics
+                    .get(&addr)
+                    .and_then(|word| word.unordered(thread, clock, write));
+                let ordered = earlier.is_none();
                 self.mixed |= !ordered;
                 self.recent.forget();
                 self.synchronise(thread, site, addr, write);
@@ -528,6 +522,23 @@ mod tests {
         assert_eq!(d.plain(0, 2, false, 200, 4), None, "ordered: no race");
         assert_eq!(d.plain(0, 3, false, 64, 4), None, "the flag acquired");
         assert!(!d.mixed());
+    }
+
+    #[test]
+    fn an_atomic_access_known_through_another_thread_orders_a_plain_write() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.spawn(0, 2);
+        d.atomic(1, 7, 200, false); // reads the word
+        d.atomic(1, 8, 300, true); // then hands over to 2
+        d.atomic(2, 9, 300, false);
+        d.atomic(2, 10, 400, true); // which hands over to 0
+        d.atomic(0, 11, 400, false);
+        assert_eq!(d.plain(0, 2, true, 200, 4), None, "1's read is ordered");
+        // A read by 2 after its hand-over is not.
+        d.atomic(2, 12, 200, false);
+        let race = d.plain(0, 3, true, 200, 4).expect("2's read is unordered");
+        assert_eq!((race.earlier.thread, race.earlier.site), (2, 12));
     }
 
     #[test]
