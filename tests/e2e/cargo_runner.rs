@@ -9,6 +9,16 @@ use std::process::Command;
 const LIB: &str = r#"use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A counter whose increment is a load and a store.
+///
+/// ```
+/// use std::sync::Arc;
+/// let counter = Arc::new(counter::Counter::new());
+/// let other = counter.clone();
+/// let worker = std::thread::spawn(move || other.incr());
+/// counter.incr();
+/// worker.join().unwrap();
+/// assert_eq!(counter.get(), 2);
+/// ```
 pub struct Counter(AtomicUsize);
 
 impl Counter {
@@ -156,6 +166,26 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
         "{}",
         again.stdout
     );
+
+    // Doc tests (merged into one program in edition 2024) run as one test,
+    // and the panic of the failing one is reported.
+    let out = cargo_in(
+        dir.path(),
+        &[
+            "test",
+            "--release",
+            "--doc",
+            "--target",
+            "wasm32-wasip1-threads",
+            "--target-dir",
+            arg(&target_dir),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    for line in ["test rust_out ... FAILED", "panicked at", "right: 2"] {
+        assert!(stdout.contains(line), "{line:?} in:\n{stdout}");
+    }
 
     // cargo's filters and libtest's options reach weft.
     let out = cargo_in(

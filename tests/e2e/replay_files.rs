@@ -181,3 +181,40 @@ fn a_committed_replay_file_still_replays_with_its_trace_hash() {
     assert_eq!(json["trace_hash"], recorded["trace_hash"], "{}", out.stdout);
     assert_eq!(json["failure"]["kind"], recorded["failure"]["kind"]);
 }
+
+#[test]
+fn the_environment_given_reaches_the_guest_and_travels_in_the_replay_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = crate::support::build_c(
+        dir.path(),
+        "moody",
+        r#"#include <stdlib.h>
+#include <string.h>
+int main(void) {
+    const char *mood = getenv("MOOD");
+    if (mood && strcmp(mood, "grumpy") == 0) abort();
+    return 0;
+}
+"#,
+    );
+    let calm = weft_in(dir.path(), &["run", arg(&module)]);
+    assert_eq!(calm.code, 0, "{}", calm.stdout);
+    let replay = dir.path().join("moody.weft.json");
+    let grumpy = weft_in(
+        dir.path(),
+        &[
+            "run",
+            "--env",
+            "MOOD=grumpy",
+            arg(&module),
+            "--save-failure",
+            arg(&replay),
+        ],
+    );
+    assert_eq!(grumpy.code, 1, "{}", grumpy.stdout);
+    let again = weft_in(dir.path(), &["replay", arg(&replay)]);
+    assert_eq!(again.code, 1, "{}\n{}", again.stdout, again.stderr);
+    let bad = weft_in(dir.path(), &["run", "--env", "MOOD", arg(&module)]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("is not KEY=VALUE"), "{}", bad.stderr);
+}

@@ -106,6 +106,10 @@ pub struct ModuleArgs {
     /// schedule`, for the replay file).
     #[arg(skip)]
     pub point_sites: Vec<crate::instrument::SiteId>,
+    /// A variable of the guest's environment, as `KEY=VALUE` (repeatable;
+    /// the guest sees no other).
+    #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env_entry)]
+    pub env: Vec<String>,
     /// Arguments passed to the guest after `--`.
     #[arg(last = true)]
     pub args: Vec<String>,
@@ -249,6 +253,7 @@ impl ModuleArgs {
         Setup {
             run: RunConfig {
                 args,
+                env: self.env.clone(),
                 random_seed: self.random_seed,
                 limits: Limits {
                     max_steps: self.max_steps,
@@ -430,6 +435,14 @@ fn count(n: u64, noun: &str) -> String {
 }
 
 /// The line a report gives a minimisation.
+/// A `--env` entry: `KEY=VALUE` with a key that has neither `=` nor NUL.
+fn parse_env_entry(entry: &str) -> Result<String, String> {
+    match entry.split_once('=') {
+        Some((key, _)) if !key.is_empty() && !entry.contains('\0') => Ok(entry.to_string()),
+        _ => Err(format!("`{entry}` is not KEY=VALUE")),
+    }
+}
+
 /// What a failing execution in which only one thread could ever run
 /// says: no other interleaving of it exists, so its failure does not
 /// depend on the schedule. A panic adds why such failures are common on

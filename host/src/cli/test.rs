@@ -86,7 +86,7 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
     let started = Instant::now();
     args.module.default_sleeps = crate::runtime::Sleeps::Timed;
     let (wasm, mut program) = args.module.load()?;
-    let options = TestOptions {
+    let mut options = TestOptions {
         base: args.module.run_config(),
         strategy: args.strategy,
         seed: args.seed,
@@ -105,6 +105,13 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
         }
         Err(ListError::Empty | ListError::Failed(_)) => {
             let test = whole_program(&args.module);
+            // A harness inside the program (rustdoc's merged doc tests run
+            // libtest with arguments of their own) must not capture a
+            // panic's message: the abort that follows would lose it.
+            let env = &mut options.base.run.env;
+            if !env.iter().any(|e| e.starts_with(NOCAPTURE)) {
+                env.push(format!("{NOCAPTURE}=1"));
+            }
             eprintln!(
                 "weft: `{}` is not a test module: it runs as one test, `{}`, the whole program with its arguments (a doc test, an example or a binary cargo runs through its runner)",
                 args.module.module.display(),
@@ -345,6 +352,9 @@ fn limit_hit_text(hit: &Failure) -> String {
     };
     format!("{} (raise {raise})", hit.message)
 }
+
+/// The variable that stops libtest capturing a test's output.
+const NOCAPTURE: &str = "RUST_TEST_NOCAPTURE=";
 
 /// A module that lists no tests as one test: the whole program, named after
 /// its file, run with the arguments given after it.

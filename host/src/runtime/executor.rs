@@ -87,6 +87,7 @@ struct StoreFactory {
     exec: ExecHandle,
     shared_memory: Option<Arc<GuestMemory>>,
     args: Arc<Vec<String>>,
+    env: Arc<Vec<String>>,
     max_memory_bytes: u64,
     max_fuel: u64,
 }
@@ -100,6 +101,7 @@ impl StoreFactory {
                 exec: self.exec.clone(),
                 shared_memory: self.shared_memory.clone(),
                 args: self.args.clone(),
+                env: self.env.clone(),
                 max_memory_bytes: self.max_memory_bytes,
                 wasi: None,
             },
@@ -118,6 +120,7 @@ impl StoreFactory {
         };
         let data = thread.store.data_mut();
         data.args = self.args.clone();
+        data.env = self.env.clone();
         data.max_memory_bytes = self.max_memory_bytes;
         data.wasi = None;
         thread.store.set_fuel(store_fuel(self.max_fuel))?;
@@ -315,6 +318,7 @@ fn drive(
         exec: exec.clone(),
         shared_memory,
         args: Arc::new(config.args.clone()),
+        env: Arc::new(config.env.clone()),
         max_memory_bytes: config.limits.max_memory_bytes,
         max_fuel: config.limits.max_fuel,
     };

@@ -140,6 +140,9 @@ pub const STEP_NS: u64 = 1_000;
 pub struct RunConfig {
     /// `argv`, program name first.
     pub args: Vec<String>,
+    /// The environment, as `KEY=VALUE` strings (empty unless given).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
     /// Seed of the generator behind WASI `random_get`.
     pub random_seed: u64,
     /// Bounds on the execution.
@@ -173,6 +176,7 @@ impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
             args: vec!["main.wasm".into()],
+            env: Vec::new(),
             random_seed: 0,
             limits: Limits::default(),
             point_sites: Vec::new(),
@@ -226,6 +230,7 @@ pub(crate) struct ThreadData {
     exec: ExecHandle,
     shared_memory: Option<Arc<guest_memory::GuestMemory>>,
     args: Arc<Vec<String>>,
+    env: Arc<Vec<String>>,
     max_memory_bytes: u64,
     wasi: Option<WasiP1Ctx>,
 }
@@ -234,10 +239,15 @@ impl ThreadData {
     /// The wasmtime-wasi context, built on first use: most threads never
     /// make a WASI call that weft does not shadow.
     fn wasi(&mut self) -> &mut WasiP1Ctx {
-        let args = &self.args;
+        let (args, env) = (&self.args, &self.env);
         self.wasi.get_or_insert_with(|| {
+            let pairs: Vec<(&str, &str)> = env
+                .iter()
+                .map(|entry| entry.split_once('=').unwrap_or((entry, "")))
+                .collect();
             wasmtime_wasi::WasiCtxBuilder::new()
                 .args(args.as_slice())
+                .envs(&pairs)
                 .build_p1()
         })
     }

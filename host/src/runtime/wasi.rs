@@ -230,13 +230,39 @@ fn fd_close(caller: Caller<'_, ThreadData>, fd: i32) -> Result<i32> {
     Ok(ERRNO_SUCCESS)
 }
 
-fn args_sizes_get(mut caller: Caller<'_, ThreadData>, argc_out: i32, size_out: i32) -> Result<i32> {
+fn args_sizes_get(caller: Caller<'_, ThreadData>, argc_out: i32, size_out: i32) -> Result<i32> {
     let args = caller.data().args.clone();
-    let size: usize = args.iter().map(|a| a.len() + 1).sum();
+    write_sizes(caller, &args, argc_out, size_out)
+}
+
+fn args_get(caller: Caller<'_, ThreadData>, argv: i32, buf: i32) -> Result<i32> {
+    let args = caller.data().args.clone();
+    write_strings(caller, &args, argv, buf)
+}
+
+fn environ_sizes_get(caller: Caller<'_, ThreadData>, count_out: i32, size_out: i32) -> Result<i32> {
+    let env = caller.data().env.clone();
+    write_sizes(caller, &env, count_out, size_out)
+}
+
+fn environ_get(caller: Caller<'_, ThreadData>, environ: i32, buf: i32) -> Result<i32> {
+    let env = caller.data().env.clone();
+    write_strings(caller, &env, environ, buf)
+}
+
+/// Writes how many `strings` there are and the bytes they take with their
+/// NULs (what `args_sizes_get` and `environ_sizes_get` return).
+fn write_sizes(
+    mut caller: Caller<'_, ThreadData>,
+    strings: &[String],
+    count_out: i32,
+    size_out: i32,
+) -> Result<i32> {
+    let size: usize = strings.iter().map(|s| s.len() + 1).sum();
     memory::write(
         &mut caller,
-        argc_out as u32 as u64,
-        &(args.len() as u32).to_le_bytes(),
+        count_out as u32 as u64,
+        &(strings.len() as u32).to_le_bytes(),
     )?;
     memory::write(
         &mut caller,
@@ -246,34 +272,26 @@ fn args_sizes_get(mut caller: Caller<'_, ThreadData>, argc_out: i32, size_out: i
     Ok(ERRNO_SUCCESS)
 }
 
-fn args_get(mut caller: Caller<'_, ThreadData>, argv: i32, buf: i32) -> Result<i32> {
-    let args = caller.data().args.clone();
+/// Writes `strings`, NUL-terminated, from `buf` and a pointer to each at
+/// `pointers` (what `args_get` and `environ_get` return).
+fn write_strings(
+    mut caller: Caller<'_, ThreadData>,
+    strings: &[String],
+    pointers: i32,
+    buf: i32,
+) -> Result<i32> {
     let mut at = buf as u32 as u64;
-    for (i, arg) in args.iter().enumerate() {
+    for (i, string) in strings.iter().enumerate() {
         memory::write(
             &mut caller,
-            argv as u32 as u64 + 4 * i as u64,
+            pointers as u32 as u64 + 4 * i as u64,
             &(at as u32).to_le_bytes(),
         )?;
-        let mut bytes = arg.as_bytes().to_vec();
+        let mut bytes = string.as_bytes().to_vec();
         bytes.push(0);
         memory::write(&mut caller, at, &bytes)?;
         at += bytes.len() as u64;
     }
-    Ok(ERRNO_SUCCESS)
-}
-
-fn environ_sizes_get(
-    mut caller: Caller<'_, ThreadData>,
-    count_out: i32,
-    size_out: i32,
-) -> Result<i32> {
-    memory::write(&mut caller, count_out as u32 as u64, &0u32.to_le_bytes())?;
-    memory::write(&mut caller, size_out as u32 as u64, &0u32.to_le_bytes())?;
-    Ok(ERRNO_SUCCESS)
-}
-
-fn environ_get(_caller: Caller<'_, ThreadData>, _environ: i32, _buf: i32) -> Result<i32> {
     Ok(ERRNO_SUCCESS)
 }
 
