@@ -98,6 +98,47 @@ fn races_schedule_finds_the_assertion_a_switch_between_plain_accesses_needs() {
     assert_eq!(plain.code, 0, "{}", plain.stdout);
 }
 
+/// `--races schedule` switches at every plain access to a byte a race was
+/// seen on, not only at the two sites seen racing: the counter's other
+/// reads and writes (main's read after the joins, here) count too.
+#[test]
+fn races_schedule_switches_at_every_access_to_a_racy_variable() {
+    let (out, _dir) = weft(&[
+        "explore",
+        arg(&sample("racy-counter-c")),
+        "--races",
+        "schedule",
+        "--iterations",
+        "200",
+        "--json",
+        "--no-save",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let json = out.json();
+    let points = &json["race_points"];
+    let racing = points["racing_sites"].as_u64().unwrap();
+    let sites = points["sites"].as_array().unwrap().len() as u64;
+    assert!(
+        racing >= 1 && points["racy_bytes"].as_u64() >= Some(1),
+        "{points}"
+    );
+    assert!(sites > racing, "sites touching the racy bytes: {points}");
+    let (text, _dir) = weft(&[
+        "explore",
+        arg(&sample("racy-counter-c")),
+        "--races",
+        "schedule",
+        "--iterations",
+        "200",
+        "--no-save",
+    ]);
+    assert!(
+        text.stdout.contains("that raced and those touching the"),
+        "{}",
+        text.stdout
+    );
+}
+
 #[test]
 fn race_free_programs_report_no_race_under_any_strategy() {
     for name in [

@@ -277,13 +277,7 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
     let race_note = exploration
         .race_points
         .as_ref()
-        .map_or(String::new(), |found| {
-            format!(
-                "; also switching at the {} plain-access sites that raced in {} executions before",
-                found.sites.len(),
-                found.executions
-            )
-        });
+        .map_or(String::new(), |found| format!("; {}", found.describe()));
     // A schedule naming events the program never fires cannot have held:
     // that is no pass.
     let schedule_error = match &exploration.failure {
@@ -415,6 +409,8 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         "verdict": verdict,
         "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
             "sites": found.sites,
+            "racing_sites": found.racing_sites,
+            "racy_bytes": found.racy_bytes,
             "executions": found.executions,
         })),
     });

@@ -201,6 +201,7 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         ..ExploreOptions::default()
     };
     let mut outcome = run_phase(&mut program, hunt, property)?;
+    let hunted_at = outcome.exploration.race_points.clone();
     let mut executions = outcome.exploration.executions;
     if outcome.verdict != Verdict::False {
         // Races are failures in the search: with none, switching at
@@ -222,9 +223,15 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
     let Phase {
         mut exploration,
         verdict,
-        reason,
+        mut reason,
         setup,
     } = outcome;
+    if let (Verdict::Unknown, Some(points)) = (verdict, &hunted_at) {
+        reason.push_str(&format!(
+            "; the hunt for a violation, {}",
+            points.describe()
+        ));
+    }
     let witness = match (exploration.failure.as_mut(), verdict) {
         (Some(found), Verdict::False) => {
             let remaining = args.time_limit.saturating_sub(started.elapsed());
