@@ -149,7 +149,7 @@ impl Search<'_> {
                 .is_none_or(|t| self.start.elapsed() < t)
         {
             let seed = execution_seed(self.options.seed ^ SEED_SALT, self.executions);
-            let scheduler: Box<dyn Scheduler> = if self.executions % 2 == 0 {
+            let scheduler: Box<dyn Scheduler> = if self.executions.is_multiple_of(2) {
                 Box::new(RandomScheduler::new(seed))
             } else {
                 Box::new(PosScheduler::new(seed))
