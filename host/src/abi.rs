@@ -118,6 +118,45 @@ pub const RT_ATOMIC_END: Signature = Signature {
     results: &[],
 };
 
+/// `weft_rt.library_begin(function)` / `weft_rt.library_end()`: inserted
+/// around the bodies of the C library's synchronisation, thread and
+/// allocation functions ([`LIBRARY_STEP_FUNCTIONS`]) when a module is
+/// instrumented with
+/// [`library_steps`](crate::instrument::InstrumentOptions::library_steps):
+/// a call is one step of the search (no other thread runs inside it unless
+/// it blocks), as model checkers see `pthread_mutex_lock`. `function` is
+/// the function's index in the original module.
+pub const RT_LIBRARY_BEGIN: Signature = Signature {
+    name: "library_begin",
+    params: &[Val::I32],
+    results: &[],
+};
+
+/// See [`RT_LIBRARY_BEGIN`].
+pub const RT_LIBRARY_END: Signature = Signature {
+    name: "library_end",
+    params: &[],
+    results: &[],
+};
+
+/// `weft_rt.library_pause()` / `weft_rt.library_resume(function)`:
+/// inserted around a call through a function pointer inside a function of
+/// [`LIBRARY_STEP_FUNCTIONS`] (code that may be the program's, a thread's
+/// routine say): the library step, however deeply nested, ends before the
+/// call and a new one starts after it.
+pub const RT_LIBRARY_PAUSE: Signature = Signature {
+    name: "library_pause",
+    params: &[],
+    results: &[],
+};
+
+/// See [`RT_LIBRARY_PAUSE`].
+pub const RT_LIBRARY_RESUME: Signature = Signature {
+    name: "library_resume",
+    params: &[Val::I32],
+    results: &[],
+};
+
 /// `weft_rt.assume(cond)`: replaces the body of a program's own
 /// `assume_abort_if_not(int)` (see [`ASSUME`]).
 pub const RT_ASSUME: Signature = Signature {
@@ -337,7 +376,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 19] = [
+pub const RT_IMPORTS: [Signature; 23] = [
     POINT,
     PARK,
     WAIT32,
@@ -357,6 +396,92 @@ pub const RT_IMPORTS: [Signature; 19] = [
     EXIT_VALUE,
     RT_REACH_ERROR,
     RT_ABORT,
+    RT_LIBRARY_BEGIN,
+    RT_LIBRARY_END,
+    RT_LIBRARY_PAUSE,
+    RT_LIBRARY_RESUME,
+];
+
+/// The C library's functions (wasi-libc, by their names in the name
+/// section) whose calls are one step each under
+/// [`RT_LIBRARY_BEGIN`]: locks, condition variables, semaphores, barriers,
+/// thread creation and join, the allocator and stdio's output. None calls
+/// back into the program but through a function pointer (the thread start
+/// function calls the thread's routine so, and `pthread_exit` its cleanup
+/// handlers and destructors), and a call through a function pointer ends
+/// the step (`pthread_once`, whose routine is called
+/// directly, is left out), and none spins without blocking on a futex (`pthread_spin_lock`
+/// does, and is left out), so a step always ends.
+pub const LIBRARY_STEP_FUNCTIONS: &[&str] = &[
+    "__pthread_create",
+    "__pthread_detach",
+    "__pthread_exit",
+    "__wasi_thread_start_C",
+    "wasi_thread_start",
+    "__pthread_join",
+    "__pthread_mutex_lock",
+    "__pthread_mutex_timedlock",
+    "__pthread_mutex_trylock",
+    "__pthread_mutex_trylock_owner",
+    "__pthread_mutex_unlock",
+    "__pthread_rwlock_rdlock",
+    "__pthread_rwlock_timedrdlock",
+    "__pthread_rwlock_timedwrlock",
+    "__pthread_rwlock_tryrdlock",
+    "__pthread_rwlock_trywrlock",
+    "__pthread_rwlock_unlock",
+    "__pthread_rwlock_wrlock",
+    "__pthread_timedjoin_np",
+    "__pthread_tryjoin_np",
+    "__private_cond_signal",
+    "aligned_alloc",
+    "calloc",
+    "dlcalloc",
+    "dlfree",
+    "dlmalloc",
+    "dlposix_memalign",
+    "dlrealloc",
+    "fflush",
+    "fprintf",
+    "fputc",
+    "fputs",
+    "free",
+    "fwrite",
+    "internal_memalign",
+    "malloc",
+    "posix_memalign",
+    "printf",
+    "pthread_barrier_wait",
+    "pthread_cond_broadcast",
+    "pthread_cond_signal",
+    "pthread_cond_timedwait",
+    "pthread_cond_wait",
+    "pthread_create",
+    "pthread_detach",
+    "pthread_join",
+    "pthread_mutex_lock",
+    "pthread_mutex_timedlock",
+    "pthread_mutex_trylock",
+    "pthread_mutex_unlock",
+    "pthread_rwlock_rdlock",
+    "pthread_rwlock_timedrdlock",
+    "pthread_rwlock_timedwrlock",
+    "pthread_rwlock_tryrdlock",
+    "pthread_rwlock_trywrlock",
+    "pthread_rwlock_unlock",
+    "pthread_rwlock_wrlock",
+    "putchar",
+    "puts",
+    "realloc",
+    "sem_post",
+    "sem_timedwait",
+    "sem_trywait",
+    "sem_wait",
+    "vfprintf",
+    "__pthread_cond_timedwait",
+    "__lockfile",
+    "__unlockfile",
+    "__ofl_lock",
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

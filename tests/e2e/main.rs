@@ -17,6 +17,7 @@ mod grade;
 mod inference;
 mod instance_reuse;
 mod instrumentation;
+mod library_steps;
 mod limits;
 mod litmus;
 mod memory_reuse;

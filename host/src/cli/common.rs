@@ -126,6 +126,10 @@ pub struct ModuleArgs {
     /// Report calls to the host (for `--unit-of-work`).
     #[arg(skip)]
     pub log_calls: bool,
+    /// Make each call of the C library's synchronisation, thread and
+    /// allocation functions one step (set by the exhaustive search).
+    #[arg(skip)]
+    pub library_steps: bool,
     /// Actor receives to deliver first (`weft actors`).
     #[arg(skip)]
     pub actor_schedule: Vec<u64>,
@@ -225,6 +229,7 @@ impl ModuleArgs {
             points: self.points,
             log_calls: self.log_calls,
             log_accesses: self.race_mode() != crate::race::RaceMode::Off,
+            library_steps: self.library_steps,
         }
     }
 

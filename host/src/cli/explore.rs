@@ -221,6 +221,9 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
     let jobs = args.jobs.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
+    // The exhaustive search sees the C library's synchronisation as one
+    // step per call, as model checkers do.
+    args.module.library_steps = args.strategy == Strategy::Dpor;
     let (wasm, mut program) = args.module.load()?;
     let options = ExploreOptions {
         strategy: args.strategy,

@@ -171,8 +171,11 @@ fn task_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Check) -> Result<Row> {
     let started = Instant::now();
     let property = check.property;
+    // The search sees the C library's synchronisation as one step per
+    // call (the hunt does too, and the witness records it).
     let instrument = InstrumentOptions {
         log_accesses: true,
+        library_steps: true,
         ..InstrumentOptions::default()
     };
     let mut program = crate::execution::load(wasm, instrument)

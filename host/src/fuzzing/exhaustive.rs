@@ -521,6 +521,62 @@ pub fn compare_wat(wat: &str, memory_points: bool) -> Result<Compared, String> {
     Ok(Compared::Agree { dpor, every })
 }
 
+/// Runs the module `wasm` (a C program) under `dpor` twice, with races as
+/// failures: with each call of the C library's synchronisation, thread
+/// and allocation functions one step
+/// ([`library_steps`](InstrumentOptions::library_steps)), and with every
+/// scheduling point inside the library a step of its own, the search the
+/// generated programs above check against enumeration. Whatever the first
+/// sees, the second sees; when both claim every schedule, they saw the
+/// same outcomes, or for a racy program both saw a race. `dpor` in the result is the first side, `every` the
+/// second.
+///
+/// # Errors
+///
+/// A description of the disagreement.
+pub fn compare_library_steps(wasm: &[u8]) -> Result<Compared, String> {
+    let setup = Setup {
+        races: RaceMode::Fail,
+        ..Setup::default()
+    };
+    let side = |library_steps| -> Result<Option<Seen>, String> {
+        let instrument = InstrumentOptions {
+            log_accesses: true,
+            library_steps,
+            ..InstrumentOptions::default()
+        };
+        let mut loaded = crate::execution::load(wasm, instrument).map_err(|e| e.to_string())?;
+        Ok(by_dpor(&mut loaded, &setup))
+    };
+    let (Some(steps), Some(every)) = (side(true)?, side(false)?) else {
+        return Ok(Compared::TooLarge);
+    };
+    let unseen: Vec<&String> = steps.outcomes.difference(&every.outcomes).collect();
+    if !unseen.is_empty() {
+        return Err(format!(
+            "with library calls as steps, dpor saw outcomes it did not see inside the library: {unseen:?}"
+        ));
+    }
+    if steps.withheld.is_none() && every.withheld.is_none() {
+        if every.raced && !steps.raced {
+            return Err(format!(
+                "with library calls as steps, dpor claims every schedule but saw no data race, and it saw one inside the library ({} executions)",
+                every.executions
+            ));
+        }
+        // A racy program's outcomes depend on which race shows first, and
+        // on what the library's own atomics happen to order.
+        let missed: Vec<&String> = every.outcomes.difference(&steps.outcomes).collect();
+        if !every.raced && !missed.is_empty() {
+            return Err(format!(
+                "with library calls as steps, dpor claims every schedule ({} executions) but missed outcomes of the {} inside the library: {missed:?}",
+                steps.executions, every.executions
+            ));
+        }
+    }
+    Ok(Compared::Agree { dpor: steps, every })
+}
+
 fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
     let mut search = ExhaustiveSearch::new();
     let mut seen = Seen::default();

@@ -72,6 +72,12 @@ pub struct InstrumentOptions {
     /// execution makes their site one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log_accesses: bool,
+    /// Make each call of the C library's synchronisation, thread and
+    /// allocation functions one step (see [`crate::abi::RT_LIBRARY_BEGIN`]):
+    /// the exhaustive search then sees the program's synchronisation, not
+    /// the instructions inside the library.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub library_steps: bool,
 }
 
 /// Errors of [`instrument`].

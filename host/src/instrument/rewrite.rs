@@ -1071,10 +1071,39 @@ impl Reencode for Rewriter<'_> {
         if atomic {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_BEGIN)));
         }
+        let library_step = self.options.library_steps
+            && name.is_some_and(|n| abi::LIBRARY_STEP_FUNCTIONS.contains(&n));
+        let library_end = Instruction::Call(self.rt_func(&abi::RT_LIBRARY_END));
+        if library_step {
+            f.instruction(&Instruction::I32Const(func as i32));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_BEGIN)));
+        }
         let last = operators.len().saturating_sub(1);
         for (index, (pos, op)) in operators.into_iter().enumerate() {
             if atomic && (index == last || matches!(op, wasmparser::Operator::Return)) {
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
+            }
+            let leaves = index == last
+                || matches!(
+                    op,
+                    wasmparser::Operator::Return
+                        | wasmparser::Operator::ReturnCall { .. }
+                        | wasmparser::Operator::ReturnCallIndirect { .. }
+                        | wasmparser::Operator::ReturnCallRef { .. }
+                );
+            // A library step also ends where it calls through a pointer
+            // (code that may be the program's), and goes on after the call.
+            let calls_out = library_step
+                && matches!(
+                    op,
+                    wasmparser::Operator::CallIndirect { .. }
+                        | wasmparser::Operator::CallRef { .. }
+                );
+            if library_step && leaves {
+                f.instruction(&library_end);
+            }
+            if calls_out {
+                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_PAUSE)));
             }
             if let wasmparser::Operator::CallIndirect {
                 type_index,
@@ -1164,6 +1193,10 @@ impl Reencode for Rewriter<'_> {
                 self.emit_replaced(&mut f, replaced, func, pos);
             } else {
                 f.instruction(&self.instruction(op)?);
+            }
+            if calls_out {
+                f.instruction(&Instruction::I32Const(func as i32));
+                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_RESUME)));
             }
         }
         code.function(&f);

@@ -74,6 +74,15 @@ pub fn rows(
             EventKind::Spawn { child } => (format!("spawns thread {child}"), None),
             EventKind::Exit => ("exits".to_string(), None),
             EventKind::SectionBegin => ("enters an atomic section".to_string(), None),
+            EventKind::LibraryCall { function } => (
+                format!(
+                    "calls {}",
+                    symbols
+                        .function_name(function)
+                        .unwrap_or("a library function")
+                ),
+                None,
+            ),
             EventKind::Outlive => (
                 "pthread_exit: waits for the other threads".to_string(),
                 None,

@@ -239,6 +239,96 @@ fn atomic_end(caller: Caller<'_, ThreadData>) {
     }
 }
 
+/// The operation a thread stands at when it calls a library function that
+/// is one step: a call, which commutes with everything by itself (what the
+/// step does inside the library decides what it depends on).
+fn library_call(function: u32) -> crate::sched::NextOp {
+    crate::sched::NextOp {
+        kind: crate::instrument::AccessKind::Call,
+        addr: function,
+        len: 0,
+        src: 0,
+        site: u32::MAX,
+    }
+}
+
+/// `weft_rt.library_begin(function)`: the thread calls a library function
+/// that is one step. Outside any other step of the kind (and any atomic
+/// section), the call is a scheduling point, after which the thread goes
+/// on inside the library without another thread running first, unless it
+/// blocks.
+async fn library_begin(caller: &mut Caller<'_, ThreadData>, function: i32) -> Result<()> {
+    let me = caller.data().tid;
+    let outermost = caller.data().exec.get().threads[me as usize].library_depth == 0;
+    library_step_resumes(caller, function, outermost).await?;
+    let mut exec = caller.data().exec.get();
+    let depth = &mut exec.threads[me as usize].library_depth;
+    *depth = depth.saturating_add(1);
+    Ok(())
+}
+
+/// `weft_rt.library_end()`: the library function returns.
+fn library_end(caller: Caller<'_, ThreadData>) {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let depth = &mut exec.threads[me as usize].library_depth;
+    *depth = depth.saturating_sub(1);
+}
+
+/// `weft_rt.library_pause()`: a library function calls through a function
+/// pointer; the library step ends until [`library_resume`].
+fn library_pause(caller: Caller<'_, ThreadData>) {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let thread = &mut exec.threads[me as usize];
+    let depth = std::mem::take(&mut thread.library_depth);
+    thread.paused_library_depths.push(depth);
+}
+
+/// `weft_rt.library_resume(function)`: the call through a function pointer
+/// returned to library function `function`, which goes on as a new step.
+async fn library_resume(caller: &mut Caller<'_, ThreadData>, function: i32) -> Result<()> {
+    let me = caller.data().tid;
+    let depth = {
+        let mut exec = caller.data().exec.get();
+        let thread = &mut exec.threads[me as usize];
+        thread.paused_library_depths.pop().unwrap_or_default()
+    };
+    library_step_resumes(caller, function, depth > 0).await?;
+    caller.data().exec.get().threads[me as usize].library_depth = depth;
+    Ok(())
+}
+
+/// A library step of `function` starts (when `starts`): outside an atomic
+/// section it is a scheduling point, and the step counts its points from
+/// there.
+async fn library_step_resumes(
+    caller: &mut Caller<'_, ThreadData>,
+    function: i32,
+    starts: bool,
+) -> Result<()> {
+    let me = caller.data().tid;
+    let in_section = caller.data().exec.get().threads[me as usize].atomic_depth > 0;
+    if starts && !in_section {
+        {
+            let mut exec = caller.data().exec.get();
+            let function = function as u32;
+            exec.record(me, EventKind::LibraryCall { function }, 0, None);
+            exec.stand_at(me, library_call(function));
+        }
+        hooks::yield_point(caller).await;
+    }
+    let mut exec = caller.data().exec.get();
+    if exec.end.is_some() {
+        return Err(wasmtime::Error::new(Ended));
+    }
+    if starts {
+        exec.drain_points(me);
+        exec.threads[me as usize].library_points = 0;
+    }
+    Ok(())
+}
+
 /// The `weft` SDK imports the runtime provides itself; analyses link the
 /// others.
 pub(crate) const IMPORTS: [abi::Signature; 8] = [
@@ -291,6 +381,22 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         |mut caller, (): ()| Box::new(async move { atomic_begin(&mut caller).await }),
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ATOMIC_END.name, atomic_end)?;
+    linker.func_wrap_async(
+        abi::RT_MODULE,
+        abi::RT_LIBRARY_BEGIN.name,
+        |mut caller, (function,): (i32,)| {
+            Box::new(async move { library_begin(&mut caller, function).await })
+        },
+    )?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_END.name, library_end)?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_PAUSE.name, library_pause)?;
+    linker.func_wrap_async(
+        abi::RT_MODULE,
+        abi::RT_LIBRARY_RESUME.name,
+        |mut caller, (function,): (i32,)| {
+            Box::new(async move { library_resume(&mut caller, function).await })
+        },
+    )?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ASSUME.name, assume)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_REACH_ERROR.name, reach_error)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ABORT.name, abort)?;

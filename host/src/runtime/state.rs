@@ -69,6 +69,16 @@ pub(crate) struct Thread {
     /// Depth of `weft.atomic_begin` sections: while above 0 the thread is
     /// not preempted (unless it blocks).
     pub atomic_depth: u32,
+    /// Depth of calls to the C library that are one step (see
+    /// [`crate::abi::RT_LIBRARY_BEGIN`]): while above 0 the thread is not
+    /// preempted (unless it blocks), for [`MOST_LIBRARY_STEP_POINTS`] at
+    /// most.
+    pub library_depth: u32,
+    /// Scheduling points the thread passed inside its library step.
+    pub library_points: u32,
+    /// The depths of library steps paused around calls through a function
+    /// pointer, innermost last (see [`crate::abi::RT_LIBRARY_PAUSE`]).
+    pub paused_library_depths: Vec<u32>,
     /// Its instance's point buffer, once it started (modules with shared
     /// memory only).
     pub points: Option<PointBuffer>,
@@ -89,7 +99,27 @@ impl Thread {
     pub fn state(&self) -> ThreadState {
         self.state
     }
+
+    /// Whether the thread, at a scheduling point where it can go on, goes
+    /// on without another thread running first: inside an atomic section,
+    /// or inside a library step that has not passed
+    /// [`MOST_LIBRARY_STEP_POINTS`] (counted here).
+    fn goes_on_atomically(&mut self) -> bool {
+        if self.atomic_depth > 0 {
+            return true;
+        }
+        if self.library_depth == 0 || self.library_points >= MOST_LIBRARY_STEP_POINTS {
+            return false;
+        }
+        self.library_points += 1;
+        true
+    }
 }
+
+/// Scheduling points a thread passes inside one library step at most: a
+/// library function that spins that long waits for another thread
+/// without blocking, and the others must be able to run.
+const MOST_LIBRARY_STEP_POINTS: u32 = 10_000;
 
 /// Consecutive atomic reads, read-modify-writes and time slices after which
 /// a thread counts as spinning.
@@ -381,6 +411,9 @@ impl ExecState {
             spins: 0,
             spin_changes: false,
             atomic_depth: 0,
+            library_depth: 0,
+            library_points: 0,
+            paused_library_depths: Vec::new(),
             points: None,
             next: None,
             exit_value: None,
@@ -690,6 +723,7 @@ impl ExecState {
             hasher.update(&remaining.to_le_bytes());
             hasher.update(&site.map_or(u32::MAX, |s| s).to_le_bytes());
             hasher.update(&thread.atomic_depth.to_le_bytes());
+            hasher.update(&thread.library_depth.to_le_bytes());
             if let Some(next) = thread.next {
                 hasher.update(&next.site.to_le_bytes());
                 hasher.update(&next.addr.to_le_bytes());
@@ -824,7 +858,7 @@ impl ExecState {
             view.next = self.threads[me as usize].next;
         }
         let current = me_enabled.then_some(me);
-        let atomic = me_enabled && self.threads[me as usize].atomic_depth > 0;
+        let atomic = me_enabled && self.threads[me as usize].goes_on_atomically();
         let chosen = if self.enabled.len() == 1 {
             // No choice to make: the scheduler is asked only at decisions.
             Ok(self.enabled[0].id)

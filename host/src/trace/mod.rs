@@ -38,6 +38,12 @@ pub enum EventKind {
     Outlive,
     /// The thread enters an atomic section (outside any other).
     SectionBegin,
+    /// The thread calls a function of the C library that is one step
+    /// (see [`crate::abi::RT_LIBRARY_BEGIN`]), outside any other.
+    LibraryCall {
+        /// The function's index in the original module.
+        function: u32,
+    },
     /// `sched_yield`.
     Yield,
     /// A sleep (`poll_oneoff` on a clock) until the virtual time `until_ns`.
@@ -69,6 +75,7 @@ impl EventKind {
             EventKind::Label { label } => (38, Some(label as u64)),
             EventKind::Outlive => (39, None),
             EventKind::SectionBegin => (40, None),
+            EventKind::LibraryCall { function } => (41, Some(u64::from(function))),
         }
     }
 }

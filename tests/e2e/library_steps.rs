@@ -1,0 +1,234 @@
+//! The exhaustive search with each call of the C library's
+//! synchronisation, thread and allocation functions as one step, against
+//! the same search with every scheduling point inside the library a step
+//! of its own (`weft::fuzzing::exhaustive::compare_library_steps`), on C
+//! programs that use each family of them: the same outcomes, in far fewer
+//! executions.
+
+use crate::support::build_c;
+use weft::fuzzing::exhaustive::{Compared, compare_library_steps};
+
+/// Each program's name and source; every one returns what its threads saw.
+const PROGRAMS: &[(&str, &str)] = &[
+    (
+        "mutex",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int x;
+static void *work(void *arg) {
+    pthread_mutex_lock(&m); x = x * 2; pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    pthread_mutex_lock(&m); x = x + 1; pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return x;
+}
+"#,
+    ),
+    (
+        "trylock",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int x, got;
+static void *work(void *arg) {
+    if (pthread_mutex_trylock(&m) == 0) { got = 1; x = 1; pthread_mutex_unlock(&m); }
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    pthread_mutex_lock(&m); x = x + 2; pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return 10 * got + x;
+}
+"#,
+    ),
+    (
+        "condvar",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static int ready, waited;
+static void *work(void *arg) {
+    pthread_mutex_lock(&m); ready = 1; pthread_cond_signal(&c); pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    pthread_mutex_lock(&m);
+    while (!ready) { waited = 1; pthread_cond_wait(&c, &m); }
+    pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return waited;
+}
+"#,
+    ),
+    (
+        "rwlock",
+        r#"#include <pthread.h>
+static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+static int x, seen;
+static void *reader(void *arg) {
+    pthread_rwlock_rdlock(&l); seen = x; pthread_rwlock_unlock(&l);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, reader, 0);
+    pthread_rwlock_wrlock(&l); x = 5; pthread_rwlock_unlock(&l);
+    pthread_join(t, 0);
+    return seen;
+}
+"#,
+    ),
+    (
+        "semaphore",
+        r#"#include <pthread.h>
+#include <semaphore.h>
+static sem_t s;
+static int x;
+static void *work(void *arg) { x = 7; sem_post(&s); return 0; }
+int main(void) {
+    sem_init(&s, 0, 0);
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    sem_wait(&s);
+    int seen = x;
+    pthread_join(t, 0);
+    return seen;
+}
+"#,
+    ),
+    (
+        "allocation",
+        r#"#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void *work(void *arg) { printf("worker\n"); return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    int *mine = malloc(sizeof *mine);
+    *mine = 4;
+    int seen = *mine;
+    free(mine);
+    pthread_join(t, 0);
+    return seen;
+}
+"#,
+    ),
+    (
+        "exit-handlers",
+        r#"#include <pthread.h>
+static pthread_key_t key;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int cleaned, destroyed, order;
+static void cleanup(void *arg) { pthread_mutex_lock(&m); cleaned = ++order; pthread_mutex_unlock(&m); }
+static void destroy(void *value) { pthread_mutex_lock(&m); destroyed = ++order; pthread_mutex_unlock(&m); }
+static void *work(void *arg) {
+    pthread_setspecific(key, &key);
+    pthread_cleanup_push(cleanup, 0);
+    pthread_exit(0);
+    pthread_cleanup_pop(0);
+    return 0;
+}
+int main(void) {
+    pthread_key_create(&key, destroy);
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    pthread_mutex_lock(&m); int early = order; pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return 100 * early + 10 * cleaned + destroyed;
+}
+"#,
+    ),
+    (
+        "barrier",
+        r#"#include <pthread.h>
+static pthread_barrier_t b;
+static int x, seen;
+static void *work(void *arg) { x = 1; pthread_barrier_wait(&b); return 0; }
+int main(void) {
+    pthread_barrier_init(&b, 0, 2);
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    pthread_barrier_wait(&b);
+    seen = x;
+    pthread_join(t, 0);
+    return seen;
+}
+"#,
+    ),
+    (
+        "race",
+        r#"#include <pthread.h>
+static int x;
+static void *work(void *arg) { x = 1; return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    int seen = x;
+    pthread_join(t, 0);
+    return seen;
+}
+"#,
+    ),
+    (
+        "check-then-act",
+        r#"#include <assert.h>
+#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int balance = 1;
+static void withdraw(void) {
+    pthread_mutex_lock(&m); int enough = balance >= 1; pthread_mutex_unlock(&m);
+    if (enough) { pthread_mutex_lock(&m); balance -= 1; pthread_mutex_unlock(&m); }
+}
+static void *work(void *arg) { withdraw(); return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    withdraw();
+    pthread_join(t, 0);
+    assert(balance >= 0);
+    return 0;
+}
+"#,
+    ),
+];
+
+#[test]
+fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (name, source) in PROGRAMS {
+        let module = build_c(dir.path(), name, source);
+        let wasm = std::fs::read(&module).unwrap();
+        match compare_library_steps(&wasm) {
+            Err(disagreement) => failures.push(format!("{name}: {disagreement}")),
+            Ok(Compared::TooLarge) => failures.push(format!("{name}: too large to compare")),
+            Ok(Compared::Agree { dpor, every }) => {
+                eprintln!(
+                    "{name}: {} executions with library steps, {} without; outcomes {:?}",
+                    dpor.executions, every.executions, every.outcomes
+                );
+                if dpor.withheld.is_some() || every.withheld.is_some() {
+                    failures.push(format!(
+                        "{name}: no claim ({:?} / {:?})",
+                        dpor.withheld, every.withheld
+                    ));
+                }
+                if dpor.executions >= every.executions {
+                    failures.push(format!(
+                        "{name}: {} executions with library steps, {} without",
+                        dpor.executions, every.executions
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
