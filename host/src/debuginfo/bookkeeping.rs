@@ -26,9 +26,11 @@ use super::symbols::Symbols;
 
 /// Source paths of the C library's thread library and atomics helpers, as
 /// wasi-libc's DWARF spells them.
-const LIBC_THREADS: [&str; 2] = [
+const LIBC_THREADS: [&str; 3] = [
     "wasi-libc/libc-top-half/musl/src/thread/",
     "wasi-libc/libc-top-half/musl/src/internal/atomic.h",
+    // What weft's C SDK adds to them (`pthread_exit`, cleanup handlers).
+    "weft_pthread.c",
 ];
 
 /// Source paths of the C library's allocator, and of its thread-specific
@@ -102,8 +104,18 @@ impl Owner {
         }
     }
 
-    /// The owner of the code at `code_offset` in `symbols`' module.
+    /// The owner of the code at `code_offset` in `symbols`' module. A
+    /// function the name section names as the C library's is the
+    /// library's whatever DWARF says of its code: its line rows may be
+    /// missing and another unit's claimed (musl's `pthread_once` fast path,
+    /// told as weft's own `weft_pthread.c`).
     pub fn at(symbols: &Symbols, code_offset: u32) -> Owner {
+        let named = symbols
+            .function_at(code_offset)
+            .map_or(Owner::Program, Owner::of_function);
+        if named != Owner::Program {
+            return named;
+        }
         let frames = symbols.frames(code_offset);
         if frames.is_empty() {
             return symbols
