@@ -218,3 +218,60 @@ int main(void) {
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert!(bad.stderr.contains("is not KEY=VALUE"), "{}", bad.stderr);
 }
+
+/// A replay file written in one directory replays from another: its
+/// module is found beside it, and a failure whose message names a source
+/// file (here a data race, whose path each directory tells differently)
+/// is the same failure.
+#[test]
+fn a_replay_file_replays_from_another_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let module = crate::support::build_c(
+        &sub,
+        "racy",
+        r#"#include <pthread.h>
+static int hits;
+static void *work(void *arg) { hits++; return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    hits++;
+    pthread_join(t, 0);
+    return 0;
+}
+"#,
+    );
+    let found = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            "sub/racy.wasm",
+            "--races",
+            "fail",
+            "--save-failure",
+            "sub/racy.weft.json",
+        ],
+    );
+    assert_eq!(found.code, 1, "{}", found.stdout);
+    assert!(found.stdout.contains("sub/racy.c"), "{}", found.stdout);
+    let inside = weft_in(&sub, &["replay", "racy.weft.json"]);
+    assert_eq!(inside.code, 1, "{}{}", inside.stdout, inside.stderr);
+    assert!(inside.stdout.contains("reproduced"), "{}", inside.stdout);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let replay = sub.join("racy.weft.json");
+    let far = weft_in(elsewhere.path(), &["replay", arg(&replay)]);
+    assert_eq!(far.code, 1, "{}{}", far.stdout, far.stderr);
+    // A module that is not where the file says: the error says how to
+    // name it.
+    std::fs::rename(&module, sub.join("moved.wasm")).unwrap();
+    let lost = weft_in(&sub, &["replay", "racy.weft.json"]);
+    assert_eq!(lost.code, 2, "{}", lost.stderr);
+    assert!(lost.stderr.contains("--module"), "{}", lost.stderr);
+    let named = weft_in(
+        &sub,
+        &["replay", "racy.weft.json", "--module", "moved.wasm"],
+    );
+    assert_eq!(named.code, 1, "{}{}", named.stdout, named.stderr);
+}

@@ -296,16 +296,39 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// The module a replay file at `replay_path` runs: `given` if the user
-/// named one, else the recorded path, looked up beside the replay file
-/// when it is relative and not found from here.
+/// named one, else the recorded path; when that is relative and not found
+/// from here (it is relative to where the file was written), the recorded
+/// path beside the replay file, then a file of the recorded name beside
+/// it.
 pub fn recorded_module(file: &ReplayFile, replay_path: &Path, given: Option<PathBuf>) -> PathBuf {
     given.unwrap_or_else(|| {
         let recorded = PathBuf::from(&file.module.path);
-        let beside = replay_path.parent().map(|dir| dir.join(&recorded));
-        match beside {
-            Some(p) if !recorded.exists() && recorded.is_relative() && p.exists() => p,
-            _ => recorded,
+        if recorded.exists() || recorded.is_absolute() {
+            return recorded;
         }
+        let dir = replay_path.parent().unwrap_or(Path::new(""));
+        [
+            Some(dir.join(&recorded)),
+            recorded.file_name().map(|name| dir.join(name)),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|candidate| candidate.exists())
+        .unwrap_or(recorded)
+    })
+}
+
+/// Reads the module of a replay file, saying how to name it when it is
+/// not where the file says (`named`: the user named it).
+pub fn read_recorded_module(path: &Path, named: bool) -> Result<Vec<u8>> {
+    if named {
+        return read_module(path);
+    }
+    read_module(path).with_context(|| {
+        format!(
+            "the replay file's module is not at `{}`: name it with --module",
+            path.display()
+        )
     })
 }
 

@@ -1,7 +1,7 @@
 //! `weft minimize`: the failure of a replay file under a smaller schedule.
 
 use super::common::{
-    OutputArgs, Report, minimize_verdict, read_module, recorded_module, same_file,
+    OutputArgs, Report, minimize_verdict, read_recorded_module, recorded_module, same_file,
 };
 use crate::replay::file::ReplayFile;
 use crate::replay::{Replayed, replay};
@@ -56,7 +56,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         );
     }
     let module = recorded_module(&file, &args.file, args.module.clone());
-    let wasm = read_module(&module)?;
+    let wasm = read_recorded_module(&module, args.module.is_some())?;
     let start = Instant::now();
     let Replayed {
         mut result,

@@ -1,6 +1,6 @@
 //! `weft replay`: re-run a saved execution exactly.
 
-use super::common::{OutputArgs, Report, read_module, recorded_module};
+use super::common::{OutputArgs, Report, read_recorded_module, recorded_module};
 use crate::replay::file::ReplayFile;
 use crate::replay::{Replayed, replay};
 use anyhow::{Context, Result};
@@ -33,7 +33,7 @@ pub struct ReplayArgs {
 pub fn run(args: ReplayArgs) -> Result<u8> {
     let file = ReplayFile::load(&args.file)?;
     let module = recorded_module(&file, &args.file, args.module.clone());
-    let wasm = read_module(&module)?;
+    let wasm = read_recorded_module(&module, args.module.is_some())?;
     let start = Instant::now();
     let Replayed {
         result,

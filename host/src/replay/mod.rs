@@ -83,6 +83,31 @@ fn describe(failure: Option<&Failure>) -> String {
     }
 }
 
+/// `message` with every path cut to its file name. A failure's message
+/// names source files as DWARF has them, shortened against the working
+/// directory (`svt1/task/prog.c:21` there, `prog.c:21` inside `svt1/task`,
+/// an absolute path elsewhere): the same failure, told from another
+/// directory or machine, must compare equal.
+fn without_directories(message: &str) -> String {
+    let delimiter = |c: char| c.is_whitespace() || "()[]{},;`'\"".contains(c);
+    let mut out = String::with_capacity(message.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(word.rsplit('/').next().unwrap_or_default());
+        word.clear();
+    };
+    for c in message.chars() {
+        if delimiter(c) {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// A replayed execution and the failure it showed when judged again.
 pub struct Replayed {
     /// The execution.
@@ -134,7 +159,9 @@ pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<Replayed, ReplayError> {
     let failure = verdict::Judge::default()
         .verdict(&mut program, &file.run, &result)
         .map_err(|e| ReplayError::Host(e.0))?;
-    let same = |a: &Failure, b: &Failure| a.kind == b.kind && a.message == b.message;
+    let same = |a: &Failure, b: &Failure| {
+        a.kind == b.kind && without_directories(&a.message) == without_directories(&b.message)
+    };
     match (&file.failure, &failure) {
         (Some(a), Some(b)) if same(a, b) => {}
         (None, None) => {}
@@ -150,4 +177,21 @@ pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<Replayed, ReplayError> {
         failure,
         program,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_directories;
+
+    #[test]
+    fn messages_compare_without_the_directories_of_their_paths() {
+        let here = "data race on 0x20 (`x`): thread 1 wrote at thr1 (svt1/task/prog.c:21), and thread 2 read at main (/tmp/weft-c-sdk-7/weft_pthread.c:35)";
+        let there = "data race on 0x20 (`x`): thread 1 wrote at thr1 (prog.c:21), and thread 2 read at main (weft-c-sdk-7/weft_pthread.c:35)";
+        assert_eq!(without_directories(here), without_directories(there));
+        assert_ne!(
+            without_directories(here),
+            without_directories(&here.replace("prog.c:21", "prog.c:22"))
+        );
+        assert_eq!(without_directories("a / b"), "a  b");
+    }
 }
