@@ -452,3 +452,24 @@ int main(void) {
         out.stderr
     );
 }
+
+/// Building the same C source twice, from two folders, gives the same
+/// module: no temporary folder or working directory reaches it, so a saved
+/// replay file still matches a rebuilt module.
+#[test]
+fn a_c_build_is_reproducible_from_any_folder() {
+    let source = r#"#include <pthread.h>
+static int hits;
+static void *work(void *arg) { hits++; return 0; }
+int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0); return hits - 1; }
+"#;
+    let mut modules = Vec::new();
+    for _ in 0..2 {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("prog.c"), source).unwrap();
+        let out = weft_in(dir.path(), &["build", "prog.c", "-o", "prog.wasm"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        modules.push(std::fs::read(dir.path().join("prog.wasm")).unwrap());
+    }
+    assert!(modules[0] == modules[1], "two builds differ");
+}

@@ -159,6 +159,16 @@ impl Toolchain {
             // not.
             "-fno-sanitize=all",
         ]);
+        // The SDK's folder is new for every build: its name must not reach
+        // the module (its DWARF, its `__FILE__`s), or building the same
+        // source twice gives two modules and breaks every replay file.
+        // Nor must the folder the build runs in: sources named by relative
+        // paths give the same module from any folder.
+        cmd.arg(format!(
+            "-ffile-prefix-map={}={SDK_SOURCE_DIR}",
+            self.sdk.path().display()
+        ))
+        .arg("-fdebug-compilation-dir=.");
         cmd
     }
 
@@ -190,6 +200,9 @@ impl Toolchain {
             .arg(output);
     }
 }
+
+/// The folder the SDK's files are named in by a module's debug information.
+const SDK_SOURCE_DIR: &str = "weft-c-sdk";
 
 /// The target of C and C++ modules: wasm32 with threads and bulk memory,
 /// against the musl-based wasi-libc.
