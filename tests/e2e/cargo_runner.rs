@@ -121,17 +121,7 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
     let dir = tempfile::tempdir().unwrap();
     write_crate(dir.path());
     let target_dir = dir.path().join("target");
-    let out = cargo_in(
-        dir.path(),
-        &[
-            "test",
-            "--release",
-            "--target",
-            "wasm32-wasip1-threads",
-            "--target-dir",
-            arg(&target_dir),
-        ],
-    );
+    let out = cargo_test_release(dir.path(), &target_dir, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stdout}\n{stderr}");
@@ -169,18 +159,7 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
 
     // Doc tests (merged into one program in edition 2024) run as one test,
     // and the panic of the failing one is reported.
-    let out = cargo_in(
-        dir.path(),
-        &[
-            "test",
-            "--release",
-            "--doc",
-            "--target",
-            "wasm32-wasip1-threads",
-            "--target-dir",
-            arg(&target_dir),
-        ],
-    );
+    let out = cargo_test_release(dir.path(), &target_dir, &["--doc"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{stdout}");
     for line in ["test rust_out ... FAILED", "panicked at", "right: 2"] {
@@ -188,21 +167,10 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
     }
 
     // cargo's filters and libtest's options reach weft.
-    let out = cargo_in(
+    let out = cargo_test_release(
         dir.path(),
-        &[
-            "test",
-            "--release",
-            "--target",
-            "wasm32-wasip1-threads",
-            "--target-dir",
-            arg(&target_dir),
-            "--",
-            "mutex",
-            "--test-threads",
-            "2",
-            "--nocapture",
-        ],
+        &target_dir,
+        &["--", "mutex", "--test-threads", "2", "--nocapture"],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
@@ -225,6 +193,21 @@ fn weft_test_refuses_an_option_no_harness_has() {
         "{}",
         out.stderr
     );
+}
+
+/// `cargo test --release --target wasm32-wasip1-threads` in `dir`, into
+/// `target_dir`, with `extra` arguments after.
+fn cargo_test_release(dir: &Path, target_dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "test",
+        "--release",
+        "--target",
+        "wasm32-wasip1-threads",
+        "--target-dir",
+        arg(target_dir),
+    ];
+    args.extend_from_slice(extra);
+    cargo_in(dir, &args)
 }
 
 /// `cargo` in `dir` with `args`, as a user runs it (no flags of this

@@ -1073,16 +1073,13 @@ impl Reencode for Rewriter<'_> {
         }
         let library_step = self.options.library_steps
             && name.is_some_and(|n| abi::LIBRARY_STEP_FUNCTIONS.contains(&n));
-        let library_end = Instruction::Call(self.rt_func(&abi::RT_LIBRARY_END));
         if library_step {
             f.instruction(&Instruction::I32Const(func as i32));
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_BEGIN)));
         }
         let last = operators.len().saturating_sub(1);
         for (index, (pos, op)) in operators.into_iter().enumerate() {
-            if atomic && (index == last || matches!(op, wasmparser::Operator::Return)) {
-                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
-            }
+            // Where the function is left: its end, a return, a tail call.
             let leaves = index == last
                 || matches!(
                     op,
@@ -1091,6 +1088,12 @@ impl Reencode for Rewriter<'_> {
                         | wasmparser::Operator::ReturnCallIndirect { .. }
                         | wasmparser::Operator::ReturnCallRef { .. }
                 );
+            if atomic && leaves {
+                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
+            }
+            if library_step && leaves {
+                f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_END)));
+            }
             // A library step also ends where it calls through a pointer
             // (code that may be the program's), and goes on after the call.
             let calls_out = library_step
@@ -1099,9 +1102,6 @@ impl Reencode for Rewriter<'_> {
                     wasmparser::Operator::CallIndirect { .. }
                         | wasmparser::Operator::CallRef { .. }
                 );
-            if library_step && leaves {
-                f.instruction(&library_end);
-            }
             if calls_out {
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_PAUSE)));
             }
