@@ -147,6 +147,114 @@ int main(void) {
 "#,
     ),
     (
+        "three-lockers",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int order;
+static void *work(void *arg) {
+    pthread_mutex_lock(&m); order = order * 4 + (int)(long)arg; pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, work, (void *)(i + 1));
+    pthread_mutex_lock(&m); order = order * 4 + 3; pthread_mutex_unlock(&m);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return order;
+}
+"#,
+    ),
+    (
+        "handoffs",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int order;
+static void *work(void *arg) {
+    for (int i = 0; i < 2; i++) {
+        pthread_mutex_lock(&m); order = order * 3 + (int)(long)arg; pthread_mutex_unlock(&m);
+    }
+    return 0;
+}
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, work, (void *)1);
+    pthread_create(&b, 0, work, (void *)2);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    return order % 251;
+}
+"#,
+    ),
+    (
+        "two-mutexes",
+        r#"#include <pthread.h>
+static pthread_mutex_t first = PTHREAD_MUTEX_INITIALIZER, second = PTHREAD_MUTEX_INITIALIZER;
+static int x, y;
+static void *work(void *arg) {
+    pthread_mutex_lock(&first); x = x * 2 + 1;
+    pthread_mutex_lock(&second); y = y * 2 + x; pthread_mutex_unlock(&second);
+    pthread_mutex_unlock(&first);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    pthread_mutex_lock(&second); y = y + 5; pthread_mutex_unlock(&second);
+    pthread_mutex_lock(&first); x = x + 7; pthread_mutex_unlock(&first);
+    pthread_join(t, 0);
+    return 10 * x + y;
+}
+"#,
+    ),
+    (
+        "joins",
+        r#"#include <pthread.h>
+#include <stdatomic.h>
+static atomic_int finished, seen_by_b;
+static pthread_t a;
+static void *first(void *arg) { atomic_store(&finished, 1); return (void *)5; }
+static void *second(void *arg) {
+    void *value;
+    pthread_join(a, &value);
+    atomic_store(&seen_by_b, (int)(long)value + atomic_load(&finished));
+    return 0;
+}
+int main(void) {
+    pthread_t b;
+    pthread_create(&a, 0, first, 0);
+    pthread_create(&b, 0, second, 0);
+    int early = atomic_load(&seen_by_b);
+    pthread_join(b, 0);
+    return 10 * early + atomic_load(&seen_by_b);
+}
+"#,
+    ),
+    (
+        "nested-threads",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int order;
+static void *leaf(void *arg) {
+    pthread_mutex_lock(&m); order = order * 3 + 1; pthread_mutex_unlock(&m);
+    return 0;
+}
+static void *middle(void *arg) {
+    pthread_t t;
+    pthread_create(&t, 0, leaf, 0);
+    pthread_mutex_lock(&m); order = order * 3 + 2; pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, middle, 0);
+    pthread_mutex_lock(&m); int early = order; pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return 16 * early + order;
+}
+"#,
+    ),
+    (
         "barrier",
         r#"#include <pthread.h>
 static pthread_barrier_t b;

@@ -25,10 +25,12 @@
 //! nothing, and neither does the step that ends the execution.
 
 use crate::instrument::AccessKind;
-use crate::sched::{Choice, DporChoice, DporScheduler, StepRecord};
+use crate::runtime::Program;
+use crate::sched::{Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, StepRecord};
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One choice of the execution being extended.
 #[derive(Clone, Debug)]
@@ -129,6 +131,11 @@ pub struct ExhaustiveSearch {
     /// The prefix and entry sleep set of the next execution, once
     /// backtracking chose them.
     next: Option<(Vec<Choice>, Vec<StepRecord>)>,
+    /// The module's library calls that are steps.
+    library: Arc<LibraryModel>,
+    /// The library's private lock words learned so far (see
+    /// [`LibraryModel`]).
+    private_words: Vec<u32>,
 }
 
 impl ExhaustiveSearch {
@@ -137,15 +144,44 @@ impl ExhaustiveSearch {
         Self::default()
     }
 
+    /// A search of a module whose calls of the C library are steps, as
+    /// `library` describes them.
+    pub fn with_library(library: Arc<LibraryModel>) -> Self {
+        ExhaustiveSearch {
+            library,
+            ..Self::default()
+        }
+    }
+
+    /// A search of `program`: when its calls of the C library are steps,
+    /// with what the search knows of them.
+    pub fn of(program: &Program) -> Self {
+        if !program.options().library_steps {
+            return Self::new();
+        }
+        let model = program.symbols().with(|symbols| {
+            LibraryModel::new(
+                program.sites(),
+                symbols.function_names(),
+                crate::abi::LIBRARY_STEP_FUNCTIONS,
+            )
+        });
+        Self::with_library(Arc::new(model))
+    }
+
     /// The scheduler of the next execution; `None` when every class of
     /// schedules has run.
     pub fn next_scheduler(&mut self) -> Option<DporScheduler> {
-        if !self.started {
+        let (prefix, sleep) = if self.started {
+            self.next.take()?
+        } else {
             self.started = true;
-            return Some(DporScheduler::new(Vec::new(), Vec::new()));
-        }
-        let (prefix, sleep) = self.next.take()?;
-        Some(DporScheduler::new(prefix, sleep))
+            (Vec::new(), Vec::new())
+        };
+        Some(
+            DporScheduler::new(prefix, sleep)
+                .with_library(self.library.clone(), self.private_words.clone()),
+        )
     }
 
     /// Takes in the execution that just ran (its scheduler), and chooses
@@ -153,6 +189,7 @@ impl ExhaustiveSearch {
     pub fn record(&mut self, run: &DporScheduler) {
         let choices = run.choices();
         let steps = run.steps();
+        self.private_words = run.private_words().to_vec();
         self.path.truncate(choices.len());
         for choice in &choices[self.path.len()..] {
             self.path.push(Node::of(choice));
@@ -317,8 +354,10 @@ impl HappensBefore {
                 .collect();
             dependent.sort_unstable_by(|a, b| b.cmp(a));
             for i in dependent {
-                if clock.get(steps[i].thread) < position[i] {
-                    races.push((i, k));
+                if clock.get(steps[i].thread) < position[i]
+                    && let Some(race) = reversal(steps, i, k)
+                {
+                    races.push(race);
                 }
                 clock.join(&clocks[i]);
             }
@@ -363,6 +402,52 @@ impl HappensBefore {
             .map(|&f| steps[f].thread)
             .collect()
     }
+}
+
+/// The race to reverse for dependent steps `first` and `second` of
+/// different threads that nothing else orders, or `None` when reversing
+/// them would only make a library call block until the first step and
+/// then do what it did (see [`LibraryRole::retries`]):
+/// - a call that blocked, and the step that woke it (a mutex's unlock, a
+///   thread's exit): had the call come after, it would not have blocked;
+/// - a thread's exit and a join of it;
+/// - a mutex's unlock and a lock of it: the lock, moved before the unlock,
+///   would wait for it. What can change is which thread takes the mutex
+///   first: the race is the unlocking thread's latest step before that the
+///   lock depends on (its own lock of the mutex) and the lock.
+fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
+    let (a, b) = (&steps[first], &steps[second]);
+    if a.library.is_some_and(LibraryRole::retries)
+        && let Some(addr) = a.waits_on()
+        && woke(steps, first, second, addr)
+    {
+        return None;
+    }
+    if a.library == Some(LibraryRole::ThreadEnd) && b.calls(LibraryRole::Join) {
+        return None;
+    }
+    if a.library == Some(LibraryRole::Unlock) && b.calls(LibraryRole::Lock) {
+        let taken = (0..first)
+            .rev()
+            .find(|&j| steps[j].thread == a.thread && steps[j].dependent(b));
+        return Some((taken.unwrap_or(first), second));
+    }
+    Some((first, second))
+}
+
+/// Whether step `waker` is the step whose notify on `addr` ended the wait
+/// step `waiting` blocked in.
+fn woke(steps: &[StepRecord], waiting: usize, waker: usize, addr: u32) -> bool {
+    let (waiter, notifier) = (steps[waiting].thread, steps[waker].thread);
+    let Some(resumed) = (waiting + 1..steps.len()).find(|&n| steps[n].thread == waiter) else {
+        return false;
+    };
+    resumed > waker
+        && steps[resumed].woken_by == Some(notifier)
+        && steps[waker].notifies(addr)
+        && !steps[waker + 1..resumed]
+            .iter()
+            .any(|s| s.thread == notifier && s.notifies(addr))
 }
 
 /// Operations touching more bytes than this are taken to conflict with
@@ -485,6 +570,86 @@ impl Latest {
 mod tests {
     use super::*;
     use crate::sched::{NextOp, Scheduler, Step, StepEnd, ThreadView};
+
+    /// A step of `thread` in a library call of `role` that begins at a
+    /// call (`calls`) or goes on after a wait, with operations `ops`
+    /// (kind, address).
+    fn library_step(
+        thread: ThreadId,
+        role: LibraryRole,
+        calls: bool,
+        ops: &[(AccessKind, u32)],
+    ) -> StepRecord {
+        let op = |(kind, addr): (AccessKind, u32)| NextOp {
+            kind,
+            addr,
+            len: 4,
+            src: 0,
+            site: 0,
+        };
+        let mut ops: Vec<(NextOp, bool)> = ops
+            .iter()
+            .map(|&o| (op(o), o.0.writes() && o.0 != AccessKind::Notify))
+            .collect();
+        if calls {
+            ops.insert(0, (op((AccessKind::Call, 0)), false));
+        }
+        let (first, wrote) = ops.remove(0);
+        StepRecord {
+            thread,
+            op: Some(first),
+            wrote,
+            more: ops,
+            woken_by: None,
+            spawned: false,
+            global: false,
+            repeat: false,
+            parent: None,
+            decision: None,
+            library: Some(role),
+        }
+    }
+
+    #[test]
+    fn reversals_that_only_make_a_call_block_are_skipped_or_moved_to_the_lock() {
+        use AccessKind::{AtomicCmpxchg as Cas, Notify, Wait};
+        const M: u32 = 64;
+        // Thread 0 locks and unlocks; thread 1's lock blocks, thread 0's
+        // unlock wakes it, and it takes the mutex.
+        let mut woken = library_step(1, LibraryRole::Lock, false, &[(Cas, M)]);
+        woken.woken_by = Some(0);
+        let blocked = vec![
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(1, LibraryRole::Lock, true, &[(Cas, M), (Wait, M)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M), (Notify, M)]),
+            woken,
+        ];
+        // Which thread takes the mutex first is a race to reverse.
+        assert_eq!(reversal(&blocked, 0, 1), Some((0, 1)));
+        // Its wait and the unlock that ended it are not.
+        assert_eq!(reversal(&blocked, 1, 2), None);
+        // Thread 1 locks after thread 0 unlocked: the race is with
+        // thread 0's lock.
+        let after = vec![
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M)]),
+            library_step(1, LibraryRole::Lock, true, &[(Cas, M)]),
+        ];
+        assert_eq!(reversal(&after, 1, 2), Some((0, 2)));
+        // A trylock after the unlock would fail before it: reversed.
+        let tried = vec![
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M)]),
+            library_step(1, LibraryRole::Other, true, &[(Cas, M)]),
+        ];
+        assert_eq!(reversal(&tried, 1, 2), Some((1, 2)));
+        // A join after the thread's exit would only have waited for it.
+        let joined = vec![
+            library_step(0, LibraryRole::ThreadEnd, true, &[(Cas, M), (Notify, M)]),
+            library_step(1, LibraryRole::Join, true, &[(Cas, M)]),
+        ];
+        assert_eq!(reversal(&joined, 0, 1), None);
+    }
 
     /// A tiny program: each thread runs its list of operations (atomic
     /// store or load of an address) in order; returns the schedules the

@@ -418,7 +418,7 @@ fn explore_with(
     let mut source = match options.strategy {
         Strategy::Dfs => Source::Bounded(BoundedSearch::new(options.preemption_bound), None),
         Strategy::Dpor => Source::Exhaustive(
-            ExhaustiveSearch::new(),
+            ExhaustiveSearch::of(program),
             withheld_from_start(program, options),
         ),
         strategy => {

@@ -11,9 +11,11 @@
 //! over. A thread leaves the sleep set as soon as a step that does not
 //! commute with its next step runs.
 
+use super::library_model::{LibraryModel, LibraryRole};
 use super::{NextOp, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
+use std::sync::Arc;
 
 /// One step of an execution, as the search sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,6 +49,9 @@ pub struct StepRecord {
     /// The choice (an index in [`DporScheduler::choices`]) it was chosen
     /// at, if more than one thread could run.
     pub decision: Option<usize>,
+    /// The role of the library call it is (part of), if it is a library
+    /// step (see [`LibraryModel`]).
+    pub library: Option<LibraryRole>,
 }
 
 impl StepRecord {
@@ -72,6 +77,26 @@ impl StepRecord {
                 self.more.push(*op);
             }
         }
+    }
+
+    /// The address it ended waiting on, if it blocked in a wait.
+    pub fn waits_on(&self) -> Option<u32> {
+        self.operations()
+            .last()
+            .filter(|(op, _)| op.kind == AccessKind::Wait)
+            .map(|(op, _)| op.addr)
+    }
+
+    /// Whether it notified waiters on `addr`.
+    pub fn notifies(&self, addr: u32) -> bool {
+        self.operations()
+            .any(|(op, _)| op.kind == AccessKind::Notify && op.addr == addr)
+    }
+
+    /// Whether it began a library call of `role` (rather than going on
+    /// with one woken from a wait).
+    pub fn calls(&self, role: LibraryRole) -> bool {
+        self.library == Some(role) && self.op.is_some_and(|op| op.kind == AccessKind::Call)
     }
 
     /// Every operation it performed, each with whether it changed memory.
@@ -199,6 +224,13 @@ pub struct DporScheduler {
     choices: Vec<DporChoice>,
     /// Per thread: the step that created it, until its first step.
     parents: Vec<Option<usize>>,
+    /// Per thread: its latest step.
+    latest: Vec<Option<usize>>,
+    /// The library calls of the module, when they are steps.
+    library: Arc<LibraryModel>,
+    /// Lock words private to the library (see [`LibraryModel`]), learned
+    /// from the operations that take them.
+    private_words: Vec<u32>,
     /// Per thread: whether it has taken a step.
     started: Vec<bool>,
     /// Per thread: what it read since it last wrote.
@@ -241,6 +273,46 @@ impl DporScheduler {
             entry_sleep: sleep,
             ..Default::default()
         }
+    }
+
+    /// This scheduler, knowing the module's library calls that are steps,
+    /// and the library's private lock words learned so far.
+    pub fn with_library(mut self, library: Arc<LibraryModel>, private_words: Vec<u32>) -> Self {
+        self.library = library;
+        self.private_words = private_words;
+        self
+    }
+
+    /// The library's private lock words learned so far.
+    pub fn private_words(&self) -> &[u32] {
+        &self.private_words
+    }
+
+    /// Whether `op`, run inside a library step, is the library's private
+    /// bookkeeping (learning the lock word it takes if it takes one).
+    fn private(&mut self, op: &NextOp) -> bool {
+        if self.library.takes_private_word(op.site) && !self.private_words.contains(&op.addr) {
+            self.private_words.push(op.addr);
+        }
+        self.library.private_site(op.site) || self.private_words.contains(&op.addr)
+    }
+
+    /// The role of the library call a step of `thread` starting at `op`
+    /// is (part of): the call it begins, or the call its thread blocked in
+    /// and was woken from.
+    fn library_role(
+        &self,
+        thread: ThreadId,
+        op: Option<&NextOp>,
+        woken: bool,
+    ) -> Option<LibraryRole> {
+        if let Some(op) = op.filter(|op| op.kind == AccessKind::Call) {
+            return self.library.role(op.addr);
+        }
+        let previous = &self.steps[self.latest[thread as usize]?];
+        previous
+            .library
+            .filter(|_| woken && previous.waits_on().is_some())
     }
 
     /// The choices of the last execution, in order.
@@ -383,6 +455,7 @@ impl Scheduler for DporScheduler {
         self.entry_step = None;
         self.ending = None;
         self.parents.clear();
+        self.latest.clear();
         self.started.clear();
         self.episodes.clear();
         self.awaiting.clear();
@@ -399,6 +472,7 @@ impl Scheduler for DporScheduler {
         let id = id as usize;
         if self.parents.len() <= id {
             self.parents.resize(id + 1, None);
+            self.latest.resize(id + 1, None);
             self.started.resize(id + 1, false);
             self.episodes.resize(id + 1, Episode::default());
             self.awaiting.resize(id + 1, false);
@@ -511,11 +585,14 @@ impl Scheduler for DporScheduler {
             && let Some(last) = self.steps.len().checked_sub(1)
             && self.steps[last].thread == step.thread
         {
-            if let Some(op) = step.op {
+            let kept = step
+                .op
+                .filter(|op| self.steps[last].library.is_none() || !self.private(op));
+            if let Some(op) = kept {
                 self.steps[last].more.push((op, false));
             }
             self.running = Some((last, step.value));
-            self.continuing = Some(step.op.is_some());
+            self.continuing = Some(kept.is_some());
             return;
         }
         let thread = step.thread as usize;
@@ -526,10 +603,13 @@ impl Scheduler for DporScheduler {
             self.parents[thread]
         };
         self.sleeping.retain(|s| s.thread != step.thread);
-        self.running = Some((self.steps.len(), step.value));
+        let library = self.library_role(step.thread, step.op.as_ref(), step.woken_by.is_some());
+        let op = step.op.filter(|op| library.is_none() || !self.private(op));
+        self.latest[thread] = Some(self.steps.len());
+        self.running = Some((self.steps.len(), step.value.filter(|_| op.is_some())));
         self.steps.push(StepRecord {
             thread: step.thread,
-            op: step.op,
+            op,
             wrote: false,
             more: Vec::new(),
             woken_by: step.woken_by,
@@ -538,6 +618,7 @@ impl Scheduler for DporScheduler {
             repeat: false,
             parent,
             decision: self.deciding.take(),
+            library,
         });
     }
 
@@ -606,6 +687,7 @@ mod tests {
             repeat: false,
             parent: None,
             decision: None,
+            library: None,
         }
     }
 

@@ -20,6 +20,7 @@
 mod dfs;
 mod dpor;
 mod guided;
+mod library_model;
 mod pct;
 mod pos;
 mod random;
@@ -33,6 +34,7 @@ pub use dpor::{
     Choice, DporChoice, DporDecision, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord,
 };
 pub use guided::{GuidedScheduler, Run, runs_of};
+pub use library_model::{LibraryModel, LibraryRole};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
 pub use random::RandomScheduler;

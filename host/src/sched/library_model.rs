@@ -1,0 +1,204 @@
+//! What the exhaustive search knows of the C library's calls that are one
+//! step each (see `instrument::InstrumentOptions::library_steps`): which
+//! of their memory operations are the library's private bookkeeping, and
+//! the role of the calls whose order matters in a known way.
+//!
+//! Inside a library step, an operation on the allocator's lock, the list
+//! of threads or another of the library's internal locks never shows in
+//! what the program does: two steps that differ only in their order there
+//! (two allocations, one thread's exit and another's creation) commute, as
+//! stateless model checkers take them to (an allocation may then return
+//! another address; a program whose result depends on the addresses the
+//! allocator returns is beyond what any of them explores). Such operations
+//! are dropped from the step's record. Outside library steps nothing is
+//! dropped: a program's own call to an internal lock (`random()` takes
+//! one) still orders what it protects.
+//!
+//! The roles let the search skip reversals that only make a call block
+//! and retry (see `explore::exhaustive`): a mutex lock taken after its
+//! release, a join after the thread's exit.
+
+use crate::instrument::{AccessKind, SiteTable};
+use std::collections::HashMap;
+
+/// The role of a library call in the order of a program's steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LibraryRole {
+    /// `pthread_mutex_lock`: waits until the mutex is free, then takes it;
+    /// a wait ends only to try again.
+    Lock,
+    /// `pthread_mutex_unlock`.
+    Unlock,
+    /// `pthread_join`: waits until the thread has exited; a wait ends only
+    /// to look again.
+    Join,
+    /// A thread's start or exit (`pthread_exit`, the end of its routine).
+    ThreadEnd,
+    /// Any other call that is one step.
+    Other,
+}
+
+impl LibraryRole {
+    /// Whether a call of this role that blocks only waits for a state it
+    /// then takes as if it had found it at once: its wait, and the step
+    /// that ends it, need no reversal.
+    pub fn retries(self) -> bool {
+        matches!(self, LibraryRole::Lock | LibraryRole::Join)
+    }
+
+    fn of(name: &str) -> LibraryRole {
+        match name {
+            "pthread_mutex_lock" | "__pthread_mutex_lock" => LibraryRole::Lock,
+            "pthread_mutex_unlock" | "__pthread_mutex_unlock" => LibraryRole::Unlock,
+            "pthread_join" | "__pthread_join" => LibraryRole::Join,
+            "__pthread_exit" | "__wasi_thread_start_C" | "wasi_thread_start" => {
+                LibraryRole::ThreadEnd
+            }
+            _ => LibraryRole::Other,
+        }
+    }
+}
+
+/// Functions (by name-section name) all of whose memory operations inside
+/// a library step are the C library's private bookkeeping: the allocator,
+/// the list of threads and the internal locks (`__lock`, which musl never
+/// lends a program's object), and thread creation (the new thread's
+/// descriptor is its own until it runs; that it starts after its creator
+/// is known without them).
+const PRIVATE_FUNCTIONS: &[&str] = &[
+    "__lock",
+    "__pthread_create",
+    "__tl_lock",
+    "__tl_sync",
+    "__tl_unlock",
+    "__unlock",
+    "aligned_alloc",
+    "calloc",
+    "dlcalloc",
+    "dlfree",
+    "dlmalloc",
+    "dlposix_memalign",
+    "dlrealloc",
+    "free",
+    "internal_memalign",
+    "malloc",
+    "posix_memalign",
+    "pthread_create",
+    "realloc",
+    "wasi_thread_start",
+];
+
+/// The function whose compare-exchanges take the list of threads' lock:
+/// the words it takes so are private wherever a library step touches them
+/// (the exit path inlines the same lock).
+const THREAD_LIST_LOCKER: &[&str] = &["__pthread_create", "pthread_create"];
+
+/// The library's calls as the search sees them, for one module.
+#[derive(Debug, Default)]
+pub struct LibraryModel {
+    /// By function index (original module): the role of a call that is one
+    /// step.
+    roles: HashMap<u32, LibraryRole>,
+    /// By site: whether its operations are private inside a library step.
+    private_sites: Vec<bool>,
+    /// By site: whether a compare-exchange there takes a private lock word.
+    lock_word_sites: Vec<bool>,
+}
+
+impl LibraryModel {
+    /// The model of a module whose sites are `sites`, whose functions'
+    /// names `name` gives (by original index), and whose calls of
+    /// `library_functions` (names) are one step each.
+    pub fn new<'a>(
+        sites: &SiteTable,
+        functions: impl Iterator<Item = (u32, &'a str)>,
+        library_functions: &[&str],
+    ) -> Self {
+        let mut roles = HashMap::new();
+        let mut private = HashMap::new();
+        for (index, name) in functions {
+            if library_functions.contains(&name) {
+                roles.insert(index, LibraryRole::of(name));
+            }
+            private.insert(
+                index,
+                (
+                    PRIVATE_FUNCTIONS.contains(&name),
+                    THREAD_LIST_LOCKER.contains(&name),
+                ),
+            );
+        }
+        let (private_sites, lock_word_sites) = (0..sites.len())
+            .map(|id| {
+                let site = sites.get(id as u32).expect("a site of the table");
+                let (private, locker) = private.get(&site.func).copied().unwrap_or_default();
+                (private, locker && site.kind == AccessKind::AtomicCmpxchg)
+            })
+            .unzip();
+        LibraryModel {
+            roles,
+            private_sites,
+            lock_word_sites,
+        }
+    }
+
+    /// The role of a call of `function` that is one step, if it is one.
+    pub fn role(&self, function: u32) -> Option<LibraryRole> {
+        self.roles.get(&function).copied()
+    }
+
+    /// Whether an operation at `site` inside a library step is private
+    /// bookkeeping.
+    pub fn private_site(&self, site: u32) -> bool {
+        self.private_sites.get(site as usize) == Some(&true)
+    }
+
+    /// Whether an operation at `site` inside a library step takes a lock
+    /// word that is private wherever it is touched.
+    pub fn takes_private_word(&self, site: u32) -> bool {
+        self.lock_word_sites.get(site as usize) == Some(&true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instrument::Site;
+
+    fn site(func: u32, kind: AccessKind) -> Site {
+        Site {
+            kind,
+            func,
+            code_offset: 0,
+            mem_offset: 0,
+            width: 4,
+            callee: None,
+        }
+    }
+
+    #[test]
+    fn roles_come_from_names_and_bookkeeping_from_the_functions_sites() {
+        let mut sites = SiteTable::default();
+        let in_malloc = sites.push(site(1, AccessKind::AtomicXchg));
+        let in_create = sites.push(site(2, AccessKind::AtomicCmpxchg));
+        let in_program = sites.push(site(3, AccessKind::AtomicCmpxchg));
+        let names = [
+            (0, "__pthread_mutex_lock"),
+            (1, "dlmalloc"),
+            (2, "__pthread_create"),
+            (3, "main"),
+        ];
+        let model = LibraryModel::new(
+            &sites,
+            names.into_iter(),
+            &["__pthread_mutex_lock", "dlmalloc", "__pthread_create"],
+        );
+        assert_eq!(model.role(0), Some(LibraryRole::Lock));
+        assert_eq!(model.role(1), Some(LibraryRole::Other));
+        assert_eq!(model.role(3), None);
+        assert!(model.private_site(in_malloc) && model.private_site(in_create));
+        assert!(!model.private_site(in_program));
+        assert!(model.takes_private_word(in_create));
+        assert!(!model.takes_private_word(in_malloc));
+    }
+}
