@@ -257,7 +257,7 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
     match shared.grow(delta as u32 as u64) {
         Some(old) => {
             let mut exec = caller.data().exec.get();
-            exec.touched_global_state();
+            exec.touched_memory_size();
             exec.memory_resized(shared.visible_bytes());
             Ok(old as i32)
         }
@@ -268,7 +268,7 @@ fn memory_grow(caller: Caller<'_, ThreadData>, delta: i32) -> Result<i32> {
 /// `weft_rt.memory_size`: the shared memory's size in pages as the guest
 /// sees it.
 fn memory_size(caller: Caller<'_, ThreadData>) -> Result<i32> {
-    caller.data().exec.get().touched_global_state();
+    caller.data().exec.get().touched_memory_size();
     Ok(shared_memory(&caller, abi::MEMORY_SIZE.name)?.size_pages() as i32)
 }
 

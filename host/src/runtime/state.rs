@@ -581,6 +581,17 @@ impl ExecState {
         self.step_global = true;
     }
 
+    /// The running thread read or grew the size of memory. Inside a
+    /// library step that is the allocator's own business (a program's
+    /// blocks do not move, and no program sees the size through it), so
+    /// it orders nothing; anywhere else, see
+    /// [`ExecState::touched_global_state`].
+    pub fn touched_memory_size(&mut self) {
+        if self.threads[self.current as usize].library_depth == 0 {
+            self.step_global = true;
+        }
+    }
+
     /// A limit was reached (`cut` says which). The first time, the
     /// execution goes on under a fair schedule for as long again: an unfair
     /// strategy may have starved the thread everyone waits for (a spin
