@@ -482,6 +482,10 @@ pub const LIBRARY_STEP_FUNCTIONS: &[&str] = &[
     "__lockfile",
     "__unlockfile",
     "__ofl_lock",
+    // Calls a thread's thread-specific data destructors (the program's)
+    // through function pointers when the thread ends: wrapped, so that
+    // they run as steps of their own.
+    "__pthread_tsd_run_dtors",
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

@@ -231,6 +231,8 @@ pub struct DporScheduler {
     /// Lock words private to the library (see [`LibraryModel`]), learned
     /// from the operations that take them.
     private_words: Vec<u32>,
+    /// The step the private words were learned in, in this execution.
+    learning_step: Option<usize>,
     /// Per thread: whether it has taken a step.
     started: Vec<bool>,
     /// Per thread: what it read since it last wrote.
@@ -290,9 +292,19 @@ impl DporScheduler {
 
     /// Whether `op`, run inside a library step, is the library's private
     /// bookkeeping (learning the lock word it takes if it takes one).
-    fn private(&mut self, op: &NextOp) -> bool {
-        if self.library.takes_private_word(op.site) && !self.private_words.contains(&op.addr) {
+    ///
+    /// Words are learned from the first step that takes any, and from no
+    /// other: the list of threads' lock is one static word, whereas a
+    /// word another creation takes could be a heap address the allocator
+    /// later gives the program.
+    fn private(&mut self, op: &NextOp, step: usize) -> bool {
+        let learning = self.private_words.is_empty() || self.learning_step == Some(step);
+        if learning
+            && self.library.takes_private_word(op.site)
+            && !self.private_words.contains(&op.addr)
+        {
             self.private_words.push(op.addr);
+            self.learning_step = Some(step);
         }
         self.library.private_site(op.site) || self.private_words.contains(&op.addr)
     }
@@ -456,6 +468,7 @@ impl Scheduler for DporScheduler {
         self.ending = None;
         self.parents.clear();
         self.latest.clear();
+        self.learning_step = None;
         self.started.clear();
         self.episodes.clear();
         self.awaiting.clear();
@@ -587,7 +600,7 @@ impl Scheduler for DporScheduler {
         {
             let kept = step
                 .op
-                .filter(|op| self.steps[last].library.is_none() || !self.private(op));
+                .filter(|op| self.steps[last].library.is_none() || !self.private(op, last));
             if let Some(op) = kept {
                 self.steps[last].more.push((op, false));
             }
@@ -604,7 +617,10 @@ impl Scheduler for DporScheduler {
         };
         self.sleeping.retain(|s| s.thread != step.thread);
         let library = self.library_role(step.thread, step.op.as_ref(), step.woken_by.is_some());
-        let op = step.op.filter(|op| library.is_none() || !self.private(op));
+        let index = self.steps.len();
+        let op = step
+            .op
+            .filter(|op| library.is_none() || !self.private(op, index));
         self.latest[thread] = Some(self.steps.len());
         self.running = Some((self.steps.len(), step.value.filter(|_| op.is_some())));
         self.steps.push(StepRecord {

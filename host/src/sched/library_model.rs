@@ -51,9 +51,10 @@ impl LibraryRole {
             "pthread_mutex_lock" | "__pthread_mutex_lock" => LibraryRole::Lock,
             "pthread_mutex_unlock" | "__pthread_mutex_unlock" => LibraryRole::Unlock,
             "pthread_join" | "__pthread_join" => LibraryRole::Join,
-            "__pthread_exit" | "__wasi_thread_start_C" | "wasi_thread_start" => {
-                LibraryRole::ThreadEnd
-            }
+            "__pthread_exit"
+            | "__wasi_thread_start_C"
+            | "wasi_thread_start"
+            | "__pthread_tsd_run_dtors" => LibraryRole::ThreadEnd,
             _ => LibraryRole::Other,
         }
     }
