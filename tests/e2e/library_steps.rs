@@ -255,6 +255,26 @@ int main(void) {
 "#,
     ),
     (
+        "readers",
+        r#"#include <pthread.h>
+static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+static int x, seen[2], refused;
+static void *reader(void *arg) {
+    int i = (int)(long)arg;
+    pthread_rwlock_rdlock(&l); seen[i] = x; pthread_rwlock_unlock(&l);
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, reader, (void *)i);
+    if (pthread_rwlock_trywrlock(&l) == 0) { x = 1; pthread_rwlock_unlock(&l); } else refused = 1;
+    pthread_rwlock_wrlock(&l); x += 2; pthread_rwlock_unlock(&l);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return 100 * refused + 10 * seen[0] + seen[1];
+}
+"#,
+    ),
+    (
         "barrier",
         r#"#include <pthread.h>
 static pthread_barrier_t b;

@@ -414,7 +414,10 @@ impl HappensBefore {
 /// - a mutex's unlock and a lock of it: the lock, moved before the unlock,
 ///   would wait for it. What can change is which thread takes the mutex
 ///   first: the race is the unlocking thread's latest step before that the
-///   lock depends on (its own lock of the mutex) and the lock.
+///   lock depends on (its own lock of the mutex) and the lock. The same
+///   holds for a read-write lock's unlock and a read or write lock of it
+///   (a read lock that would not wait, behind another reader, commutes
+///   with that reader's own read lock).
 fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
     let (a, b) = (&steps[first], &steps[second]);
     if a.library.is_some_and(LibraryRole::retries)
@@ -426,7 +429,16 @@ fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize,
     if a.library == Some(LibraryRole::ThreadEnd) && b.calls(LibraryRole::Join) {
         return None;
     }
-    if a.library == Some(LibraryRole::Unlock) && b.calls(LibraryRole::Lock) {
+    let releases_for = |lock: LibraryRole| match a.library {
+        Some(LibraryRole::Unlock) => lock == LibraryRole::Lock,
+        Some(LibraryRole::RwUnlock) => {
+            matches!(lock, LibraryRole::ReadLock | LibraryRole::WriteLock)
+        }
+        _ => false,
+    };
+    if b.library
+        .is_some_and(|lock| releases_for(lock) && b.calls(lock))
+    {
         let taken = (0..first)
             .rev()
             .find(|&j| steps[j].thread == a.thread && steps[j].dependent(b));
@@ -468,12 +480,15 @@ struct Latest {
     bytes: HashMap<u64, Vec<ByteAccess>>,
 }
 
-/// A thread's latest accesses to one byte.
+/// A thread's latest accesses to one byte: by any step, and by a step
+/// that is not [`StepRecord::shared`].
 #[derive(Clone, Copy, Debug, Default)]
 struct ByteAccess {
     read: Option<usize>,
     write: Option<usize>,
     futex: Option<usize>,
+    exclusive_read: Option<usize>,
+    exclusive_write: Option<usize>,
 }
 
 impl Latest {
@@ -522,9 +537,15 @@ impl Latest {
         }
         for (byte, writes, futex) in bytes {
             if let Some(access) = self.bytes.get(&byte).and_then(|b| b.get(u)) {
-                latest = latest.max(access.write);
+                // A reader's step commutes with the other readers' steps.
+                let (read, write) = if step.shared {
+                    (access.exclusive_read, access.exclusive_write)
+                } else {
+                    (access.read, access.write)
+                };
+                latest = latest.max(write);
                 if writes {
-                    latest = latest.max(access.read);
+                    latest = latest.max(read);
                 }
                 if futex {
                     latest = latest.max(access.futex);
@@ -558,6 +579,13 @@ impl Latest {
                 access.write = Some(k);
             } else {
                 access.read = Some(k);
+            }
+            if !step.shared {
+                if writes {
+                    access.exclusive_write = Some(k);
+                } else {
+                    access.exclusive_read = Some(k);
+                }
             }
             if futex {
                 access.futex = Some(k);
@@ -607,6 +635,7 @@ mod tests {
             parent: None,
             decision: None,
             library: Some(role),
+            shared: false,
         }
     }
 

@@ -52,6 +52,11 @@ pub struct StepRecord {
     /// The role of the library call it is (part of), if it is a library
     /// step (see [`LibraryModel`]).
     pub library: Option<LibraryRole>,
+    /// It is a reader's step on a read-write lock: a read lock taken
+    /// without waiting, or its release that woke nobody. Two such steps
+    /// commute (the count of readers goes up and down by one either way,
+    /// and neither waits), whatever their operations on the lock.
+    pub shared: bool,
 }
 
 impl StepRecord {
@@ -60,6 +65,9 @@ impl StepRecord {
     pub fn dependent(&self, other: &StepRecord) -> bool {
         if self.global || other.global || (self.spawned && other.spawned) {
             return true;
+        }
+        if self.shared && other.shared {
+            return false;
         }
         self.operations()
             .any(|a| other.operations().any(|b| ops_dependent(a, b)))
@@ -325,6 +333,39 @@ impl DporScheduler {
         previous
             .library
             .filter(|_| woken && previous.waits_on().is_some())
+    }
+
+    /// Whether step `index` is a reader's step on a read-write lock (see
+    /// [`StepRecord::shared`]): a read lock that did not wait, or an
+    /// unlock that woke nobody of a lock its thread last took so.
+    fn reader_step(&self, index: usize) -> bool {
+        let step = &self.steps[index];
+        if step.calls(LibraryRole::ReadLock) {
+            return step.waits_on().is_none();
+        }
+        if !step.calls(LibraryRole::RwUnlock)
+            || step
+                .operations()
+                .any(|(op, _)| op.kind == AccessKind::Notify)
+        {
+            return false;
+        }
+        let Some(word) = step
+            .operations()
+            .find(|(op, _)| op.kind != AccessKind::Call)
+        else {
+            return false;
+        };
+        let word = word.0.addr;
+        self.steps[..index]
+            .iter()
+            .rev()
+            .filter(|s| s.thread == step.thread)
+            .find(|s| {
+                s.operations()
+                    .any(|(op, _)| op.addr == word && op.kind != AccessKind::Call)
+            })
+            .is_some_and(|taken| taken.shared && taken.calls(LibraryRole::ReadLock))
     }
 
     /// The choices of the last execution, in order.
@@ -635,6 +676,7 @@ impl Scheduler for DporScheduler {
             parent,
             decision: self.deciding.take(),
             library,
+            shared: false,
         });
     }
 
@@ -643,6 +685,7 @@ impl Scheduler for DporScheduler {
             return;
         };
         self.steps[index].global |= end.global;
+        self.steps[index].shared = self.reader_step(index);
         match self.continuing.take() {
             Some(began_at_op) => {
                 if began_at_op && let Some(last) = self.steps[index].more.last_mut() {
@@ -704,6 +747,7 @@ mod tests {
             parent: None,
             decision: None,
             library: None,
+            shared: false,
         }
     }
 
@@ -731,6 +775,14 @@ mod tests {
         a.spawned = true;
         b.spawned = true;
         assert!(a.dependent(&b));
+        // Two readers' steps on a read-write lock commute; a writer's
+        // conflicts with either.
+        let mut reader = step(1, op(AccessKind::AtomicCmpxchg, 8));
+        let mut other_reader = step(2, op(AccessKind::AtomicCmpxchg, 8));
+        reader.shared = true;
+        other_reader.shared = true;
+        assert!(!reader.dependent(&other_reader));
+        assert!(reader.dependent(&step(2, op(AccessKind::AtomicCmpxchg, 8))));
     }
 
     fn run(

@@ -15,8 +15,9 @@
 //! one) still orders what it protects.
 //!
 //! The roles let the search skip reversals that only make a call block
-//! and retry (see `explore::exhaustive`): a mutex lock taken after its
-//! release, a join after the thread's exit.
+//! and retry (see `explore::exhaustive`): a mutex or read-write lock taken
+//! after its release, a join after the thread's exit; and let two readers
+//! of a read-write lock commute (see `sched::StepRecord::shared`).
 
 use crate::instrument::{AccessKind, SiteTable};
 use std::collections::HashMap;
@@ -32,6 +33,15 @@ pub enum LibraryRole {
     /// `pthread_join`: waits until the thread has exited; a wait ends only
     /// to look again.
     Join,
+    /// `pthread_rwlock_rdlock`: waits until no writer holds the lock, then
+    /// takes it for reading (with other readers); a wait ends only to try
+    /// again.
+    ReadLock,
+    /// `pthread_rwlock_wrlock`: waits until no thread holds the lock,
+    /// then takes it alone; a wait ends only to try again.
+    WriteLock,
+    /// `pthread_rwlock_unlock`: of a read lock or a write lock.
+    RwUnlock,
     /// A thread's start or exit (`pthread_exit`, the end of its routine).
     ThreadEnd,
     /// Any other call that is one step.
@@ -43,7 +53,10 @@ impl LibraryRole {
     /// then takes as if it had found it at once: its wait, and the step
     /// that ends it, need no reversal.
     pub fn retries(self) -> bool {
-        matches!(self, LibraryRole::Lock | LibraryRole::Join)
+        matches!(
+            self,
+            LibraryRole::Lock | LibraryRole::Join | LibraryRole::ReadLock | LibraryRole::WriteLock
+        )
     }
 
     fn of(name: &str) -> LibraryRole {
@@ -51,6 +64,9 @@ impl LibraryRole {
             "pthread_mutex_lock" | "__pthread_mutex_lock" => LibraryRole::Lock,
             "pthread_mutex_unlock" | "__pthread_mutex_unlock" => LibraryRole::Unlock,
             "pthread_join" | "__pthread_join" => LibraryRole::Join,
+            "pthread_rwlock_rdlock" | "__pthread_rwlock_rdlock" => LibraryRole::ReadLock,
+            "pthread_rwlock_wrlock" | "__pthread_rwlock_wrlock" => LibraryRole::WriteLock,
+            "pthread_rwlock_unlock" | "__pthread_rwlock_unlock" => LibraryRole::RwUnlock,
             "__pthread_exit"
             | "__wasi_thread_start_C"
             | "wasi_thread_start"
