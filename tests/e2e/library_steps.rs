@@ -275,6 +275,57 @@ int main(void) {
 "#,
     ),
     (
+        "condition-queue",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t nonempty = PTHREAD_COND_INITIALIZER;
+static int items, taken[2];
+static void *consumer(void *arg) {
+    int i = (int)(long)arg;
+    pthread_mutex_lock(&m);
+    /* `if`, not `while`: another consumer may take the item first. */
+    if (items == 0) pthread_cond_wait(&nonempty, &m);
+    taken[i] = items;
+    if (items > 0) items--;
+    pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, consumer, (void *)i);
+    for (int k = 0; k < 2; k++) {
+        pthread_mutex_lock(&m); items++; pthread_cond_signal(&nonempty); pthread_mutex_unlock(&m);
+    }
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return 10 * taken[0] + taken[1];
+}
+"#,
+    ),
+    (
+        "lost-signal",
+        r#"#include <pthread.h>
+#include <stdatomic.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_changed = PTHREAD_COND_INITIALIZER;
+static atomic_int done;
+static void *worker(void *arg) {
+    done = 1;
+    pthread_mutex_lock(&m); pthread_cond_signal(&done_changed); pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, worker, 0);
+    int saw = done; /* before the mutex: the signal can come in between */
+    pthread_mutex_lock(&m);
+    if (!saw) pthread_cond_wait(&done_changed, &m);
+    pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return 2 + saw;
+}
+"#,
+    ),
+    (
         "barrier",
         r#"#include <pthread.h>
 static pthread_barrier_t b;

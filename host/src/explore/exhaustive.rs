@@ -417,7 +417,9 @@ impl HappensBefore {
 ///   lock depends on (its own lock of the mutex) and the lock. The same
 ///   holds for a read-write lock's unlock and a read or write lock of it
 ///   (a read lock that would not wait, behind another reader, commutes
-///   with that reader's own read lock).
+///   with that reader's own read lock), and for `pthread_cond_wait`, which
+///   releases its mutex where it begins and takes it again in the step it
+///   is woken in.
 fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
     let (a, b) = (&steps[first], &steps[second]);
     if a.library.is_some_and(LibraryRole::retries)
@@ -429,16 +431,14 @@ fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize,
     if a.library == Some(LibraryRole::ThreadEnd) && b.calls(LibraryRole::Join) {
         return None;
     }
-    let releases_for = |lock: LibraryRole| match a.library {
-        Some(LibraryRole::Unlock) => lock == LibraryRole::Lock,
-        Some(LibraryRole::RwUnlock) => {
-            matches!(lock, LibraryRole::ReadLock | LibraryRole::WriteLock)
-        }
-        _ => false,
-    };
-    if b.library
-        .is_some_and(|lock| releases_for(lock) && b.calls(lock))
-    {
+    // A condition wait releases its mutex where it begins, and takes it
+    // again in the step it is woken in.
+    let releases_mutex = a.library == Some(LibraryRole::Unlock) || a.calls(LibraryRole::CondWait);
+    let takes_mutex = b.calls(LibraryRole::Lock)
+        || (b.library == Some(LibraryRole::CondWait) && b.woken_by.is_some());
+    let releases_rw = a.library == Some(LibraryRole::RwUnlock);
+    let takes_rw = b.calls(LibraryRole::ReadLock) || b.calls(LibraryRole::WriteLock);
+    if (releases_mutex && takes_mutex) || (releases_rw && takes_rw) {
         let taken = (0..first)
             .rev()
             .find(|&j| steps[j].thread == a.thread && steps[j].dependent(b));
@@ -678,6 +678,17 @@ mod tests {
             library_step(1, LibraryRole::Join, true, &[(Cas, M)]),
         ];
         assert_eq!(reversal(&joined, 0, 1), None);
+        // A condition wait releases the mutex: the waiter woken later
+        // takes it again, and would only wait for the release if moved
+        // before it. The race is with the releasing thread's lock.
+        let mut retaken = library_step(1, LibraryRole::CondWait, false, &[(Cas, M)]);
+        retaken.woken_by = Some(2);
+        let waited = vec![
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::CondWait, true, &[(Cas, M), (Wait, 8)]),
+            retaken,
+        ];
+        assert_eq!(reversal(&waited, 1, 2), Some((0, 2)));
     }
 
     /// A tiny program: each thread runs its list of operations (atomic

@@ -30,6 +30,9 @@ pub enum LibraryRole {
     Lock,
     /// `pthread_mutex_unlock`.
     Unlock,
+    /// `pthread_cond_wait`: releases the mutex, waits for a signal, takes
+    /// the mutex again (the step it is woken in).
+    CondWait,
     /// `pthread_join`: waits until the thread has exited; a wait ends only
     /// to look again.
     Join,
@@ -64,6 +67,7 @@ impl LibraryRole {
             "pthread_mutex_lock" | "__pthread_mutex_lock" => LibraryRole::Lock,
             "pthread_mutex_unlock" | "__pthread_mutex_unlock" => LibraryRole::Unlock,
             "pthread_join" | "__pthread_join" => LibraryRole::Join,
+            "pthread_cond_wait" | "__pthread_cond_wait" => LibraryRole::CondWait,
             "pthread_rwlock_rdlock" | "__pthread_rwlock_rdlock" => LibraryRole::ReadLock,
             "pthread_rwlock_wrlock" | "__pthread_rwlock_wrlock" => LibraryRole::WriteLock,
             "pthread_rwlock_unlock" | "__pthread_rwlock_unlock" => LibraryRole::RwUnlock,
