@@ -422,7 +422,9 @@ impl HappensBefore {
 ///   is woken in.
 fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
     let (a, b) = (&steps[first], &steps[second]);
-    if a.library.is_some_and(LibraryRole::retries)
+    // A condition wait, once woken, takes its mutex again as a lock does.
+    let retaking = a.library == Some(LibraryRole::CondWait) && a.woken_by.is_some();
+    if (a.library.is_some_and(LibraryRole::retries) || retaking)
         && let Some(addr) = a.waits_on()
         && woke(steps, first, second, addr)
     {
@@ -562,7 +564,12 @@ impl Latest {
         if step.spawned {
             self.spawn[t] = Some(k);
         }
-        if step.op.is_some_and(|op| op.kind == AccessKind::Notify) {
+        // A library step or atomic section may notify after other
+        // operations.
+        if step
+            .operations()
+            .any(|(op, _)| op.kind == AccessKind::Notify)
+        {
             self.notify[t] = Some(k);
         }
         let Some(bytes) = Self::touched(step) else {
