@@ -144,15 +144,6 @@ impl ExhaustiveSearch {
         Self::default()
     }
 
-    /// A search of a module whose calls of the C library are steps, as
-    /// `library` describes them.
-    pub fn with_library(library: Arc<LibraryModel>) -> Self {
-        ExhaustiveSearch {
-            library,
-            ..Self::default()
-        }
-    }
-
     /// A search of `program`: when its calls of the C library are steps,
     /// with what the search knows of them.
     pub fn of(program: &Program) -> Self {
@@ -166,7 +157,10 @@ impl ExhaustiveSearch {
                 crate::abi::LIBRARY_STEP_FUNCTIONS,
             )
         });
-        Self::with_library(Arc::new(model))
+        ExhaustiveSearch {
+            library: Arc::new(model),
+            ..Self::default()
+        }
     }
 
     /// The scheduler of the next execution; `None` when every class of
@@ -422,9 +416,7 @@ impl HappensBefore {
 ///   is woken in.
 fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
     let (a, b) = (&steps[first], &steps[second]);
-    // A condition wait, once woken, takes its mutex again as a lock does.
-    let retaking = a.library == Some(LibraryRole::CondWait) && a.woken_by.is_some();
-    if (a.library.is_some_and(LibraryRole::retries) || retaking)
+    if (a.library.is_some_and(LibraryRole::retries) || a.retakes_mutex())
         && let Some(addr) = a.waits_on()
         && woke(steps, first, second, addr)
     {
@@ -433,11 +425,9 @@ fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize,
     if a.library == Some(LibraryRole::ThreadEnd) && b.calls(LibraryRole::Join) {
         return None;
     }
-    // A condition wait releases its mutex where it begins, and takes it
-    // again in the step it is woken in.
+    // A condition wait releases its mutex where it begins.
     let releases_mutex = a.library == Some(LibraryRole::Unlock) || a.calls(LibraryRole::CondWait);
-    let takes_mutex = b.calls(LibraryRole::Lock)
-        || (b.library == Some(LibraryRole::CondWait) && b.woken_by.is_some());
+    let takes_mutex = b.calls(LibraryRole::Lock) || b.retakes_mutex();
     let releases_rw = a.library == Some(LibraryRole::RwUnlock);
     let takes_rw = b.calls(LibraryRole::ReadLock) || b.calls(LibraryRole::WriteLock);
     if (releases_mutex && takes_mutex) || (releases_rw && takes_rw) {
@@ -635,14 +625,8 @@ mod tests {
             op: Some(first),
             wrote,
             more: ops,
-            woken_by: None,
-            spawned: false,
-            global: false,
-            repeat: false,
-            parent: None,
-            decision: None,
             library: Some(role),
-            shared: false,
+            ..StepRecord::default()
         }
     }
 

@@ -435,6 +435,19 @@ pub struct Seen {
     pub withheld: Option<Withheld>,
 }
 
+impl Seen {
+    /// Counts the execution that gave `result`, with its outcome and
+    /// whether it raced.
+    fn note(&mut self, result: &ExecutionResult) {
+        self.executions += 1;
+        self.outcomes.insert(outcome_key(result));
+        self.raced |= result
+            .reports
+            .get::<RaceReport>()
+            .is_some_and(|r| !r.races.is_empty());
+    }
+}
+
 /// What comparing one program found.
 #[derive(Debug)]
 pub enum Compared {
@@ -601,12 +614,7 @@ fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
             return None;
         }
         let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
-        seen.executions += 1;
-        seen.outcomes.insert(outcome_key(&result));
-        seen.raced |= result
-            .reports
-            .get::<RaceReport>()
-            .is_some_and(|r| !r.races.is_empty());
+        seen.note(&result);
         let sched: Box<dyn std::any::Any> = sched;
         let dpor = sched
             .downcast::<DporScheduler>()
@@ -632,12 +640,7 @@ fn by_sampling(program: &mut Program, setup: &Setup) -> Seen {
             Box::new(crate::sched::PctScheduler::new(seed, 3, 5_000))
         };
         let (result, _) = crate::execution::execute(program, scheduler, setup);
-        seen.executions += 1;
-        seen.outcomes.insert(outcome_key(&result));
-        seen.raced |= result
-            .reports
-            .get::<RaceReport>()
-            .is_some_and(|r| !r.races.is_empty());
+        seen.note(&result);
     }
     seen
 }
@@ -654,12 +657,7 @@ fn by_enumeration(program: &mut Program, setup: &Setup) -> Option<Seen> {
             taken: Vec::new(),
         };
         let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
-        seen.executions += 1;
-        seen.outcomes.insert(outcome_key(&result));
-        seen.raced |= result
-            .reports
-            .get::<RaceReport>()
-            .is_some_and(|r| !r.races.is_empty());
+        seen.note(&result);
         let sched: Box<dyn std::any::Any> = sched;
         let every = sched.downcast::<Enumerator>().expect("the enumerator");
         prefix = every.next();

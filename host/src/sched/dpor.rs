@@ -18,7 +18,7 @@ use crate::trace::ThreadId;
 use std::sync::Arc;
 
 /// One step of an execution, as the search sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StepRecord {
     /// The thread that ran.
     pub thread: ThreadId,
@@ -99,6 +99,12 @@ impl StepRecord {
     pub fn notifies(&self, addr: u32) -> bool {
         self.operations()
             .any(|(op, _)| op.kind == AccessKind::Notify && op.addr == addr)
+    }
+
+    /// Whether it is a condition wait woken from its wait, which takes
+    /// its mutex again as a lock does.
+    pub fn retakes_mutex(&self) -> bool {
+        self.library == Some(LibraryRole::CondWait) && self.woken_by.is_some()
     }
 
     /// Whether it began a library call of `role` (rather than going on
@@ -241,8 +247,6 @@ pub struct DporScheduler {
     private_words: Vec<u32>,
     /// The step the private words were learned in, in this execution.
     learning_step: Option<usize>,
-    /// Per thread: whether it has taken a step.
-    started: Vec<bool>,
     /// Per thread: what it read since it last wrote.
     episodes: Vec<Episode>,
     /// Per thread: it read a value again unchanged, and no other thread
@@ -315,6 +319,18 @@ impl DporScheduler {
             self.learning_step = Some(step);
         }
         self.library.private_site(op.site) || self.private_words.contains(&op.addr)
+    }
+
+    /// `op`, run in step `step` of a library call of `role` (if any), as
+    /// the step's record keeps it: `None` when it is the library's
+    /// private bookkeeping.
+    fn kept(
+        &mut self,
+        op: Option<NextOp>,
+        role: Option<LibraryRole>,
+        step: usize,
+    ) -> Option<NextOp> {
+        op.filter(|op| role.is_none() || !self.private(op, step))
     }
 
     /// The role of the library call a step of `thread` starting at `op`
@@ -510,7 +526,6 @@ impl Scheduler for DporScheduler {
         self.parents.clear();
         self.latest.clear();
         self.learning_step = None;
-        self.started.clear();
         self.episodes.clear();
         self.awaiting.clear();
         self.running = None;
@@ -527,7 +542,6 @@ impl Scheduler for DporScheduler {
         if self.parents.len() <= id {
             self.parents.resize(id + 1, None);
             self.latest.resize(id + 1, None);
-            self.started.resize(id + 1, false);
             self.episodes.resize(id + 1, Episode::default());
             self.awaiting.resize(id + 1, false);
         }
@@ -639,9 +653,7 @@ impl Scheduler for DporScheduler {
             && let Some(last) = self.steps.len().checked_sub(1)
             && self.steps[last].thread == step.thread
         {
-            let kept = step
-                .op
-                .filter(|op| self.steps[last].library.is_none() || !self.private(op, last));
+            let kept = self.kept(step.op, self.steps[last].library, last);
             if let Some(op) = kept {
                 self.steps[last].more.push((op, false));
             }
@@ -650,20 +662,14 @@ impl Scheduler for DporScheduler {
             return;
         }
         let thread = step.thread as usize;
-        let parent = if self.started[thread] {
-            None
-        } else {
-            self.started[thread] = true;
-            self.parents[thread]
-        };
+        // A thread's first step starts after the step that created it.
+        let parent = self.latest[thread].map_or(self.parents[thread], |_| None);
         self.sleeping.retain(|s| s.thread != step.thread);
         let library = self.library_role(step.thread, step.op.as_ref(), step.woken_by.is_some());
         let index = self.steps.len();
-        let op = step
-            .op
-            .filter(|op| library.is_none() || !self.private(op, index));
-        self.latest[thread] = Some(self.steps.len());
-        self.running = Some((self.steps.len(), step.value.filter(|_| op.is_some())));
+        let op = self.kept(step.op, library, index);
+        self.latest[thread] = Some(index);
+        self.running = Some((index, step.value.filter(|_| op.is_some())));
         self.steps.push(StepRecord {
             thread: step.thread,
             op,
@@ -739,15 +745,7 @@ mod tests {
             thread,
             op,
             wrote: op.is_some_and(|op| op.kind.writes()),
-            more: Vec::new(),
-            woken_by: None,
-            spawned: false,
-            global: false,
-            repeat: false,
-            parent: None,
-            decision: None,
-            library: None,
-            shared: false,
+            ..StepRecord::default()
         }
     }
 
