@@ -68,11 +68,7 @@ impl Scheduler for RoundRobin {
         current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        let next = enabled
-            .iter()
-            .find(|t| Some(t.id) > current)
-            .unwrap_or(&enabled[0]);
-        Ok(next.id)
+        Ok(crate::sched::round_robin(enabled, current))
     }
     fn choose_value(&mut self, _bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(0)

@@ -154,6 +154,11 @@ impl Scheduler for AssetScheduler {
         Ok(chosen.id)
     }
 
+    /// Every enabled thread has a chance at every decision.
+    fn fair_by_itself(&self) -> bool {
+        true
+    }
+
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(crate::sched::value_in(self.rng.next_u64(), bound))
     }

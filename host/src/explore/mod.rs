@@ -260,7 +260,7 @@ fn withheld_from_start(program: &Program, options: &ExploreOptions) -> Option<Wi
 pub fn withheld_by(dpor: &DporScheduler, result: &ExecutionResult) -> Option<Withheld> {
     let why = [
         dpor.unenumerated.map(|range| Withheld::Values { range }),
-        dpor.went_fair().then_some(Withheld::StepLimit),
+        result.fair_from.map(|_| Withheld::StepLimit),
         dpor.counted_loop.then_some(Withheld::CountedLoop),
         result.unenumerated.map(Withheld::Input),
         result
@@ -279,7 +279,7 @@ pub fn withheld_by(dpor: &DporScheduler, result: &ExecutionResult) -> Option<Wit
 fn bounded_withheld_by(dfs: &DfsScheduler, result: &ExecutionResult) -> Option<Withheld> {
     let why = [
         dfs.chose_values.then_some(Withheld::AnyValue),
-        dfs.went_fair().then_some(Withheld::StepLimit),
+        result.fair_from.map(|_| Withheld::StepLimit),
         dfs.left_busy.then_some(Withheld::LeftBusy),
         result.atomic_sections.then_some(Withheld::AtomicSections),
         result.unenumerated.map(Withheld::Input),

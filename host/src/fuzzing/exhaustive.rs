@@ -403,6 +403,11 @@ impl Scheduler for Enumerator {
         Ok(enabled[index as usize].id)
     }
 
+    /// The enumeration decides every point, past the step limit too.
+    fn fair_by_itself(&self) -> bool {
+        true
+    }
+
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(self.take(bound.max(1)))
     }

@@ -20,7 +20,7 @@ use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
 use crate::instrument::MemoryPlan;
-use crate::sched::Scheduler;
+use crate::sched::{Fair, Scheduler};
 use crate::trace::{EventKind, ThreadId};
 use std::future::Future;
 use std::pin::Pin;
@@ -231,10 +231,11 @@ async fn run_thread(
 /// Runs one execution of `program` with `analyses` installed.
 pub(super) fn run(
     program: &mut Program,
-    mut scheduler: Box<dyn Scheduler>,
+    scheduler: Box<dyn Scheduler>,
     config: &RunConfig,
     analyses: Vec<Box<dyn Analysis>>,
 ) -> (ExecutionResult, Box<dyn Scheduler>) {
+    let mut scheduler = Fair::new(scheduler);
     scheduler.begin_execution();
     let exec = program.exec.clone();
     exec.begin(ExecState::new(
@@ -531,7 +532,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         unenumerated,
         ..
     } = state;
-    scheduler.end_execution(step);
+    scheduler.end_execution(step, fair_from.is_some());
     let outcome = end.unwrap_or(Outcome::HostError(
         "the execution ended without an outcome".into(),
     ));
@@ -555,6 +556,6 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             unenumerated,
             reports,
         },
-        scheduler,
+        scheduler.into_strategy(),
     )
 }

@@ -9,7 +9,7 @@ use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use super::{Limits, Preemption, STEP_NS, Sleeps};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
-use crate::sched::{NextOp, Scheduler, Step, StepEnd, ThreadView};
+use crate::sched::{Fair, NextOp, Scheduler, Step, StepEnd, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -128,7 +128,7 @@ const SPIN_LOADS: u32 = 64;
 /// Mutable state of one execution.
 pub(crate) struct ExecState {
     pub sites: Arc<SiteTable>,
-    pub scheduler: Box<dyn Scheduler>,
+    pub scheduler: Fair,
     pub limits: Limits,
     pub threads: Vec<Thread>,
     /// The thread the executor polls next.
@@ -225,12 +225,7 @@ pub(crate) struct ExecState {
 }
 
 impl ExecState {
-    pub fn new(
-        sites: Arc<SiteTable>,
-        scheduler: Box<dyn Scheduler>,
-        limits: Limits,
-        random_seed: u64,
-    ) -> Self {
+    pub fn new(sites: Arc<SiteTable>, scheduler: Fair, limits: Limits, random_seed: u64) -> Self {
         let follows_steps = scheduler.follows_steps();
         ExecState {
             sites,

@@ -56,8 +56,6 @@ pub struct DfsScheduler {
     /// (see the module doc): schedules in which it ran longer were not
     /// explored.
     pub left_busy: bool,
-    /// The execution reached its step limit: choices are round-robin.
-    fair: bool,
 }
 
 impl DfsScheduler {
@@ -80,10 +78,31 @@ impl DfsScheduler {
         &self.log
     }
 
-    /// Whether the last execution went on under a fair schedule.
-    pub fn went_fair(&self) -> bool {
-        self.fair
+    /// Logs the decision that runs `chosen`; returns it.
+    fn log_decision(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        chosen: ThreadId,
+    ) -> ThreadId {
+        let spinner = spinner(enabled, current);
+        self.left_busy |= spinner.is_some_and(|t| !t.polling);
+        self.log.push(Decision {
+            enabled: enabled.iter().map(|t| t.id).collect(),
+            keeps: keeper(enabled, current),
+            leaves: spinner.map(|t| t.id),
+            chosen,
+        });
+        chosen
     }
+}
+
+/// The current thread, if it spins or lets time pass without a timeout.
+fn spinner(enabled: &[ThreadView], current: Option<ThreadId>) -> Option<&ThreadView> {
+    let current = current?;
+    enabled
+        .iter()
+        .find(|t| t.id == current && t.yielding && t.wakes_at.is_none())
 }
 
 impl Scheduler for DfsScheduler {
@@ -91,7 +110,6 @@ impl Scheduler for DfsScheduler {
         self.log.clear();
         self.chose_values = false;
         self.left_busy = false;
-        self.fair = false;
     }
 
     fn thread_created(&mut self, _id: ThreadId) {}
@@ -103,17 +121,7 @@ impl Scheduler for DfsScheduler {
         step: u64,
     ) -> Result<ThreadId, ScheduleError> {
         let index = self.log.len();
-        let keeps = keeper(enabled, current);
-        let spinner = current.and_then(|c| {
-            enabled
-                .iter()
-                .find(|t| t.id == c && t.yielding && t.wakes_at.is_none())
-        });
-        let leaves = spinner.map(|t| t.id);
-        self.left_busy |= spinner.is_some_and(|t| !t.polling);
-        let chosen = if self.fair {
-            super::round_robin(enabled, current)
-        } else if let Some(&planned) = self.prefix.get(index) {
+        let chosen = if let Some(&planned) = self.prefix.get(index) {
             if !enabled.iter().any(|t| t.id == planned) {
                 return Err(ScheduleError::Diverged {
                     decision: index,
@@ -126,28 +134,29 @@ impl Scheduler for DfsScheduler {
         } else {
             // Never preempt; after a thread blocks, exits or spins, the
             // first other thread that does real work, else the first other.
+            let leaves = spinner(enabled, current).map(|t| t.id);
             let others = || enabled.iter().filter(|t| Some(t.id) != leaves);
-            keeps
+            keeper(enabled, current)
                 .or_else(|| others().find(|t| !t.yielding).map(|t| t.id))
                 .or_else(|| others().next().map(|t| t.id))
                 .unwrap_or(enabled[0].id)
         };
-        self.log.push(Decision {
-            enabled: enabled.iter().map(|t| t.id).collect(),
-            keeps,
-            leaves,
-            chosen,
-        });
-        Ok(chosen)
+        Ok(self.log_decision(enabled, current, chosen))
+    }
+
+    fn imposed(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        _step: u64,
+        chosen: ThreadId,
+    ) {
+        self.log_decision(enabled, current, chosen);
     }
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         self.chose_values |= bound != 1;
         Ok(0)
-    }
-
-    fn go_fair(&mut self) {
-        self.fair = true;
     }
 }
 

@@ -266,8 +266,6 @@ pub struct DporScheduler {
     /// The range of the first value drawn that the search does not
     /// enumerate (0: every 64-bit value), if one was drawn.
     pub unenumerated: Option<u64>,
-    /// The execution reached its step limit: choices are round-robin.
-    fair: bool,
     /// Whether the execution had to run a sleeping thread because every
     /// thread awake only waited (it repeats an explored interleaving).
     pub sleep_blocked: bool,
@@ -413,11 +411,6 @@ impl DporScheduler {
         &self.steps
     }
 
-    /// Whether the last execution went on under a fair schedule.
-    pub fn went_fair(&self) -> bool {
-        self.fair
-    }
-
     fn asleep(&self, thread: ThreadId) -> bool {
         self.sleeping.iter().any(|s| s.thread == thread)
     }
@@ -457,6 +450,30 @@ impl DporScheduler {
             .or_else(|| enabled.iter().find(awake))
             .unwrap_or(&enabled[0])
             .id
+    }
+
+    /// Logs the decision that runs `chosen` among `enabled`.
+    fn decided(&mut self, enabled: &[ThreadView], chosen: ThreadId) {
+        let index = self.choices.len();
+        // A thread that waits for a value to change is not worth exploring
+        // here: its next turn would change nothing.
+        let mut explorable: Vec<ThreadId> = enabled
+            .iter()
+            .map(|t| t.id)
+            .filter(|&t| !self.awaiting[t as usize])
+            .collect();
+        if explorable.is_empty() {
+            explorable = enabled.iter().map(|t| t.id).collect();
+        }
+        let step = self.steps.len();
+        self.choices.push(DporChoice::Thread(DporDecision {
+            enabled: explorable,
+            chosen,
+            sleeping: self.sleeping.clone(),
+            step,
+        }));
+        self.made(step);
+        self.deciding = Some(index);
     }
 
     /// Keeps the episode of the thread whose step just ended, and tells the
@@ -532,7 +549,6 @@ impl Scheduler for DporScheduler {
         self.continuing = None;
         self.deciding = None;
         self.unenumerated = None;
-        self.fair = false;
         self.sleep_blocked = false;
         self.counted_loop = false;
     }
@@ -568,7 +584,6 @@ impl Scheduler for DporScheduler {
     ) -> Result<ThreadId, ScheduleError> {
         let index = self.choices.len();
         let chosen = match self.planned() {
-            _ if self.fair => super::round_robin(enabled, current),
             Some(Choice::Thread(planned)) if enabled.iter().any(|t| t.id == planned) => planned,
             Some(Choice::Thread(planned)) => {
                 return Err(ScheduleError::Diverged {
@@ -587,26 +602,18 @@ impl Scheduler for DporScheduler {
             }
             None => self.default_choice(enabled, current),
         };
-        // A thread that waits for a value to change is not worth exploring
-        // here: its next turn would change nothing.
-        let mut explorable: Vec<ThreadId> = enabled
-            .iter()
-            .map(|t| t.id)
-            .filter(|&t| !self.awaiting[t as usize])
-            .collect();
-        if explorable.is_empty() {
-            explorable = enabled.iter().map(|t| t.id).collect();
-        }
-        let step = self.steps.len();
-        self.choices.push(DporChoice::Thread(DporDecision {
-            enabled: explorable,
-            chosen,
-            sleeping: self.sleeping.clone(),
-            step,
-        }));
-        self.made(step);
-        self.deciding = Some(index);
+        self.decided(enabled, chosen);
         Ok(chosen)
+    }
+
+    fn imposed(
+        &mut self,
+        enabled: &[ThreadView],
+        _current: Option<ThreadId>,
+        _step: u64,
+        chosen: ThreadId,
+    ) {
+        self.decided(enabled, chosen);
     }
 
     fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError> {
@@ -638,10 +645,6 @@ impl Scheduler for DporScheduler {
             self.made(running);
         }
         Ok(chosen)
-    }
-
-    fn go_fair(&mut self) {
-        self.fair = true;
     }
 
     fn follows_steps(&self) -> bool {
@@ -715,7 +718,7 @@ impl Scheduler for DporScheduler {
         }
     }
 
-    fn end_execution(&mut self, _steps: u64) {
+    fn end_execution(&mut self, _steps: u64, _went_fair: bool) {
         // A step still running ended the execution (the main thread
         // returned, or a thread exited the process): nothing ran after it.
         if let Some((index, _)) = self.running.take() {

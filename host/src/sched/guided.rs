@@ -95,11 +95,6 @@ impl Scheduler for GuidedScheduler {
             0
         })
     }
-
-    fn go_fair(&mut self) {
-        // Past the step limit, the runs (which may starve a thread) stop.
-        self.run = self.runs.len();
-    }
 }
 
 #[cfg(test)]

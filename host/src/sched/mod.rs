@@ -16,9 +16,13 @@
 //!   set rules out, and logs every step (exhaustive exploration).
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
+//!
+//! The runtime wraps every strategy in [`Fair`]: past the step limit, a
+//! strategy that could starve a thread has its decisions made round-robin.
 
 mod dfs;
 mod dpor;
+mod fair;
 mod guided;
 mod library_model;
 mod pct;
@@ -33,6 +37,7 @@ pub use dfs::{Decision, DfsScheduler};
 pub use dpor::{
     Choice, DporChoice, DporDecision, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord,
 };
+pub use fair::Fair;
 pub use guided::{GuidedScheduler, Run, runs_of};
 pub use library_model::{LibraryModel, LibraryRole};
 pub use pct::PctScheduler;
@@ -248,14 +253,30 @@ pub trait Scheduler: std::any::Any {
         let _ = passed;
     }
 
-    /// The execution reached its step limit: from now on, choose fairly,
-    /// so that every enabled thread runs within a bounded number of
-    /// decisions (the runtime then grants as many steps again before it
-    /// reports a livelock). A strategy that may starve a thread forever
-    /// (PCT keeps the highest-priority thread running) switches to
-    /// [`round_robin`]; one that is fair already (uniform random, with
-    /// probability one) or follows a recorded schedule goes on as it is.
-    fn go_fair(&mut self) {}
+    /// Whether the strategy stays fair by itself past the step limit: it
+    /// gives every enabled thread a chance at every decision (uniform random
+    /// choice, with probability one) or follows a recorded schedule. Any
+    /// other strategy may starve a thread forever (PCT keeps its
+    /// highest-priority thread running, DFS never preempts), so once an
+    /// execution reaches its step limit the runtime answers its decisions
+    /// by [`round_robin`] instead (see [`Fair`]) and tells it through
+    /// [`Scheduler::imposed`].
+    fn fair_by_itself(&self) -> bool {
+        false
+    }
+
+    /// A decision made without asking the strategy: `chosen` runs among
+    /// `enabled` (see [`Scheduler::choose`]). Strategies that log their
+    /// decisions log it as well.
+    fn imposed(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        step: u64,
+        chosen: ThreadId,
+    ) {
+        let _ = (enabled, current, step, chosen);
+    }
 
     /// Whether the scheduler follows every step ([`Scheduler::step_started`]
     /// and [`Scheduler::step_ended`]); the runtime then lets no thread pass
@@ -276,9 +297,11 @@ pub trait Scheduler: std::any::Any {
         let _ = end;
     }
 
-    /// The execution ended after `steps` scheduling points.
-    fn end_execution(&mut self, steps: u64) {
-        let _ = steps;
+    /// The execution ended after `steps` scheduling points; `went_fair`
+    /// when it reached its step limit and its last decisions were
+    /// [`Scheduler::imposed`] for fairness.
+    fn end_execution(&mut self, steps: u64, went_fair: bool) {
+        let _ = (steps, went_fair);
     }
 }
 

@@ -22,7 +22,7 @@
 //!   chosen, so that a polling loop of the highest-priority thread cannot
 //!   starve the others.
 //! - PCT is not fair: an execution that reaches the step limit goes on
-//!   round-robin ([`Scheduler::go_fair`]), so that a thread starved by its
+//!   round-robin ([`super::Fair`]), so that a thread starved by its
 //!   priority is not reported as a livelock.
 
 use super::{ScheduleError, Scheduler, ThreadView};
@@ -52,8 +52,6 @@ pub struct PctScheduler {
     priority: HashMap<ThreadId, i64>,
     /// Lowest priority handed out so far (for yielding threads).
     lowest: i64,
-    /// The execution reached its step limit: choices are round-robin.
-    fair: bool,
 }
 
 impl PctScheduler {
@@ -68,7 +66,6 @@ impl PctScheduler {
             next_change: 0,
             priority: HashMap::new(),
             lowest: 0,
-            fair: false,
         }
     }
 
@@ -89,7 +86,6 @@ impl Scheduler for PctScheduler {
         self.change_points.sort_unstable();
         self.next_change = 0;
         self.lowest = 0;
-        self.fair = false;
     }
 
     fn thread_created(&mut self, id: ThreadId) {
@@ -103,9 +99,6 @@ impl Scheduler for PctScheduler {
         current: Option<ThreadId>,
         step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        if self.fair {
-            return Ok(super::round_robin(enabled, current));
-        }
         while let Some(&point) = self.change_points.get(self.next_change) {
             if point > step {
                 break;
@@ -129,9 +122,6 @@ impl Scheduler for PctScheduler {
     /// committed): the running thread, the highest, stays the highest until
     /// the next change point.
     fn keeps(&mut self, _enabled: &[ThreadView], _current: ThreadId, step: u64, max: u64) -> u64 {
-        if self.fair {
-            return 0;
-        }
         match self.change_points.get(self.next_change) {
             Some(&point) => point.saturating_sub(step + 1).min(max),
             None => max,
@@ -142,14 +132,10 @@ impl Scheduler for PctScheduler {
         Ok(super::value_in(self.rng.next_u64(), bound))
     }
 
-    fn go_fair(&mut self) {
-        self.fair = true;
-    }
-
-    fn end_execution(&mut self, steps: u64) {
+    fn end_execution(&mut self, steps: u64, went_fair: bool) {
         // An execution that had to go fair says nothing of how long the
         // program's executions are.
-        if !self.fair {
+        if !went_fair {
             self.max_steps = self.max_steps.max(steps);
         }
     }
@@ -231,28 +217,5 @@ mod tests {
         // Past the last change point the run is bounded only by `max`.
         s.next_change = s.change_points.len();
         assert_eq!(s.keeps(&enabled, chosen, 500, 77), 77);
-    }
-
-    #[test]
-    fn after_going_fair_every_enabled_thread_runs_in_turn() {
-        let mut pct = PctScheduler::new(7, 3, 100);
-        pct.begin_execution();
-        for id in 0..3 {
-            pct.thread_created(id);
-        }
-        let enabled = views(&[0, 1, 2]);
-        let first = pct.choose(&enabled, Some(0), 1).unwrap();
-        // Unfair: the highest priority keeps running.
-        assert_eq!(pct.choose(&enabled, Some(first), 2).unwrap(), first);
-        pct.go_fair();
-        assert_eq!(pct.keeps(&enabled, first, 3, 10), 0);
-        let mut current = first;
-        let mut ran = Vec::new();
-        for step in 3..6 {
-            current = pct.choose(&enabled, Some(current), step).unwrap();
-            ran.push(current);
-        }
-        ran.sort_unstable();
-        assert_eq!(ran, vec![0, 1, 2]);
     }
 }

@@ -18,7 +18,7 @@
 //! - Operations that are not memory accesses (a spawn, a yield, a time
 //!   slice, an SDK event) conflict with nothing.
 //! - An execution that reaches the step limit goes on round-robin
-//!   ([`Scheduler::go_fair`]).
+//!   ([`super::Fair`]).
 
 use super::{ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
@@ -32,8 +32,6 @@ pub struct PosScheduler {
     /// The priority of each thread's next operation, by thread id; `None`
     /// until it is drawn (a thread's next operation after it ran).
     priority: Vec<Option<u64>>,
-    /// The execution reached its step limit: choices are round-robin.
-    fair: bool,
 }
 
 impl PosScheduler {
@@ -42,7 +40,6 @@ impl PosScheduler {
         PosScheduler {
             rng: Pcg64Mcg::seed_from_u64(seed),
             priority: Vec::new(),
-            fair: false,
         }
     }
 
@@ -59,7 +56,6 @@ impl PosScheduler {
 impl Scheduler for PosScheduler {
     fn begin_execution(&mut self) {
         self.priority.clear();
-        self.fair = false;
     }
 
     fn thread_created(&mut self, _id: ThreadId) {}
@@ -67,12 +63,9 @@ impl Scheduler for PosScheduler {
     fn choose(
         &mut self,
         enabled: &[ThreadView],
-        current: Option<ThreadId>,
+        _current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        if self.fair {
-            return Ok(super::round_robin(enabled, current));
-        }
         let chosen = *enabled
             .iter()
             .max_by_key(|t| (self.priority_of(t.id), t.id))
@@ -90,10 +83,6 @@ impl Scheduler for PosScheduler {
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
-    }
-
-    fn go_fair(&mut self) {
-        self.fair = true;
     }
 }
 

@@ -92,6 +92,11 @@ impl Scheduler for RandomScheduler {
         kept
     }
 
+    /// Every enabled thread has a chance at every decision.
+    fn fair_by_itself(&self) -> bool {
+        true
+    }
+
     fn keeps_passed(&mut self, passed: u64) {
         if let Some((kept, next)) = self.committed.take()
             && passed == kept

@@ -63,6 +63,11 @@ impl Scheduler for ReplayScheduler {
         Ok(expected)
     }
 
+    /// The recorded schedule says what ran, fair or not.
+    fn fair_by_itself(&self) -> bool {
+        true
+    }
+
     fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError> {
         let index = self.next_value;
         let Some(&value) = self.values.get(index) else {

@@ -55,6 +55,13 @@ impl Scheduler for SleepsLastScheduler {
         Ok(pool[(self.rng.next_u64() % pool.len() as u64) as usize])
     }
 
+    /// Random among the threads that work; one that only lets time pass
+    /// waits until nothing else can run, past the step limit too (schedule
+    /// inference needs the sleeps to keep their order).
+    fn fair_by_itself(&self) -> bool {
+        true
+    }
+
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
     }

@@ -11,7 +11,7 @@
 //! half among two threads it switches as often as
 //! [`super::RandomScheduler`]. A small chance may keep a spinning thread
 //! running for long stretches, so at the step limit it goes round-robin
-//! ([`Scheduler::go_fair`]), as PCT and POS do: a spin lock is never
+//! ([`super::Fair`]), as PCT and POS do: a spin lock is never
 //! reported as a livelock for want of a switch.
 
 use super::{ScheduleError, Scheduler, ThreadView, keeper};
@@ -26,8 +26,6 @@ pub struct StickyScheduler {
     rng: Pcg64Mcg,
     /// The chance of a switch at a scheduling point, scaled to `u64::MAX`.
     threshold: u64,
-    /// Past the step limit: every enabled thread in turn.
-    fair: bool,
 }
 
 impl StickyScheduler {
@@ -37,15 +35,12 @@ impl StickyScheduler {
         StickyScheduler {
             rng: Pcg64Mcg::seed_from_u64(seed),
             threshold: (switch.clamp(0.0, 1.0) * u64::MAX as f64) as u64,
-            fair: false,
         }
     }
 }
 
 impl Scheduler for StickyScheduler {
-    fn begin_execution(&mut self) {
-        self.fair = false;
-    }
+    fn begin_execution(&mut self) {}
 
     fn thread_created(&mut self, _id: ThreadId) {}
 
@@ -55,9 +50,6 @@ impl Scheduler for StickyScheduler {
         current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        if self.fair {
-            return Ok(super::round_robin(enabled, current));
-        }
         let kept = keeper(enabled, current);
         if let Some(kept) = kept
             && (enabled.len() == 1 || self.rng.next_u64() >= self.threshold)
@@ -80,15 +72,12 @@ impl Scheduler for StickyScheduler {
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
     }
-
-    fn go_fair(&mut self) {
-        self.fair = true;
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sched::Fair;
     use crate::sched::tests::views;
 
     /// How often the running thread changes over `steps` points among
@@ -130,7 +119,7 @@ mod tests {
     #[test]
     fn after_going_fair_every_enabled_thread_runs_in_turn() {
         // A chance so small that thread 0 would keep running.
-        let mut s = StickyScheduler::new(2, 1e-12);
+        let mut s = Fair::new(Box::new(StickyScheduler::new(2, 1e-12)));
         s.begin_execution();
         let enabled = views(&[0, 1, 2]);
         assert_eq!(s.choose(&enabled, Some(0), 0).unwrap(), 0);

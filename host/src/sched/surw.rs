@@ -40,7 +40,7 @@
 //!   does.
 //!
 //! An execution that reaches the step limit goes on round-robin
-//! ([`Scheduler::go_fair`]).
+//! ([`super::Fair`]).
 
 use super::{ScheduleError, Scheduler, ThreadView};
 use crate::instrument::AccessKind;
@@ -174,8 +174,6 @@ pub struct SurwScheduler {
     /// Threads set aside at an interesting event until the intended one
     /// has done its own.
     set_aside: Vec<ThreadId>,
-    /// The execution reached its step limit: choices are round-robin.
-    fair: bool,
 }
 
 impl SurwScheduler {
@@ -190,7 +188,6 @@ impl SurwScheduler {
             weight: Vec::new(),
             intended: None,
             set_aside: Vec::new(),
-            fair: false,
         }
     }
 
@@ -226,7 +223,6 @@ impl Scheduler for SurwScheduler {
         self.weight = self.plan.weights(&self.selected);
         self.intended = None;
         self.set_aside.clear();
-        self.fair = false;
     }
 
     fn thread_created(&mut self, id: ThreadId) {
@@ -243,12 +239,9 @@ impl Scheduler for SurwScheduler {
     fn choose(
         &mut self,
         enabled: &[ThreadView],
-        current: Option<ThreadId>,
+        _current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        if self.fair {
-            return Ok(super::round_robin(enabled, current));
-        }
         // The threads set aside wait for the intended one; once it cannot
         // run, or only spins, they are free again.
         if let Some(t) = self.intended
@@ -297,10 +290,6 @@ impl Scheduler for SurwScheduler {
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
-    }
-
-    fn go_fair(&mut self) {
-        self.fair = true;
     }
 }
 
