@@ -90,7 +90,9 @@ impl Analysis for ActivityLog {
             | Happening::Woke { .. }
             | Happening::Outlived { .. }
             | Happening::AtomicBegin
-            | Happening::AtomicEnd => return,
+            | Happening::AtomicEnd
+            | Happening::ReachedError
+            | Happening::Aborted => return,
         };
         self.push(thread, activity);
     }

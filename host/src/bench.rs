@@ -41,8 +41,6 @@ fn loop_module(body: &str, threads: u32) -> Vec<u8> {
 struct KeepRunning;
 
 impl Scheduler for KeepRunning {
-    fn begin_execution(&mut self) {}
-    fn thread_created(&mut self, _id: ThreadId) {}
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -60,8 +58,6 @@ impl Scheduler for KeepRunning {
 struct RoundRobin;
 
 impl Scheduler for RoundRobin {
-    fn begin_execution(&mut self) {}
-    fn thread_created(&mut self, _id: ThreadId) {}
     fn choose(
         &mut self,
         enabled: &[ThreadView],

@@ -14,6 +14,7 @@ use crate::race::{RaceCheck, RaceMode};
 use crate::runtime::analysis::Analysis;
 use crate::runtime::{ExecutionResult, LoadError, Program, RunConfig};
 use crate::sched::Scheduler;
+use crate::svcomp::property::Property;
 use crate::testgen::class_calls::ClassCalls;
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +60,10 @@ pub struct Setup {
     /// Whether data races are looked for, and what a race is.
     #[serde(default, skip_serializing_if = "is_off")]
     pub races: RaceMode,
+    /// A verification property, which says what counts as a failure (see
+    /// [`crate::svcomp::property`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub property: Option<Property>,
 }
 
 fn is_off(mode: &RaceMode) -> bool {
@@ -99,6 +104,10 @@ pub fn load(wasm: &[u8], options: InstrumentOptions) -> Result<Program, LoadErro
 /// run.
 pub fn analyses(program: &Program, setup: &Setup) -> Vec<Box<dyn Analysis>> {
     let mut analyses: Vec<Box<dyn Analysis>> = Vec::new();
+    // First: what a property makes of an end, the others judge.
+    if let Some(property) = setup.property {
+        analyses.push(Box::new(property));
+    }
     if program.options().log_calls && !setup.check_atomic_sets {
         analyses.push(Box::new(ActivityLog::default()));
     }

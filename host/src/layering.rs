@@ -17,7 +17,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("sched", 3),
     ("failure", 3),
     ("runtime", 4),
-    ("svcomp::property", 4),
     // The techniques' analyses.
     ("activity", 5),
     ("check", 5),
@@ -26,6 +25,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("testgen", 5),
     ("race", 5),
     ("explain", 5),
+    ("svcomp::property", 5),
     ("execution", 6),
     // Which executions to run: exploration, replay and the techniques'
     // drivers.

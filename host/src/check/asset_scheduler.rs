@@ -16,7 +16,7 @@
 //! decisions replay without this scheduler.
 
 use crate::instrument::SiteId;
-use crate::sched::{ScheduleError, Scheduler, ThreadView};
+use crate::sched::{Notice, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -128,15 +128,6 @@ fn slot(by_u: bool) -> usize {
 }
 
 impl Scheduler for AssetScheduler {
-    fn begin_execution(&mut self) {
-        self.done = 0;
-        self.u = None;
-        self.v = None;
-        self.locks_at = [0, 0];
-    }
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -161,6 +152,15 @@ impl Scheduler for AssetScheduler {
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(crate::sched::value_in(self.rng.next_u64(), bound))
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        if let Notice::ExecutionStarted = event {
+            self.done = 0;
+            self.u = None;
+            self.v = None;
+            self.locks_at = [0, 0];
+        }
     }
 }
 

@@ -269,7 +269,6 @@ impl ModuleArgs {
                     ..Limits::default()
                 },
                 point_sites: self.point_sites.clone(),
-                property: self.property,
                 log_from_start: false,
                 sleeps: self.sleeps.unwrap_or(self.default_sleeps),
                 stop_at: None,
@@ -283,6 +282,7 @@ impl ModuleArgs {
             actor_delivery: self.actor_delivery,
             gen_methods: self.gen_methods.clone(),
             races: self.race_mode(),
+            property: self.property,
         }
     }
 }

@@ -183,10 +183,10 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
     let setup_with = |races| Setup {
         run: RunConfig {
             args: vec![format!("{}.wasm", task.name)],
-            property: Some(property),
             ..RunConfig::default()
         },
         races,
+        property: Some(property),
         ..Setup::default()
     };
     // Hunting a call, the plain accesses that race become scheduling

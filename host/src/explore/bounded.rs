@@ -11,7 +11,7 @@
 //! in rounds of increasing bound. When the last round ends, every schedule
 //! within the bound has run.
 
-use crate::sched::{Decision, DfsScheduler};
+use crate::sched::{Decision, DfsScheduler, Plan, Prefixed};
 use crate::trace::ThreadId;
 use std::collections::VecDeque;
 
@@ -116,16 +116,17 @@ impl BoundedSearch {
 
     /// The scheduler of the next execution; `None` when every schedule
     /// within the bound has run.
-    pub fn next_scheduler(&mut self) -> Option<DfsScheduler> {
+    pub fn next_scheduler(&mut self) -> Option<Prefixed<DfsScheduler>> {
+        let after = |prefix| Prefixed::new(Plan::Threads(prefix), DfsScheduler::default());
         if let Some(prefix) = self.next.take() {
-            return Some(DfsScheduler::new(self.decisions(prefix)));
+            return Some(after(self.decisions(prefix)));
         }
         loop {
             if let Some(root) = self.roots.pop_front() {
                 let root = self.decisions(root);
                 self.path.clear();
                 self.root_len = root.len();
-                return Some(DfsScheduler::new(root));
+                return Some(after(root));
             }
             if self.bound >= self.max_bound || self.deferred.is_empty() {
                 return None;
@@ -221,7 +222,10 @@ mod tests {
         let mut search = BoundedSearch::new(bound);
         let mut seen = Vec::new();
         while let Some(scheduler) = search.next_scheduler() {
-            let log = run(scheduler.prefix());
+            let Plan::Threads(prefix) = scheduler.plan() else {
+                panic!("the bounded search plans threads only");
+            };
+            let log = run(prefix);
             seen.push(log.iter().map(|d| d.chosen).collect());
             search.record(&log);
         }

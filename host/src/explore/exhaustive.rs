@@ -26,7 +26,9 @@
 
 use crate::instrument::AccessKind;
 use crate::runtime::Program;
-use crate::sched::{Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, StepRecord};
+use crate::sched::{
+    Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, StepRecord,
+};
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
 use std::collections::HashMap;
@@ -165,17 +167,16 @@ impl ExhaustiveSearch {
 
     /// The scheduler of the next execution; `None` when every class of
     /// schedules has run.
-    pub fn next_scheduler(&mut self) -> Option<DporScheduler> {
+    pub fn next_scheduler(&mut self) -> Option<Prefixed<DporScheduler>> {
         let (prefix, sleep) = if self.started {
             self.next.take()?
         } else {
             self.started = true;
             (Vec::new(), Vec::new())
         };
-        Some(
-            DporScheduler::new(prefix, sleep)
-                .with_library(self.library.clone(), self.private_words.clone()),
-        )
+        let dpor = DporScheduler::new(prefix.len(), sleep)
+            .with_library(self.library.clone(), self.private_words.clone());
+        Some(Prefixed::new(Plan::Choices(prefix), dpor))
     }
 
     /// Takes in the execution that just ran (its scheduler), and chooses
@@ -594,7 +595,7 @@ impl Latest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::{NextOp, Scheduler, Step, StepEnd, ThreadView};
+    use crate::sched::{NextOp, Notice, Scheduler, Step, StepEnd, ThreadView};
 
     /// A step of `thread` in a library call of `role` that begins at a
     /// call (`calls`) or goes on after a wait, with operations `ops`
@@ -689,12 +690,12 @@ mod tests {
         let mut search = ExhaustiveSearch::new();
         let mut runs = Vec::new();
         while let Some(mut sched) = search.next_scheduler() {
-            sched.begin_execution();
+            sched.observe(Notice::ExecutionStarted);
             for t in 0..threads.len() {
-                sched.thread_created(t as ThreadId);
+                sched.observe(Notice::ThreadCreated(t as ThreadId));
             }
             // The main thread's first step does nothing.
-            sched.step_ended(StepEnd::default());
+            sched.observe(Notice::StepEnded(StepEnd::default()));
             let mut done = vec![0usize; threads.len()];
             let mut current = Some(0);
             let mut order = Vec::new();
@@ -728,22 +729,22 @@ mod tests {
                     enabled[0].id
                 };
                 let view = enabled.iter().find(|v| v.id == chosen).unwrap();
-                sched.step_started(Step {
+                sched.observe(Notice::StepStarted(Step {
                     thread: chosen,
                     op: view.next,
                     woken_by: None,
                     value: Some(order.len() as u64),
                     continues: false,
-                });
+                }));
                 order.push((chosen, done[chosen as usize]));
                 done[chosen as usize] += 1;
-                sched.step_ended(StepEnd {
+                sched.observe(Notice::StepEnded(StepEnd {
                     global: false,
                     changed: view.next.is_some_and(|op| op.kind.writes()),
-                });
+                }));
                 current = Some(chosen);
             }
-            search.record(&sched);
+            search.record(sched.strategy());
             runs.push(order);
         }
         runs

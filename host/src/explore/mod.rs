@@ -17,7 +17,7 @@ use crate::instrument::Points;
 use crate::race::{RaceMode, RaceReport};
 use crate::replay::file::FoundBy;
 use crate::runtime::{Cut, ExecutionResult, Failure, Outcome, Program, Unenumerated};
-use crate::sched::{DfsScheduler, DporScheduler, Scheduler, Strategy};
+use crate::sched::{DfsScheduler, DporScheduler, Prefixed, Scheduler, Strategy};
 use bounded::BoundedSearch;
 use distinct::DistinctTraces;
 use exhaustive::ExhaustiveSearch;
@@ -502,19 +502,21 @@ fn explore_with(
         match &mut source {
             Source::Bounded(search, withheld) => {
                 let sched: Box<dyn std::any::Any> = sched;
-                let dfs = sched
-                    .downcast::<DfsScheduler>()
+                let run = sched
+                    .downcast::<Prefixed<DfsScheduler>>()
                     .expect("the bounded search runs its own scheduler");
-                *withheld = withheld.or(bounded_withheld_by(&dfs, &result));
+                let dfs = run.strategy();
+                *withheld = withheld.or(bounded_withheld_by(dfs, &result));
                 search.record(dfs.log());
             }
             Source::Exhaustive(search, withheld) => {
                 let sched: Box<dyn std::any::Any> = sched;
-                let dpor = sched
-                    .downcast::<DporScheduler>()
+                let run = sched
+                    .downcast::<Prefixed<DporScheduler>>()
                     .expect("the exhaustive search runs its own scheduler");
-                *withheld = withheld.or(withheld_by(&dpor, &result));
-                search.record(&dpor);
+                let dpor = run.strategy();
+                *withheld = withheld.or(withheld_by(dpor, &result));
+                search.record(dpor);
             }
         }
         traces.insert(result.trace_hash);

@@ -131,8 +131,8 @@ impl Turns {
                 self.scheduler(self.turn(index), seed)
             }
             // A single execution of the systematic search: its first one.
-            Strategy::Dfs => Box::new(DfsScheduler::new(Vec::new())),
-            Strategy::Dpor => Box::new(DporScheduler::new(Vec::new(), Vec::new())),
+            Strategy::Dfs => Box::new(DfsScheduler::default()),
+            Strategy::Dpor => Box::new(DporScheduler::default()),
         }
     }
 

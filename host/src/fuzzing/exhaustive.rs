@@ -13,7 +13,7 @@ use crate::explore::{Withheld, withheld_by};
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::{RaceMode, RaceReport};
 use crate::runtime::{ExecutionResult, FailureKind, Outcome, Program};
-use crate::sched::{DporScheduler, ScheduleError, Scheduler, ThreadView};
+use crate::sched::{DporScheduler, Notice, Prefixed, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -387,12 +387,6 @@ impl Enumerator {
 }
 
 impl Scheduler for Enumerator {
-    fn begin_execution(&mut self) {
-        self.taken.clear();
-    }
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -410,6 +404,12 @@ impl Scheduler for Enumerator {
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(self.take(bound.max(1)))
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        if let Notice::ExecutionStarted = event {
+            self.taken.clear();
+        }
     }
 }
 
@@ -621,11 +621,11 @@ fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
         let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
         seen.note(&result);
         let sched: Box<dyn std::any::Any> = sched;
-        let dpor = sched
-            .downcast::<DporScheduler>()
+        let run = sched
+            .downcast::<Prefixed<DporScheduler>>()
             .expect("the search's own scheduler");
-        seen.withheld = seen.withheld.or(withheld_by(&dpor, &result));
-        search.record(&dpor);
+        seen.withheld = seen.withheld.or(withheld_by(run.strategy(), &result));
+        search.record(run.strategy());
     }
     Some(seen)
 }

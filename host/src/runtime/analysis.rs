@@ -111,6 +111,14 @@ pub trait Analysis: Any {
         None
     }
 
+    /// The execution ended as `end`: what that end means under the
+    /// semantics the analysis stands for (a verification property makes a
+    /// deadlock a path cut short). Asked of every analysis in order, before
+    /// [`Analysis::verdict`] and [`Analysis::before_end`].
+    fn reinterpret(&self, end: Outcome) -> Outcome {
+        end
+    }
+
     /// The execution passed (the program exited with 0): a failure the
     /// analysis finds in it, if any.
     fn verdict(&mut self, view: &ExecView<'_>) -> Option<Outcome> {
@@ -269,6 +277,12 @@ pub enum Happening<'a> {
         /// The futex address.
         addr: u32,
     },
+    /// It called `reach_error()` (or the older `__VERIFIER_error()`),
+    /// which does nothing unless an analysis ends the execution there.
+    ReachedError,
+    /// It called `abort()`: unless an analysis ends the execution there,
+    /// the C library aborts it as a trap.
+    Aborted,
     /// It performed an SDK event (`implicit`: one an analysis asked for
     /// through [`Analysis::start_event`]).
     Event {

@@ -20,7 +20,7 @@ use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
 use crate::instrument::MemoryPlan;
-use crate::sched::{Fair, Scheduler};
+use crate::sched::{Fair, Notice, Scheduler};
 use crate::trace::{EventKind, ThreadId};
 use std::future::Future;
 use std::pin::Pin;
@@ -236,7 +236,7 @@ pub(super) fn run(
     analyses: Vec<Box<dyn Analysis>>,
 ) -> (ExecutionResult, Box<dyn Scheduler>) {
     let mut scheduler = Fair::new(scheduler);
-    scheduler.begin_execution();
+    scheduler.observe(Notice::ExecutionStarted);
     let exec = program.exec.clone();
     exec.begin(ExecState::new(
         program.sites.clone(),
@@ -245,7 +245,6 @@ pub(super) fn run(
         config.random_seed,
     ));
     exec.get().install(analyses);
-    exec.get().property = config.property;
     exec.get().stop_at = config.stop_at;
     exec.get().log_from_start = config.log_from_start;
     exec.get().sleeps = config.sleeps;
@@ -510,9 +509,6 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
 }
 
 fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
-    if let Some(property) = state.property {
-        state.end = state.end.take().map(|end| property.judge(end));
-    }
     state.judge();
     let reports = state.finish_analyses();
     let ExecState {
@@ -532,7 +528,10 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         unenumerated,
         ..
     } = state;
-    scheduler.end_execution(step, fair_from.is_some());
+    scheduler.observe(Notice::ExecutionEnded {
+        steps: step,
+        went_fair: fair_from.is_some(),
+    });
     let outcome = end.unwrap_or(Outcome::HostError(
         "the execution ended without an outcome".into(),
     ));

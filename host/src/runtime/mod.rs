@@ -152,10 +152,6 @@ pub struct RunConfig {
     /// [`InstrumentOptions::log_accesses`]); the others are only logged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub point_sites: Vec<instrument::SiteId>,
-    /// A verification property, which says what counts as a failure (see
-    /// [`crate::svcomp::property`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub property: Option<crate::svcomp::property::Property>,
     /// Whether the main thread of a module that logs its plain accesses
     /// logs them from the start rather than from its first spawn (see
     /// [`crate::abi::ACCESS_LOG`]): no analysis needs those, but tests of
@@ -180,7 +176,6 @@ impl Default for RunConfig {
             random_seed: 0,
             limits: Limits::default(),
             point_sites: Vec::new(),
-            property: None,
             log_from_start: false,
             sleeps: Sleeps::Any,
             stop_at: None,

@@ -2,7 +2,7 @@
 
 use super::analysis::Happening;
 use super::outcome::Outcome;
-use super::state::ThreadState;
+use super::state::{ExecState, ThreadState};
 use super::{ThreadData, hooks, memory};
 use crate::abi;
 use crate::trace::{EventKind, ThreadId};
@@ -170,11 +170,8 @@ async fn thread_exit(caller: &mut Caller<'_, ThreadData>, value: i32) -> Result<
 fn reach_error(caller: Caller<'_, ThreadData>) -> Result<()> {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
-    let Some(property) = exec.property else {
-        return Ok(());
-    };
-    exec.finish(property.error_called(me));
-    Err(wasmtime::Error::new(Ended))
+    exec.happened(me, Happening::ReachedError);
+    end_if_ended(&exec)
 }
 
 /// `weft_rt.abort`: the program called `abort()`; under a property the
@@ -182,11 +179,16 @@ fn reach_error(caller: Caller<'_, ThreadData>) -> Result<()> {
 fn abort(caller: Caller<'_, ThreadData>) -> Result<()> {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
-    if exec.property.is_none() {
-        return Ok(());
+    exec.happened(me, Happening::Aborted);
+    end_if_ended(&exec)
+}
+
+/// Unwinds the calling thread if an analysis ended the execution.
+fn end_if_ended(exec: &ExecState) -> Result<()> {
+    match exec.end {
+        Some(_) => Err(wasmtime::Error::new(Ended)),
+        None => Ok(()),
     }
-    exec.finish(Outcome::Discarded { thread: me });
-    Err(wasmtime::Error::new(Ended))
 }
 
 /// Where every outermost atomic section starts, for the schedulers: a

@@ -9,7 +9,7 @@ use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use super::{Limits, Preemption, STEP_NS, Sleeps};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
-use crate::sched::{Fair, NextOp, Scheduler, Step, StepEnd, ThreadView};
+use crate::sched::{Fair, NextOp, Notice, Scheduler, Step, StepEnd, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -165,8 +165,6 @@ pub(crate) struct ExecState {
     pub unenumerated: Option<Unenumerated>,
     /// Whether a thread entered an atomic section.
     pub atomic_sections: bool,
-    /// The verification property the execution is judged under.
-    pub property: Option<crate::svcomp::property::Property>,
     pub thread_limit_hit: bool,
     pub started: Instant,
     /// When the run this execution belongs to must end.
@@ -231,7 +229,6 @@ impl ExecState {
             sites,
             scheduler,
             limits,
-            property: None,
             atomic_sections: false,
             threads: Vec::new(),
             current: 0,
@@ -416,7 +413,7 @@ impl ExecState {
             slices: 0,
         });
         self.enabled_changed();
-        self.scheduler.thread_created(id);
+        self.scheduler.observe(Notice::ThreadCreated(id));
         self.happened(id, Happening::Started);
         id
     }
@@ -457,7 +454,7 @@ impl ExecState {
             // Each point passed was a decision for `me`.
             self.decisions
                 .extend(std::iter::repeat_n(me, passed as usize));
-            self.scheduler.keeps_passed(passed);
+            self.scheduler.observe(Notice::KeepsPassed(passed));
         }
     }
 
@@ -780,13 +777,17 @@ impl ExecState {
         }
     }
 
-    /// When the execution passed: the first failure an analysis finds in
-    /// it becomes its outcome. When it failed or was cut short by a limit:
-    /// a failure an analysis found before that end does.
+    /// Each analysis in turn says what the end means
+    /// ([`Analysis::reinterpret`]). Then, when the execution passed: the
+    /// first failure an analysis finds in it becomes its outcome. When it
+    /// failed or was cut short by a limit: a failure an analysis found
+    /// before that end does.
     pub fn judge(&mut self) {
-        let Some(end) = self.end.clone() else {
+        let Some(end) = self.end.take() else {
             return;
         };
+        let end = self.analyses.iter().fold(end, |end, a| a.reinterpret(end));
+        self.end = Some(end.clone());
         let passed = end == Outcome::Exited(0);
         let ended_early = end.failure().is_some() || end.cut().is_some();
         if self.analyses.is_empty() || !(passed || ended_early) {
@@ -816,7 +817,7 @@ impl ExecState {
         }
         if self.follows_steps {
             let end = self.step_end();
-            self.scheduler.step_ended(end);
+            self.scheduler.observe(Notice::StepEnded(end));
         }
         self.step_passed();
         if self.step > self.step_bound {
@@ -900,7 +901,7 @@ impl ExecState {
         if self.follows_steps {
             let mut step = self.step_start(chosen);
             step.continues = atomic;
-            self.scheduler.step_started(step);
+            self.scheduler.observe(Notice::StepStarted(step));
         }
         self.current = chosen;
         if chosen == me {

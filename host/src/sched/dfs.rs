@@ -1,7 +1,8 @@
-//! The scheduler of systematic exploration: it follows a given prefix of
-//! decisions, then a default that never preempts, and logs every decision
-//! with the threads that could have run instead, so that a search (see
-//! `explore::dfs`) can choose the next prefix.
+//! The scheduler of systematic exploration: after the prefix the search
+//! plans (see [`super::Prefixed`]), a default that never preempts; it logs
+//! every decision, the planned ones too, with the threads that could have
+//! run instead, so that the search (see `explore::bounded`) can plan the
+//! next prefix.
 //!
 //! A *preemption* is a switch away from a thread that could go on: the
 //! current thread is enabled, does not merely spin or let time pass
@@ -18,7 +19,7 @@
 //! what others see, so leaving it early does lose schedules: the search
 //! notes it ([`DfsScheduler::left_busy`]) and then claims nothing.
 
-use super::{ScheduleError, Scheduler, ThreadView, keeper};
+use super::{Notice, ScheduleError, Scheduler, ThreadView, keeper};
 use crate::trace::ThreadId;
 
 /// One decision of an execution, as the search sees it.
@@ -42,11 +43,9 @@ impl Decision {
     }
 }
 
-/// Follows a prefix of decisions, then never preempts, and logs every
-/// decision.
+/// Never preempts, and logs every decision.
 #[derive(Debug, Default)]
 pub struct DfsScheduler {
-    prefix: Vec<ThreadId>,
     /// This execution's decisions so far.
     log: Vec<Decision>,
     /// Whether the guest asked for a value with more than one possible
@@ -59,20 +58,6 @@ pub struct DfsScheduler {
 }
 
 impl DfsScheduler {
-    /// A scheduler that makes the decisions of `prefix`, then never
-    /// preempts.
-    pub fn new(prefix: Vec<ThreadId>) -> Self {
-        DfsScheduler {
-            prefix,
-            ..Default::default()
-        }
-    }
-
-    /// The decisions it makes before its default takes over.
-    pub fn prefix(&self) -> &[ThreadId] {
-        &self.prefix
-    }
-
     /// The decisions of the last execution.
     pub fn log(&self) -> &[Decision] {
         &self.log
@@ -106,57 +91,45 @@ fn spinner(enabled: &[ThreadView], current: Option<ThreadId>) -> Option<&ThreadV
 }
 
 impl Scheduler for DfsScheduler {
-    fn begin_execution(&mut self) {
-        self.log.clear();
-        self.chose_values = false;
-        self.left_busy = false;
-    }
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
         current: Option<ThreadId>,
-        step: u64,
-    ) -> Result<ThreadId, ScheduleError> {
-        let index = self.log.len();
-        let chosen = if let Some(&planned) = self.prefix.get(index) {
-            if !enabled.iter().any(|t| t.id == planned) {
-                return Err(ScheduleError::Diverged {
-                    decision: index,
-                    step,
-                    expected: planned,
-                    enabled: enabled.iter().map(|t| t.id).collect(),
-                });
-            }
-            planned
-        } else {
-            // Never preempt; after a thread blocks, exits or spins, the
-            // first other thread that does real work, else the first other.
-            let leaves = spinner(enabled, current).map(|t| t.id);
-            let others = || enabled.iter().filter(|t| Some(t.id) != leaves);
-            keeper(enabled, current)
-                .or_else(|| others().find(|t| !t.yielding).map(|t| t.id))
-                .or_else(|| others().next().map(|t| t.id))
-                .unwrap_or(enabled[0].id)
-        };
-        Ok(self.log_decision(enabled, current, chosen))
-    }
-
-    fn imposed(
-        &mut self,
-        enabled: &[ThreadView],
-        current: Option<ThreadId>,
         _step: u64,
-        chosen: ThreadId,
-    ) {
-        self.log_decision(enabled, current, chosen);
+    ) -> Result<ThreadId, ScheduleError> {
+        // Never preempt; after a thread blocks, exits or spins, the first
+        // other thread that does real work, else the first other.
+        let leaves = spinner(enabled, current).map(|t| t.id);
+        let others = || enabled.iter().filter(|t| Some(t.id) != leaves);
+        let chosen = keeper(enabled, current)
+            .or_else(|| others().find(|t| !t.yielding).map(|t| t.id))
+            .or_else(|| others().next().map(|t| t.id))
+            .unwrap_or(enabled[0].id);
+        Ok(self.log_decision(enabled, current, chosen))
     }
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         self.chose_values |= bound != 1;
         Ok(0)
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        match event {
+            Notice::ExecutionStarted => {
+                self.log.clear();
+                self.chose_values = false;
+                self.left_busy = false;
+            }
+            Notice::ThreadImposed {
+                enabled,
+                current,
+                chosen,
+                ..
+            } => {
+                self.log_decision(enabled, current, chosen);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -164,28 +137,26 @@ impl Scheduler for DfsScheduler {
 mod tests {
     use super::*;
     use crate::sched::tests::views;
+    use crate::sched::{Plan, Prefixed};
 
     #[test]
     fn follows_the_prefix_then_keeps_the_current_thread() {
-        let mut dfs = DfsScheduler::new(vec![1]);
-        dfs.begin_execution();
+        let mut s = Prefixed::new(Plan::Threads(vec![1]), DfsScheduler::default());
+        s.observe(Notice::ExecutionStarted);
         let enabled = views(&[0, 1]);
-        assert_eq!(dfs.choose(&enabled, Some(0), 1).unwrap(), 1);
-        assert_eq!(dfs.choose(&enabled, Some(1), 2).unwrap(), 1);
-        assert_eq!(dfs.choose(&views(&[0, 2]), None, 3).unwrap(), 0);
+        assert_eq!(s.choose(&enabled, Some(0), 1).unwrap(), 1);
+        assert_eq!(s.choose(&enabled, Some(1), 2).unwrap(), 1);
+        assert_eq!(s.choose(&views(&[0, 2]), None, 3).unwrap(), 0);
+        let dfs = s.strategy();
         assert!(dfs.log()[0].preempts(1));
         assert!(!dfs.log()[1].preempts(1));
         assert!(!dfs.log()[2].preempts(2));
-        // A prefix that does not fit diverges.
-        let mut dfs = DfsScheduler::new(vec![5]);
-        dfs.begin_execution();
-        assert!(dfs.choose(&enabled, Some(0), 1).is_err());
     }
 
     #[test]
     fn leaving_a_spinning_thread_is_no_preemption() {
-        let mut dfs = DfsScheduler::new(Vec::new());
-        dfs.begin_execution();
+        let mut dfs = DfsScheduler::default();
+        dfs.observe(Notice::ExecutionStarted);
         let mut enabled = views(&[0, 1]);
         enabled[0].yielding = true;
         enabled[0].polling = true;

@@ -1,6 +1,6 @@
-//! The scheduler of exhaustive exploration (see `explore::exhaustive`): it
-//! follows a prefix of decisions, then a default that never preempts, and
-//! logs every *step* (what a thread does from resuming at a scheduling
+//! The scheduler of exhaustive exploration (see `explore::exhaustive`): after
+//! the prefix the search plans (see [`super::Prefixed`]), a default that
+//! never preempts; it logs every choice and every *step* (what a thread does from resuming at a scheduling
 //! point to reaching its next one) with what the search needs to tell which
 //! steps commute.
 //!
@@ -12,7 +12,7 @@
 //! commute with its next step runs.
 
 use super::library_model::{LibraryModel, LibraryRole};
-use super::{NextOp, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
+use super::{Choice, NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
 use std::sync::Arc;
@@ -163,16 +163,6 @@ struct Episode {
 /// Most reads an episode keeps (a longer loop body is not recognised).
 const EPISODE_READS: usize = 16;
 
-/// A choice the search makes for an execution: the thread that runs at a
-/// decision, or the value a guest draws (`weft.choose`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
-    /// The thread that runs.
-    Thread(ThreadId),
-    /// The value drawn.
-    Value(u64),
-}
-
 /// Most values of one guest draw the search enumerates: a draw from a
 /// larger range (or from every 64-bit value) takes its first value only,
 /// and the search then claims nothing.
@@ -222,11 +212,12 @@ pub struct DporDecision {
     pub step: usize,
 }
 
-/// Follows a prefix of choices, then never preempts, passes over sleeping
-/// threads and draws 0; logs every step, decision and value.
+/// Never preempts, passes over sleeping threads and draws 0; logs every
+/// step, decision and value, the planned ones too.
 #[derive(Debug, Default)]
 pub struct DporScheduler {
-    prefix: Vec<Choice>,
+    /// How many choices the search planned for this execution.
+    planned: usize,
     /// The sleep set that starts after `entry_step`.
     entry_sleep: Vec<StepRecord>,
     /// The step in which the prefix's last choice was made: the entry
@@ -276,12 +267,12 @@ pub struct DporScheduler {
 }
 
 impl DporScheduler {
-    /// A scheduler that makes the choices of `prefix`, puts the threads of
-    /// `sleep` to sleep after the step of its last choice, then never
-    /// preempts and draws 0.
-    pub fn new(prefix: Vec<Choice>, sleep: Vec<StepRecord>) -> Self {
+    /// A scheduler for an execution whose first `planned` choices the
+    /// search makes (see [`super::Prefixed`]): it puts the threads of
+    /// `sleep` to sleep after the step of the last of them.
+    pub fn new(planned: usize, sleep: Vec<StepRecord>) -> Self {
         DporScheduler {
-            prefix,
+            planned,
             entry_sleep: sleep,
             ..Default::default()
         }
@@ -392,16 +383,11 @@ impl DporScheduler {
         self.ending
     }
 
-    /// The choice the prefix plans at `index`, if it reaches that far.
-    fn planned(&self) -> Option<Choice> {
-        self.prefix.get(self.choices.len()).copied()
-    }
-
     /// Notes that the choice just logged was made for or during step
     /// `step`: if it is the prefix's last, the entry sleep set starts when
     /// that step ends.
     fn made(&mut self, step: usize) {
-        if self.choices.len() == self.prefix.len() {
+        if self.choices.len() == self.planned {
             self.entry_step = Some(step);
         }
     }
@@ -533,8 +519,9 @@ impl DporScheduler {
     }
 }
 
-impl Scheduler for DporScheduler {
-    fn begin_execution(&mut self) {
+impl DporScheduler {
+    /// A new execution starts.
+    fn begin(&mut self) {
         self.sleeping.clear();
         self.steps.clear();
         self.choices.clear();
@@ -553,6 +540,8 @@ impl Scheduler for DporScheduler {
         self.counted_loop = false;
     }
 
+    /// Thread `id` was created: by the running step, or (the main thread)
+    /// with the execution, which starts its first step.
     fn thread_created(&mut self, id: ThreadId) {
         let id = id as usize;
         if self.parents.len() <= id {
@@ -566,7 +555,7 @@ impl Scheduler for DporScheduler {
             self.parents[id] = Some(step);
         } else if self.steps.is_empty() {
             // The main thread: its first step starts with the execution.
-            self.step_started(Step {
+            self.start_step(Step {
                 thread: id as ThreadId,
                 op: None,
                 woken_by: None,
@@ -576,59 +565,8 @@ impl Scheduler for DporScheduler {
         }
     }
 
-    fn choose(
-        &mut self,
-        enabled: &[ThreadView],
-        current: Option<ThreadId>,
-        step: u64,
-    ) -> Result<ThreadId, ScheduleError> {
-        let index = self.choices.len();
-        let chosen = match self.planned() {
-            Some(Choice::Thread(planned)) if enabled.iter().any(|t| t.id == planned) => planned,
-            Some(Choice::Thread(planned)) => {
-                return Err(ScheduleError::Diverged {
-                    decision: index,
-                    step,
-                    expected: planned,
-                    enabled: enabled.iter().map(|t| t.id).collect(),
-                });
-            }
-            Some(Choice::Value(_)) => {
-                return Err(ScheduleError::ValueDiverged {
-                    index,
-                    step,
-                    problem: "threads were to be chosen where the search planned a value".into(),
-                });
-            }
-            None => self.default_choice(enabled, current),
-        };
-        self.decided(enabled, chosen);
-        Ok(chosen)
-    }
-
-    fn imposed(
-        &mut self,
-        enabled: &[ThreadView],
-        _current: Option<ThreadId>,
-        _step: u64,
-        chosen: ThreadId,
-    ) {
-        self.decided(enabled, chosen);
-    }
-
-    fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError> {
-        let index = self.choices.len();
-        let chosen = match self.planned() {
-            Some(Choice::Value(value)) if bound == 0 || value < bound => value,
-            Some(planned) => {
-                return Err(ScheduleError::ValueDiverged {
-                    index,
-                    step,
-                    problem: format!("the search planned {planned:?} for a value in 0..{bound}"),
-                });
-            }
-            None => 0,
-        };
+    /// Logs the guest's draw of `chosen` in `0..bound`.
+    fn drew(&mut self, bound: u64, chosen: u64) {
         let enumerated = (1..=MAX_ENUMERATED_VALUES).contains(&bound);
         if !enumerated && self.unenumerated.is_none() {
             self.unenumerated = Some(bound);
@@ -644,14 +582,10 @@ impl Scheduler for DporScheduler {
         if let Some((running, _)) = self.running {
             self.made(running);
         }
-        Ok(chosen)
     }
 
-    fn follows_steps(&self) -> bool {
-        true
-    }
-
-    fn step_started(&mut self, step: Step) {
+    /// A step starts (or an atomic section's step goes on).
+    fn start_step(&mut self, step: Step) {
         if step.continues
             && let Some(last) = self.steps.len().checked_sub(1)
             && self.steps[last].thread == step.thread
@@ -689,7 +623,8 @@ impl Scheduler for DporScheduler {
         });
     }
 
-    fn step_ended(&mut self, end: StepEnd) {
+    /// The running step ended as `end` says.
+    fn end_step(&mut self, end: StepEnd) {
         let Some((index, value)) = self.running.take() else {
             return;
         };
@@ -718,13 +653,51 @@ impl Scheduler for DporScheduler {
         }
     }
 
-    fn end_execution(&mut self, _steps: u64, _went_fair: bool) {
+    /// The execution ended.
+    fn end(&mut self) {
         // A step still running ended the execution (the main thread
         // returned, or a thread exited the process): nothing ran after it.
         if let Some((index, _)) = self.running.take() {
             self.steps[index].global = true;
             self.ending = Some(index);
         }
+    }
+}
+
+impl Scheduler for DporScheduler {
+    fn choose(
+        &mut self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+        _step: u64,
+    ) -> Result<ThreadId, ScheduleError> {
+        let chosen = self.default_choice(enabled, current);
+        self.decided(enabled, chosen);
+        Ok(chosen)
+    }
+
+    fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
+        self.drew(bound, 0);
+        Ok(0)
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        match event {
+            Notice::ExecutionStarted => self.begin(),
+            Notice::ThreadCreated(id) => self.thread_created(id),
+            Notice::ThreadImposed {
+                enabled, chosen, ..
+            } => self.decided(enabled, chosen),
+            Notice::ValueImposed { bound, value, .. } => self.drew(bound, value),
+            Notice::StepStarted(step) => self.start_step(step),
+            Notice::StepEnded(end) => self.end_step(end),
+            Notice::ExecutionEnded { .. } => self.end(),
+            Notice::KeepsPassed(_) => {}
+        }
+    }
+
+    fn follows_steps(&self) -> bool {
+        true
     }
 }
 
@@ -793,26 +766,26 @@ mod tests {
         value: u64,
         changed: bool,
     ) {
-        dpor.step_started(Step {
+        dpor.observe(Notice::StepStarted(Step {
             thread,
             op,
             woken_by: None,
             value: Some(value),
             continues: false,
-        });
-        dpor.step_ended(StepEnd {
+        }));
+        dpor.observe(Notice::StepEnded(StepEnd {
             global: false,
             changed,
-        });
+        }));
     }
 
     #[test]
     fn sleeping_threads_are_passed_over_until_a_dependent_step() {
         let asleep = step(1, op(AccessKind::AtomicLoad, 8));
-        let mut dpor = DporScheduler::new(vec![Choice::Thread(0)], vec![asleep]);
-        dpor.begin_execution();
-        dpor.thread_created(0);
-        dpor.thread_created(1);
+        let mut dpor = DporScheduler::new(1, vec![asleep]);
+        dpor.observe(Notice::ExecutionStarted);
+        dpor.observe(Notice::ThreadCreated(0));
+        dpor.observe(Notice::ThreadCreated(1));
         let enabled = views(&[0, 1]);
         assert_eq!(dpor.choose(&enabled, Some(0), 1).unwrap(), 0);
         run(&mut dpor, 0, op(AccessKind::AtomicStore, 16), 0, true);
@@ -835,10 +808,10 @@ mod tests {
 
     #[test]
     fn a_thread_that_reads_a_value_again_unchanged_waits_for_a_change() {
-        let mut dpor = DporScheduler::new(Vec::new(), Vec::new());
-        dpor.begin_execution();
-        dpor.thread_created(0);
-        dpor.thread_created(1);
+        let mut dpor = DporScheduler::default();
+        dpor.observe(Notice::ExecutionStarted);
+        dpor.observe(Notice::ThreadCreated(0));
+        dpor.observe(Notice::ThreadCreated(1));
         let enabled = views(&[0, 1]);
         let poll = op(AccessKind::AtomicLoad, 8);
         run(&mut dpor, 0, poll, 0, false);

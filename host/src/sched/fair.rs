@@ -8,7 +8,7 @@
 //! ([`Scheduler::fair_by_itself`]), so no strategy implements fairness and
 //! none can forget it.
 
-use super::{ScheduleError, Scheduler, Step, StepEnd, ThreadView, round_robin};
+use super::{Notice, ScheduleError, Scheduler, ThreadView, round_robin};
 use crate::trace::ThreadId;
 
 /// A strategy, made fair once the runtime says so ([`Fair::go_fair`]).
@@ -49,15 +49,6 @@ impl Fair {
 }
 
 impl Scheduler for Fair {
-    fn begin_execution(&mut self) {
-        self.fair = false;
-        self.strategy.begin_execution();
-    }
-
-    fn thread_created(&mut self, id: ThreadId) {
-        self.strategy.thread_created(id);
-    }
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -68,7 +59,12 @@ impl Scheduler for Fair {
             return self.strategy.choose(enabled, current, step);
         }
         let chosen = round_robin(enabled, current);
-        self.strategy.imposed(enabled, current, step, chosen);
+        self.strategy.observe(Notice::ThreadImposed {
+            enabled,
+            current,
+            step,
+            chosen,
+        });
         Ok(chosen)
     }
 
@@ -83,38 +79,19 @@ impl Scheduler for Fair {
         self.strategy.keeps(enabled, current, step, max)
     }
 
-    fn keeps_passed(&mut self, passed: u64) {
-        self.strategy.keeps_passed(passed);
+    fn observe(&mut self, event: Notice<'_>) {
+        if let Notice::ExecutionStarted = event {
+            self.fair = false;
+        }
+        self.strategy.observe(event);
     }
 
     fn fair_by_itself(&self) -> bool {
         true
     }
 
-    fn imposed(
-        &mut self,
-        enabled: &[ThreadView],
-        current: Option<ThreadId>,
-        step: u64,
-        chosen: ThreadId,
-    ) {
-        self.strategy.imposed(enabled, current, step, chosen);
-    }
-
     fn follows_steps(&self) -> bool {
         self.strategy.follows_steps()
-    }
-
-    fn step_started(&mut self, step: Step) {
-        self.strategy.step_started(step);
-    }
-
-    fn step_ended(&mut self, end: StepEnd) {
-        self.strategy.step_ended(end);
-    }
-
-    fn end_execution(&mut self, steps: u64, went_fair: bool) {
-        self.strategy.end_execution(steps, went_fair);
     }
 }
 
@@ -128,8 +105,6 @@ mod tests {
     struct First;
 
     impl Scheduler for First {
-        fn begin_execution(&mut self) {}
-        fn thread_created(&mut self, _id: ThreadId) {}
         fn choose(
             &mut self,
             enabled: &[ThreadView],
@@ -146,7 +121,7 @@ mod tests {
     #[test]
     fn a_strategy_that_starves_a_thread_is_made_fair_past_the_limit() {
         let mut fair = Fair::new(Box::new(First));
-        fair.begin_execution();
+        fair.observe(Notice::ExecutionStarted);
         let enabled = views(&[0, 1, 2]);
         assert_eq!(fair.choose(&enabled, Some(0), 1).unwrap(), 0);
         fair.go_fair();
@@ -158,14 +133,14 @@ mod tests {
         }
         assert_eq!(ran, [1, 2, 0]);
         // A new execution starts unfair again.
-        fair.begin_execution();
+        fair.observe(Notice::ExecutionStarted);
         assert_eq!(fair.choose(&enabled, Some(2), 1).unwrap(), 0);
     }
 
     #[test]
     fn no_decisions_are_committed_to_while_fairness_is_imposed() {
         let mut fair = Fair::new(Box::new(PctScheduler::new(1, 3, 100)));
-        fair.begin_execution();
+        fair.observe(Notice::ExecutionStarted);
         let enabled = views(&[0, 1]);
         fair.go_fair();
         assert_eq!(fair.keeps(&enabled, 0, 1, 10), 0);

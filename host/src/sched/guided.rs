@@ -9,7 +9,7 @@
 //! ends early, and the next run takes over, so every edited schedule still
 //! names one execution (see `replay::minimize`).
 
-use super::{ScheduleError, Scheduler, ThreadView, keeper, round_robin};
+use super::{Notice, ScheduleError, Scheduler, ThreadView, keeper, round_robin};
 use crate::trace::ThreadId;
 
 /// A thread and how many decisions in a row it is chosen.
@@ -61,14 +61,6 @@ impl GuidedScheduler {
 }
 
 impl Scheduler for GuidedScheduler {
-    fn begin_execution(&mut self) {
-        self.run = 0;
-        self.made = 0;
-        self.next_value = 0;
-    }
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -94,6 +86,14 @@ impl Scheduler for GuidedScheduler {
         } else {
             0
         })
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        if let Notice::ExecutionStarted = event {
+            self.run = 0;
+            self.made = 0;
+            self.next_value = 0;
+        }
     }
 }
 
@@ -127,7 +127,7 @@ mod tests {
     #[test]
     fn follows_runs_and_skips_those_that_cannot_run() {
         let mut s = GuidedScheduler::new(runs_of(&[2, 2, 3, 1]), vec![]);
-        s.begin_execution();
+        s.observe(Notice::ExecutionStarted);
         let all = views(&[0, 1, 2, 3]);
         assert_eq!(s.choose(&all, Some(0), 1), Ok(2));
         // Thread 2 blocked: its run ends, thread 3's begins.
@@ -142,7 +142,7 @@ mod tests {
     #[test]
     fn values_that_no_longer_fit_become_zero() {
         let mut s = GuidedScheduler::new(vec![], vec![5, 1]);
-        s.begin_execution();
+        s.observe(Notice::ExecutionStarted);
         assert_eq!(s.choose_value(3, 0), Ok(0));
         assert_eq!(s.choose_value(3, 0), Ok(1));
         assert_eq!(s.choose_value(3, 0), Ok(0));

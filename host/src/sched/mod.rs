@@ -8,17 +8,19 @@
 //! - [`PosScheduler`]: partial order sampling.
 //! - [`SurwScheduler`]: selectively uniform random walk.
 //! - [`ReplayScheduler`]: follows a recorded list of decisions.
-//! - [`DfsScheduler`]: follows a prefix, then never preempts (systematic
+//! - [`DfsScheduler`]: never preempts, and logs every decision (systematic
 //!   exploration).
 //! - [`GuidedScheduler`]: follows runs of decisions where they fit, then
 //!   never preempts (schedule minimisation).
-//! - [`DporScheduler`]: follows a prefix, then avoids the threads a sleep
-//!   set rules out, and logs every step (exhaustive exploration).
+//! - [`DporScheduler`]: avoids the threads a sleep set rules out, and logs
+//!   every step (exhaustive exploration).
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing
 //!   else can run (for schedule inference).
 //!
-//! The runtime wraps every strategy in [`Fair`]: past the step limit, a
-//! strategy that could starve a thread has its decisions made round-robin.
+//! Two wrappers serve every strategy: [`Fair`] (the runtime wraps each
+//! one: past the step limit, a strategy that could starve a thread has its
+//! decisions made round-robin) and [`Prefixed`] (the systematic searches
+//! wrap theirs: it follows a planned prefix of choices first).
 
 mod dfs;
 mod dpor;
@@ -27,6 +29,7 @@ mod guided;
 mod library_model;
 mod pct;
 mod pos;
+mod prefixed;
 mod random;
 mod replay;
 mod sleeps_last;
@@ -34,14 +37,13 @@ mod sticky;
 mod surw;
 
 pub use dfs::{Decision, DfsScheduler};
-pub use dpor::{
-    Choice, DporChoice, DporDecision, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord,
-};
+pub use dpor::{DporChoice, DporDecision, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord};
 pub use fair::Fair;
 pub use guided::{GuidedScheduler, Run, runs_of};
 pub use library_model::{LibraryModel, LibraryRole};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
+pub use prefixed::{Choice, Plan, Prefixed};
 pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use sleeps_last::SleepsLastScheduler;
@@ -196,19 +198,17 @@ pub enum ScheduleError {
     },
 }
 
-/// A scheduling policy.
+/// A scheduling policy: what a strategy decides.
 ///
 /// The runtime calls [`Scheduler::choose`] at every *decision*: a scheduling
 /// point where more than one thread is enabled (the list is sorted by id).
 /// The answer is recorded; points with a single enabled thread are not
-/// decisions and do not reach the scheduler.
+/// decisions and do not reach the scheduler. Everything else the runtime
+/// tells a strategy arrives as a [`Notice`]. Two concerns are wrapped
+/// around every strategy rather than left to each: fairness past the step
+/// limit ([`Fair`]) and following a planned prefix of choices
+/// ([`Prefixed`]).
 pub trait Scheduler: std::any::Any {
-    /// A new execution starts.
-    fn begin_execution(&mut self);
-
-    /// A thread was created (the main thread too, first).
-    fn thread_created(&mut self, id: ThreadId);
-
     /// Picks the thread that runs next among `enabled` (at least two).
     /// `current` is the thread that reached the point if it is still
     /// enabled; `step` counts scheduling points in this execution, including
@@ -238,19 +238,16 @@ pub trait Scheduler: std::any::Any {
     /// scheduling points of memory accesses meanwhile (the enabled threads
     /// then stay as they are). The runtime lets the thread pass those points
     /// inside wasm, records each as a decision for `current`, and then tells
-    /// [`Scheduler::keeps_passed`] how many passed. The default commits to
+    /// how many passed ([`Notice::KeepsPassed`]). The default commits to
     /// none: every decision is asked.
     fn keeps(&mut self, enabled: &[ThreadView], current: ThreadId, step: u64, max: u64) -> u64 {
         let _ = (enabled, current, step, max);
         0
     }
 
-    /// How many of the decisions the last [`Scheduler::keeps`] committed to
-    /// passed: all of them, or fewer when the thread reached another kind of
-    /// scheduling point (or ended) first. The next [`Scheduler::choose`]
-    /// is the decision after them.
-    fn keeps_passed(&mut self, passed: u64) {
-        let _ = passed;
+    /// Something happened that the strategy may want to know.
+    fn observe(&mut self, event: Notice<'_>) {
+        let _ = event;
     }
 
     /// Whether the strategy stays fair by itself past the step limit: it
@@ -258,51 +255,70 @@ pub trait Scheduler: std::any::Any {
     /// choice, with probability one) or follows a recorded schedule. Any
     /// other strategy may starve a thread forever (PCT keeps its
     /// highest-priority thread running, DFS never preempts), so once an
-    /// execution reaches its step limit the runtime answers its decisions
-    /// by [`round_robin`] instead (see [`Fair`]) and tells it through
-    /// [`Scheduler::imposed`].
+    /// execution reaches its step limit its decisions are made by
+    /// [`round_robin`] instead (see [`Fair`]) and it hears of them as
+    /// [`Notice::ThreadImposed`].
     fn fair_by_itself(&self) -> bool {
         false
     }
 
-    /// A decision made without asking the strategy: `chosen` runs among
-    /// `enabled` (see [`Scheduler::choose`]). Strategies that log their
-    /// decisions log it as well.
-    fn imposed(
-        &mut self,
-        enabled: &[ThreadView],
-        current: Option<ThreadId>,
-        step: u64,
-        chosen: ThreadId,
-    ) {
-        let _ = (enabled, current, step, chosen);
-    }
-
-    /// Whether the scheduler follows every step ([`Scheduler::step_started`]
-    /// and [`Scheduler::step_ended`]); the runtime then lets no thread pass
-    /// a scheduling point inside wasm.
+    /// Whether the scheduler follows every step ([`Notice::StepStarted`] and
+    /// [`Notice::StepEnded`]); the runtime then lets no thread pass a
+    /// scheduling point inside wasm.
     fn follows_steps(&self) -> bool {
         false
     }
+}
 
-    /// A thread resumes (after [`Scheduler::choose`], when there was a
-    /// choice). Called only when the scheduler follows steps.
-    fn step_started(&mut self, step: Step) {
-        let _ = step;
-    }
-
+/// What the runtime (or a wrapper) tells a strategy.
+#[derive(Clone, Copy, Debug)]
+pub enum Notice<'a> {
+    /// A new execution starts.
+    ExecutionStarted,
+    /// A thread was created (the main thread too, first).
+    ThreadCreated(ThreadId),
+    /// A decision was made without asking the strategy (by a planned prefix
+    /// or for fairness): `chosen` runs among `enabled` at scheduling point
+    /// `step`. Strategies that log their decisions log it as well.
+    ThreadImposed {
+        /// The enabled threads (see [`Scheduler::choose`]).
+        enabled: &'a [ThreadView],
+        /// The thread that reached the point, if it is still enabled.
+        current: Option<ThreadId>,
+        /// The scheduling point.
+        step: u64,
+        /// The thread that runs.
+        chosen: ThreadId,
+    },
+    /// A guest value in `0..bound` was given without asking the strategy:
+    /// `value`, at scheduling point `step`.
+    ValueImposed {
+        /// The range (any value when 0).
+        bound: u64,
+        /// The scheduling point.
+        step: u64,
+        /// The value given.
+        value: u64,
+    },
+    /// How many of the decisions the last [`Scheduler::keeps`] committed to
+    /// passed: all of them, or fewer when the thread reached another kind
+    /// of scheduling point (or ended) first. The next [`Scheduler::choose`]
+    /// is the decision after them.
+    KeepsPassed(u64),
+    /// A thread resumes (after a decision, when there was one). Only for a
+    /// scheduler that follows steps.
+    StepStarted(Step),
     /// The running thread reached its next scheduling point (or blocked,
-    /// or exited). Called only when the scheduler follows steps.
-    fn step_ended(&mut self, end: StepEnd) {
-        let _ = end;
-    }
-
+    /// or exited). Only for a scheduler that follows steps.
+    StepEnded(StepEnd),
     /// The execution ended after `steps` scheduling points; `went_fair`
-    /// when it reached its step limit and its last decisions were
-    /// [`Scheduler::imposed`] for fairness.
-    fn end_execution(&mut self, steps: u64, went_fair: bool) {
-        let _ = (steps, went_fair);
-    }
+    /// when it reached its step limit and went on under a fair schedule.
+    ExecutionEnded {
+        /// Scheduling points of the execution.
+        steps: u64,
+        /// Whether it went past its step limit.
+        went_fair: bool,
+    },
 }
 
 /// The fair choice: the first enabled thread after `current` in id order

@@ -25,7 +25,7 @@
 //!   round-robin ([`super::Fair`]), so that a thread starved by its
 //!   priority is not reported as a livelock.
 
-use super::{ScheduleError, Scheduler, ThreadView};
+use super::{Notice, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -78,21 +78,6 @@ impl PctScheduler {
 }
 
 impl Scheduler for PctScheduler {
-    fn begin_execution(&mut self) {
-        self.priority.clear();
-        self.change_points = (1..self.depth)
-            .map(|_| 1 + self.rng.next_u64() % self.max_steps)
-            .collect();
-        self.change_points.sort_unstable();
-        self.next_change = 0;
-        self.lowest = 0;
-    }
-
-    fn thread_created(&mut self, id: ThreadId) {
-        let priority = INITIAL_BASE + (self.rng.next_u64() >> 24) as i64;
-        self.priority.insert(id, priority);
-    }
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -132,11 +117,28 @@ impl Scheduler for PctScheduler {
         Ok(super::value_in(self.rng.next_u64(), bound))
     }
 
-    fn end_execution(&mut self, steps: u64, went_fair: bool) {
-        // An execution that had to go fair says nothing of how long the
-        // program's executions are.
-        if !went_fair {
-            self.max_steps = self.max_steps.max(steps);
+    fn observe(&mut self, event: Notice<'_>) {
+        match event {
+            Notice::ExecutionStarted => {
+                self.priority.clear();
+                self.change_points = (1..self.depth)
+                    .map(|_| 1 + self.rng.next_u64() % self.max_steps)
+                    .collect();
+                self.change_points.sort_unstable();
+                self.next_change = 0;
+                self.lowest = 0;
+            }
+            Notice::ThreadCreated(id) => {
+                let priority = INITIAL_BASE + (self.rng.next_u64() >> 24) as i64;
+                self.priority.insert(id, priority);
+            }
+            // An execution that had to go fair says nothing of how long
+            // the program's executions are.
+            Notice::ExecutionEnded {
+                steps,
+                went_fair: false,
+            } => self.max_steps = self.max_steps.max(steps),
+            _ => {}
         }
     }
 }
@@ -149,9 +151,9 @@ mod tests {
     #[test]
     fn depth_one_runs_one_thread_until_it_blocks() {
         let mut s = PctScheduler::new(3, 1, 100);
-        s.begin_execution();
-        s.thread_created(0);
-        s.thread_created(1);
+        s.observe(Notice::ExecutionStarted);
+        s.observe(Notice::ThreadCreated(0));
+        s.observe(Notice::ThreadCreated(1));
         let first = s.choose(&views(&[0, 1]), Some(0), 1).unwrap();
         for step in 2..50 {
             assert_eq!(s.choose(&views(&[0, 1]), Some(first), step).unwrap(), first);
@@ -162,9 +164,9 @@ mod tests {
     fn change_point_lets_the_other_thread_run() {
         // With depth 2 and k = 10 the single change point lies in 1..=10.
         let mut s = PctScheduler::new(11, 2, 10);
-        s.begin_execution();
-        s.thread_created(0);
-        s.thread_created(1);
+        s.observe(Notice::ExecutionStarted);
+        s.observe(Notice::ThreadCreated(0));
+        s.observe(Notice::ThreadCreated(1));
         let first = s.choose(&views(&[0, 1]), Some(0), 0).unwrap();
         let switched =
             (1..=10).any(|step| s.choose(&views(&[0, 1]), Some(first), step).unwrap() != first);
@@ -174,9 +176,9 @@ mod tests {
     #[test]
     fn yielding_highest_thread_gives_way() {
         let mut s = PctScheduler::new(5, 1, 10);
-        s.begin_execution();
-        s.thread_created(0);
-        s.thread_created(1);
+        s.observe(Notice::ExecutionStarted);
+        s.observe(Notice::ThreadCreated(0));
+        s.observe(Notice::ThreadCreated(1));
         let first = s.choose(&views(&[0, 1]), None, 0).unwrap();
         let other = 1 - first;
         let enabled = [
@@ -204,9 +206,9 @@ mod tests {
     fn committed_decisions_stop_before_the_next_change_point() {
         let enabled = views(&[0, 1]);
         let mut s = PctScheduler::new(9, 3, 100);
-        s.begin_execution();
-        s.thread_created(0);
-        s.thread_created(1);
+        s.observe(Notice::ExecutionStarted);
+        s.observe(Notice::ThreadCreated(0));
+        s.observe(Notice::ThreadCreated(1));
         let first = s.change_points[0];
         let chosen = s.choose(&enabled, Some(0), 1).unwrap();
         assert_eq!(s.keeps(&enabled, chosen, 1, 1000), first.saturating_sub(2));

@@ -20,7 +20,7 @@
 //! - An execution that reaches the step limit goes on round-robin
 //!   ([`super::Fair`]).
 
-use super::{ScheduleError, Scheduler, ThreadView};
+use super::{Notice, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -54,12 +54,6 @@ impl PosScheduler {
 }
 
 impl Scheduler for PosScheduler {
-    fn begin_execution(&mut self) {
-        self.priority.clear();
-    }
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -84,6 +78,12 @@ impl Scheduler for PosScheduler {
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
     }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        if let Notice::ExecutionStarted = event {
+            self.priority.clear();
+        }
+    }
 }
 
 #[cfg(test)]
@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn runs_the_highest_priority_and_redraws_conflicting_ones() {
         let mut pos = PosScheduler::new(3);
-        pos.begin_execution();
+        pos.observe(Notice::ExecutionStarted);
         let mut enabled = views(&[0, 1, 2]);
         enabled[0].next = at(AccessKind::Store, 8);
         enabled[1].next = at(AccessKind::Store, 8);

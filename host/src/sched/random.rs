@@ -5,7 +5,7 @@
 //! weak for bugs that need one specific thread to run for a long stretch
 //! (PCT covers those).
 
-use super::{ScheduleError, Scheduler, ThreadView};
+use super::{Notice, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -45,13 +45,6 @@ impl RandomScheduler {
 }
 
 impl Scheduler for RandomScheduler {
-    fn begin_execution(&mut self) {
-        self.committed = None;
-        self.drawn = None;
-    }
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -97,16 +90,25 @@ impl Scheduler for RandomScheduler {
         true
     }
 
-    fn keeps_passed(&mut self, passed: u64) {
-        if let Some((kept, next)) = self.committed.take()
-            && passed == kept
-        {
-            self.drawn = next;
-        }
-    }
-
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        match event {
+            Notice::ExecutionStarted => {
+                self.committed = None;
+                self.drawn = None;
+            }
+            Notice::KeepsPassed(passed) => {
+                if let Some((kept, next)) = self.committed.take()
+                    && passed == kept
+                {
+                    self.drawn = next;
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -137,7 +139,7 @@ mod tests {
     /// kept decisions are committed ahead as the runtime does.
     fn decisions(seed: u64, enabled: &[ThreadView], steps: u64, commit: bool) -> Vec<ThreadId> {
         let mut s = RandomScheduler::new(seed);
-        s.begin_execution();
+        s.observe(Notice::ExecutionStarted);
         let mut out = Vec::new();
         let mut current = enabled[0].id;
         while (out.len() as u64) < steps {
@@ -147,7 +149,7 @@ mod tests {
                 let room = steps - out.len() as u64;
                 let kept = s.keeps(enabled, current, out.len() as u64, room.min(5));
                 out.extend(std::iter::repeat_n(current, kept as usize));
-                s.keeps_passed(kept);
+                s.observe(Notice::KeepsPassed(kept));
             }
             current = chosen;
         }
@@ -181,7 +183,7 @@ mod tests {
                     break kept;
                 }
             };
-            s.keeps_passed(if cut_short { kept - 1 } else { kept });
+            s.observe(Notice::KeepsPassed(if cut_short { kept - 1 } else { kept }));
             let fresh = |s: &RandomScheduler, among: &[ThreadView]| {
                 let mut rng = s.rng.clone();
                 among[(rng.next_u64() % among.len() as u64) as usize].id

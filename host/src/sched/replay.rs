@@ -1,7 +1,7 @@
 //! Replay: follows a recorded schedule decision by decision and reports the
 //! first place where the execution no longer fits it.
 
-use super::{ScheduleError, Scheduler, ThreadView};
+use super::{Notice, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 
 /// Follows `decisions`, the choices recorded at every scheduling point where
@@ -32,13 +32,6 @@ impl ReplayScheduler {
 }
 
 impl Scheduler for ReplayScheduler {
-    fn begin_execution(&mut self) {
-        self.next = 0;
-        self.next_value = 0;
-    }
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -86,6 +79,13 @@ impl Scheduler for ReplayScheduler {
         }
         self.next_value += 1;
         Ok(value)
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        if let Notice::ExecutionStarted = event {
+            self.next = 0;
+            self.next_value = 0;
+        }
     }
 }
 

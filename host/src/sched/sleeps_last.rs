@@ -27,10 +27,6 @@ impl SleepsLastScheduler {
 }
 
 impl Scheduler for SleepsLastScheduler {
-    fn begin_execution(&mut self) {}
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],

@@ -40,10 +40,6 @@ impl StickyScheduler {
 }
 
 impl Scheduler for StickyScheduler {
-    fn begin_execution(&mut self) {}
-
-    fn thread_created(&mut self, _id: ThreadId) {}
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -77,8 +73,8 @@ impl Scheduler for StickyScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sched::Fair;
     use crate::sched::tests::views;
+    use crate::sched::{Fair, Notice};
 
     /// How often the running thread changes over `steps` points among
     /// `threads` threads that all stay enabled.
@@ -120,7 +116,7 @@ mod tests {
     fn after_going_fair_every_enabled_thread_runs_in_turn() {
         // A chance so small that thread 0 would keep running.
         let mut s = Fair::new(Box::new(StickyScheduler::new(2, 1e-12)));
-        s.begin_execution();
+        s.observe(Notice::ExecutionStarted);
         let enabled = views(&[0, 1, 2]);
         assert_eq!(s.choose(&enabled, Some(0), 0).unwrap(), 0);
         s.go_fair();
@@ -133,7 +129,7 @@ mod tests {
         ran.sort_unstable();
         assert_eq!(ran, vec![0, 1, 2]);
         // A new execution starts sticky again.
-        s.begin_execution();
+        s.observe(Notice::ExecutionStarted);
         assert_eq!(s.choose(&enabled, Some(0), 0).unwrap(), 0);
     }
 }

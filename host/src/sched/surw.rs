@@ -42,7 +42,7 @@
 //! An execution that reaches the step limit goes on round-robin
 //! ([`super::Fair`]).
 
-use super::{ScheduleError, Scheduler, ThreadView};
+use super::{Notice, ScheduleError, Scheduler, ThreadView};
 use crate::instrument::AccessKind;
 use crate::trace::{Event, EventKind, ThreadId};
 use rand_core::{RngCore, SeedableRng};
@@ -218,24 +218,6 @@ impl SurwScheduler {
 }
 
 impl Scheduler for SurwScheduler {
-    fn begin_execution(&mut self) {
-        self.selected = self.plan.select(self.seed, &mut self.rng);
-        self.weight = self.plan.weights(&self.selected);
-        self.intended = None;
-        self.set_aside.clear();
-    }
-
-    fn thread_created(&mut self, id: ThreadId) {
-        // The child's weight was part of its parent's.
-        let Some(Some(parent)) = self.plan.parents.get(id as usize) else {
-            return;
-        };
-        let child = self.weight.get(id as usize).copied().unwrap_or(0);
-        if let Some(w) = self.weight.get_mut(*parent as usize) {
-            *w = w.saturating_sub(child);
-        }
-    }
-
     fn choose(
         &mut self,
         enabled: &[ThreadView],
@@ -290,6 +272,28 @@ impl Scheduler for SurwScheduler {
 
     fn choose_value(&mut self, bound: u64, _step: u64) -> Result<u64, ScheduleError> {
         Ok(super::value_in(self.rng.next_u64(), bound))
+    }
+
+    fn observe(&mut self, event: Notice<'_>) {
+        match event {
+            Notice::ExecutionStarted => {
+                self.selected = self.plan.select(self.seed, &mut self.rng);
+                self.weight = self.plan.weights(&self.selected);
+                self.intended = None;
+                self.set_aside.clear();
+            }
+            Notice::ThreadCreated(id) => {
+                // The child's weight was part of its parent's.
+                let Some(Some(parent)) = self.plan.parents.get(id as usize) else {
+                    return;
+                };
+                let child = self.weight.get(id as usize).copied().unwrap_or(0);
+                if let Some(w) = self.weight.get_mut(*parent as usize) {
+                    *w = w.saturating_sub(child);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -365,7 +369,7 @@ mod tests {
     fn uninteresting_events_run_as_picked() {
         let plan = Arc::new(SurwPlan::default());
         let mut surw = SurwScheduler::new(1, plan);
-        surw.begin_execution();
+        surw.observe(Notice::ExecutionStarted);
         let enabled = crate::sched::tests::views(&[0, 1, 2]);
         let mut seen = HashSet::new();
         for step in 0..60 {

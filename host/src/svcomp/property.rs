@@ -2,6 +2,7 @@
 //! SV-COMP's semantics (see [`super`]).
 
 use crate::instrument::Points;
+use crate::runtime::analysis::{Analysis, Cx, Happening};
 use crate::runtime::{FailureKind, Outcome};
 use crate::trace::ThreadId;
 use serde::{Deserialize, Serialize};
@@ -92,6 +93,25 @@ impl Property {
             Property::UnreachCall => points == Points::Memory || races_fail,
             Property::NoDataRace => true,
         }
+    }
+}
+
+/// A property is the analysis that judges an execution by it: the
+/// program's `reach_error()` ends the execution as
+/// [`Property::error_called`] says, its `abort()` cuts the path, and what
+/// only cuts the path ends as discarded ([`Property::judge`]). Installed
+/// first, so that the other analyses judge the end it makes.
+impl Analysis for Property {
+    fn happened(&mut self, cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {
+        match what {
+            Happening::ReachedError => cx.finish(self.error_called(thread)),
+            Happening::Aborted => cx.finish(Outcome::Discarded { thread }),
+            _ => {}
+        }
+    }
+
+    fn reinterpret(&self, end: Outcome) -> Outcome {
+        self.judge(end)
     }
 }
 
