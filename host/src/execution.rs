@@ -7,13 +7,13 @@
 use crate::abi;
 use crate::activity::ActivityLog;
 use crate::actors::mailboxes::{Delivery, Mailboxes};
-use crate::check::atomic_sets::{AtomicSet, SetRecorder};
 use crate::imunit::guard::{ScheduleGuard, ScheduleMode};
 use crate::instrument::{InstrumentOptions, SiteId};
 use crate::race::{RaceCheck, RaceMode};
 use crate::runtime::analysis::Analysis;
 use crate::runtime::{ExecutionResult, LoadError, Program, RunConfig};
 use crate::sched::Scheduler;
+use crate::serializability::atomic_sets::{AtomicSet, SetRecorder};
 use crate::svcomp::property::Property;
 use crate::testgen::class_calls::ClassCalls;
 use serde::{Deserialize, Serialize};
@@ -94,7 +94,7 @@ pub fn load(wasm: &[u8], options: InstrumentOptions) -> Result<Program, LoadErro
         options,
         &[
             crate::actors::imports::IMPORTS,
-            crate::check::atomic_sets::IMPORTS,
+            crate::serializability::atomic_sets::IMPORTS,
             crate::testgen::class_calls::IMPORTS,
         ],
     )

@@ -19,7 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("runtime", 4),
     // The techniques' analyses.
     ("activity", 5),
-    ("check", 5),
+    ("serializability", 5),
     ("imunit", 5),
     ("actors", 5),
     ("testgen", 5),
@@ -31,12 +31,12 @@ const LAYERS: &[(&str, u8)] = &[
     // drivers.
     ("explore", 7),
     ("replay", 7),
-    ("check::asset_fuzzer", 7),
-    ("imunit::runner", 7),
+    ("serializability::driver", 7),
+    ("imunit::driver", 7),
     ("imunit::infer", 7),
     ("imunit::tests_in_module", 7),
-    ("actors::search", 7),
-    ("testgen::search", 7),
+    ("actors::driver", 7),
+    ("testgen::driver", 7),
     ("testgen::probe", 7),
     ("svcomp", 7),
     ("explain::retell", 7),
@@ -47,7 +47,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("", 9),
 ];
 
-/// The layer of a module path (`check::atomic_sets`).
+/// The layer of a module path (`serializability::atomic_sets`).
 fn layer(path: &str) -> u8 {
     LAYERS
         .iter()
@@ -62,7 +62,7 @@ fn layer(path: &str) -> u8 {
         .map_or(9, |&(_, layer)| layer)
 }
 
-/// The module path of a source file (`check/mod.rs` is `check`).
+/// The module path of a source file (`serializability/mod.rs` is `check`).
 fn module_of(file: &Path, src: &Path) -> String {
     let relative = file.strip_prefix(src).unwrap().with_extension("");
     let mut parts: Vec<String> = relative
@@ -149,9 +149,11 @@ fn no_module_uses_a_layer_above_its_own() {
 
 #[test]
 fn modules_take_the_layer_of_their_longest_prefix() {
-    assert_eq!(layer("check::atomic_sets"), 5);
-    assert_eq!(layer("check::asset_fuzzer"), 7);
+    assert_eq!(layer("serializability::atomic_sets"), 5);
+    assert_eq!(layer("serializability::driver"), 7);
+    assert_eq!(layer("svcomp::property"), 5);
+    assert_eq!(layer("svcomp::task"), 7);
     assert_eq!(layer("imunit::infer::timeline"), 7);
     assert_eq!(layer("runtime::analysis::Analysis"), 4);
-    assert_eq!(layer("checker"), 9);
+    assert_eq!(layer("serializabilityx"), 9);
 }

@@ -10,9 +10,10 @@
 //! - [`runtime`]: runs one execution under a scheduler, with the
 //!   [`runtime::Analysis`]es a command installs.
 //! - The techniques, each an analysis and a driver: [`activity`] (what
-//!   threads did), [`check`] (atomic-set serializability), [`imunit`]
+//!   threads did), [`serializability`] (atomic sets, AssetFuzzer), [`imunit`]
 //!   (schedules for unit tests), [`actors`] (Bita), [`testgen`] (CovCon).
-//! - [`race`]: happens-before data-race detection.
+//! - [`race`]: happens-before data-race detection; [`svcomp`]: verification
+//!   properties and verdicts.
 //! - [`execution`]: everything besides the schedule that makes an execution,
 //!   and the analyses it installs.
 //! - [`explore`]: many executions until a failure; [`replay`]: one again,
@@ -63,7 +64,6 @@ pub mod activity;
 pub mod actors;
 pub mod bench;
 pub mod build;
-pub mod check;
 pub mod classroom;
 pub mod cli;
 pub use cli::{Check, Checked};
@@ -83,6 +83,7 @@ pub mod replay;
 pub mod report;
 pub mod runtime;
 pub mod sched;
+pub mod serializability;
 pub mod svcomp;
 pub mod testgen;
 pub mod trace;

@@ -1,5 +1,5 @@
-//! Failures are saved under a minimised schedule, and `weft minimize`
-//! minimises an existing replay file.
+//! Failures are saved under a minimized schedule, and `weft minimize`
+//! minimizes an existing replay file.
 
 use crate::support::{arg, sample, weft_in};
 use serde_json::Value;

@@ -88,7 +88,7 @@ fn a_failure_page_shows_lanes_preemptions_and_the_failing_step() {
     );
     assert!(dom.contains("main.rs:18"), "steps carry source lines");
     assert!(dom.contains("lost an update"));
-    assert!(dom.contains("schedule minimised from"));
+    assert!(dom.contains("schedule minimized from"));
 }
 
 #[test]

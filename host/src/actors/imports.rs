@@ -5,7 +5,7 @@ use super::mailboxes::{Mailboxes, NoDelivery};
 use crate::abi;
 use crate::failure::{Failure, FailureKind};
 use crate::runtime::Outcome;
-use crate::runtime::host::{self, Ended, Imports, ThreadData};
+use crate::runtime::analysis_imports::{self, Ended, Imports, ThreadData};
 use wasmtime::{Caller, Linker, Result};
 
 /// Longest actor type, message kind or behaviour name, in bytes.
@@ -21,7 +21,7 @@ fn read(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32, max: u32) -> Re
             "an actor call passed {len} bytes where at most {max} are allowed"
         )));
     }
-    host::read(caller, ptr as u32 as u64, len as u64)
+    analysis_imports::read(caller, ptr as u32 as u64, len as u64)
 }
 
 fn name(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<String> {
@@ -33,7 +33,7 @@ fn with_mailboxes<R>(
     caller: &Caller<'_, ThreadData>,
     f: impl FnOnce(&mut Mailboxes) -> R,
 ) -> Result<R> {
-    host::with_analysis(caller, |m: &mut Mailboxes, _| f(m)).ok_or_else(|| {
+    analysis_imports::with_analysis(caller, |m: &mut Mailboxes, _| f(m)).ok_or_else(|| {
         wasmtime::Error::msg("an actor call in an execution without actor mailboxes")
     })
 }
@@ -71,8 +71,8 @@ fn send(
         known
     })?;
     if !known {
-        let me = host::thread(&caller);
-        return Err(host::end_with(
+        let me = analysis_imports::thread(&caller);
+        return Err(analysis_imports::end_with(
             &caller,
             actor_failure(
                 FailureKind::UnhandledMessage,
@@ -90,7 +90,7 @@ fn become_(mut caller: Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<()>
 }
 
 fn unhandled(caller: Caller<'_, ThreadData>) -> Result<()> {
-    let me = host::thread(&caller);
+    let me = analysis_imports::thread(&caller);
     let message = with_mailboxes(&caller, |m| {
         let log = m.log();
         match log.receives.last() {
@@ -103,7 +103,7 @@ fn unhandled(caller: Caller<'_, ThreadData>) -> Result<()> {
             None => "a message was not handled".to_string(),
         }
     })?;
-    Err(host::end_with(
+    Err(analysis_imports::end_with(
         &caller,
         actor_failure(FailureKind::UnhandledMessage, me, message),
     ))
@@ -116,12 +116,12 @@ fn receive(
     header: i32,
     awaiting: i32,
 ) -> Result<i32> {
-    let me = host::thread(&caller);
-    let delivered = host::with_analysis(&caller, |m: &mut Mailboxes, cx| {
+    let me = analysis_imports::thread(&caller);
+    let delivered = analysis_imports::with_analysis(&caller, |m: &mut Mailboxes, cx| {
         m.deliver(|bound| cx.choose_value(bound))
     })
     .ok_or_else(|| wasmtime::Error::msg("an actor call in an execution without actor mailboxes"))?;
-    if host::ended(&caller) {
+    if analysis_imports::ended(&caller) {
         // A replayed schedule ran out of values.
         return Err(wasmtime::Error::new(Ended));
     }
@@ -130,7 +130,7 @@ fn receive(
         Err(NoDelivery::Quiet) if awaiting < 0 => return Ok(0),
         Err(NoDelivery::Quiet) => {
             let waited = with_mailboxes(&caller, |m| m.log().name(awaiting as u32))?;
-            return Err(host::end_with(
+            return Err(analysis_imports::end_with(
                 &caller,
                 actor_failure(
                     FailureKind::Deadlock,
@@ -142,7 +142,7 @@ fn receive(
             ));
         }
         Err(NoDelivery::Diverged { done }) => {
-            return Err(host::end_with(
+            return Err(analysis_imports::end_with(
                 &caller,
                 Outcome::Abandoned(format!(
                     "the actor schedule could not be followed after {done} receives"
@@ -158,7 +158,7 @@ fn receive(
     }
     let mut bytes = delivered.kind.clone().into_bytes();
     bytes.extend_from_slice(&delivered.body);
-    host::write(&mut caller, buf as u32 as u64, &bytes)?;
+    analysis_imports::write(&mut caller, buf as u32 as u64, &bytes)?;
     let mut head = Vec::with_capacity(16);
     for v in [
         delivered.to,
@@ -168,9 +168,9 @@ fn receive(
     ] {
         head.extend_from_slice(&v.to_le_bytes());
     }
-    host::write(&mut caller, header as u32 as u64, &head)?;
+    analysis_imports::write(&mut caller, header as u32 as u64, &head)?;
     let text = format!("deliver {} to #{}", delivered.kind, delivered.to as i32);
-    host::record_label(&caller, &text, delivered.to);
+    analysis_imports::record_label(&caller, &text, delivered.to);
     Ok(1)
 }
 

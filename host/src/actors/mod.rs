@@ -18,8 +18,8 @@
 pub mod agenda;
 pub mod chart;
 pub mod criteria;
+pub mod driver;
 pub mod generate;
 pub(crate) mod imports;
 pub mod mailboxes;
 pub mod mhb;
-pub mod search;

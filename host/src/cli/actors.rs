@@ -8,8 +8,8 @@ use super::common::{
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
 use crate::actors::criteria::Criterion;
+use crate::actors::driver::{ActorOptions, ActorStrategy, Coverage, search};
 use crate::actors::mailboxes::Delivery;
-use crate::actors::search::{ActorOptions, ActorStrategy, Coverage, search};
 use crate::replay::file::FoundBy;
 use crate::sched::Strategy;
 use anyhow::Result;

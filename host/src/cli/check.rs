@@ -17,7 +17,7 @@
 //! let failure = checked.assert_fails_with(FailureKind::Assertion);
 //! assert!(failure.message.contains("lost an update"));
 //! // `checked.assert_passed()` would panic with weft's report: the
-//! // failure, its minimised interleaving and where each step is.
+//! // failure, its minimized interleaving and where each step is.
 //! assert!(checked.to_string().contains("main.rs"));
 //! # Ok(())
 //! # }
@@ -36,7 +36,7 @@ use std::time::Duration;
 
 /// What to check and how: `weft explore`'s options, with the same
 /// defaults (the portfolio strategy, 1000 executions, seed 0, data races
-/// as failures, a minimised schedule), except that no replay file is saved
+/// as failures, a minimized schedule), except that no replay file is saved
 /// unless [`Check::save_failure`] says where.
 #[derive(Clone, Debug)]
 #[must_use = "a check does nothing until it is run"]
@@ -129,7 +129,7 @@ impl Check {
         self
     }
 
-    /// Keep a failure's schedule as found instead of minimising it.
+    /// Keep a failure's schedule as found instead of minimizing it.
     pub fn no_minimize(mut self) -> Check {
         self.minimize = false;
         self

@@ -119,7 +119,7 @@ pub struct ModuleArgs {
     pub check_atomic_sets: bool,
     /// Atomic sets given on the command line (`weft serializability`).
     #[arg(skip)]
-    pub atomic_sets: Vec<crate::check::atomic_sets::AtomicSet>,
+    pub atomic_sets: Vec<crate::serializability::atomic_sets::AtomicSet>,
     /// Call sites that are units of work (`weft serializability`).
     #[arg(skip)]
     pub unit_calls: Vec<(crate::instrument::SiteId, String)>,
@@ -438,7 +438,7 @@ pub fn write_page(page: &Page, path: &Path, module: &Path) -> Result<()> {
 }
 
 /// Replaces a failing `result` and its `failure` by the same failure under
-/// the smallest schedule minimisation finds, unless `--no-minimize` (see
+/// the smallest schedule minimization finds, unless `--no-minimize` (see
 /// [`crate::replay::minimize::minimize_failure`]).
 pub fn minimize_verdict(
     output: &OutputArgs,
@@ -462,7 +462,7 @@ fn count(n: u64, noun: &str) -> String {
     }
 }
 
-/// The line a report gives a minimisation.
+/// The line a report gives a minimization.
 /// A `--env` entry: `KEY=VALUE` with a key that has neither `=` nor NUL.
 fn parse_env_entry(entry: &str) -> Result<String, String> {
     match entry.split_once('=') {
@@ -504,7 +504,7 @@ pub fn describe_minimization(m: &Minimization) -> String {
     };
     if m.to < m.from {
         format!(
-            "schedule minimised from {} to {} ({how})",
+            "schedule minimized from {} to {} ({how})",
             size(m.from),
             size(m.to)
         )

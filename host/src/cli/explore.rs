@@ -5,7 +5,7 @@ use super::common::{
     pct_depth_range, save_replay,
 };
 use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Shard, Withheld, explore};
-use crate::imunit::runner::unfired_events;
+use crate::imunit::driver::unfired_events;
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
 use crate::runtime::{Failure, FailureKind, Program};

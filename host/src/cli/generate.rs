@@ -10,7 +10,7 @@ use crate::replay::file::FoundBy;
 use crate::report::{interleaving, junit};
 use crate::sched::Strategy;
 use crate::testgen::class::find;
-use crate::testgen::search::{GenOptions, GenStrategy, Violation, search};
+use crate::testgen::driver::{GenOptions, GenStrategy, Violation, search};
 use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

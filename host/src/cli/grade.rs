@@ -1,6 +1,6 @@
 //! `weft grade EXERCISE SUBMISSION`: builds a student's program, explores
 //! it against the exercise, and says pass (and how strong that is) or fail
-//! (with the minimised interleaving told in plain words, a replay file and
+//! (with the minimized interleaving told in plain words, a replay file and
 //! an HTML timeline).
 
 use super::explore::{ExploreArgs, Explored, explore_module};

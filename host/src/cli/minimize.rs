@@ -16,7 +16,7 @@ use std::time::Instant;
 pub struct MinimizeArgs {
     /// The replay file (`*.weft.json`); it is never changed.
     file: PathBuf,
-    /// Where to write the minimised replay file (default: beside the input,
+    /// Where to write the minimized replay file (default: beside the input,
     /// `<name>.min.weft.json`).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -51,7 +51,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
     }
     if file.failure.is_none() {
         bail!(
-            "`{}` records no failure: there is nothing to minimise",
+            "`{}` records no failure: there is nothing to minimize",
             args.file.display()
         );
     }
@@ -93,7 +93,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
     std::fs::write(&output_path, minimized.to_json())
         .with_context(|| format!("cannot write `{}`", output_path.display()))?;
     let headline = format!(
-        "minimised the {} failure of `{}`",
+        "minimized the {} failure of `{}`",
         failure.kind.name(),
         args.file.display()
     );
@@ -132,7 +132,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_minimised_file_sits_beside_the_input() {
+    fn the_minimized_file_sits_beside_the_input() {
         assert_eq!(
             minimized_path(Path::new("out/lu.weft.json")),
             Path::new("out/lu.min.weft.json")

@@ -5,9 +5,6 @@ use super::common::{
     ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
 };
 use super::{EXIT_FAILURE, EXIT_PASS};
-use crate::check::asset_fuzzer::{Found, SerialOptions, SerialReport, SerialStrategy, search};
-use crate::check::atomic_sets::AtomicSet;
-use crate::check::patterns::PATTERNS;
 use crate::debuginfo::symbols::Symbols;
 use crate::debuginfo::variables::global_region;
 use crate::instrument::Points;
@@ -15,6 +12,9 @@ use crate::replay::file::FoundBy;
 use crate::replay::minimize::Minimization;
 use crate::runtime::Program;
 use crate::sched::Strategy;
+use crate::serializability::atomic_sets::AtomicSet;
+use crate::serializability::driver::{Found, SerialOptions, SerialReport, SerialStrategy, search};
+use crate::serializability::patterns::PATTERNS;
 use anyhow::{Result, bail};
 use clap::Args;
 use serde_json::{Value, json};

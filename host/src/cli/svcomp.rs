@@ -44,7 +44,7 @@ pub struct SvcompArgs {
     #[arg(long)]
     json: bool,
     /// Keep a witness's schedule as found: do not search for one with
-    /// fewer preemptions and steps (minimisation spends at most the
+    /// fewer preemptions and steps (minimization spends at most the
     /// property's remaining time).
     #[arg(long)]
     no_minimize: bool,

@@ -7,7 +7,7 @@ use super::common::{
 };
 use super::test_selection::{Selected, Selection};
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
-use crate::imunit::runner::{TestOptions, TestRun, run_test, schedules_of};
+use crate::imunit::driver::{TestOptions, TestRun, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::{ListError, TestCase, list};
 use crate::replay::minimize::Minimization;
@@ -502,7 +502,7 @@ fn per_test_path(given: Option<&Path>, count: usize, slug: &str, default: String
     }
 }
 
-/// Minimises a failing test's schedule, saves its replay file, writes its
+/// Minimizes a failing test's schedule, saves its replay file, writes its
 /// page and returns its report; `None` when the test passed.
 fn report_failure(
     args: &TestArgs,
@@ -592,7 +592,7 @@ fn report_failure(
         Some(path)
     };
     // The report shows the test's failure (a deadlock's message may say
-    // which event never came), under the minimised schedule.
+    // which event never came), under the minimized schedule.
     let shown = Failure {
         thread: found.failure.thread,
         ..failure

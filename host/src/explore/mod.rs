@@ -5,9 +5,9 @@
 //! whole and every execution on its own (its decisions are recorded too).
 //! [`turns`] says which strategy runs each execution.
 
-pub mod bounded;
+pub mod dfs;
 pub mod distinct;
-pub mod exhaustive;
+pub mod dpor;
 pub mod race_points;
 pub mod sampling;
 pub mod turns;
@@ -18,9 +18,9 @@ use crate::race::{RaceMode, RaceReport};
 use crate::replay::file::FoundBy;
 use crate::runtime::{Cut, ExecutionResult, Failure, Outcome, Program, Unenumerated};
 use crate::sched::{DfsScheduler, DporScheduler, Prefixed, Scheduler, Strategy};
-use bounded::BoundedSearch;
+use dfs::DfsSearch;
 use distinct::DistinctTraces;
-use exhaustive::ExhaustiveSearch;
+use dpor::DporSearch;
 pub use sampling::Shard;
 use std::time::{Duration, Instant};
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
@@ -305,10 +305,10 @@ fn raced_unreported(result: &ExecutionResult) -> bool {
 enum Source {
     /// The bounded systematic search, and why what it ran so far cannot
     /// back a claim of having seen every schedule, if it cannot.
-    Bounded(BoundedSearch, Option<Withheld>),
+    Dfs(DfsSearch, Option<Withheld>),
     /// The exhaustive search, and why what it ran so far cannot back a
     /// claim of having seen every schedule, if it cannot.
-    Exhaustive(ExhaustiveSearch, Option<Withheld>),
+    Dpor(DporSearch, Option<Withheld>),
 }
 
 /// Progress of a running exploration, for display.
@@ -416,9 +416,9 @@ fn explore_with(
     mut progress: impl FnMut(Progress),
 ) -> Result<Exploration, ExploreError> {
     let mut source = match options.strategy {
-        Strategy::Dfs => Source::Bounded(BoundedSearch::new(options.preemption_bound), None),
-        Strategy::Dpor => Source::Exhaustive(
-            ExhaustiveSearch::of(program),
+        Strategy::Dfs => Source::Dfs(DfsSearch::new(options.preemption_bound), None),
+        Strategy::Dpor => Source::Dpor(
+            DporSearch::of(program),
             withheld_from_start(program, options),
         ),
         strategy => {
@@ -452,7 +452,7 @@ fn explore_with(
         }
         let seed = execution_seed(options.seed, executions);
         let (turn, sched): (Turn, Box<dyn Scheduler>) = match &mut source {
-            Source::Bounded(search, withheld) => match search.next_scheduler() {
+            Source::Dfs(search, withheld) => match search.next_scheduler() {
                 Some(scheduler) => (
                     Turn {
                         strategy: Strategy::Dfs,
@@ -470,7 +470,7 @@ fn explore_with(
                     break;
                 }
             },
-            Source::Exhaustive(search, withheld) => match search.next_scheduler() {
+            Source::Dpor(search, withheld) => match search.next_scheduler() {
                 Some(scheduler) => (
                     Turn {
                         strategy: Strategy::Dpor,
@@ -500,7 +500,7 @@ fn explore_with(
             inconclusive.add(executions - 1, cut);
         }
         match &mut source {
-            Source::Bounded(search, withheld) => {
+            Source::Dfs(search, withheld) => {
                 let sched: Box<dyn std::any::Any> = sched;
                 let run = sched
                     .downcast::<Prefixed<DfsScheduler>>()
@@ -509,7 +509,7 @@ fn explore_with(
                 *withheld = withheld.or(bounded_withheld_by(dfs, &result));
                 search.record(dfs.log());
             }
-            Source::Exhaustive(search, withheld) => {
+            Source::Dpor(search, withheld) => {
                 let sched: Box<dyn std::any::Any> = sched;
                 let run = sched
                     .downcast::<Prefixed<DporScheduler>>()

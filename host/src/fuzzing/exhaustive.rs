@@ -8,7 +8,7 @@
 //! enumeration saw (with races as failures: a race if enumeration met one).
 
 use crate::execution::Setup;
-use crate::explore::exhaustive::ExhaustiveSearch;
+use crate::explore::dpor::DporSearch;
 use crate::explore::{Withheld, withheld_by};
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::{RaceMode, RaceReport};
@@ -612,7 +612,7 @@ pub fn compare_library_steps(wasm: &[u8]) -> Result<Compared, String> {
 }
 
 fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
-    let mut search = ExhaustiveSearch::of(program);
+    let mut search = DporSearch::of(program);
     let mut seen = Seen::default();
     while let Some(scheduler) = search.next_scheduler() {
         if seen.executions == MOST_EXECUTIONS {

@@ -13,9 +13,9 @@
 //! - [`runner`]: one test under one schedule, with the checks that need
 //!   every execution.
 
+pub mod driver;
 pub mod guard;
 pub mod infer;
 pub mod monitor;
-pub mod runner;
 pub mod schedule;
 pub mod tests_in_module;

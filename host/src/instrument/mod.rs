@@ -11,7 +11,7 @@
 //!   defined shared memory into an import and makes its active data segments
 //!   passive (the host applies them once per execution). Every load, store
 //!   and bulk instruction on the shared memory checks its end against the
-//!   size the guest sees (see `runtime::guest_memory`), and the entry
+//!   size the guest sees (see `runtime::shared_memory`), and the entry
 //!   wrappers ([`entries`]) put the instance's state back so that it can
 //!   run one execution after another.
 //! - [`sites`]: the table mapping each hooked instruction to its code site.

@@ -1,4 +1,4 @@
-//! Schedule minimisation: the same failure with the fewest preemptions,
+//! Schedule minimization: the same failure with the fewest preemptions,
 //! then the fewest scheduling steps.
 //!
 //! The search is greedy and replay-based, in the spirit of delta debugging
@@ -31,7 +31,7 @@ use crate::sched::{GuidedScheduler, Run, runs_of};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
-/// How much a minimisation may run.
+/// How much a minimization may run.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
     /// Most executions.
@@ -49,7 +49,7 @@ impl Default for Budget {
     }
 }
 
-/// The size of a failing execution's schedule: what minimisation lowers,
+/// The size of a failing execution's schedule: what minimization lowers,
 /// preemptions first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Size {
@@ -72,7 +72,7 @@ impl Size {
     }
 }
 
-/// What minimisation did.
+/// What minimization did.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct Minimization {
     /// The original's size.
@@ -85,7 +85,7 @@ pub struct Minimization {
     pub complete: bool,
 }
 
-/// Minimises the schedule of `original`, a failing execution of `program`
+/// Minimizes the schedule of `original`, a failing execution of `program`
 /// under `setup`. `fails_the_same` judges a candidate's execution: whether
 /// it shows the original's failure. Returns the smallest failing execution
 /// found (the original when none was smaller) and what was done.
@@ -116,7 +116,7 @@ pub fn minimize(
     (search.best, minimization)
 }
 
-/// Minimises the schedule of `result`, an execution of `program` under
+/// Minimizes the schedule of `result`, an execution of `program` under
 /// `setup` that shows `failure` (under every check of `setup`, see
 /// [`Judge`]): a candidate must fail the same way up to the values its
 /// message mentions ([`Failure::same_up_to_values`]). `result` and

@@ -1,5 +1,5 @@
 //! The verdict on one execution under every check its setup asks for:
-//! what `weft replay` re-judges, and what minimisation must keep.
+//! what `weft replay` re-judges, and what minimization must keep.
 //!
 //! An execution's own outcome says most (a crash, a deadlock, a data race,
 //! a schedule violation, an unhandled message: the analyses its setup
@@ -8,12 +8,12 @@
 //! - linearizability of a generated test (its plan is in the setup's
 //!   arguments), from the test's linearizations, run again.
 
-use crate::check::patterns::serializability_failure;
 use crate::execution::Setup;
 use crate::explore::ExploreError;
 use crate::runtime::{ExecutionResult, Failure, Program};
+use crate::serializability::patterns::serializability_failure;
+use crate::testgen::driver::{Judged, Linearization, judge, linearizations, test_of};
 use crate::testgen::plan::read_report;
-use crate::testgen::search::{Judged, Linearization, judge, linearizations, test_of};
 
 /// Judges executions of one program under one setup; it runs a generated
 /// test's linearizations once, however many executions it judges.

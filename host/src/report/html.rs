@@ -26,7 +26,7 @@ pub struct Page {
     pub headline: String,
     /// The failure, if there is one.
     pub failure: Option<FailureView>,
-    /// Lines under the headline (minimisation, replay file).
+    /// Lines under the headline (minimization, replay file).
     pub notes: Vec<String>,
     /// The lanes, in id order.
     pub threads: Vec<Lane>,

@@ -381,7 +381,7 @@ impl ExecView<'_> {
         self.state
             .memory
             .as_deref()
-            .map_or(0, |m| super::memory::shared_value(m, addr, width))
+            .map_or(0, |m| super::memory_access::shared_value(m, addr, width))
     }
 }
 

@@ -11,10 +11,10 @@
 //! id in the next execution runs on them instead of a new instance.
 
 use super::analysis::{Analysis, Happening};
-use super::guest_memory::GuestMemory;
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::point_buffer::PointBuffer;
-use super::sdk::{Ended, ThreadExit};
+use super::sdk_imports::{Ended, ThreadExit};
+use super::shared_memory::GuestMemory;
 use super::state::{ExecHandle, ExecState};
 use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};

@@ -12,16 +12,16 @@
 //!   execution, and `host` what their SDK imports may use.
 
 pub mod analysis;
+pub(crate) mod analysis_imports;
 mod executor;
-mod guest_memory;
-mod hooks;
-pub(crate) mod host;
 mod looping;
-mod memory;
+mod memory_access;
 pub mod outcome;
 mod point_buffer;
 mod resident_pages;
-mod sdk;
+mod rt_imports;
+mod sdk_imports;
+mod shared_memory;
 mod state;
 mod wasi;
 
@@ -223,7 +223,7 @@ pub enum LoadError {
 pub(crate) struct ThreadData {
     tid: ThreadId,
     exec: ExecHandle,
-    shared_memory: Option<Arc<guest_memory::GuestMemory>>,
+    shared_memory: Option<Arc<shared_memory::GuestMemory>>,
     args: Arc<Vec<String>>,
     env: Arc<Vec<String>>,
     max_memory_bytes: u64,
@@ -336,14 +336,14 @@ pub struct Program {
     hash: blake3::Hash,
     options: InstrumentOptions,
     /// Whether executions share one memory, reset in between (see
-    /// [`guest_memory`]): not when the module makes WASI calls that weft
+    /// [`shared_memory`]): not when the module makes WASI calls that weft
     /// passes on to wasmtime-wasi, which checks guest pointers against the
     /// whole mapping rather than the size the guest sees.
     reuses_memory: bool,
     /// The exports the main thread and spawned threads start in.
     entries: (&'static str, &'static str),
     /// The shared memory kept for the next execution.
-    warm_memory: Option<Arc<guest_memory::GuestMemory>>,
+    warm_memory: Option<Arc<shared_memory::GuestMemory>>,
     /// The instance template, built for `warm_memory` (or for a module
     /// without shared memory).
     instance_pre: Option<wasmtime::InstancePre<ThreadData>>,
@@ -394,7 +394,7 @@ impl Program {
     pub(crate) fn load_with(
         wasm: &[u8],
         options: InstrumentOptions,
-        analyses: &[host::Imports],
+        analyses: &[analysis_imports::Imports],
     ) -> Result<Self, LoadError> {
         let hash = blake3::hash(wasm);
         let symbols = Arc::new(LazySymbols::new(wasm));
@@ -410,7 +410,7 @@ impl Program {
             instrument::instrument(wasm, &options)?
         };
         let linked = |name: &str| {
-            sdk::IMPORTS
+            sdk_imports::IMPORTS
                 .iter()
                 .chain(analyses.iter().flat_map(|a| a.functions))
                 .any(|s| s.name == name)
@@ -459,8 +459,8 @@ impl Program {
         let mut linker = Linker::new(&engine);
         let link = |linker: &mut Linker<ThreadData>| -> wasmtime::Result<()> {
             wasi::add_to_linker(linker)?;
-            hooks::add_to_linker(linker)?;
-            sdk::add_to_linker(linker)?;
+            rt_imports::add_to_linker(linker)?;
+            sdk_imports::add_to_linker(linker)?;
             for imports in analyses {
                 (imports.link)(linker)?;
             }
@@ -516,7 +516,7 @@ impl Program {
 
     /// The shared memory for the next execution: the warm one, else a new
     /// one (`None` when the module has no shared memory).
-    fn take_memory(&mut self) -> Result<Option<Arc<guest_memory::GuestMemory>>, String> {
+    fn take_memory(&mut self) -> Result<Option<Arc<shared_memory::GuestMemory>>, String> {
         let MemoryPlan::Shared(plan) = &self.memory else {
             return Ok(None);
         };
@@ -525,7 +525,7 @@ impl Program {
         }
         self.instance_pre = None;
         self.warm_threads.clear();
-        let memory = guest_memory::GuestMemory::new(&self.engine, plan)?;
+        let memory = shared_memory::GuestMemory::new(&self.engine, plan)?;
         Ok(Some(Arc::new(memory)))
     }
 
@@ -534,7 +534,7 @@ impl Program {
     /// (`warm`), which hold the only other references to it.
     fn recycle(
         &mut self,
-        memory: Arc<guest_memory::GuestMemory>,
+        memory: Arc<shared_memory::GuestMemory>,
         warm: Vec<Option<executor::WarmThread>>,
     ) {
         let holders = 1 + warm.iter().flatten().count();
@@ -549,7 +549,7 @@ impl Program {
     fn instance_pre(
         &mut self,
         store: &wasmtime::Store<ThreadData>,
-        memory: Option<&guest_memory::GuestMemory>,
+        memory: Option<&shared_memory::GuestMemory>,
     ) -> wasmtime::Result<wasmtime::InstancePre<ThreadData>> {
         if let Some(pre) = &self.instance_pre {
             return Ok(pre.clone());

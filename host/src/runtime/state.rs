@@ -3,10 +3,10 @@
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
 use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
-use super::guest_memory::GuestMemory;
 use super::looping::LoopWatch;
 use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
+use super::shared_memory::GuestMemory;
 use super::{Limits, Preemption, STEP_NS, Sleeps};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Fair, NextOp, Notice, Scheduler, Step, StepEnd, ThreadView};
@@ -946,7 +946,7 @@ impl ExecState {
     fn shared_value(&self, addr: u32, width: u8) -> u64 {
         self.memory
             .as_deref()
-            .map_or(0, |m| super::memory::shared_value(m, addr, width))
+            .map_or(0, |m| super::memory_access::shared_value(m, addr, width))
     }
 
     /// Lets `me`, which runs on, pass its next points inside wasm while

@@ -13,7 +13,7 @@
 use super::analysis::Happening;
 use super::outcome::Unenumerated;
 use super::state::ThreadState;
-use super::{ThreadData, hooks, memory};
+use super::{ThreadData, memory_access, rt_imports};
 use crate::trace::EventKind;
 use rand_core::RngCore;
 use wasmtime::{Caller, Linker, Result};
@@ -91,7 +91,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         },
     )?;
     linker.func_wrap_async(MODULE, "sched_yield", |mut caller, (): ()| {
-        Box::new(async move { hooks::sched_yield(&mut caller).await })
+        Box::new(async move { rt_imports::sched_yield(&mut caller).await })
     })?;
     linker.func_wrap_async(
         MODULE,
@@ -123,7 +123,7 @@ fn clock_time_get(
         1..=3 => now,
         _ => return Ok(ERRNO_INVAL),
     };
-    memory::write(&mut caller, out as u32 as u64, &value.to_le_bytes())?;
+    memory_access::write(&mut caller, out as u32 as u64, &value.to_le_bytes())?;
     Ok(ERRNO_SUCCESS)
 }
 
@@ -131,7 +131,7 @@ fn clock_res_get(mut caller: Caller<'_, ThreadData>, id: i32, out: i32) -> Resul
     if !(0..=3).contains(&id) {
         return Ok(ERRNO_INVAL);
     }
-    memory::write(&mut caller, out as u32 as u64, &1u64.to_le_bytes())?;
+    memory_access::write(&mut caller, out as u32 as u64, &1u64.to_le_bytes())?;
     Ok(ERRNO_SUCCESS)
 }
 
@@ -144,7 +144,7 @@ fn random_get(mut caller: Caller<'_, ThreadData>, buf: i32, len: i32) -> Result<
         exec.host_reads += 1;
         exec.random.fill_bytes(&mut bytes);
     }
-    memory::write(&mut caller, buf as u32 as u64, &bytes)?;
+    memory_access::write(&mut caller, buf as u32 as u64, &bytes)?;
     Ok(ERRNO_SUCCESS)
 }
 
@@ -161,9 +161,9 @@ fn fd_write(
     let mut written = Vec::new();
     for i in 0..iovs_len as u32 as u64 {
         let iov = iovs as u32 as u64 + i * 8;
-        let ptr = memory::read_u32(&mut caller, iov)?;
-        let len = memory::read_u32(&mut caller, iov + 4)?;
-        written.extend(memory::read(&mut caller, ptr as u64, len as u64)?);
+        let ptr = memory_access::read_u32(&mut caller, iov)?;
+        let len = memory_access::read_u32(&mut caller, iov + 4)?;
+        written.extend(memory_access::read(&mut caller, ptr as u64, len as u64)?);
     }
     let count = written.len() as u32;
     {
@@ -177,7 +177,7 @@ fn fd_write(
         let room = limit.saturating_sub(stream.len());
         stream.extend_from_slice(&written[..written.len().min(room)]);
     }
-    memory::write(&mut caller, nwritten as u32 as u64, &count.to_le_bytes())?;
+    memory_access::write(&mut caller, nwritten as u32 as u64, &count.to_le_bytes())?;
     Ok(ERRNO_SUCCESS)
 }
 
@@ -202,7 +202,7 @@ fn fd_fdstat_get(mut caller: Caller<'_, ThreadData>, fd: i32, out: i32) -> Resul
     let mut fdstat = [0u8; 24];
     fdstat[8..16].copy_from_slice(&rights.to_le_bytes());
     fdstat[16..24].copy_from_slice(&rights.to_le_bytes());
-    memory::write(&mut caller, out as u32 as u64, &fdstat)?;
+    memory_access::write(&mut caller, out as u32 as u64, &fdstat)?;
     Ok(ERRNO_SUCCESS)
 }
 
@@ -259,12 +259,12 @@ fn write_sizes(
     size_out: i32,
 ) -> Result<i32> {
     let size: usize = strings.iter().map(|s| s.len() + 1).sum();
-    memory::write(
+    memory_access::write(
         &mut caller,
         count_out as u32 as u64,
         &(strings.len() as u32).to_le_bytes(),
     )?;
-    memory::write(
+    memory_access::write(
         &mut caller,
         size_out as u32 as u64,
         &(size as u32).to_le_bytes(),
@@ -282,14 +282,14 @@ fn write_strings(
 ) -> Result<i32> {
     let mut at = buf as u32 as u64;
     for (i, string) in strings.iter().enumerate() {
-        memory::write(
+        memory_access::write(
             &mut caller,
             pointers as u32 as u64 + 4 * i as u64,
             &(at as u32).to_le_bytes(),
         )?;
         let mut bytes = string.as_bytes().to_vec();
         bytes.push(0);
-        memory::write(&mut caller, at, &bytes)?;
+        memory_access::write(&mut caller, at, &bytes)?;
         at += bytes.len() as u64;
     }
     Ok(ERRNO_SUCCESS)
@@ -321,7 +321,7 @@ async fn poll_oneoff(
     let mut parsed = Vec::new();
     for i in 0..nsubs as u32 as u64 {
         let at = subs as u32 as u64 + 48 * i;
-        let raw = memory::read(caller, at, 48)?;
+        let raw = memory_access::read(caller, at, 48)?;
         let userdata = u64::from_le_bytes(raw[0..8].try_into().expect("8 bytes"));
         let tag = raw[8];
         let deadline = if tag == 0 {
@@ -358,7 +358,7 @@ async fn poll_oneoff(
             exec.happened(me, Happening::SleepBegin);
             exec.set_state(me, ThreadState::Sleeping { until });
         }
-        hooks::yield_point(caller).await;
+        rt_imports::yield_point(caller).await;
         caller.data().exec.get().happened(me, Happening::SleepEnd);
         let now = caller.data().exec.get().clock_ns;
         for sub in parsed.iter().filter(|s| s.deadline <= now) {
@@ -375,9 +375,9 @@ async fn poll_oneoff(
         }
     }
     for (i, bytes) in out.iter().enumerate() {
-        memory::write(caller, events as u32 as u64 + 32 * i as u64, bytes)?;
+        memory_access::write(caller, events as u32 as u64 + 32 * i as u64, bytes)?;
     }
-    memory::write(
+    memory_access::write(
         caller,
         nevents_out as u32 as u64,
         &(out.len() as u32).to_le_bytes(),

@@ -1,4 +1,4 @@
-//! The scheduler of schedule minimisation: it follows a schedule written
+//! The scheduler of schedule minimization: it follows a schedule written
 //! as *runs* (a thread and how many decisions it keeps running), never
 //! fails where the schedule no longer fits, and once the runs are used up
 //! never preempts.

@@ -11,7 +11,7 @@
 //! - [`DfsScheduler`]: never preempts, and logs every decision (systematic
 //!   exploration).
 //! - [`GuidedScheduler`]: follows runs of decisions where they fit, then
-//!   never preempts (schedule minimisation).
+//!   never preempts (schedule minimization).
 //! - [`DporScheduler`]: avoids the threads a sleep set rules out, and logs
 //!   every step (exhaustive exploration).
 //! - [`SleepsLastScheduler`]: random, but sleepers wake only when nothing

@@ -7,7 +7,7 @@
 use crate::abi;
 use crate::activity::{Activity, ActivityLog};
 use crate::runtime::analysis::Analysis;
-use crate::runtime::host::{self, Imports, ThreadData};
+use crate::runtime::analysis_imports::{self, Imports, ThreadData};
 use wasmtime::{Caller, Extern, Linker, Result, Val, ValType};
 
 /// The exports `weft.gen_call` may call in an execution, by number.
@@ -29,12 +29,12 @@ impl Analysis for ClassCalls {}
 /// Notes a method call's entry or exit in the activity log, if one is
 /// installed.
 fn log(caller: &Caller<'_, ThreadData>, activity: Activity) {
-    let me = host::thread(caller);
-    host::with_analysis(caller, |log: &mut ActivityLog, _| log.push(me, activity));
+    let me = analysis_imports::thread(caller);
+    analysis_imports::with_analysis(caller, |log: &mut ActivityLog, _| log.push(me, activity));
 }
 
 async fn gen_call(caller: &mut Caller<'_, ThreadData>, method: i32, args: [i64; 4]) -> Result<i64> {
-    let name = host::with_analysis(caller, |calls: &mut ClassCalls, _| {
+    let name = analysis_imports::with_analysis(caller, |calls: &mut ClassCalls, _| {
         calls.methods.get(method as u32 as usize).cloned()
     })
     .flatten();

@@ -20,8 +20,8 @@
 pub mod class;
 pub mod class_calls;
 pub mod coverage;
+pub mod driver;
 pub mod generate;
 pub mod oracle;
 pub mod plan;
 pub mod probe;
-pub mod search;

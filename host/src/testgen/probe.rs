@@ -7,9 +7,9 @@
 //! one of a few sequential probes with drawn arguments, each after a few
 //! random calls.
 
+use super::driver::run_test;
 use super::generate::Generator;
 use super::plan::Test;
-use super::search::run_test;
 use crate::execution::Setup;
 use crate::explore::ExploreError;
 use crate::runtime::Program;

@@ -14,7 +14,7 @@
 //! - **Orderings.** After each sleep, for every other thread alive during
 //!   it: its last event before `t`'s starting event comes first, as
 //!   `[before] -> after` when that thread is blocked at that moment.
-//! - **Minimising.** Events and orderings seen in fewer than `threshold`
+//! - **Minimizing.** Events and orderings seen in fewer than `threshold`
 //!   of the runs are dropped; then, with each thread's events in program
 //!   order, orderings on cycles are removed and the rest transitively
 //!   reduced.
@@ -104,7 +104,7 @@ pub struct Inference {
     pub passing: usize,
     /// Events kept.
     pub events: Vec<InferredEvent>,
-    /// Orderings kept, after minimising.
+    /// Orderings kept, after minimizing.
     pub orderings: Vec<InferredOrdering>,
 }
 
@@ -228,7 +228,7 @@ pub fn infer(runs: &[Vec<Timeline>], threshold: f64) -> Inference {
         .filter(|o| o.confidence >= threshold && o.before != o.after)
         .collect();
     let program_order = program_order(&per_run, &index);
-    let orderings = minimise(orderings, &program_order, kept.len());
+    let orderings = minimize(orderings, &program_order, kept.len());
     let events = name_events(&kept);
     Inference {
         executions: 0,
@@ -368,7 +368,7 @@ fn reaches(
 
 /// Removes orderings on cycles (with program order), then orderings
 /// implied by others and program order.
-fn minimise(
+fn minimize(
     orderings: Vec<InferredOrdering>,
     program_order: &[(usize, usize)],
     nodes: usize,
@@ -511,7 +511,7 @@ mod tests {
     }
 
     #[test]
-    fn minimising_drops_cycles_and_implied_orderings() {
+    fn minimizing_drops_cycles_and_implied_orderings() {
         let o = |before, after| InferredOrdering {
             before,
             after,
@@ -521,11 +521,11 @@ mod tests {
         // Program order 0 -> 1 (one thread) and 2 -> 3 (another).
         let order = [(0, 1), (2, 3)];
         // 1 -> 2 and 2 -> 0 close a cycle with 0 -> 1: both go.
-        let kept = minimise(vec![o(1, 2), o(2, 0), o(0, 3)], &order, 4);
+        let kept = minimize(vec![o(1, 2), o(2, 0), o(0, 3)], &order, 4);
         let pairs: Vec<(usize, usize)> = kept.iter().map(|o| (o.before, o.after)).collect();
         assert_eq!(pairs, vec![(0, 3)]);
         // 0 -> 3 is implied by 0 -> 1 -> 2 -> 3.
-        let kept = minimise(vec![o(1, 2), o(0, 3)], &order, 4);
+        let kept = minimize(vec![o(1, 2), o(0, 3)], &order, 4);
         let pairs: Vec<(usize, usize)> = kept.iter().map(|o| (o.before, o.after)).collect();
         assert_eq!(pairs, vec![(1, 2)]);
     }

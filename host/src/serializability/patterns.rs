@@ -6,9 +6,9 @@
 //! two locations of one atomic set. Rows 6, 8 and 9 stand for two orders of
 //! `u'`'s accesses, so there are 14 concrete patterns.
 
-use crate::check::atomic_sets::{SetAccess, SetLog};
 use crate::failure::{Failure, FailureKind};
 use crate::runtime::ExecutionResult;
+use crate::serializability::atomic_sets::{SetAccess, SetLog};
 
 /// Which unit an access of a pattern belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,7 +275,7 @@ pub fn violations(log: &SetLog) -> Vec<Violation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::atomic_sets::{AtomicSet, UnitInstance};
+    use crate::serializability::atomic_sets::{AtomicSet, UnitInstance};
 
     /// Accesses (thread, unit, addr, write) in order, all in one set.
     fn log(accesses: &[(u32, u32, u32, bool)]) -> SetLog {

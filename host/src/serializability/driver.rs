@@ -6,11 +6,11 @@
 use super::asset_scheduler::{AssetScheduler, Target};
 use super::patterns::{PATTERNS, violations};
 use super::potential::{Potential, potential_violations};
-use crate::check::atomic_sets::SetLog;
 use crate::execution::Setup;
 use crate::explore::{ExploreError, execution_seed};
 use crate::runtime::{ExecutionResult, Outcome, Program};
 use crate::sched::{RandomScheduler, Scheduler};
+use crate::serializability::atomic_sets::SetLog;
 use std::time::{Duration, Instant};
 
 /// Which strategy looks for violations.
@@ -59,7 +59,7 @@ pub struct Found {
 
 impl Found {
     /// Takes `execution` (the same violation under another schedule, say a
-    /// minimised one) as this violation's execution: its log, and its first
+    /// minimized one) as this violation's execution: its log, and its first
     /// violation of the same pattern.
     pub fn move_to(&mut self, execution: ExecutionResult) {
         let log = super::atomic_sets::log_of(&execution)

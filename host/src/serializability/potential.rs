@@ -15,8 +15,8 @@
 //! postpones `u` at once when it is empty, else only after the release.
 
 use super::patterns::{Loc, PATTERNS, Role};
-use crate::check::atomic_sets::{SetAccess, SetLog, happens_before};
 use crate::instrument::SiteId;
+use crate::serializability::atomic_sets::{SetAccess, SetLog, happens_before};
 use std::collections::HashSet;
 
 /// A pattern instance that could happen.
@@ -182,7 +182,7 @@ fn check(log: &SetLog, p: usize, chosen: &[usize], u: u32, v: u32, set: u32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::atomic_sets::{AtomicSet, UnitInstance};
+    use crate::serializability::atomic_sets::{AtomicSet, UnitInstance};
     use crate::trace::clock::VectorClock;
 
     fn access(

@@ -6,9 +6,9 @@
 //! imports that park by themselves.
 
 use super::analysis::{Access, Happening, Interest};
-use super::guest_memory::GuestMemory;
+use super::shared_memory::GuestMemory;
 use super::state::{ExecHandle, ExecState, ThreadState};
-use super::{ThreadData, memory};
+use super::{ThreadData, memory_access};
 use crate::abi;
 use crate::instrument::{AccessKind, Site};
 use crate::sched::NextOp;
@@ -183,7 +183,7 @@ async fn wait(
     }
     yield_point(caller).await;
     check_futex_address(caller, full, width, "wait")?;
-    let bytes = memory::read(caller, eff as u64, width as u64)?;
+    let bytes = memory_access::read(caller, eff as u64, width as u64)?;
     let value = if width == 4 {
         u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as i32 as i64
     } else {

@@ -11,8 +11,8 @@
 //! - [`potential`]: from profiling executions, the pattern instances that
 //!   could happen under another schedule (AssetFuzzer's phase I).
 
-pub mod asset_fuzzer;
 pub mod asset_scheduler;
 pub mod atomic_sets;
+pub mod driver;
 pub mod patterns;
 pub mod potential;

@@ -127,7 +127,7 @@ impl Node {
 
 /// The state of an exhaustive search.
 #[derive(Debug, Default)]
-pub struct ExhaustiveSearch {
+pub struct DporSearch {
     path: Vec<Node>,
     started: bool,
     /// The prefix and entry sleep set of the next execution, once
@@ -140,7 +140,7 @@ pub struct ExhaustiveSearch {
     private_words: Vec<u32>,
 }
 
-impl ExhaustiveSearch {
+impl DporSearch {
     /// A search that has run nothing yet.
     pub fn new() -> Self {
         Self::default()
@@ -159,7 +159,7 @@ impl ExhaustiveSearch {
                 crate::abi::LIBRARY_STEP_FUNCTIONS,
             )
         });
-        ExhaustiveSearch {
+        DporSearch {
             library: Arc::new(model),
             ..Self::default()
         }
@@ -687,7 +687,7 @@ mod tests {
     /// store or load of an address) in order; returns the schedules the
     /// search runs, as the order of operations.
     fn explore(threads: &[&[(AccessKind, u32)]]) -> Vec<Vec<(ThreadId, usize)>> {
-        let mut search = ExhaustiveSearch::new();
+        let mut search = DporSearch::new();
         let mut runs = Vec::new();
         while let Some(mut sched) = search.next_scheduler() {
             sched.observe(Notice::ExecutionStarted);

@@ -25,14 +25,14 @@ struct Node {
     /// Preemptions of the path before this decision.
     preemptions: u32,
     /// The path up to and including this decision, in
-    /// [`BoundedSearch::links`]: its `chosen` is the thread this path picks
+    /// [`DfsSearch::links`]: its `chosen` is the thread this path picks
     /// here.
     link: u32,
 }
 
 /// The state of a bounded search.
 #[derive(Debug)]
-pub struct BoundedSearch {
+pub struct DfsSearch {
     /// This round's bound.
     bound: u32,
     /// The last round's bound.
@@ -70,10 +70,10 @@ struct Link {
     parent: Option<u32>,
 }
 
-impl BoundedSearch {
+impl DfsSearch {
     /// A search of every schedule with at most `max_bound` preemptions.
     pub fn new(max_bound: u32) -> Self {
-        BoundedSearch {
+        DfsSearch {
             bound: 0,
             max_bound,
             path: Vec::new(),
@@ -219,7 +219,7 @@ mod tests {
     }
 
     fn explore(bound: u32) -> Vec<Vec<ThreadId>> {
-        let mut search = BoundedSearch::new(bound);
+        let mut search = DfsSearch::new(bound);
         let mut seen = Vec::new();
         while let Some(scheduler) = search.next_scheduler() {
             let Plan::Threads(prefix) = scheduler.plan() else {

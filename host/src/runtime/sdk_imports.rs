@@ -3,7 +3,7 @@
 use super::analysis::Happening;
 use super::outcome::Outcome;
 use super::state::{ExecState, ThreadState};
-use super::{ThreadData, hooks, memory};
+use super::{ThreadData, memory_access, rt_imports};
 use crate::abi;
 use crate::trace::{EventKind, ThreadId};
 use wasmtime::{Caller, Linker, Result};
@@ -15,7 +15,7 @@ const MAX_TEXT: u32 = 4096;
 /// replaced.
 pub(crate) fn text(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) -> Result<String> {
     let len = (len as u32).min(MAX_TEXT);
-    let bytes = memory::read(caller, ptr as u32 as u64, len as u64)?;
+    let bytes = memory_access::read(caller, ptr as u32 as u64, len as u64)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -69,7 +69,7 @@ async fn fire(caller: &mut Caller<'_, ThreadData>, name: &str, implicit: bool) -
         hold
     };
     if must_wait {
-        hooks::yield_point(caller).await;
+        rt_imports::yield_point(caller).await;
     }
     {
         let mut exec = caller.data().exec.get();
@@ -79,7 +79,7 @@ async fn fire(caller: &mut Caller<'_, ThreadData>, name: &str, implicit: bool) -
             return Err(wasmtime::Error::new(Ended));
         }
     }
-    hooks::yield_point(caller).await;
+    rt_imports::yield_point(caller).await;
     Ok(())
 }
 
@@ -154,7 +154,7 @@ async fn thread_exit(caller: &mut Caller<'_, ThreadData>, value: i32) -> Result<
         exec.set_state(me, ThreadState::Outliving);
         exec.happened(me, Happening::BlockBegin);
     }
-    hooks::yield_point(caller).await;
+    rt_imports::yield_point(caller).await;
     let mut exec = caller.data().exec.get();
     if exec.end.is_some() {
         return Err(wasmtime::Error::new(Ended));
@@ -212,7 +212,7 @@ async fn atomic_begin(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
             exec.record(me, EventKind::SectionBegin, 0, None);
             exec.stand_at(me, ATOMIC_SECTIONS);
         }
-        hooks::yield_point(caller).await;
+        rt_imports::yield_point(caller).await;
     }
     let mut exec = caller.data().exec.get();
     if exec.end.is_some() {
@@ -318,7 +318,7 @@ async fn library_step_resumes(
             exec.record(me, EventKind::LibraryCall { function }, 0, None);
             exec.stand_at(me, library_call(function));
         }
-        hooks::yield_point(caller).await;
+        rt_imports::yield_point(caller).await;
     }
     let mut exec = caller.data().exec.get();
     if exec.end.is_some() {

@@ -17,7 +17,7 @@ use crate::abi;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId};
 use crate::runtime::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Report};
-use crate::runtime::host::{self, Imports};
+use crate::runtime::analysis_imports::{self, Imports};
 use crate::runtime::{ExecutionResult, Outcome};
 use crate::sched::ThreadView;
 use crate::trace::ThreadId;
@@ -466,13 +466,15 @@ pub(crate) const IMPORTS: Imports = Imports {
     link: add_to_linker,
 };
 
-fn add_to_linker(linker: &mut Linker<crate::runtime::host::ThreadData>) -> wasmtime::Result<()> {
+fn add_to_linker(
+    linker: &mut Linker<crate::runtime::analysis_imports::ThreadData>,
+) -> wasmtime::Result<()> {
     linker.func_wrap(
         abi::SDK_MODULE,
         abi::ATOMIC_SET.name,
         |mut caller: Caller<'_, _>, name_ptr: i32, name_len: i32, ptr: i32, len: i32| {
-            let name = host::text(&mut caller, name_ptr, name_len)?;
-            host::with_analysis(&caller, |sets: &mut SetRecorder, _| {
+            let name = analysis_imports::text(&mut caller, name_ptr, name_len)?;
+            analysis_imports::with_analysis(&caller, |sets: &mut SetRecorder, _| {
                 sets.register(name, ptr as u32, len as u32)
             });
             Ok(())
@@ -482,9 +484,9 @@ fn add_to_linker(linker: &mut Linker<crate::runtime::host::ThreadData>) -> wasmt
         abi::SDK_MODULE,
         abi::UNIT_BEGIN.name,
         |mut caller: Caller<'_, _>, name_ptr: i32, name_len: i32| {
-            let name = host::text(&mut caller, name_ptr, name_len)?;
-            let me = host::thread(&caller);
-            host::with_analysis(&caller, |sets: &mut SetRecorder, _| {
+            let name = analysis_imports::text(&mut caller, name_ptr, name_len)?;
+            let me = analysis_imports::thread(&caller);
+            analysis_imports::with_analysis(&caller, |sets: &mut SetRecorder, _| {
                 sets.unit_begin(me, name)
             });
             Ok(())
@@ -494,8 +496,8 @@ fn add_to_linker(linker: &mut Linker<crate::runtime::host::ThreadData>) -> wasmt
         abi::SDK_MODULE,
         abi::UNIT_END.name,
         |caller: Caller<'_, _>| {
-            let me = host::thread(&caller);
-            host::with_analysis(&caller, |sets: &mut SetRecorder, _| sets.unit_end(me));
+            let me = analysis_imports::thread(&caller);
+            analysis_imports::with_analysis(&caller, |sets: &mut SetRecorder, _| sets.unit_end(me));
         },
     )?;
     Ok(())

@@ -9,8 +9,8 @@ use crate::trace::ThreadId;
 use wasmtime::{Caller, Linker};
 
 pub(crate) use super::ThreadData;
-pub(crate) use super::memory::{read, write};
-pub(crate) use super::sdk::{Ended, text};
+pub(crate) use super::memory_access::{read, write};
+pub(crate) use super::sdk_imports::{Ended, text};
 
 /// The SDK functions an analysis provides, and how it links them.
 pub(crate) struct Imports {

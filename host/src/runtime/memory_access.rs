@@ -2,7 +2,7 @@
 //! single-threaded module's own exported memory.
 
 use super::ThreadData;
-use super::guest_memory::GuestMemory;
+use super::shared_memory::GuestMemory;
 use wasmtime::{Caller, Extern};
 use wasmtime::{Result, bail};
 
