@@ -1,20 +1,20 @@
 //! `weft actors`: delivery orders of an actor program, generated for
 //! coverage (Bita) or random.
 
-use super::common::{
-    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict,
-    parse_positive_duration, save_replay,
-};
+use super::args::{ModuleArgs, OutputArgs, parse_positive_duration};
+use super::files::save_replay;
+use super::output::{minimize_verdict, write_report_page};
+use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::chart;
 use crate::actors::criteria::Criterion;
 use crate::actors::driver::{ActorOptions, ActorStrategy, Coverage, search};
 use crate::actors::mailboxes::Delivery;
 use crate::replay::file::FoundBy;
+use crate::report::text::{Report, describe_minimization};
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use std::io::Write as _;
 use std::time::Duration;
@@ -80,24 +80,17 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         seed: args.seed,
         run: args.module.run_config(),
     };
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-    bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
-    let mut shown = false;
+    let mut progress = ProgressLine::new(!args.output.json);
     let mut report = search(&mut program, &options, |r| {
-        if !shown && r.elapsed >= Duration::from_secs(1) && !args.output.json {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            shown = true;
-        }
-        if shown {
-            bar.set_message(format!(
+        progress.update(r.elapsed, || {
+            format!(
                 "{} executions, coverage {}",
                 r.executions,
                 coverage_line(&r.coverage)
-            ));
-            bar.tick();
-        }
+            )
+        });
     })?;
-    bar.finish_and_clear();
+    progress.finish();
     let mut minimization = None;
     if let Some(found) = report.failure.as_mut() {
         args.module.actor_schedule = found.schedule.clone();
@@ -242,7 +235,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         }
         let _ = write!(out, "{s}");
     }
-    page.write_html(&args.output, |page| {
+    write_report_page(&page, &args.output, |page| {
         if let Some(log) = report
             .failure
             .as_ref()

@@ -1,6 +1,6 @@
 //! `weft bench`: hot-path figures on this machine.
 
-use super::common::read_module;
+use super::files::read_module;
 use anyhow::Result;
 use clap::Args;
 use std::io::Write as _;
@@ -18,7 +18,7 @@ pub struct BenchArgs {
     executions: u64,
     /// Most wall time for the executions of the module (all three
     /// measurements; each stops early when its share runs out).
-    #[arg(long, value_parser = super::common::parse_positive_duration, default_value = "60s")]
+    #[arg(long, value_parser = super::args::parse_positive_duration, default_value = "60s")]
     time_limit: std::time::Duration,
     /// Print one JSON object instead of text.
     #[arg(long)]

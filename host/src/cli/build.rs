@@ -27,7 +27,7 @@ pub fn run(args: BuildArgs) -> Result<u8> {
         && let Some(source) = args
             .sources
             .iter()
-            .find(|source| super::common::same_file(source, output))
+            .find(|source| super::files::same_file(source, output))
     {
         anyhow::bail!(
             "`{}` is the source `{}` itself: the module would overwrite it (choose another -o)",

@@ -151,7 +151,9 @@ impl Check {
     pub fn run(&self) -> Result<Checked> {
         let mut command = ExploreCommand::try_parse_from(self.command_line())?;
         let explored = explore_module(&mut command.args, false)?;
-        let text = explored.report(&self.module).text(&command.args.output);
+        let text = explored
+            .report(&self.module)
+            .text(command.args.output.shape());
         Ok(Checked {
             module: self.module.clone(),
             explored,

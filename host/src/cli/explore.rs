@@ -1,19 +1,19 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
-use super::common::{
-    JunitArgs, ModuleArgs, OutputArgs, Report, minimize_verdict, parse_positive_duration,
-    pct_depth_range, save_replay,
-};
-use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Shard, Withheld, explore};
+use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration, pct_depth_range};
+use super::files::save_replay;
+use super::output::{minimize_verdict, print_report};
+use super::progress::ProgressLine;
+use crate::explore::{Exhausted, Exploration, ExploreOptions, Shard, Withheld, explore};
 use crate::imunit::driver::unfired_events;
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
+use crate::report::text::Report;
 use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use crate::svcomp::{Coverage, Verdict};
 use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -70,35 +70,6 @@ pub struct ExploreArgs {
     pub(super) output: OutputArgs,
     #[command(flatten)]
     junit: JunitArgs,
-}
-
-/// Shows progress once an exploration has run for a second.
-struct ProgressLine {
-    bar: ProgressBar,
-    shown: bool,
-}
-
-impl ProgressLine {
-    fn new() -> Self {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
-        ProgressLine { bar, shown: false }
-    }
-
-    fn update(&mut self, p: Progress) {
-        if !self.shown && p.elapsed >= Duration::from_secs(1) {
-            self.bar.set_draw_target(ProgressDrawTarget::stderr());
-            self.shown = true;
-        }
-        if self.shown {
-            let rate = p.executions as f64 / p.elapsed.as_secs_f64().max(1e-9);
-            self.bar.set_message(format!(
-                "{} executions, {} distinct traces, {:.0}/s",
-                p.executions, p.distinct_traces, rate
-            ));
-            self.bar.tick();
-        }
-    }
 }
 
 /// What `weft explore` found, with everything its report needs.
@@ -182,7 +153,7 @@ impl Explored {
 pub fn run(mut args: ExploreArgs) -> Result<u8> {
     let explored = explore_module(&mut args, true)?;
     let report = explored.report(&args.module.module);
-    let code = report.print(&args.output);
+    let code = print_report(&report, &args.output);
     let case = junit::Case {
         name: format!("explore ({})", explored.strategy),
         time: explored.exploration.elapsed,
@@ -190,7 +161,7 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
             kind: f.kind.name().to_string(),
             message: f.message.trim_end().to_string(),
         }),
-        output: report.text(&args.output),
+        output: report.text(args.output.shape()),
     };
     args.junit
         .write(&args.module.module, &[case], explored.exploration.elapsed)?;
@@ -242,13 +213,17 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         jobs: if systematic || exhaustive { 1 } else { jobs },
         shard: args.shard.unwrap_or_default(),
     };
-    let mut progress = ProgressLine::new();
+    let mut progress = ProgressLine::new(show_progress);
     let mut exploration = explore(&mut program, &options, |p| {
-        if show_progress {
-            progress.update(p);
-        }
+        progress.update(p.elapsed, || {
+            let rate = p.executions as f64 / p.elapsed.as_secs_f64().max(1e-9);
+            format!(
+                "{} executions, {} distinct traces, {rate:.0}/s",
+                p.executions, p.distinct_traces
+            )
+        });
     })?;
-    progress.bar.finish_and_clear();
+    progress.finish();
     if exploration.executions == 0
         && exploration.failure.is_none()
         && let Some(limit) = args.time_limit

@@ -1,19 +1,19 @@
 //! `weft gen`: generated concurrent tests for a thread-safe class.
 
-use super::common::{
-    JunitArgs, ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict,
-    parse_positive_duration, save_replay,
-};
+use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration};
+use super::files::save_replay;
+use super::output::{minimize_verdict, write_report_page};
+use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::replay::file::FoundBy;
+use crate::report::text::{Report, describe_minimization};
 use crate::report::{interleaving, junit};
 use crate::sched::Strategy;
 use crate::testgen::class::find;
 use crate::testgen::driver::{GenOptions, GenStrategy, Violation, search};
 use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use std::io::Write as _;
 use std::time::Duration;
@@ -80,23 +80,16 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         seed: args.seed,
         run: args.module.run_config(),
     };
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-    bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
-    let mut shown = false;
+    let mut progress = ProgressLine::new(!args.output.json);
     let mut report = search(&mut program, &class, &options, |r| {
-        if !shown && r.elapsed >= Duration::from_secs(1) && !args.output.json {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            shown = true;
-        }
-        if shown {
-            bar.set_message(format!(
+        progress.update(r.elapsed, || {
+            format!(
                 "{} tests, {} executions, pairs covered {}/{}",
                 r.tests, r.executions, r.covered, r.pairs
-            ));
-            bar.tick();
-        }
+            )
+        });
     })?;
-    bar.finish_and_clear();
+    progress.finish();
     let strategy = match args.strategy {
         GenStrategy::Covcon => "covcon",
         GenStrategy::Random => "random",
@@ -254,7 +247,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         inconclusive: None,
         extra: serde_json::Value::Null,
     };
-    page.write_html(&args.output, |page| {
+    write_report_page(&page, &args.output, |page| {
         if let Some((f, _)) = &failure {
             page.notes
                 .insert(0, format!("test: {}", f.test.describe(&class)));

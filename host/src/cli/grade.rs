@@ -4,6 +4,7 @@
 //! an HTML timeline).
 
 use super::explore::{ExploreArgs, Explored, explore_module};
+use super::output::write_report_page;
 use crate::classroom::Exercise;
 use crate::explain::Story;
 use anyhow::{Context, Result};
@@ -27,7 +28,7 @@ pub struct GradeArgs {
     #[arg(long, default_value = "grade-out")]
     out: PathBuf,
     /// Most time for the whole grading (default: the exercise's).
-    #[arg(long, value_parser = super::common::parse_positive_duration)]
+    #[arg(long, value_parser = super::args::parse_positive_duration)]
     time_limit: Option<Duration>,
     /// Exploration seed.
     #[arg(long, default_value_t = 0)]
@@ -295,9 +296,9 @@ fn failed(
     let setup = args.module.run_config();
     let story = explored.story(&setup);
     let report = explored.report(&args.module.module);
-    let text = report.text(&args.output);
+    let text = report.text(args.output.shape());
     let html = args.output.html.clone();
-    if let Err(error) = report.write_html(&args.output, |_| {}) {
+    if let Err(error) = write_report_page(&report, &args.output, |_| {}) {
         eprintln!(
             "weft: error: {}",
             super::terminal::escape_str(&format!("{error:#}"))

@@ -1,7 +1,7 @@
 //! `weft infer-schedule`: events and a schedule for a sleep-based test.
 
 use super::EXIT_PASS;
-use super::common::ModuleArgs;
+use super::args::ModuleArgs;
 use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;
 use crate::imunit::infer::evaluate::{Evaluation, evaluate, reference_events};

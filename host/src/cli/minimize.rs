@@ -1,10 +1,11 @@
 //! `weft minimize`: the failure of a replay file under a smaller schedule.
 
-use super::common::{
-    OutputArgs, Report, minimize_verdict, read_recorded_module, recorded_module, same_file,
-};
+use super::args::OutputArgs;
+use super::files::{read_recorded_module, recorded_module, same_file};
+use super::output::{minimize_verdict, print_report};
 use crate::replay::file::ReplayFile;
 use crate::replay::{Replayed, replay};
+use crate::report::text::Report;
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -97,7 +98,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         failure.kind.name(),
         args.file.display()
     );
-    Ok(Report {
+    let report = Report {
         module: &module,
         wasm: &wasm,
         sites: program.sites(),
@@ -111,8 +112,8 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         minimization,
         inconclusive: None,
         extra: serde_json::json!({ "from": args.file }),
-    }
-    .print(&output))
+    };
+    Ok(print_report(&report, &output))
 }
 
 /// `dir/name.weft.json` becomes `dir/name.min.weft.json`.

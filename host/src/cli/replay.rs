@@ -1,8 +1,11 @@
 //! `weft replay`: re-run a saved execution exactly.
 
-use super::common::{OutputArgs, Report, read_recorded_module, recorded_module};
+use super::args::OutputArgs;
+use super::files::{read_recorded_module, recorded_module};
+use super::output::print_report;
 use crate::replay::file::ReplayFile;
 use crate::replay::{Replayed, replay};
+use crate::report::text::Report;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -62,7 +65,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         html: args.html.clone(),
         no_minimize: true,
     };
-    Ok(Report {
+    let report = Report {
         module: &module,
         wasm: &wasm,
         sites: program.sites(),
@@ -76,6 +79,6 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         minimization: None,
         inconclusive: result.outcome.cut().map(|cut| cut.describe()),
         extra: serde_json::json!({ "reproduced": true }),
-    }
-    .print(&output))
+    };
+    Ok(print_report(&report, &output))
 }

@@ -1,10 +1,11 @@
 //! `weft run`: one execution under one schedule.
 
-use super::common::{
-    ModuleArgs, OutputArgs, Report, minimize_verdict, pct_depth_range, save_replay,
-};
+use super::args::{ModuleArgs, OutputArgs, pct_depth_range};
+use super::files::save_replay;
+use super::output::{minimize_verdict, print_report};
 use crate::explore::run_once;
 use crate::replay::file::FoundBy;
+use crate::report::text::Report;
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
@@ -78,7 +79,7 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
             args.seed
         ),
     };
-    Ok(Report {
+    let report = Report {
         module: &args.module.module,
         wasm: &wasm,
         sites: program.sites(),
@@ -92,6 +93,6 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         minimization,
         inconclusive: result.outcome.cut().map(|cut| cut.describe()),
         extra: serde_json::json!({ "strategy": args.strategy.name(), "seed": args.seed }),
-    }
-    .print(&args.output))
+    };
+    Ok(print_report(&report, &args.output))
 }

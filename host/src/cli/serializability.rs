@@ -1,15 +1,16 @@
 //! `weft serializability`: atomic-set serializability violations, found by
 //! AssetFuzzer or by random schedules with a monitor.
 
-use super::common::{
-    ModuleArgs, OutputArgs, Report, describe_minimization, minimize_verdict, save_replay,
-};
+use super::args::{ModuleArgs, OutputArgs};
+use super::files::save_replay;
+use super::output::{minimize_verdict, write_report_page};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::debuginfo::variables::global_region;
 use crate::instrument::Points;
 use crate::replay::file::FoundBy;
 use crate::replay::minimize::Minimization;
+use crate::report::text::{Report, describe_minimization};
 use crate::runtime::Program;
 use crate::sched::Strategy;
 use crate::serializability::atomic_sets::AtomicSet;
@@ -206,7 +207,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         inconclusive: None,
         extra: Value::Null,
     };
-    page.write_html(&args.output, |page| {
+    write_report_page(&page, &args.output, |page| {
         if let Some(f) = first {
             let first_access = &f.log.accesses[f.accesses[0]];
             let set = &f.log.sets[first_access.set as usize];

@@ -1,7 +1,8 @@
 //! `weft svcomp`: runs SV-COMP verification tasks and prints their
 //! verdicts, so a suite of them can be run as a benchmark.
 
-use super::common::{Run, parse_positive_duration, write_replay};
+use super::args::parse_positive_duration;
+use super::files::{Run, write_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::execution::Setup;

@@ -1,10 +1,9 @@
 //! `weft test`: the unit tests of a module, each under its schedules,
 //! reported the way `cargo test` reports (and as JUnit XML).
 
-use super::common::{
-    JunitArgs, ModuleArgs, OutputArgs, Report, Run, minimize_verdict, same_file, write_page,
-    write_replay,
-};
+use super::args::{JunitArgs, ModuleArgs, OutputArgs};
+use super::files::{Run, same_file, write_replay};
+use super::output::{minimize_verdict, write_page};
 use super::test_selection::{Selected, Selection};
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::imunit::driver::{TestOptions, TestRun, run_test, schedules_of};
@@ -12,6 +11,7 @@ use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::{ListError, TestCase, list};
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
+use crate::report::text::Report;
 use crate::runtime::{Failure, Program};
 use crate::sched::Strategy;
 use anyhow::Result;
@@ -56,7 +56,7 @@ pub struct TestArgs {
     /// Wall time per test and schedule: its exploration stops there (e.g.
     /// `30s`). A test none of whose executions finished in it has no
     /// verdict.
-    #[arg(long, value_parser = super::common::parse_positive_duration, default_value = "10s")]
+    #[arg(long, value_parser = super::args::parse_positive_duration, default_value = "10s")]
     time_limit: std::time::Duration,
     /// Exploration seed.
     #[arg(long, default_value_t = 0)]
@@ -614,12 +614,12 @@ fn report_failure(
     };
     if let Some(given) = &args.output.html {
         let path = per_test_path(Some(given), files.pages, slug, String::new());
-        let page = report.page(&args.output);
+        let page = report.page(args.output.shape());
         write_page(&page, &path, &args.module.module)?;
         files.pages += 1;
     }
     Ok(Some(Reported {
-        text: report.text(&args.output),
+        text: report.text(args.output.shape()),
         replay_file,
         minimization,
     }))
