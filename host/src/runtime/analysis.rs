@@ -15,7 +15,8 @@
 //! running execution by its type.
 
 use super::outcome::{BlockedThread, Outcome};
-use super::state::{ExecState, ThreadState};
+use super::state::ExecState;
+use super::thread::ThreadState;
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{NextOp, ThreadView};
 use crate::trace::ThreadId;

@@ -7,7 +7,8 @@
 
 use super::analysis::{Access, Happening, Interest};
 use super::shared_memory::GuestMemory;
-use super::state::{ExecHandle, ExecState, ThreadState};
+use super::state::{ExecHandle, ExecState};
+use super::thread::ThreadState;
 use super::{ThreadData, memory_access};
 use crate::abi;
 use crate::instrument::{AccessKind, Site};

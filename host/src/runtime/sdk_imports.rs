@@ -2,7 +2,8 @@
 
 use super::analysis::Happening;
 use super::outcome::Outcome;
-use super::state::{ExecState, ThreadState};
+use super::state::ExecState;
+use super::thread::ThreadState;
 use super::{ThreadData, memory_access, rt_imports};
 use crate::abi;
 use crate::trace::{EventKind, ThreadId};

@@ -5,8 +5,9 @@
 use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
 use super::looping::LoopWatch;
 use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
-use super::point_buffer::{MAX_BUDGET, PointBuffer};
+use super::point_buffer::MAX_BUDGET;
 use super::shared_memory::GuestMemory;
+use super::thread::{Thread, ThreadState};
 use super::{Limits, Preemption, STEP_NS, Sleeps};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{Fair, NextOp, Notice, Scheduler, Step, StepEnd, ThreadView};
@@ -17,109 +18,6 @@ use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
-
-/// What a thread is doing, as far as scheduling is concerned.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ThreadState {
-    /// Can run.
-    Runnable,
-    /// Can run, but just yielded.
-    Yielded,
-    /// Sleeps until a virtual time; enabled (running it lets time pass).
-    Sleeping { until: u64 },
-    /// Waits on an address until notified, or until `deadline` if there is one
-    /// (then it is enabled: running it times the wait out).
-    Waiting {
-        addr: u32,
-        deadline: Option<u64>,
-        site: Option<SiteId>,
-        /// Order of arrival among all waits: notify wakes the oldest first.
-        ticket: u64,
-    },
-    /// Held at an SDK event until the analysis that holds it lets it go on.
-    Held,
-    /// The main thread called `pthread_exit`: it waits until every other
-    /// thread has exited (then the process exits).
-    Outliving,
-    /// Its entry function returned.
-    Exited,
-}
-
-/// One guest thread.
-#[derive(Debug)]
-pub(crate) struct Thread {
-    /// Changed only through [`ExecState::set_state`] and the methods of
-    /// `ExecState`, which keep the cached enabled list in step.
-    state: ThreadState,
-    /// Name given through the SDK.
-    pub name: Option<String>,
-    /// Result a wait returns when the thread resumes (0 woken, 2 timed out).
-    pub wake: Option<i32>,
-    /// The thread whose notify woke it, until it resumes.
-    woken_by: Option<ThreadId>,
-    /// Atomic reads, read-modify-writes and time slices in a row since the
-    /// thread's last other event: a thread that does nothing else (polls a
-    /// flag, retries a compare-exchange on a lock word, loops on a plain
-    /// read without any scheduling point) is spinning and is treated as
-    /// yielding.
-    pub spins: u32,
-    /// Whether those points include read-modify-writes or time slices,
-    /// which may change what other threads see.
-    pub spin_changes: bool,
-    /// Depth of `weft.atomic_begin` sections: while above 0 the thread is
-    /// not preempted (unless it blocks).
-    pub atomic_depth: u32,
-    /// Depth of calls to the C library that are one step (see
-    /// [`crate::abi::RT_LIBRARY_BEGIN`]): while above 0 the thread is not
-    /// preempted (unless it blocks), for [`MOST_LIBRARY_STEP_POINTS`] at
-    /// most.
-    pub library_depth: u32,
-    /// Scheduling points the thread passed inside its library step.
-    pub library_points: u32,
-    /// The depths of library steps paused around calls through a function
-    /// pointer, innermost last (see [`crate::abi::RT_LIBRARY_PAUSE`]).
-    pub paused_library_depths: Vec<u32>,
-    /// Its instance's point buffer, once it started (modules with shared
-    /// memory only).
-    pub points: Option<PointBuffer>,
-    /// The operation it stands at, for the scheduler's view.
-    next: Option<NextOp>,
-    /// The value it passed to `pthread_exit`, until its thread start
-    /// function takes it as the start routine's result.
-    pub exit_value: Option<u32>,
-    /// The code site of its last event that had one.
-    last_site: Option<SiteId>,
-    /// Time slices it used up (each [`super::SLICE_FUEL`] fuel units) since
-    /// the execution began, or went on under a fair schedule.
-    slices: u64,
-}
-
-impl Thread {
-    /// Its scheduling state.
-    pub fn state(&self) -> ThreadState {
-        self.state
-    }
-
-    /// Whether the thread, at a scheduling point where it can go on, goes
-    /// on without another thread running first: inside an atomic section,
-    /// or inside a library step that has not passed
-    /// [`MOST_LIBRARY_STEP_POINTS`] (counted here).
-    fn goes_on_atomically(&mut self) -> bool {
-        if self.atomic_depth > 0 {
-            return true;
-        }
-        if self.library_depth == 0 || self.library_points >= MOST_LIBRARY_STEP_POINTS {
-            return false;
-        }
-        self.library_points += 1;
-        true
-    }
-}
-
-/// Scheduling points a thread passes inside one library step at most: a
-/// library function that spins that long waits for another thread
-/// without blocking, and the others must be able to run.
-const MOST_LIBRARY_STEP_POINTS: u32 = 10_000;
 
 /// Consecutive atomic reads, read-modify-writes and time slices after which
 /// a thread counts as spinning.
@@ -395,23 +293,7 @@ impl ExecState {
     /// Adds a thread and tells the scheduler.
     pub fn add_thread(&mut self) -> ThreadId {
         let id = self.threads.len() as ThreadId;
-        self.threads.push(Thread {
-            state: ThreadState::Runnable,
-            name: None,
-            wake: None,
-            woken_by: None,
-            spins: 0,
-            spin_changes: false,
-            atomic_depth: 0,
-            library_depth: 0,
-            library_points: 0,
-            paused_library_depths: Vec::new(),
-            points: None,
-            next: None,
-            exit_value: None,
-            last_site: None,
-            slices: 0,
-        });
+        self.threads.push(Thread::new());
         self.enabled_changed();
         self.scheduler.observe(Notice::ThreadCreated(id));
         self.happened(id, Happening::Started);

@@ -12,7 +12,7 @@
 
 use super::analysis::Happening;
 use super::outcome::Unenumerated;
-use super::state::ThreadState;
+use super::thread::ThreadState;
 use super::{ThreadData, memory_access, rt_imports};
 use crate::trace::EventKind;
 use rand_core::RngCore;
