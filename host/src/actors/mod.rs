@@ -11,7 +11,7 @@
 //!   FIFO, transitively closed);
 //! - [`generate`]: new schedules that achieve orderings not covered yet;
 //! - [`agenda`]: which generated schedule runs next, or a free execution;
-//! - [`search`]: the loop that runs them (or random deliveries), with the
+//! - [`driver`]: the loop that runs them (or random deliveries), with the
 //!   coverage as it grows;
 //! - [`chart`]: a failing execution as a text message sequence chart.
 

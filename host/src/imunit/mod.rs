@@ -10,7 +10,7 @@
 //!   reports an event that came too early (passive mode).
 //! - [`tests_in_module`]: how `weft test` lists a module's tests.
 //! - [`infer`]: events and schedules inferred from sleep-based tests.
-//! - [`runner`]: one test under one schedule, with the checks that need
+//! - [`driver`]: one test under one schedule, with the checks that need
 //!   every execution.
 
 pub mod driver;

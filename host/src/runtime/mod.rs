@@ -23,6 +23,7 @@ mod rt_imports;
 mod sdk_imports;
 mod shared_memory;
 mod state;
+mod step_watch;
 mod thread;
 mod wasi;
 

@@ -7,10 +7,11 @@ use super::looping::LoopWatch;
 use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use super::point_buffer::MAX_BUDGET;
 use super::shared_memory::GuestMemory;
+use super::step_watch::StepWatch;
 use super::thread::{Thread, ThreadState};
 use super::{Limits, Preemption, STEP_NS, Sleeps};
 use crate::instrument::{AccessKind, SiteId, SiteTable};
-use crate::sched::{Fair, NextOp, Notice, Scheduler, Step, StepEnd, ThreadView};
+use crate::sched::{Fair, NextOp, Notice, Scheduler, ThreadView};
 use crate::trace::{Event, EventKind, ThreadId, TraceRecorder};
 use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -89,20 +90,13 @@ pub(crate) struct ExecState {
     /// Whether an analysis needs every scheduling point at the host (no
     /// budgets then).
     every_point: bool,
-    /// The scheduler follows every step ([`Scheduler::follows_steps`]).
-    follows_steps: bool,
-    /// The running thread's step touched state of the whole execution
-    /// (see [`StepEnd`]).
-    step_global: bool,
+    /// The running step, for a scheduler that follows steps.
+    step_watch: StepWatch,
     /// How sleeps and timed waits stand to the other threads' work.
     pub sleeps: Sleeps,
     /// Under [`Sleeps::Timed`]: the earliest wake-up of a sleeper or timed
     /// waiter left out of the enabled threads (its time had not come).
     next_wake: Option<u64>,
-    /// The bytes the running step's operation touches (address, width)
-    /// and their value before it ran, or `None` when it touches more than
-    /// 8 or none; and whether the operation may write.
-    step_bytes: (Option<(u32, u8, u64)>, bool),
     /// The execution's shared memory, for analyses that read values.
     pub memory: Option<Arc<GuestMemory>>,
     /// The enabled threads, cached between scheduling points.
@@ -158,11 +152,9 @@ impl ExecState {
             committed_run: None,
             analyses: Vec::new(),
             every_point: follows_steps,
-            follows_steps,
-            step_global: false,
+            step_watch: StepWatch::new(follows_steps),
             sleeps: Sleeps::Any,
             next_wake: None,
-            step_bytes: (None, false),
             memory: None,
             enabled: Vec::with_capacity(8),
             enabled_stale: true,
@@ -452,7 +444,7 @@ impl ExecState {
     /// memory access shows (virtual time, the random generator, the size of
     /// memory): schedulers that follow steps learn it at the step's end.
     pub fn touched_global_state(&mut self) {
-        self.step_global = true;
+        self.step_watch.touched_global();
     }
 
     /// The running thread read or grew the size of memory. Inside a
@@ -462,7 +454,7 @@ impl ExecState {
     /// [`ExecState::touched_global_state`].
     pub fn touched_memory_size(&mut self) {
         if self.threads[self.current as usize].library_depth == 0 {
-            self.step_global = true;
+            self.step_watch.touched_global();
         }
     }
 
@@ -697,8 +689,8 @@ impl ExecState {
         if self.end.is_some() {
             return true;
         }
-        if self.follows_steps {
-            let end = self.step_end();
+        if self.step_watch.on {
+            let end = self.step_watch.end(self.memory.as_deref());
             self.scheduler.observe(Notice::StepEnded(end));
         }
         self.step_passed();
@@ -780,8 +772,12 @@ impl ExecState {
             }
         }
         self.resume(chosen);
-        if self.follows_steps {
-            let mut step = self.step_start(chosen);
+        if self.step_watch.on {
+            let thread = &mut self.threads[chosen as usize];
+            let (op, woken_by) = (thread.next, thread.woken_by.take());
+            let mut step = self
+                .step_watch
+                .start(chosen, op, woken_by, self.memory.as_deref());
             step.continues = atomic;
             self.scheduler.observe(Notice::StepStarted(step));
         }
@@ -790,45 +786,6 @@ impl ExecState {
             self.grant_budget(me, atomic);
         }
         chosen != me
-    }
-
-    /// The step `thread` starts, for a scheduler that follows steps.
-    fn step_start(&mut self, thread: ThreadId) -> Step {
-        let state = &mut self.threads[thread as usize];
-        let op = state.next;
-        let woken_by = state.woken_by.take();
-        let bytes = op
-            .filter(|op| op.kind != AccessKind::Call && (1..=8).contains(&op.len))
-            .map(|op| {
-                let width = op.len as u8;
-                (op.addr, width, self.shared_value(op.addr, width))
-            });
-        self.step_bytes = (bytes, op.is_some_and(|op| op.kind.writes()));
-        Step {
-            thread,
-            op,
-            woken_by,
-            value: bytes.map(|(_, _, value)| value),
-            continues: false,
-        }
-    }
-
-    /// How the running step ended, for a scheduler that follows steps.
-    fn step_end(&mut self) -> StepEnd {
-        let (bytes, writes) = std::mem::take(&mut self.step_bytes);
-        let changed = writes
-            && bytes.is_none_or(|(addr, width, before)| self.shared_value(addr, width) != before);
-        StepEnd {
-            global: std::mem::take(&mut self.step_global),
-            changed,
-        }
-    }
-
-    /// The value of `width` bytes at `addr` of the shared memory.
-    fn shared_value(&self, addr: u32, width: u8) -> u64 {
-        self.memory
-            .as_deref()
-            .map_or(0, |m| super::memory_access::shared_value(m, addr, width))
     }
 
     /// Lets `me`, which runs on, pass its next points inside wasm while
@@ -1012,14 +969,14 @@ impl ExecState {
         match thread.state {
             ThreadState::Sleeping { until } => {
                 self.clock_ns = self.clock_ns.max(until);
-                self.step_global = true;
+                self.step_watch.touched_global();
             }
             ThreadState::Waiting {
                 deadline: Some(deadline),
                 ..
             } => {
                 self.clock_ns = self.clock_ns.max(deadline);
-                self.step_global = true;
+                self.step_watch.touched_global();
                 thread.wake = Some(2);
                 thread.woken_by = None;
             }

@@ -256,7 +256,7 @@ pub trait Scheduler: std::any::Any {
     /// other strategy may starve a thread forever (PCT keeps its
     /// highest-priority thread running, DFS never preempts), so once an
     /// execution reaches its step limit its decisions are made by
-    /// [`round_robin`] instead (see [`Fair`]) and it hears of them as
+    /// round robin instead (see [`Fair`]) and it hears of them as
     /// [`Notice::ThreadImposed`].
     fn fair_by_itself(&self) -> bool {
         false

@@ -7,7 +7,7 @@
 //!   serializability, and a matcher over one execution's accesses.
 //! - [`asset_scheduler`]: AssetFuzzer's active scheduler, aiming at one
 //!   potential atomic-set violation.
-//! - [`asset_fuzzer`]: the search of `weft serializability`.
+//! - [`driver`]: the search of `weft serializability`.
 //! - [`potential`]: from profiling executions, the pattern instances that
 //!   could happen under another schedule (AssetFuzzer's phase I).
 

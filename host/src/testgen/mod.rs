@@ -13,7 +13,7 @@
 //! - [`generate`]: tests for a pair (or, for the baseline, at random).
 //! - [`probe`]: which methods change the state (prefixes call those).
 //! - [`oracle`]: linearizations, run sequentially.
-//! - [`search`]: the loop.
+//! - [`driver`]: the loop.
 //! - [`class_calls`]: the analysis behind `weft.gen_call`, through which the
 //!   driver calls the class's methods.
 
