@@ -347,6 +347,26 @@ pub fn preempts(enabled: &[ThreadView], current: Option<ThreadId>, chosen: Threa
     keeper(enabled, current).is_some_and(|k| k != chosen)
 }
 
+/// A followed schedule's `expected` thread at decision `decision` (step
+/// `step`), if it can run; else the divergence.
+pub(crate) fn follow(
+    expected: ThreadId,
+    enabled: &[ThreadView],
+    decision: usize,
+    step: u64,
+) -> Result<ThreadId, ScheduleError> {
+    if enabled.iter().any(|t| t.id == expected) {
+        Ok(expected)
+    } else {
+        Err(ScheduleError::Diverged {
+            decision,
+            step,
+            expected,
+            enabled: enabled.iter().map(|t| t.id).collect(),
+        })
+    }
+}
+
 /// Maps a random 64-bit number to `0..bound` (any value when `bound` is 0).
 pub(crate) fn value_in(random: u64, bound: u64) -> u64 {
     if bound == 0 { random } else { random % bound }

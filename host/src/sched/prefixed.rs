@@ -87,7 +87,8 @@ impl<S: Scheduler> Scheduler for Prefixed<S> {
         let index = self.next;
         match self.planned() {
             None => self.strategy.choose(enabled, current, step),
-            Some(Choice::Thread(chosen)) if enabled.iter().any(|t| t.id == chosen) => {
+            Some(Choice::Thread(expected)) => {
+                let chosen = super::follow(expected, enabled, index, step)?;
                 self.next += 1;
                 self.strategy.observe(Notice::ThreadImposed {
                     enabled,
@@ -97,12 +98,6 @@ impl<S: Scheduler> Scheduler for Prefixed<S> {
                 });
                 Ok(chosen)
             }
-            Some(Choice::Thread(expected)) => Err(ScheduleError::Diverged {
-                decision: index,
-                step,
-                expected,
-                enabled: enabled.iter().map(|t| t.id).collect(),
-            }),
             Some(Choice::Value(_)) => Err(ScheduleError::ValueDiverged {
                 index,
                 step,

@@ -44,16 +44,9 @@ impl Scheduler for ReplayScheduler {
                 step,
             });
         };
-        if !enabled.iter().any(|t| t.id == expected) {
-            return Err(ScheduleError::Diverged {
-                decision: self.next,
-                step,
-                expected,
-                enabled: enabled.iter().map(|t| t.id).collect(),
-            });
-        }
+        let chosen = super::follow(expected, enabled, self.next, step)?;
         self.next += 1;
-        Ok(expected)
+        Ok(chosen)
     }
 
     /// The recorded schedule says what ran, fair or not.
