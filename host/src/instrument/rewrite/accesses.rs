@@ -1,0 +1,353 @@
+//! Loads, stores and atomic read-modify-writes: a scheduling point where the
+//! configured points hook them, a log entry where accesses are logged, and
+//! on a shared memory a check against the size the guest sees.
+
+use super::scratch::Scratch;
+use super::{Result, Rewriter};
+use crate::abi;
+use crate::instrument::Points;
+use crate::instrument::ops::{self, Access, Operands};
+use wasm_encoder::reencode::Reencode;
+use wasm_encoder::{BlockType, Function, Instruction};
+use wasmparser::Operator;
+
+impl Rewriter<'_> {
+    /// Emits the memory access `op` at `pos` in function `func` if it needs
+    /// anything around it; says whether it did.
+    pub(super) fn emit_access(
+        &mut self,
+        f: &mut Function,
+        op: &Operator,
+        func: u32,
+        pos: usize,
+        scratch: &Scratch,
+    ) -> Result<bool> {
+        let hooked = self.hooked(op);
+        let Some(access) = hooked.or_else(|| self.checked(op)) else {
+            return Ok(false);
+        };
+        Self::save_operands(f, access, scratch);
+        if let Some(hooked) = hooked {
+            let site = self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
+            self.emit_point(f, site, scratch);
+            if let Some(log) = self.log_functions() {
+                log.emit_call(f, scratch.addr, site, false);
+            }
+        } else if let (Some(logged), Some(log)) = (self.logged(op, pos), self.log_functions()) {
+            let site = self.site(logged.kind, func, pos, logged.memarg.offset, logged.width);
+            log.emit_call(f, scratch.addr, self.checked_site(site)?, true);
+        }
+        if self.shares_memory() {
+            Self::emit_access_check(f, access, scratch);
+        }
+        Self::restore_operands(f, access, scratch);
+        f.instruction(&self.instruction(op.clone())?);
+        Ok(true)
+    }
+
+    /// Whether `op` is an access that needs the scratch locals.
+    pub(super) fn access_needs_scratch(&self, op: &Operator) -> bool {
+        self.hooked(op).is_some() || self.checked(op).is_some()
+    }
+
+    /// The access to the shared memory `op` is, which gets a bounds check.
+    fn checked(&self, op: &Operator) -> Option<Access> {
+        if self.shares_memory() {
+            ops::memory_access(op)
+        } else {
+            None
+        }
+    }
+
+    /// The hooked access `op` is, under the configured points.
+    fn hooked(&self, op: &Operator) -> Option<Access> {
+        ops::atomic_access(op).or_else(|| match self.options.points {
+            Points::Memory => ops::plain_access(op),
+            Points::Sync => None,
+        })
+    }
+
+    /// The plain access `op` at `pos` is when plain accesses are logged,
+    /// this one included, and `op` is not hooked as a scheduling point
+    /// anyway.
+    fn logged(&self, op: &Operator, pos: usize) -> Option<Access> {
+        if !self.logs_accesses() || self.hooked(op).is_some() || !self.logs_at(pos) {
+            return None;
+        }
+        ops::plain_access(op).or_else(|| ops::simd_access(op))
+    }
+
+    /// Moves an access's operands (address, then values) from the stack
+    /// into scratch locals.
+    fn save_operands(f: &mut Function, access: Access, scratch: &Scratch) {
+        match access.operands {
+            Operands::Addr => {}
+            Operands::AddrValue(ty) => {
+                f.instruction(&Instruction::LocalSet(scratch.value(ty, 0)));
+            }
+            Operands::AddrTwoValues(ty) => {
+                f.instruction(&Instruction::LocalSet(scratch.value(ty, 1)));
+                f.instruction(&Instruction::LocalSet(scratch.value(ty, 0)));
+            }
+        }
+        f.instruction(&Instruction::LocalSet(scratch.addr));
+    }
+
+    /// Pushes back the operands [`Self::save_operands`] saved.
+    fn restore_operands(f: &mut Function, access: Access, scratch: &Scratch) {
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        match access.operands {
+            Operands::Addr => {}
+            Operands::AddrValue(ty) => {
+                f.instruction(&Instruction::LocalGet(scratch.value(ty, 0)));
+            }
+            Operands::AddrTwoValues(ty) => {
+                f.instruction(&Instruction::LocalGet(scratch.value(ty, 0)));
+                f.instruction(&Instruction::LocalGet(scratch.value(ty, 1)));
+            }
+        }
+    }
+
+    /// The scheduling point of a hooked access whose address is in
+    /// `scratch.addr`: parks when the host says so.
+    fn emit_point(&self, f: &mut Function, site: i32, scratch: &Scratch) {
+        if self.shares_memory() {
+            self.emit_buffered_point(f, site, scratch);
+        } else {
+            for instruction in &self.host_point(site, scratch) {
+                f.instruction(instruction);
+            }
+        }
+    }
+
+    /// A point that, while the host has granted the thread a budget, only
+    /// writes `(site, addr)` to the point buffer and spends one unit;
+    /// without budget it calls `weft_rt.point`, and `weft_rt.park` when the
+    /// host says so. (See [`abi::POINT_BUFFER`] for the buffer's layout.)
+    ///
+    /// Both ways cost the same fuel when the thread goes on: time slices
+    /// come every so much fuel, so where they fall must not depend on
+    /// whether a point was passed inside wasm or through the host (a replay
+    /// asks the host at points the exploration passed inside wasm).
+    fn emit_buffered_point(&self, f: &mut Function, site: i32, scratch: &Scratch) {
+        let buffer = |offset: u64| wasm_encoder::MemArg {
+            offset,
+            align: 2,
+            memory_index: 1,
+        };
+        let budgeted = [
+            // budget -= 1; the point's entry is the new budget.
+            Instruction::I32Const(0),
+            Instruction::LocalGet(scratch.entry),
+            Instruction::I32Const(1),
+            Instruction::I32Sub,
+            Instruction::LocalTee(scratch.entry),
+            Instruction::I32Store(buffer(abi::POINT_BUFFER.budget)),
+            // entries[budget] = site | addr << 32
+            Instruction::LocalGet(scratch.entry),
+            Instruction::I32Const(3),
+            Instruction::I32Shl,
+            Instruction::LocalGet(scratch.addr),
+            Instruction::I64ExtendI32U,
+            Instruction::I64Const(32),
+            Instruction::I64Shl,
+            Instruction::I64Const(i64::from(site as u32)),
+            Instruction::I64Or,
+            Instruction::I64Store(wasm_encoder::MemArg {
+                offset: abi::POINT_BUFFER.entries,
+                align: 3,
+                memory_index: 1,
+            }),
+        ];
+        let host = self.host_point(site, scratch);
+        // The host way, when the thread goes on: all but the call to park.
+        let going_on = fuel(&host) - 1;
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I32Load(buffer(abi::POINT_BUFFER.budget)));
+        f.instruction(&Instruction::LocalTee(scratch.entry));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        for instruction in &budgeted {
+            f.instruction(instruction);
+        }
+        f.instruction(&Instruction::Else);
+        for _ in going_on..fuel(&budgeted) {
+            f.instruction(&Instruction::I32Const(0));
+            f.instruction(&Instruction::Drop);
+        }
+        for instruction in &host {
+            f.instruction(instruction);
+        }
+        f.instruction(&Instruction::End);
+    }
+
+    /// `weft_rt.point`, then `weft_rt.park` if the host says so.
+    fn host_point(&self, site: i32, scratch: &Scratch) -> [Instruction<'static>; 6] {
+        [
+            Instruction::LocalGet(scratch.addr),
+            Instruction::I32Const(site),
+            Instruction::Call(self.rt_func(&abi::POINT)),
+            Instruction::If(BlockType::Empty),
+            Instruction::Call(self.rt_func(&abi::PARK)),
+            Instruction::End,
+        ]
+    }
+
+    /// Before an access to the shared memory whose address is in
+    /// `scratch.addr`: an access that would end past the size the guest sees
+    /// gets an address near 4 GiB instead, where wasmtime traps it as out of
+    /// bounds just as it would trap the original address in a fresh memory.
+    /// (weft keeps the size the guest sees, which can be smaller than the
+    /// mapping: an execution starts at the initial size even when an
+    /// earlier one grew the memory; weft never maps the top 64 KiB of the
+    /// 4 GiB space.) The low four bits of the address are kept, so that a
+    /// misaligned atomic access still traps as misaligned first.
+    fn emit_access_check(f: &mut Function, access: Access, scratch: &Scratch) {
+        let span = access.memarg.offset + u64::from(access.width);
+        f.instruction(&Instruction::I32Const(15));
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        f.instruction(&Instruction::I32And);
+        f.instruction(&Instruction::I32Const(abi::OUT_OF_BOUNDS_ADDRESS as i32));
+        f.instruction(&Instruction::I32Or);
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        f.instruction(&Instruction::I64ExtendI32U);
+        f.instruction(&Instruction::I64Const(span as i64));
+        f.instruction(&Instruction::I64Add);
+        Self::emit_visible_size(f);
+        f.instruction(&Instruction::I64GtU);
+        f.instruction(&Instruction::Select);
+        f.instruction(&Instruction::LocalSet(scratch.addr));
+    }
+
+    /// Pushes the size of the shared memory the guest sees, in bytes (an
+    /// i64 the host keeps current in the point buffer).
+    pub(super) fn emit_visible_size(f: &mut Function) {
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::I64Load(wasm_encoder::MemArg {
+            offset: abi::POINT_BUFFER.size,
+            align: 3,
+            memory_index: 1,
+        }));
+    }
+}
+
+/// The fuel wasmtime charges for `instructions`: one unit each, but for
+/// the structural ones it charges nothing for (`nop`, `drop`, `block`,
+/// `loop`, `else`, `end`, `unreachable`, `return`).
+fn fuel(instructions: &[Instruction<'_>]) -> u32 {
+    instructions
+        .iter()
+        .filter(|i| {
+            !matches!(
+                i,
+                Instruction::Nop
+                    | Instruction::Drop
+                    | Instruction::Block(_)
+                    | Instruction::Loop(_)
+                    | Instruction::Else
+                    | Instruction::End
+                    | Instruction::Unreachable
+                    | Instruction::Return
+            )
+        })
+        .count() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{body_of, options};
+    use crate::instrument::Points;
+
+    #[test]
+    fn without_a_shared_memory_an_atomic_store_is_a_host_point() {
+        let wat = r#"(module
+            (memory 1)
+            (func $store (param i32 i32)
+                local.get 0
+                local.get 1
+                i32.atomic.store offset=4))"#;
+        let body = body_of(wat, options(), "store");
+        // Scratch: the address in 2, the i32 values in 3 and 4.
+        assert_eq!(
+            body,
+            [
+                "local.get 0",
+                "local.get 1",
+                "local.set 3",
+                "local.set 2",
+                "local.get 2",
+                "i32.const 0",
+                "call weft_rt.point",
+                "if",
+                "call weft_rt.park",
+                "end",
+                "local.get 2",
+                "local.get 3",
+                "i32.atomic.store offset=4",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_plain_load_of_the_shared_memory_is_checked_against_the_visible_size() {
+        let wat = r#"(module
+            (memory 1 1 shared)
+            (func $load (param i32) (result i32)
+                local.get 0
+                i32.load offset=8))"#;
+        let body = body_of(wat, options(), "load");
+        assert_eq!(
+            body,
+            [
+                "local.get 0",
+                "local.set 1",
+                "i32.const 15",
+                "local.get 1",
+                "i32.and",
+                "i32.const -256",
+                "i32.or",
+                "local.get 1",
+                "local.get 1",
+                "i64.extend_i32_u",
+                "i64.const 12",
+                "i64.add",
+                "i32.const 0",
+                "i64.load 1 offset=8",
+                "i64.gt_u",
+                "select",
+                "local.set 1",
+                "local.get 1",
+                "i32.load offset=8",
+            ]
+        );
+    }
+
+    #[test]
+    fn with_memory_points_the_buffered_point_costs_the_same_fuel_both_ways() {
+        let wat = r#"(module
+            (memory 1 1 shared)
+            (func $load (param i32) (result i32)
+                local.get 0
+                i32.load))"#;
+        let mut memory = options();
+        memory.points = Points::Memory;
+        let body = body_of(wat, memory, "load");
+        let start = body.iter().position(|l| l == "if").unwrap();
+        let middle = body.iter().position(|l| l == "else").unwrap();
+        let end = start + body[start..].iter().position(|l| l == "end").unwrap();
+        let charged = |lines: &[String]| {
+            lines
+                .iter()
+                .filter(|l| !matches!(l.as_str(), "drop" | "end" | "else"))
+                .count()
+        };
+        // The budgeted way writes the buffer; the other goes to the host
+        // (all but the call to park, which only runs when the thread
+        // stops). `drop`, `else` and `end` cost no fuel.
+        let budgeted = charged(&body[start + 1..middle]);
+        let host = charged(&body[middle + 1..end]) - 1;
+        assert!(body[start + 1..middle].contains(&"i64.store 1 offset=32".to_string()));
+        assert!(body[middle + 1..end].contains(&"call weft_rt.point".to_string()));
+        assert_eq!(budgeted, host);
+    }
+}

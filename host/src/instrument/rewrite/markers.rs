@@ -1,0 +1,198 @@
+//! What a function's own name asks of the runtime: SV-COMP's error, abort
+//! and assume functions, `__VERIFIER_atomic_*` sections and the C library
+//! functions that run as one step. Markers go at the function's entry, at
+//! every way out of it, and around its calls through a pointer.
+
+use super::Rewriter;
+use crate::abi;
+use wasm_encoder::{Function, Instruction};
+use wasmparser::Operator;
+
+/// The markers one function gets.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Markers {
+    /// The function is an atomic section: it begins at entry and ends at
+    /// every way out.
+    atomic: bool,
+    /// The function is a library step, numbered by its function index.
+    library_step: Option<u32>,
+}
+
+impl Rewriter<'_> {
+    /// The whole body of a function SV-COMP's conventions replace: the
+    /// program's own `assume_abort_if_not(int)` would abort, which weft
+    /// would report as a bug; an assumption discards the execution instead.
+    /// `None` for any other function.
+    pub(super) fn replaced_body(&self, defined: u32, name: Option<&str>) -> Option<Function> {
+        if name != Some(abi::ASSUME_FUNCTION)
+            || self.survey.params_of_defined(defined as usize) != 1
+        {
+            return None;
+        }
+        let mut f = Function::new([]);
+        f.instruction(&Instruction::LocalGet(0));
+        f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ASSUME)));
+        f.instruction(&Instruction::End);
+        Some(f)
+    }
+
+    /// Emits the markers at the entry of function `func` named `name`, and
+    /// returns those its exits need.
+    pub(super) fn emit_entry_markers(
+        &self,
+        f: &mut Function,
+        func: u32,
+        name: Option<&str>,
+    ) -> Markers {
+        if name.is_some_and(|n| abi::ERROR_FUNCTIONS.contains(&n)) {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_REACH_ERROR)));
+        } else if name == Some(abi::ABORT_FUNCTION) {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ABORT)));
+        }
+        let markers = Markers {
+            atomic: name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX)),
+            library_step: (self.options.library_steps
+                && name.is_some_and(|n| abi::LIBRARY_STEP_FUNCTIONS.contains(&n)))
+            .then_some(func),
+        };
+        if markers.atomic {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_BEGIN)));
+        }
+        if let Some(step) = markers.library_step {
+            f.instruction(&Instruction::I32Const(step as i32));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_BEGIN)));
+        }
+        markers
+    }
+
+    /// Emits the markers that go before `op`: the end of an atomic section
+    /// or library step where `op` leaves the function (`leaves`: its last
+    /// `end`, a return, a tail call), and a library step's pause before a
+    /// call through a pointer (code that may be the program's). Returns
+    /// whether the step resumes after `op` ([`Self::emit_resume_marker`]).
+    pub(super) fn emit_markers_before(
+        &self,
+        f: &mut Function,
+        markers: Markers,
+        op: &Operator,
+        last: bool,
+    ) -> bool {
+        let leaves = last
+            || matches!(
+                op,
+                Operator::Return
+                    | Operator::ReturnCall { .. }
+                    | Operator::ReturnCallIndirect { .. }
+                    | Operator::ReturnCallRef { .. }
+            );
+        if markers.atomic && leaves {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
+        }
+        if markers.library_step.is_some() && leaves {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_END)));
+        }
+        let calls_out = markers.library_step.is_some()
+            && matches!(op, Operator::CallIndirect { .. } | Operator::CallRef { .. });
+        if calls_out {
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_PAUSE)));
+        }
+        calls_out
+    }
+
+    /// After a library step's call through a pointer: the step goes on.
+    pub(super) fn emit_resume_marker(&self, f: &mut Function, markers: Markers) {
+        if let Some(step) = markers.library_step {
+            f.instruction(&Instruction::I32Const(step as i32));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_RESUME)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{body_of, options};
+
+    #[test]
+    fn an_atomic_section_begins_at_entry_and_ends_at_every_way_out() {
+        let body = body_of(
+            r#"(module
+                (func $__VERIFIER_atomic_inc (param i32)
+                    local.get 0
+                    if
+                        return
+                    end
+                    nop))"#,
+            options(),
+            "__VERIFIER_atomic_inc",
+        );
+        assert_eq!(
+            body,
+            [
+                "call weft_rt.atomic_begin",
+                "local.get 0",
+                "if",
+                "call weft_rt.atomic_end",
+                "return",
+                "end",
+                "nop",
+                "call weft_rt.atomic_end",
+            ]
+        );
+    }
+
+    #[test]
+    fn reach_error_and_abort_tell_the_runtime_first() {
+        let wat = r#"(module
+            (func $reach_error unreachable)
+            (func $abort unreachable))"#;
+        let reach = body_of(wat, options(), "reach_error");
+        assert_eq!(reach[0], "call weft_rt.reach_error");
+        let abort = body_of(wat, options(), "abort");
+        assert_eq!(abort[0], "call weft_rt.abort");
+    }
+
+    #[test]
+    fn assume_abort_if_not_becomes_an_assumption() {
+        let body = body_of(
+            r#"(module
+                (func $assume_abort_if_not (param i32)
+                    local.get 0
+                    i32.eqz
+                    if
+                        unreachable
+                    end))"#,
+            options(),
+            "assume_abort_if_not",
+        );
+        assert_eq!(body, ["local.get 0", "call weft_rt.assume"]);
+    }
+
+    #[test]
+    fn a_library_step_pauses_around_calls_through_a_pointer() {
+        let mut with_steps = options();
+        with_steps.library_steps = true;
+        let wat = r#"(module
+            (type $t (func))
+            (table 1 funcref)
+            (func $__pthread_join (param i32)
+                local.get 0
+                call_indirect (type $t)))"#;
+        let body = body_of(wat, with_steps, "__pthread_join");
+        assert_eq!(
+            body,
+            [
+                "i32.const 0",
+                "call weft_rt.library_begin",
+                "local.get 0",
+                "call weft_rt.library_pause",
+                "call_indirect (type $t)",
+                "i32.const 0",
+                "call weft_rt.library_resume",
+                "call weft_rt.library_end",
+            ]
+        );
+        // Without library steps the same function is left alone.
+        let plain = body_of(wat, options(), "__pthread_join");
+        assert_eq!(plain, ["local.get 0", "call_indirect (type $t)"]);
+    }
+}

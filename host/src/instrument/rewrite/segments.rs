@@ -1,0 +1,157 @@
+//! Data segments of the shared memory that `memory.init` or `data.drop`
+//! name. An instance serves many executions, so it must keep its segments:
+//! `data.drop` only sets a "dropped" flag (a global), `memory.init` of a
+//! flagged segment reads an appended empty segment instead, which is what a
+//! dropped one is, and every execution starts with the flags reset.
+
+use super::Rewriter;
+use super::scratch::Scratch;
+use wasm_encoder::{BlockType, Function, Instruction, ValType};
+use wasmparser::Operator;
+
+impl Rewriter<'_> {
+    /// Emits `op` if it is `data.drop` of a flagged segment; says whether it
+    /// did.
+    pub(super) fn emit_data_drop(&self, f: &mut Function, op: &Operator) -> bool {
+        let Operator::DataDrop { data_index } = *op else {
+            return false;
+        };
+        let Some(flag) = self.dropped_flag(data_index) else {
+            return false;
+        };
+        f.instruction(&Instruction::I32Const(1));
+        f.instruction(&Instruction::GlobalSet(flag));
+        true
+    }
+
+    /// The data segments of the shared memory that get a "dropped" flag:
+    /// those `memory.init` or `data.drop` name.
+    fn flagged_segments(&self) -> &[u32] {
+        if self.shares_memory() {
+            &self.survey.data_named
+        } else {
+            &[]
+        }
+    }
+
+    /// The global holding `segment`'s "dropped" flag.
+    pub(super) fn dropped_flag(&self, segment: u32) -> Option<u32> {
+        let n = self.flagged_segments().binary_search(&segment).ok()?;
+        Some(self.survey.global_count + n as u32)
+    }
+
+    /// A flag's initial value: an active segment is dropped once the
+    /// instance exists.
+    fn initially_dropped(&self, segment: u32) -> i32 {
+        i32::from(self.survey.data_active.get(segment as usize) == Some(&true))
+    }
+
+    /// The empty passive segment appended for `memory.init` of a dropped
+    /// segment, when segments are flagged.
+    pub(super) fn empty_segment(&self) -> Option<u32> {
+        (!self.flagged_segments().is_empty()).then_some(self.survey.data_active.len() as u32)
+    }
+
+    /// `memory.init` of a flagged segment: of the empty segment once the
+    /// flag is set.
+    pub(super) fn emit_memory_init(
+        &self,
+        f: &mut Function,
+        segment: u32,
+        flag: u32,
+        scratch: &Scratch,
+    ) {
+        let operands = scratch.bulk_operands();
+        let empty = self
+            .empty_segment()
+            .expect("a flagged segment comes with the empty one");
+        for &local in operands.iter().rev() {
+            f.instruction(&Instruction::LocalSet(local));
+        }
+        let init = |f: &mut Function, data_index: u32| {
+            for local in operands {
+                f.instruction(&Instruction::LocalGet(local));
+            }
+            f.instruction(&Instruction::MemoryInit { mem: 0, data_index });
+        };
+        f.instruction(&Instruction::GlobalGet(flag));
+        f.instruction(&Instruction::If(BlockType::Empty));
+        init(f, empty);
+        f.instruction(&Instruction::Else);
+        init(f, segment);
+        f.instruction(&Instruction::End);
+    }
+
+    /// Appends the dropped-segment flags.
+    pub(super) fn append_globals(&mut self, globals: &mut wasm_encoder::GlobalSection) {
+        for &segment in self.flagged_segments() {
+            globals.global(
+                wasm_encoder::GlobalType {
+                    val_type: ValType::I32,
+                    mutable: true,
+                    shared: false,
+                },
+                &wasm_encoder::ConstExpr::i32_const(self.initially_dropped(segment)),
+            );
+        }
+        self.emitted_globals = true;
+    }
+
+    /// Puts every mutable global back to its initial value: the module's
+    /// own and the dropped-segment flags.
+    pub(super) fn emit_global_resets(&self, f: &mut Function) {
+        f.raw(self.global_resets.iter().copied());
+        for (n, &segment) in self.flagged_segments().iter().enumerate() {
+            f.instruction(&Instruction::I32Const(self.initially_dropped(segment)));
+            f.instruction(&Instruction::GlobalSet(self.survey.global_count + n as u32));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{body_of, options};
+
+    #[test]
+    fn a_dropped_segment_is_a_flag_and_init_reads_the_empty_one_once_set() {
+        let wat = r#"(module
+            (memory 1 1 shared)
+            (global $g (mut i32) (i32.const 0))
+            (data $d "abc")
+            (func $init
+                i32.const 0
+                i32.const 0
+                i32.const 3
+                memory.init $d
+                data.drop $d))"#;
+        let body = body_of(wat, options(), "init");
+        // The module's one global is 0, so the flag is global 1; the empty
+        // segment is appended as segment 1. Scratch locals start at 0.
+        let flag_read = body.iter().position(|l| l == "global.get 1").unwrap();
+        assert_eq!(
+            body[flag_read - 6..],
+            [
+                "local.get 0",
+                "local.get 1",
+                "local.get 2",
+                "local.set 2",
+                "local.set 1",
+                "local.set 0",
+                "global.get 1",
+                "if",
+                "local.get 0",
+                "local.get 1",
+                "local.get 2",
+                "memory.init 1",
+                "else",
+                "local.get 0",
+                "local.get 1",
+                "local.get 2",
+                "memory.init $d",
+                "end",
+                "i32.const 1",
+                "global.set 1",
+            ]
+        );
+    }
+}
