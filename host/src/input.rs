@@ -66,6 +66,33 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, InputError> {
     String::from_utf8(read_file(path, limit)?).map_err(|_| InputError::NotText)
 }
 
+/// Reads a module file, assembling `.wat` text.
+///
+/// # Errors
+///
+/// When the file cannot be read ([`read_file`]) or its text does not
+/// assemble.
+pub fn read_module(path: &Path) -> anyhow::Result<Vec<u8>> {
+    use anyhow::Context as _;
+    let bytes = read_file(path, MODULE_LIMIT)
+        .with_context(|| format!("cannot read module `{}`", path.display()))?;
+    if path.extension().is_some_and(|e| e == "wat") || bytes.starts_with(b"(") {
+        return wat::parse_bytes(&bytes)
+            .map(|b| b.into_owned())
+            .with_context(|| format!("cannot assemble `{}`", path.display()));
+    }
+    Ok(bytes)
+}
+
+/// Whether `a` and `b` name the same existing file (so that writing one
+/// would overwrite the other).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,7 +23,7 @@
 //! # Examples
 //!
 //! From a Rust test, [`Check`] runs `weft explore` on a module and its
-//! `assert_passed` fails the test with weft's report (see [`cli::Check`]
+//! `assert_passed` fails the test with weft's report (see [`check`]
 //! for a worked example). The layers below it can be driven directly, for
 //! example to explore a module built in the test and assert on the outcome:
 //!
@@ -64,9 +64,10 @@ pub mod activity;
 pub mod actors;
 pub mod bench;
 pub mod build;
+pub mod check;
+pub use check::{Check, Checked};
 pub mod classroom;
 pub mod cli;
-pub use cli::{Check, Checked};
 pub mod debuginfo;
 pub mod execution;
 pub mod explain;

@@ -6,16 +6,15 @@ use super::files::save_replay;
 use super::output::{minimize_verdict, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
-use crate::actors::chart;
 use crate::actors::criteria::Criterion;
-use crate::actors::driver::{ActorOptions, ActorStrategy, Coverage, search};
-use crate::actors::mailboxes::Delivery;
+use crate::actors::driver::{ActorOptions, ActorStrategy, search};
+use crate::actors::mailboxes::{Delivery, log_of};
 use crate::replay::file::FoundBy;
-use crate::report::text::{Report, describe_minimization};
+use crate::report::actors::{ActorsFindings, coverage_line};
+use crate::report::text::Report;
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
-use serde_json::json;
 use std::io::Write as _;
 use std::time::Duration;
 
@@ -81,7 +80,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         run: args.module.run_config(),
     };
     let mut progress = ProgressLine::new(!args.output.json);
-    let mut report = search(&mut program, &options, |r| {
+    let mut search = search(&mut program, &options, |r| {
         progress.update(r.elapsed, || {
             format!(
                 "{} executions, coverage {}",
@@ -92,7 +91,9 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
     })?;
     progress.finish();
     let mut minimization = None;
-    if let Some(found) = report.failure.as_mut() {
+    let mut replay_file = None;
+    if let Some(found) = search.failure.as_mut() {
+        // The failing execution's deliveries come first in its replay.
         args.module.actor_schedule = found.schedule.clone();
         minimization = minimize_verdict(
             &args.output,
@@ -101,12 +102,9 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
             &mut found.result,
             &mut found.failure,
         );
-    }
-    let replay_file = match &report.failure {
-        Some(found) => save_replay(
+        replay_file = save_replay(
             &args.output,
-            &args.module,
-            &wasm,
+            args.module.replay_run(&wasm),
             &found.result,
             &found.failure,
             FoundBy {
@@ -115,147 +113,43 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
                 pct_depth: None,
                 execution: found.index,
             },
-        )?,
-        None => None,
+        )?;
+    }
+    let findings = ActorsFindings {
+        search: &search,
+        strategy: args.strategy,
+        minimization,
+        replay_file: replay_file.as_deref(),
     };
-    let strategy = match args.strategy {
-        ActorStrategy::Bita => "bita",
-        ActorStrategy::Random => "random",
-        ActorStrategy::RandomDelays => "random-delays",
-    };
-    let chart = report
-        .failure
-        .as_ref()
-        .and_then(|f| crate::actors::mailboxes::log_of(&f.result))
-        .map(|log| chart::render(log, 80));
-    let headline = match &report.failure {
-        Some(f) => format!(
-            "{} failure found after {} executions ({strategy})",
-            f.failure.kind.name(),
-            report.executions
-        ),
-        None => format!(
-            "no failure in {} executions ({strategy})",
-            report.executions
-        ),
-    };
+    let mut out = super::terminal::stdout();
+    if args.output.json {
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&findings.json())?);
+    } else {
+        let _ = write!(out, "{}", findings.text());
+    }
     let page = Report {
         module: &args.module.module,
         wasm: &wasm,
         sites: program.sites(),
-        executions: report.executions,
+        executions: search.executions,
         distinct_traces: 0,
-        elapsed: report.elapsed,
-        headline,
-        result: report.failure.as_ref().map(|f| &f.result),
-        failure: report.failure.as_ref().map(|f| &f.failure),
+        elapsed: search.elapsed,
+        headline: findings.headline(),
+        result: search.failure.as_ref().map(|f| &f.result),
+        failure: search.failure.as_ref().map(|f| &f.failure),
         replay_file: replay_file.clone(),
         minimization,
         inconclusive: None,
         extra: serde_json::Value::Null,
     };
-    let mut out = super::terminal::stdout();
-    if args.output.json {
-        let coverage: serde_json::Map<String, serde_json::Value> = report
-            .coverage
-            .iter()
-            .map(|c| {
-                (
-                    c.criterion.name().to_string(),
-                    json!({"covered": c.covered, "pairs": c.pairs}),
-                )
-            })
-            .collect();
-        let growth: Vec<serde_json::Value> = report
-            .growth
-            .iter()
-            .map(|(executions, coverage)| {
-                let mut point = serde_json::Map::new();
-                point.insert("executions".into(), json!(executions));
-                for c in coverage {
-                    point.insert(c.criterion.name().into(), json!([c.covered, c.pairs]));
-                }
-                serde_json::Value::Object(point)
-            })
-            .collect();
-        let value = json!({
-            "status": if report.failure.is_some() { "failure" } else { "pass" },
-            "coverage_growth": growth,
-            "strategy": strategy,
-            "executions": report.executions,
-            "generated_schedules": report.generated,
-            "diverged": report.diverged,
-            "coverage": coverage,
-            "failure": report.failure.as_ref().map(|f| json!({
-                "kind": f.failure.kind.name(),
-                "message": f.failure.message,
-                "thread": f.failure.thread,
-                "execution": f.index,
-            })),
-            "schedule": chart,
-            "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
-            "minimized": minimization,
-            "elapsed_ms": report.elapsed.as_millis() as u64,
-        });
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        let mut s = match &report.failure {
-            Some(f) => format!(
-                "weft: {} failure found after {} executions ({strategy}) in {:.2?}\n\nFAILURE: {}\n",
-                f.failure.kind.name(),
-                report.executions,
-                report.elapsed,
-                f.failure.message.trim_end()
-            ),
-            None => format!(
-                "weft: no failure in {} executions ({strategy}) in {:.2?}\n",
-                report.executions, report.elapsed
-            ),
-        };
-        s.push_str(&format!(
-            "coverage: {} ({} schedules generated, {} diverged)\n",
-            coverage_line(&report.coverage),
-            report.generated,
-            report.diverged
-        ));
-        for (executions, coverage) in &report.growth {
-            s.push_str(&format!(
-                "  after {executions:>5} executions: {}\n",
-                coverage_line(coverage)
-            ));
-        }
-        if let Some(chart) = &chart {
-            s.push_str(&format!("\ndeliveries of the failing execution:\n{chart}"));
-        }
-        if let Some(m) = &minimization {
-            s.push_str(&format!("{}\n", describe_minimization(m)));
-        }
-        if let Some(path) = &replay_file {
-            s.push_str(&format!("\nreplay: weft replay {}\n", path.display()));
-        }
-        let _ = write!(out, "{s}");
-    }
     write_report_page(&page, &args.output, |page| {
-        if let Some(log) = report
-            .failure
-            .as_ref()
-            .and_then(|f| crate::actors::mailboxes::log_of(&f.result))
-        {
+        if let Some(log) = search.failure.as_ref().and_then(|f| log_of(&f.result)) {
             page.add_messages(log);
         }
     })?;
-    Ok(if report.failure.is_some() {
+    Ok(if search.failure.is_some() {
         EXIT_FAILURE
     } else {
         EXIT_PASS
     })
-}
-
-/// `pr 3/4, pcr 2/3, pbr 0/1`.
-fn coverage_line(coverage: &[Coverage]) -> String {
-    coverage
-        .iter()
-        .map(|c| format!("{} {}/{}", c.criterion.name(), c.covered, c.pairs))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -242,6 +242,17 @@ impl ModuleArgs {
         }
     }
 
+    /// The module and how it runs, as a replay file of `wasm` (its bytes)
+    /// records them.
+    pub fn replay_run<'a>(&'a self, wasm: &'a [u8]) -> crate::replay::file::Run<'a> {
+        crate::replay::file::Run {
+            module: &self.module,
+            wasm,
+            instrument: self.instrument_options(),
+            setup: self.run_config(),
+        }
+    }
+
     /// Arguments, WASI seed and limits of every execution.
     pub fn run_config(&self) -> Setup {
         let name = self

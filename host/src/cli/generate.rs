@@ -5,16 +5,15 @@ use super::files::save_replay;
 use super::output::{minimize_verdict, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
-use crate::debuginfo::symbols::Symbols;
 use crate::replay::file::FoundBy;
-use crate::report::text::{Report, describe_minimization};
-use crate::report::{interleaving, junit};
+use crate::report::junit;
+use crate::report::testgen::GenFindings;
+use crate::report::text::Report;
 use crate::sched::Strategy;
 use crate::testgen::class::find;
-use crate::testgen::driver::{GenOptions, GenStrategy, Violation, search};
+use crate::testgen::driver::{GenOptions, GenStrategy, search};
 use anyhow::Result;
 use clap::Args;
-use serde_json::json;
 use std::io::Write as _;
 use std::time::Duration;
 
@@ -81,7 +80,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         run: args.module.run_config(),
     };
     let mut progress = ProgressLine::new(!args.output.json);
-    let mut report = search(&mut program, &class, &options, |r| {
+    let mut search = search(&mut program, &class, &options, |r| {
         progress.update(r.elapsed, || {
             format!(
                 "{} tests, {} executions, pairs covered {}/{}",
@@ -90,190 +89,89 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         });
     })?;
     progress.finish();
-    let strategy = match args.strategy {
-        GenStrategy::Covcon => "covcon",
-        GenStrategy::Random => "random",
-    };
     let mut minimization = None;
-    let found_failure = report.failure.as_mut().map(|f| {
-        let thread = f.execution.outcome.judged().map_or(0, |x| x.thread);
-        let mut failure = f.violation.failure(f.linearizations, thread);
+    let mut failure = None;
+    let mut replay_file = None;
+    if let Some(found) = search.failure.as_mut() {
+        let thread = found.execution.outcome.judged().map_or(0, |x| x.thread);
+        let mut violation = found.violation.failure(found.linearizations, thread);
         minimization = minimize_verdict(
             &args.output,
             &mut program,
-            &f.run,
-            &mut f.execution,
-            &mut failure,
+            &found.run,
+            &mut found.execution,
+            &mut violation,
         );
-        failure
-    });
-    let failure = report.failure.as_ref().zip(found_failure);
-    let replay_file = match &failure {
-        Some((f, failure)) => {
-            args.module.args = f.run.run.args[1..].to_vec();
-            args.module.gen_methods = f.run.gen_methods.clone();
-            save_replay(
-                &args.output,
-                &args.module,
-                &wasm,
-                &f.execution,
-                failure,
-                FoundBy {
-                    strategy: Strategy::Random,
-                    seed: f.seed,
-                    pct_depth: None,
-                    execution: f.tests,
-                },
-            )?
-        }
-        None => None,
+        // The replay runs the failing test: its calls and arguments.
+        args.module.args = found.run.run.args[1..].to_vec();
+        args.module.gen_methods = found.run.gen_methods.clone();
+        replay_file = save_replay(
+            &args.output,
+            args.module.replay_run(&wasm),
+            &found.execution,
+            &violation,
+            FoundBy {
+                strategy: Strategy::Random,
+                seed: found.seed,
+                pct_depth: None,
+                execution: found.tests,
+            },
+        )?;
+        failure = Some(violation);
+    }
+    let findings = GenFindings {
+        search: &search,
+        class: &class,
+        failure: search.failure.as_ref().zip(failure.as_ref()),
+        strategy: args.strategy,
+        minimization,
+        replay_file: replay_file.as_deref(),
+        wasm: &wasm,
+        sites: program.sites(),
+        shape: args.output.shape(),
     };
-    // The failing concurrent execution, step by step.
-    let interleaving = report.failure.as_ref().map(|f| {
-        let symbols = Symbols::new(&wasm);
-        let rows = interleaving::rows(
-            &f.execution,
-            program.sites(),
-            &symbols,
-            args.output.full_trace,
-        );
-        interleaving::render(&rows, args.output.layout(), args.output.focus())
-    });
-    let text = {
-        let mut s = match &failure {
-            Some((f, failure)) if failure.kind.is_limit() => format!(
-                "weft: a test was cut short by a limit ({}) after {} tests, {} executions ({strategy}) in {:.2?}: no verdict on it, and no pass\n\n  {}\n\ntest:\n{}\n",
-                failure.kind.name(),
-                f.tests,
-                report.executions,
-                f.elapsed,
-                failure.message.lines().next().unwrap_or_default(),
-                indent(&f.test.describe(&class)),
-            ),
-            Some((f, failure)) => format!(
-                "weft: thread-safety violation ({}) found after {} tests, {} executions ({strategy}) in {:.2?}\n\n  {}\n\ntest:\n{}\n\nnone of its {} linearizations (the suffixes' calls in every order, run sequentially) {}\n",
-                failure.kind.name(),
-                f.tests,
-                report.executions,
-                f.elapsed,
-                failure.message.lines().next().unwrap_or_default(),
-                indent(&f.test.describe(&class)),
-                f.linearizations,
-                match f.violation {
-                    Violation::Crash(_) => "fails that way",
-                    Violation::Results { .. } => "returns these results",
-                }
-            ),
-            None => format!(
-                "weft: no violation in {} tests, {} executions ({strategy}) in {:.2?}\n",
-                report.tests, report.executions, report.elapsed
-            ),
-        };
-        if let Some(text) = &interleaving {
-            s.push_str("\nthe failing interleaving");
-            if let Some(m) = &minimization {
-                s.push_str(&format!(" ({})", describe_minimization(m)));
-            }
-            s.push_str(&format!(":\n{text}\n"));
-        }
-        s.push_str(&format!(
-            "method pairs covered: {}/{}\n",
-            report.covered, report.pairs
-        ));
-        if let Some(path) = &replay_file {
-            s.push_str(&format!("replay: weft replay {}\n", path.display()));
-        }
-        s
-    };
+    let text = findings.text();
     let mut out = super::terminal::stdout();
     if args.output.json {
-        let value = json!({
-            "status": if failure.is_some() { "failure" } else { "pass" },
-            "strategy": strategy,
-            "class": class.prefix,
-            "methods": class.methods.iter().map(|m| m.export.clone()).collect::<Vec<_>>(),
-            "state_changing": report.state_changing.iter().map(|&m| class.methods[m].export.clone()).collect::<Vec<_>>(),
-            "tests": report.tests,
-            "executions": report.executions,
-            "pairs": {"covered": report.covered, "total": report.pairs},
-            "coverage_growth": report.growth.iter().map(|(t, ms, c)| json!({"tests": t, "ms": ms, "covered": c})).collect::<Vec<_>>(),
-            "failure": failure.as_ref().map(|(f, failure)| json!({
-                "kind": failure.kind.name(),
-                "message": failure.message,
-                "test": f.test.describe(&class),
-                "linearizations": f.linearizations,
-                "tests_to_failure": f.tests,
-                "ms_to_failure": f.elapsed.as_millis() as u64,
-                "interleaving": interleaving,
-            })),
-            "minimized": minimization,
-            "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
-            "elapsed_ms": report.elapsed.as_millis() as u64,
-        });
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&findings.json())?);
     } else {
         let _ = write!(out, "{text}");
     }
-    let headline = match &failure {
-        Some((f, failure)) if failure.kind.is_limit() => format!(
-            "a test was cut short by a limit ({}) after {} tests, {} executions ({strategy})",
-            failure.kind.name(),
-            f.tests,
-            report.executions
-        ),
-        Some((f, failure)) => format!(
-            "thread-safety violation ({}) found after {} tests, {} executions ({strategy})",
-            failure.kind.name(),
-            f.tests,
-            report.executions
-        ),
-        None => format!(
-            "no violation in {} tests, {} executions ({strategy})",
-            report.tests, report.executions
-        ),
-    };
     let page = Report {
         module: &args.module.module,
         wasm: &wasm,
         sites: program.sites(),
-        executions: report.executions,
+        executions: search.executions,
         distinct_traces: 0,
-        elapsed: report.elapsed,
-        headline,
-        result: failure.as_ref().map(|(f, _)| &f.execution),
-        failure: failure.as_ref().map(|(_, failure)| failure),
+        elapsed: search.elapsed,
+        headline: findings.headline(),
+        result: findings.failure.map(|(found, _)| &found.execution),
+        failure: failure.as_ref(),
         replay_file: replay_file.clone(),
         minimization,
         inconclusive: None,
         extra: serde_json::Value::Null,
     };
     write_report_page(&page, &args.output, |page| {
-        if let Some((f, _)) = &failure {
+        if let Some((found, _)) = findings.failure {
             page.notes
-                .insert(0, format!("test: {}", f.test.describe(&class)));
+                .insert(0, format!("test: {}", found.test.describe(&class)));
         }
     })?;
     let case = junit::Case {
-        name: format!("gen {} ({strategy})", args.class),
-        time: report.elapsed,
-        failure: failure.as_ref().map(|(_, f)| junit::CaseFailure {
+        name: format!("gen {} ({})", args.class, findings.strategy()),
+        time: search.elapsed,
+        failure: failure.as_ref().map(|f| junit::CaseFailure {
             kind: f.kind.name().to_string(),
             message: f.message.trim_end().to_string(),
         }),
         output: text,
     };
     args.junit
-        .write(&args.module.module, &[case], report.elapsed)?;
+        .write(&args.module.module, &[case], search.elapsed)?;
     Ok(if failure.is_some() {
         EXIT_FAILURE
     } else {
         EXIT_PASS
     })
-}
-
-fn indent(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("  {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }

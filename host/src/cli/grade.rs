@@ -3,10 +3,12 @@
 //! (with the minimized interleaving told in plain words, a replay file and
 //! an HTML timeline).
 
-use super::explore::{ExploreArgs, Explored, explore_module};
+use super::explore::{ExploreArgs, ExploredModule, explore_module};
 use super::output::write_report_page;
 use crate::classroom::Exercise;
 use crate::explain::Story;
+use crate::explore::driver::Explored;
+use crate::explore::driver::NothingFinished;
 use anyhow::{Context, Result};
 use clap::{Args, Parser};
 use serde_json::json;
@@ -239,10 +241,10 @@ fn phase(
     name: &str,
     checks: &mut Vec<(String, bool, String)>,
 ) -> Result<std::result::Result<Explored, Graded>> {
-    let mut explored = match explore_module(args, false) {
-        Ok(explored) => explored,
+    let mut found = match explore_module(args, false) {
+        Ok(found) => found,
         Err(error) => {
-            let Some(super::explore::NothingFinished(limit)) = error.downcast_ref() else {
+            let Some(NothingFinished(limit)) = error.downcast_ref() else {
                 return Err(error);
             };
             let why = format!(
@@ -261,10 +263,11 @@ fn phase(
             }));
         }
     };
-    let found = explored.failure().is_some();
+    let explored = &found.explored;
+    let failed_here = explored.failure().is_some();
     let exploration = explored.exploration();
     if let (false, Some(why)) = (
-        found,
+        failed_here,
         exploration.inconclusive.describe(exploration.executions),
     ) {
         // A submission weft cannot give a verdict on does not pass.
@@ -279,23 +282,27 @@ fn phase(
             checks: std::mem::take(checks),
         }));
     }
-    checks.push((name.into(), !found, explored.headline().to_string()));
-    if !found {
-        return Ok(Ok(explored));
+    checks.push((name.into(), !failed_here, explored.headline().to_string()));
+    if !failed_here {
+        return Ok(Ok(found.explored));
     }
-    Ok(Err(failed(&mut explored, args, std::mem::take(checks))))
+    Ok(Err(failed(&mut found, args, std::mem::take(checks))))
 }
 
 /// A failed grading from the exploration that found the failure.
 fn failed(
-    explored: &mut Explored,
+    found: &mut ExploredModule,
     args: &ExploreArgs,
     checks: Vec<(String, bool, String)>,
 ) -> Graded {
-    let failure = explored.failure().cloned().expect("a failure was found");
-    let setup = args.module.run_config();
-    let story = explored.story(&setup);
-    let report = explored.report(&args.module.module);
+    let failure = found
+        .explored
+        .failure()
+        .cloned()
+        .expect("a failure was found");
+    let setup = found.explored.setup();
+    let story = found.explored.story(&setup);
+    let report = found.report(&args.module.module);
     let text = report.text(args.output.shape());
     let html = args.output.html.clone();
     if let Err(error) = write_report_page(&report, &args.output, |_| {}) {
@@ -309,7 +316,7 @@ fn failed(
         verdict: format!("FAIL: {}", failure.kind.name()),
         story,
         report: Some(text),
-        replay_file: explored.replay_file().map(Path::to_path_buf),
+        replay_file: found.replay_file.clone(),
         html,
         checks,
     }

@@ -2,11 +2,9 @@
 //! command; `common` holds the options and output they share.
 
 mod actors;
+mod args;
 mod bench;
 mod build;
-mod check;
-pub use check::{Check, Checked};
-mod args;
 mod explore;
 mod files;
 mod generate;

@@ -53,8 +53,7 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
     let replay_file = match &failure {
         Some(failure) => save_replay(
             &args.output,
-            &args.module,
-            &wasm,
+            args.module.replay_run(&wasm),
             &result,
             failure,
             FoundBy {

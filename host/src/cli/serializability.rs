@@ -114,8 +114,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
     let replay_file = match first.zip(first_failure.as_ref()) {
         Some((found, failure)) => save_replay(
             &args.output,
-            &args.module,
-            &wasm,
+            args.module.replay_run(&wasm),
             &found.execution,
             failure,
             FoundBy {

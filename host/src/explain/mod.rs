@@ -13,7 +13,7 @@
 //!   update seen half done, a cycle of locks).
 //! - [`steps`]: the sentences told, with repetition folded and long
 //!   stories shortened.
-//! - [`retell`]: runs a failing schedule again with the recorder.
+//! - [`retell`](mod@retell): runs a failing schedule again with the recorder.
 
 pub mod library;
 mod namer;

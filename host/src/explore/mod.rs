@@ -8,6 +8,7 @@
 pub mod dfs;
 pub mod distinct;
 pub mod dpor;
+pub mod driver;
 pub mod race_points;
 pub mod sampling;
 pub mod turns;

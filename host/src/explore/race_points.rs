@@ -66,8 +66,8 @@ impl RacePoints {
 
 /// Runs executions of `program` under `options.run` (whose race mode is
 /// `schedule`), alternately random and POS schedules, until
-/// [`QUIET_EXECUTIONS`] in a row find no new racy site, at most
-/// [`MOST_EXECUTIONS`] or `options.time_limit`; then, if any raced, as many
+/// `QUIET_EXECUTIONS` in a row find no new racy site, at most
+/// `MOST_EXECUTIONS` or `options.time_limit`; then, if any raced, as many
 /// again that find the sites touching the bytes they raced on. Returns
 /// both kinds of site.
 ///
@@ -131,9 +131,9 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
-    /// One round: executions until [`QUIET_EXECUTIONS`] in a row find
+    /// One round: executions until `QUIET_EXECUTIONS` in a row find
     /// nothing new (`found` says whether one did), at most
-    /// [`MOST_EXECUTIONS`], within the time limit; `extra` makes one more
+    /// `MOST_EXECUTIONS`, within the time limit; `extra` makes one more
     /// analysis for each execution.
     fn round(
         &mut self,

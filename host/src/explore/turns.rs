@@ -24,7 +24,7 @@ pub(crate) const PCT_INITIAL_STEPS: u64 = 100;
 /// How many executions the strategies learn from: the first ones of the
 /// exploration that a guest assumption did not discard (until then SURW
 /// selects nothing and walks uniformly, and PCT guesses
-/// [`PCT_INITIAL_STEPS`]).
+/// `PCT_INITIAL_STEPS`).
 pub const LEARNING: usize = 3;
 
 /// The most executions the strategies wait for [`LEARNING`] useful ones.

@@ -428,7 +428,7 @@ fn outcome_key(result: &ExecutionResult) -> String {
 /// What one side of a comparison saw.
 #[derive(Debug, Default)]
 pub struct Seen {
-    /// The outcomes, as [`outcome_key`] gives them.
+    /// The outcomes, as `outcome_key` gives them.
     pub outcomes: BTreeSet<String>,
     /// Executions run.
     pub executions: u64,
@@ -456,7 +456,7 @@ impl Seen {
 /// What comparing one program found.
 #[derive(Debug)]
 pub enum Compared {
-    /// One side needed more than [`MOST_EXECUTIONS`] executions.
+    /// One side needed more than `MOST_EXECUTIONS` executions.
     TooLarge,
     /// The outcomes agree.
     Agree {

@@ -2,9 +2,9 @@
 //! point calls the host.
 //!
 //! What the pass does (one concern per file):
-//! - [`survey`]: reads the module once and decides the [`MemoryPlan`].
-//! - [`ops`]: which instructions become hooked accesses or host calls.
-//! - [`rewrite`]: the [`wasm_encoder::reencode::Reencode`] pass: appends the
+//! - `survey`: reads the module once and decides the [`MemoryPlan`].
+//! - `ops`: which instructions become hooked accesses or host calls.
+//! - `rewrite`: the [`wasm_encoder::reencode::Reencode`] pass: appends the
 //!   `weft_rt` imports of [`crate::abi`], shifts function indices, hooks
 //!   accesses (`point` + `park`), replaces `memory.atomic.wait32/64`,
 //!   `memory.atomic.notify` and shared `memory.grow` by host calls, turns a
@@ -12,7 +12,7 @@
 //!   passive (the host applies them once per execution). Every load, store
 //!   and bulk instruction on the shared memory checks its end against the
 //!   size the guest sees (see `runtime::shared_memory`), and the entry
-//!   wrappers ([`entries`]) put the instance's state back so that it can
+//!   wrappers (`entries`) put the instance's state back so that it can
 //!   run one execution after another.
 //! - [`sites`]: the table mapping each hooked instruction to its code site.
 //!

@@ -22,7 +22,7 @@
 //! race, see [`Detector::plain_sync_only`].)
 //!
 //! Plain loads, stores and bulk operations are checked byte by byte (see
-//! [`super::shadow`]), so accesses of different sizes that overlap are
+//! `shadow.rs`), so accesses of different sizes that overlap are
 //! compared where they overlap.
 //!
 //! A detector that [only looks for the first race](Detector::first_race_only)

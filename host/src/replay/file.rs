@@ -24,6 +24,7 @@ use crate::instrument::InstrumentOptions;
 use crate::runtime::Failure;
 use crate::sched::Strategy;
 use crate::trace::{ThreadId, TraceHash};
+use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -182,6 +183,45 @@ impl ReplayFile {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a replay file always serialises")
     }
+}
+
+/// A module and how it was run, as a replay file records them.
+pub struct Run<'a> {
+    /// The module's path.
+    pub module: &'a Path,
+    /// Its bytes.
+    pub wasm: &'a [u8],
+    /// Its instrumentation.
+    pub instrument: crate::instrument::InstrumentOptions,
+    /// The setup of its executions.
+    pub setup: Setup,
+}
+
+/// Writes the replay file of `result`'s `failure` to `path`.
+pub fn write_replay(
+    path: &Path,
+    run: Run<'_>,
+    result: &crate::runtime::ExecutionResult,
+    failure: &Failure,
+    found_by: FoundBy,
+) -> anyhow::Result<()> {
+    let file = ReplayFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        module: ModuleRef {
+            path: run.module.display().to_string(),
+            blake3: blake3::hash(run.wasm).to_hex().to_string(),
+        },
+        instrument: run.instrument,
+        run: run.setup,
+        found_by,
+        decisions: result.decisions.clone(),
+        values: result.values.clone(),
+        trace_hash: result.trace_hash,
+        failure: Some(failure.clone()),
+    };
+    std::fs::write(path, file.to_json())
+        .with_context(|| format!("cannot write the replay file `{}`", path.display()))
 }
 
 #[cfg(test)]

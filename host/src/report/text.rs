@@ -5,6 +5,7 @@
 use super::html::Page;
 use super::interleaving::{self, Focus, Layout};
 use crate::debuginfo::symbols::Symbols;
+use crate::explore::driver::Explored;
 use crate::failure::FailureKind;
 use crate::instrument::SiteTable;
 use crate::replay::minimize::{Minimization, Size};
@@ -23,6 +24,48 @@ pub struct Shape {
     pub layout: Layout,
     /// Which steps are shown.
     pub focus: Focus,
+}
+
+impl<'a> Report<'a> {
+    /// The report of an exploration of `module`, whose failure was saved to
+    /// `replay_file`.
+    pub fn of_exploration(
+        explored: &'a Explored,
+        module: &'a Path,
+        replay_file: Option<PathBuf>,
+    ) -> Self {
+        let exploration = explored.exploration();
+        Report {
+            module,
+            wasm: explored.wasm(),
+            sites: explored.program().sites(),
+            executions: exploration.executions,
+            distinct_traces: exploration.distinct_traces,
+            elapsed: exploration.elapsed,
+            headline: explored.headline().to_string(),
+            result: exploration
+                .failure
+                .as_ref()
+                .map(|f| &f.result)
+                .or(exploration.last.as_ref()),
+            failure: explored.failure(),
+            replay_file,
+            minimization: explored.minimization(),
+            inconclusive: exploration.inconclusive.describe(exploration.executions),
+            extra: explored.summary(),
+        }
+    }
+}
+
+impl Default for Shape {
+    /// A list of the steps around each preemption and the last ones.
+    fn default() -> Self {
+        Shape {
+            full_trace: false,
+            layout: Layout::List,
+            focus: Focus::DEFAULT,
+        }
+    }
 }
 
 /// What a report says of the run.

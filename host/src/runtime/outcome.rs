@@ -183,7 +183,7 @@ pub enum Outcome {
     /// Under a fair schedule (after the step limit, a thread's compute
     /// budget, or a state that came back under the strategy), the
     /// execution came back to a state it had been in long before (see
-    /// [`super::looping`]): the same memory, every thread at the same
+    /// `looping.rs`): the same memory, every thread at the same
     /// place. No thread makes progress: a livelock, or an endless loop.
     Livelock {
         /// Steps taken.

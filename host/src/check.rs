@@ -23,13 +23,17 @@
 //! # }
 //! ```
 
-use super::explore::{ExploreArgs, Explored, explore_module};
+use crate::execution::Setup;
+use crate::explore::driver::{Explored, Request, explore_program};
+use crate::explore::{Exhausted, ExploreOptions};
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::Points;
 use crate::race::RaceMode;
+use crate::replay::file::{Run, write_replay};
+use crate::report::text::{Report, Shape};
+use crate::runtime::{Limits, RunConfig};
 use crate::sched::Strategy;
-use anyhow::Result;
-use clap::{Parser, ValueEnum};
+use anyhow::{Context, Result};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,38 +46,31 @@ use std::time::Duration;
 #[must_use = "a check does nothing until it is run"]
 pub struct Check {
     module: PathBuf,
-    strategy: Option<Strategy>,
+    strategy: Strategy,
     executions: Option<u64>,
     time_limit: Option<Duration>,
-    seed: Option<u64>,
-    pct_depth: Option<u32>,
-    races: Option<RaceMode>,
-    points: Option<Points>,
+    seed: u64,
+    pct_depth: u32,
+    races: RaceMode,
+    points: Points,
     save_failure: Option<PathBuf>,
     minimize: bool,
     args: Vec<String>,
 }
 
-/// `weft explore`'s arguments, parsed as the command line parses them.
-#[derive(Parser)]
-#[command(name = "weft explore")]
-struct ExploreCommand {
-    #[command(flatten)]
-    args: ExploreArgs,
-}
-
 impl Check {
     /// A check of the module at `path` (a `.wasm` or `.wat` file).
     pub fn module(path: impl Into<PathBuf>) -> Check {
+        let defaults = ExploreOptions::default();
         Check {
             module: path.into(),
-            strategy: None,
+            strategy: defaults.strategy,
             executions: None,
             time_limit: None,
-            seed: None,
-            pct_depth: None,
-            races: None,
-            points: None,
+            seed: defaults.seed,
+            pct_depth: defaults.pct_depth,
+            races: RaceMode::Fail,
+            points: Points::default(),
             save_failure: None,
             minimize: true,
             args: Vec::new(),
@@ -82,7 +79,7 @@ impl Check {
 
     /// The scheduling strategy.
     pub fn strategy(mut self, strategy: Strategy) -> Check {
-        self.strategy = Some(strategy);
+        self.strategy = strategy;
         self
     }
 
@@ -100,26 +97,26 @@ impl Check {
 
     /// The exploration seed.
     pub fn seed(mut self, seed: u64) -> Check {
-        self.seed = Some(seed);
+        self.seed = seed;
         self
     }
 
     /// PCT's bug depth (with [`Strategy::Pct`]).
     pub fn pct_depth(mut self, depth: u32) -> Check {
-        self.pct_depth = Some(depth);
+        self.pct_depth = depth;
         self
     }
 
     /// What a data race is: a failure (the default), a reason to switch
     /// threads at the racy sites, or nothing.
     pub fn races(mut self, races: RaceMode) -> Check {
-        self.races = Some(races);
+        self.races = races;
         self
     }
 
     /// Which operations are scheduling points.
     pub fn points(mut self, points: Points) -> Check {
-        self.points = Some(points);
+        self.points = points;
         self
     }
 
@@ -147,62 +144,98 @@ impl Check {
     /// # Errors
     ///
     /// When `weft explore` would exit with an error: the module cannot be
-    /// read or run, or the options contradict each other.
+    /// read or run, the options contradict each other, or the replay file
+    /// cannot be written.
     pub fn run(&self) -> Result<Checked> {
-        let mut command = ExploreCommand::try_parse_from(self.command_line())?;
-        let explored = explore_module(&mut command.args, false)?;
-        let text = explored
-            .report(&self.module)
-            .text(command.args.output.shape());
+        if !(1..=1000).contains(&self.pct_depth) {
+            anyhow::bail!(
+                "pct_depth({}): the PCT depth is 1 to 1000, as `weft explore --pct-depth`'s",
+                self.pct_depth
+            );
+        }
+        if self.executions == Some(0) {
+            anyhow::bail!(
+                "executions(0): a check runs at least one execution, as `weft explore --iterations` does"
+            );
+        }
+        let request = self.request();
+        let wasm = crate::input::read_module(&self.module)?;
+        let program = crate::execution::load(&wasm, request.instrument)
+            .with_context(|| format!("cannot load `{}`", self.module.display()))?;
+        let explored = explore_program(wasm, program, request, |_| {})?;
+        let replay_file = self.save(&explored)?;
+        let text = Report::of_exploration(&explored, &self.module, replay_file.clone())
+            .text(Shape::default());
         Ok(Checked {
             module: self.module.clone(),
             explored,
+            replay_file,
             text,
         })
     }
 
-    /// The `weft explore` command line this check stands for.
-    fn command_line(&self) -> Vec<String> {
-        fn value<T: ValueEnum>(value: T) -> String {
-            value
-                .to_possible_value()
-                .expect("weft's options have no hidden values")
-                .get_name()
-                .to_string()
-        }
-        let mut line = vec![
-            "weft explore".to_string(),
-            self.module.display().to_string(),
-        ];
-        let mut option = |name: &str, text: Option<String>| {
-            if let Some(text) = text {
-                line.push(format!("--{name}"));
-                line.push(text);
-            }
+    /// The exploration this check stands for.
+    pub(crate) fn request(&self) -> Request {
+        let name = self
+            .module
+            .file_name()
+            .map_or("main.wasm".into(), |n| n.to_string_lossy().into_owned());
+        let setup = Setup {
+            run: RunConfig {
+                args: std::iter::once(name)
+                    .chain(self.args.iter().cloned())
+                    .collect(),
+                limits: Limits::default(),
+                ..RunConfig::default()
+            },
+            races: self.races,
+            ..Setup::default()
         };
-        option("strategy", self.strategy.map(value));
-        option("iterations", self.executions.map(|n| n.to_string()));
-        option(
-            "time-limit",
-            self.time_limit
-                .map(|t| humantime::format_duration(t).to_string()),
-        );
-        option("seed", self.seed.map(|s| s.to_string()));
-        option("pct-depth", self.pct_depth.map(|d| d.to_string()));
-        option("races", self.races.map(value));
-        option("points", self.points.map(value));
-        match &self.save_failure {
-            Some(path) => option("save-failure", Some(path.display().to_string())),
-            None => line.push("--no-save".into()),
+        Request {
+            options: ExploreOptions {
+                strategy: self.strategy,
+                seed: self.seed,
+                pct_depth: self.pct_depth,
+                iterations: self
+                    .executions
+                    .or_else(|| Request::default_iterations(self.strategy, self.time_limit)),
+                time_limit: self.time_limit,
+                run: setup,
+                jobs: Request::default_jobs(self.strategy),
+                ..ExploreOptions::default()
+            },
+            instrument: Request::instrument_for(self.strategy, self.points, self.races),
+            minimize: self.minimize,
         }
-        if !self.minimize {
-            line.push("--no-minimize".into());
+    }
+
+    /// Writes the replay file of the failure, if one was found and asked
+    /// for.
+    fn save(&self, explored: &Explored) -> Result<Option<PathBuf>> {
+        let (Some(path), Some(found)) = (&self.save_failure, &explored.exploration().failure)
+        else {
+            return Ok(None);
+        };
+        if crate::input::same_file(path, &self.module) {
+            anyhow::bail!(
+                "`{}` is the module itself: the replay file would overwrite it (choose another save_failure)",
+                path.display()
+            );
         }
-        if !self.args.is_empty() {
-            line.push("--".into());
-            line.extend(self.args.iter().cloned());
-        }
-        line
+        let run = Run {
+            module: &self.module,
+            wasm: explored.wasm(),
+            instrument: explored.request().instrument,
+            setup: explored.setup(),
+        };
+        write_replay(
+            path,
+            run,
+            &found.result,
+            &found.failure,
+            found.found_by.clone(),
+        )?;
+        Ok(Some(path.clone()))
     }
 }
 
@@ -210,6 +243,7 @@ impl Check {
 pub struct Checked {
     module: PathBuf,
     explored: Explored,
+    replay_file: Option<PathBuf>,
     text: String,
 }
 
@@ -232,13 +266,13 @@ impl Checked {
     /// Whether every schedule was explored (with [`Strategy::Dpor`]), so a
     /// pass is a proof for this input.
     pub fn exhaustive(&self) -> bool {
-        self.explored.exploration().exhausted == Some(crate::explore::Exhausted::All)
+        self.explored.exploration().exhausted == Some(Exhausted::All)
     }
 
     /// The replay file of the failure, if [`Check::save_failure`] asked for
     /// one.
     pub fn replay_file(&self) -> Option<&Path> {
-        self.explored.replay_file()
+        self.replay_file.as_deref()
     }
 
     /// Panics with the report unless no execution failed.
@@ -283,27 +317,5 @@ impl fmt::Debug for Checked {
             .field("executions", &self.executions())
             .field("failure", &self.failure())
             .finish_non_exhaustive()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn options_become_explores_command_line() {
-        let line = Check::module("m.wasm")
-            .strategy(Strategy::Pct)
-            .executions(20)
-            .time_limit(Duration::from_secs(90))
-            .races(RaceMode::Schedule)
-            .no_minimize()
-            .arg("--fast")
-            .command_line();
-        assert_eq!(
-            line.join(" "),
-            "weft explore m.wasm --strategy pct --iterations 20 --time-limit 1m 30s --races schedule --no-save --no-minimize -- --fast"
-        );
-        assert!(ExploreCommand::try_parse_from(line).is_ok());
     }
 }

@@ -1,0 +1,330 @@
+//! `weft explore` as a library call: explore a loaded program, minimize the
+//! failure it finds, check an IMUnit schedule's events, and sum the result
+//! up. It reads no arguments and prints nothing: the command and
+//! [`crate::Check`] are both built on it.
+
+use super::{Exhausted, Exploration, ExploreOptions, Progress, Withheld, explore};
+use crate::execution::Setup;
+use crate::imunit::driver::unfired_events;
+use crate::instrument::{InstrumentOptions, Points};
+use crate::race::RaceMode;
+use crate::replay::minimize::{Budget, Minimization, minimize_failure};
+use crate::runtime::{Failure, FailureKind, Program};
+use crate::sched::Strategy;
+use crate::svcomp::{Coverage, Verdict};
+use anyhow::Result;
+use std::time::Duration;
+
+/// An exploration's time limit ran out before its first execution ended.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "no execution finished within --time-limit {}: the first was still running when it ran out (raise it)",
+    humantime::format_duration(*.0)
+)]
+pub struct NothingFinished(pub Duration);
+
+/// What to explore and how.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The search, and the setup of every execution.
+    pub options: ExploreOptions,
+    /// How the program was instrumented (a replay file records it).
+    pub instrument: InstrumentOptions,
+    /// Search a failure's schedule for a smaller one before reporting it.
+    pub minimize: bool,
+}
+
+impl Request {
+    /// The instrumentation an exploration with `strategy` needs: the
+    /// exhaustive search sees the C library's synchronisation as one step
+    /// per call, as model checkers do, and the race check logs accesses.
+    pub fn instrument_for(
+        strategy: Strategy,
+        points: Points,
+        races: RaceMode,
+    ) -> InstrumentOptions {
+        InstrumentOptions {
+            points,
+            log_calls: false,
+            log_accesses: races != RaceMode::Off,
+            library_steps: strategy == Strategy::Dpor,
+        }
+    }
+
+    /// The workers when no number is given: one per core for the sampling
+    /// strategies, one for the systematic searches (each of their
+    /// executions is decided from the ones before).
+    pub fn default_jobs(strategy: Strategy) -> usize {
+        if matches!(strategy, Strategy::Dfs | Strategy::Dpor) {
+            1
+        } else {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        }
+    }
+
+    /// The most executions when none is given: unlimited for a time-limited
+    /// exploration and for the systematic searches (they end by
+    /// themselves), else 1000.
+    pub fn default_iterations(strategy: Strategy, time_limit: Option<Duration>) -> Option<u64> {
+        let systematic = matches!(strategy, Strategy::Dfs | Strategy::Dpor);
+        (time_limit.is_none() && !systematic).then_some(1000)
+    }
+}
+
+/// What an exploration found, with everything its report needs.
+pub struct Explored {
+    wasm: Vec<u8>,
+    program: Program,
+    request: Request,
+    exploration: Exploration,
+    schedule_error: Option<Failure>,
+    minimization: Option<Minimization>,
+    verdict: Option<Verdict>,
+    strategy: String,
+    headline: String,
+}
+
+/// Explores `program` (instrumented from `wasm`) as `request` says, telling
+/// `progress` how far it got now and then.
+///
+/// # Errors
+///
+/// When the exploration cannot run (see [`super::ExploreError`]), or when its
+/// time limit ran out before one execution ended ([`NothingFinished`]).
+pub fn explore_program(
+    wasm: Vec<u8>,
+    mut program: Program,
+    request: Request,
+    progress: impl FnMut(Progress),
+) -> Result<Explored> {
+    let options = &request.options;
+    let mut exploration = explore(&mut program, options, progress)?;
+    if exploration.executions == 0
+        && exploration.failure.is_none()
+        && let Some(limit) = options.time_limit
+    {
+        return Err(NothingFinished(limit).into());
+    }
+    let setup = exploration.setup(&options.run);
+    let minimization = match exploration.failure.as_mut() {
+        Some(found) if request.minimize => minimize_failure(
+            &mut program,
+            &setup,
+            &mut found.result,
+            &mut found.failure,
+            Budget::default(),
+        ),
+        _ => None,
+    };
+    // A schedule naming events the program never fires cannot have held:
+    // that is no pass.
+    let schedule_error = match &exploration.failure {
+        None => unfired_events(
+            &mut program,
+            &options.run,
+            options.seed,
+            options.pct_depth,
+            &exploration,
+        )?
+        .map(|message| Failure {
+            kind: FailureKind::ScheduleError,
+            message,
+            thread: 0,
+        }),
+        Some(_) => None,
+    };
+    let strategy = strategy_label(options, &exploration);
+    let mut explored = Explored {
+        wasm,
+        program,
+        exploration,
+        schedule_error,
+        minimization,
+        verdict: None,
+        headline: String::new(),
+        strategy,
+        request,
+    };
+    explored.headline = explored.describe();
+    Ok(explored)
+}
+
+/// The strategy as a report names it: with PCT's depth, and with the one
+/// of a portfolio that found the failure.
+fn strategy_label(options: &ExploreOptions, exploration: &Exploration) -> String {
+    match (options.strategy, &exploration.failure) {
+        (Strategy::Pct, _) => format!("pct depth {}", options.pct_depth),
+        (Strategy::Portfolio, Some(found)) => match found.found_by.pct_depth {
+            Some(depth) => format!("portfolio: pct depth {depth}"),
+            None => format!("portfolio: {}", found.found_by.strategy.name()),
+        },
+        (other, _) => other.name().to_string(),
+    }
+}
+
+impl Explored {
+    /// The failure: an execution's, or a schedule naming events the
+    /// program never fires.
+    pub fn failure(&self) -> Option<&Failure> {
+        self.exploration
+            .failure
+            .as_ref()
+            .map(|f| &f.failure)
+            .or(self.schedule_error.as_ref())
+    }
+
+    /// The exploration.
+    pub fn exploration(&self) -> &Exploration {
+        &self.exploration
+    }
+
+    /// The strategy as the report names it.
+    pub fn strategy(&self) -> &str {
+        &self.strategy
+    }
+
+    /// The module's bytes.
+    pub fn wasm(&self) -> &[u8] {
+        &self.wasm
+    }
+
+    /// What the exploration was asked to do.
+    pub fn request(&self) -> &Request {
+        &self.request
+    }
+
+    /// The setup a replay of its executions needs (with `--races schedule`,
+    /// the racy sites found first were scheduling points too).
+    pub fn setup(&self) -> Setup {
+        self.exploration.setup(&self.request.options.run)
+    }
+
+    /// The property's verdict, when a property was checked.
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.verdict
+    }
+
+    /// Its failure told in plain words (see [`crate::explain::retell()`]),
+    /// for a module loaded with the access log and run with `setup`.
+    pub fn story(&mut self, setup: &Setup) -> Option<crate::explain::Story> {
+        let found = self.exploration.failure.as_ref()?;
+        crate::explain::retell(&mut self.program, setup, &found.result, &found.failure)
+    }
+
+    /// The headline of its report.
+    pub fn headline(&self) -> &str {
+        &self.headline
+    }
+
+    /// The program explored.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// How the failure's schedule was minimized, if it was.
+    pub fn minimization(&self) -> Option<Minimization> {
+        self.minimization
+    }
+
+    /// The headline: what was found or covered, how, and in how long; the
+    /// racy sites a `--races schedule` exploration switched at; the
+    /// property's verdict. Sets the verdict.
+    fn describe(&mut self) -> String {
+        let exploration = &self.exploration;
+        let options = &self.request.options;
+        let strategy = &self.strategy;
+        let seed = options.seed;
+        let elapsed = exploration.elapsed;
+        let executions = exploration.executions;
+        let mut headline = match (&exploration.failure, exploration.exhausted) {
+            (None, _) if self.schedule_error.is_some() => format!(
+                "schedule-error after {executions} executions ({strategy}, seed {seed}) in {elapsed:.2?}"
+            ),
+            (Some(found), _) => format!(
+                "{} failure found after {executions} executions ({strategy}, seed {seed}) in {elapsed:.2?}",
+                found.failure.kind.name(),
+            ),
+            (None, Some(Exhausted::All)) => format!(
+                "explored all {executions} schedules: no failure (dpor, {}) in {elapsed:.2?}",
+                self.request.instrument.points.describe(),
+            ),
+            (None, Some(Exhausted::Unclaimed(why))) => format!(
+                "no failure in {executions} executions ({}) in {elapsed:.2?}, and no claim: the search ran out of schedules to try, but {}",
+                options.strategy.name(),
+                Withheld::describe(why),
+            ),
+            (None, Some(Exhausted::Bounded { .. })) => format!(
+                "explored all {executions} schedules with at most {} preemptions: no failure (dfs) in {elapsed:.2?}",
+                options.preemption_bound,
+            ),
+            (None, None) => format!(
+                "no failure in {executions} executions ({strategy}, seed {seed}) in {elapsed:.2?}, {}{} distinct traces{}",
+                if exploration.distinct_traces_capped {
+                    "at least "
+                } else {
+                    ""
+                },
+                exploration.distinct_traces,
+                if exploration.discarded > 0 {
+                    format!(", {} discarded by guest assumptions", exploration.discarded)
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        if let Some(found) = &exploration.race_points {
+            headline.push_str(&format!("; {}", found.describe()));
+        }
+        if let Some(property) = options.run.property {
+            let coverage = Coverage {
+                points: self.request.instrument.points,
+                races_fail: options.run.races == RaceMode::Fail,
+            };
+            let verdict = Verdict::of(exploration, property, coverage);
+            headline.push_str(&format!(
+                "\nverdict {}: {} ({})",
+                property.name(),
+                verdict.name(),
+                Verdict::reason(exploration, property, coverage)
+            ));
+            self.verdict = Some(verdict);
+        }
+        headline
+    }
+
+    /// The fields a JSON report adds to the common ones.
+    pub fn summary(&self) -> serde_json::Value {
+        let exploration = &self.exploration;
+        let options = &self.request.options;
+        let strategy = options.strategy;
+        let shard = options.shard;
+        serde_json::json!({
+            "strategy": strategy.name(),
+            "seed": options.seed,
+            "pct_depth": (strategy == Strategy::Pct).then_some(options.pct_depth),
+            "failing_execution_seed": exploration.failure.as_ref().map(|f| f.found_by.seed),
+            "failing_execution_index": exploration.failure.as_ref().map(|f| f.index),
+            "jobs": options.jobs,
+            "shard": (shard.count > 1).then(|| shard.to_string()),
+            "discarded": exploration.discarded,
+            "distinct_traces_at_least": exploration.distinct_traces_capped,
+            "preemption_bound": (strategy == Strategy::Dfs).then_some(options.preemption_bound),
+            "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
+            "exhaustive": exploration.exhausted == Some(Exhausted::All),
+            "search_ended_without_claim": matches!(exploration.exhausted, Some(Exhausted::Unclaimed(_))),
+            "claim_withheld_because": match exploration.exhausted {
+                Some(Exhausted::Unclaimed(why)) => Some(why.describe()),
+                _ => None,
+            },
+            "races": options.run.races,
+            "property": options.run.property,
+            "verdict": self.verdict,
+            "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
+                "sites": found.sites,
+                "racing_sites": found.racing_sites,
+                "racy_bytes": found.racy_bytes,
+                "executions": found.executions,
+            })),
+        })
+    }
+}

@@ -1,0 +1,411 @@
+//! [`Program`]: a module instrumented and compiled once, then executed
+//! many times, each execution on instances and a memory kept warm from the
+//! one before.
+
+use super::analysis_imports;
+use super::executor;
+use super::shared_memory;
+use super::state::ExecHandle;
+use super::store_data::ThreadData;
+use super::{Analysis, ExecutionResult, RunConfig, rt_imports, sdk_imports, wasi};
+use crate::abi;
+use crate::debuginfo::bookkeeping::Owner;
+use crate::debuginfo::symbols::LazySymbols;
+use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};
+use crate::sched::Scheduler;
+use std::sync::Arc;
+use wasmtime::{Config, Engine, Linker, Module};
+
+/// Errors loading a module.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// Instrumentation rejected the module.
+    #[error(transparent)]
+    Instrument(#[from] instrument::InstrumentError),
+    /// The module imports something weft does not provide.
+    #[error("the module imports `{module}.{name}`, which weft does not provide")]
+    UnknownImport {
+        /// Import module.
+        module: String,
+        /// Import name.
+        name: String,
+    },
+    /// The module imports an SDK function of an analysis that the program
+    /// was loaded without.
+    #[error(
+        "the module imports `{module}.{name}`, an SDK function this program was loaded without (load it with `weft::execution::load`)"
+    )]
+    ImportNotLinked {
+        /// Import module.
+        module: String,
+        /// Import name.
+        name: String,
+    },
+    /// The module lacks an export weft needs.
+    #[error("the module does not export `{0}`")]
+    MissingExport(&'static str),
+    /// The module spawns threads without a shared memory.
+    #[error("the module imports `wasi.thread-spawn` but its memory is not shared")]
+    SpawnWithoutSharedMemory,
+    /// wasmtime could not compile the module.
+    #[error("cannot compile the module: {0}")]
+    Compile(String),
+}
+
+/// A module compiled for weft, ready to execute under any schedule.
+pub struct Program {
+    pub(super) engine: Engine,
+    pub(super) module: Module,
+    pub(super) linker: Linker<ThreadData>,
+    pub(super) sites: Arc<SiteTable>,
+    pub(super) memory: MemoryPlan,
+    pub(super) hash: blake3::Hash,
+    pub(super) options: InstrumentOptions,
+    /// Whether executions share one memory, reset in between (see
+    /// [`shared_memory`]): not when the module makes WASI calls that weft
+    /// passes on to wasmtime-wasi, which checks guest pointers against the
+    /// whole mapping rather than the size the guest sees.
+    pub(super) reuses_memory: bool,
+    /// The exports the main thread and spawned threads start in.
+    pub(super) entries: (&'static str, &'static str),
+    /// The shared memory kept for the next execution.
+    pub(super) warm_memory: Option<Arc<shared_memory::GuestMemory>>,
+    /// The instance template, built for `warm_memory` (or for a module
+    /// without shared memory).
+    pub(super) instance_pre: Option<wasmtime::InstancePre<ThreadData>>,
+    /// Whether a finished thread's store and instance run the thread with
+    /// the same id in the next execution (see
+    /// [`instrument::Instrumented::reusable_instances`]); only with a reused
+    /// memory, which they import.
+    pub(super) reuses_instances: bool,
+    /// The stores and instances kept for the next execution, by thread id:
+    /// they import `warm_memory`.
+    pub(super) warm_threads: Vec<Option<executor::WarmThread>>,
+    /// The handle every store's data holds to the running execution.
+    pub(super) exec: ExecHandle,
+    /// The functions the module imports, as (module, name).
+    pub(super) imported_funcs: Vec<(String, String)>,
+    /// When the module logs its plain accesses: the sites its bitmap of
+    /// scheduled sites covers.
+    pub(super) access_log: Option<u64>,
+    /// Names of the module's code and data, for reports.
+    pub(super) symbols: Arc<LazySymbols>,
+}
+
+/// Fuel between two time-slice scheduling points of a thread that reaches
+/// no other scheduling point.
+pub(super) const SLICE_FUEL: u64 = 100_000;
+
+impl Program {
+    /// Instruments and compiles `wasm`. With
+    /// [`log_accesses`](InstrumentOptions::log_accesses), the plain accesses
+    /// of a language runtime's private state (the C allocator's and
+    /// thread-specific data's, Rust `std`'s own functions': see
+    /// [`Owner`]) are left unlogged, as no analysis needs them.
+    ///
+    /// # Errors
+    ///
+    /// A [`LoadError`] when the module is invalid, unsupported, imports what
+    /// weft does not provide or lacks `_start`.
+    pub fn load(wasm: &[u8], options: InstrumentOptions) -> Result<Self, LoadError> {
+        Self::load_with(wasm, options, &[])
+    }
+
+    /// Instruments and compiles `wasm`, linking the SDK imports of
+    /// `analyses` besides the runtime's own.
+    ///
+    /// # Errors
+    ///
+    /// As [`Program::load`].
+    pub(crate) fn load_with(
+        wasm: &[u8],
+        options: InstrumentOptions,
+        analyses: &[analysis_imports::Imports],
+    ) -> Result<Self, LoadError> {
+        let hash = blake3::hash(wasm);
+        let symbols = Arc::new(LazySymbols::new(wasm));
+        let out = if options.log_accesses {
+            // A runtime's private state is not logged: the race check leaves
+            // it out, and logging it was most of what the check cost.
+            symbols.with(|symbols| {
+                instrument::instrument_logging(wasm, &options, &|offset| {
+                    Owner::at(symbols, offset) != Owner::Runtime
+                })
+            })?
+        } else {
+            instrument::instrument(wasm, &options)?
+        };
+        let linked = |name: &str| {
+            sdk_imports::IMPORTS
+                .iter()
+                .chain(analyses.iter().flat_map(|a| a.functions))
+                .any(|s| s.name == name)
+        };
+        for (module, name) in &out.imported_funcs {
+            let sdk = module == abi::SDK_MODULE;
+            if module == wasi::MODULE
+                || (module.as_str(), name.as_str()) == abi::THREAD_SPAWN
+                || (sdk && linked(name))
+            {
+                continue;
+            }
+            let (module, name) = (module.clone(), name.clone());
+            return Err(if sdk && abi::SDK_IMPORTS.iter().any(|s| s.name == name) {
+                LoadError::ImportNotLinked { module, name }
+            } else {
+                LoadError::UnknownImport { module, name }
+            });
+        }
+        let spawns = out
+            .imported_funcs
+            .iter()
+            .any(|(m, n)| (m.as_str(), n.as_str()) == abi::THREAD_SPAWN);
+        if spawns {
+            if !matches!(out.memory, MemoryPlan::Shared(_)) {
+                return Err(LoadError::SpawnWithoutSharedMemory);
+            }
+            if !out
+                .exported_funcs
+                .iter()
+                .any(|e| e == abi::THREAD_START_EXPORT)
+            {
+                return Err(LoadError::MissingExport(abi::THREAD_START_EXPORT));
+            }
+        }
+        let delegates_wasi = out
+            .imported_funcs
+            .iter()
+            .any(|(m, n)| m == wasi::MODULE && !wasi::SHADOWED.contains(&n.as_str()));
+        if !out.exported_funcs.iter().any(|e| e == abi::MAIN_EXPORT) {
+            return Err(LoadError::MissingExport(abi::MAIN_EXPORT));
+        }
+        let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
+        let module =
+            Module::new(&engine, &out.wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let mut linker = Linker::new(&engine);
+        let link = |linker: &mut Linker<ThreadData>| -> wasmtime::Result<()> {
+            wasi::add_to_linker(linker)?;
+            rt_imports::add_to_linker(linker)?;
+            sdk_imports::add_to_linker(linker)?;
+            for imports in analyses {
+                (imports.link)(linker)?;
+            }
+            linker.allow_shadowing(true);
+            Ok(())
+        };
+        link(&mut linker).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let reuses_memory = !delegates_wasi;
+        Ok(Program {
+            engine,
+            module,
+            linker,
+            sites: Arc::new(out.sites),
+            memory: out.memory,
+            hash,
+            options,
+            reuses_memory,
+            entries: (out.main_entry, out.thread_entry),
+            warm_memory: None,
+            instance_pre: None,
+            reuses_instances: reuses_memory && out.reusable_instances,
+            warm_threads: Vec::new(),
+            exec: ExecHandle::idle(),
+            imported_funcs: out.imported_funcs,
+            access_log: out.access_log,
+            symbols,
+        })
+    }
+
+    /// Another program for the same module, for a parallel worker: it
+    /// shares the compiled code, and nothing an execution changes.
+    pub fn worker(&self) -> Program {
+        Program {
+            engine: self.engine.clone(),
+            module: self.module.clone(),
+            linker: self.linker.clone(),
+            sites: self.sites.clone(),
+            memory: self.memory.clone(),
+            hash: self.hash,
+            options: self.options,
+            reuses_memory: self.reuses_memory,
+            entries: self.entries,
+            warm_memory: None,
+            instance_pre: None,
+            reuses_instances: self.reuses_instances,
+            warm_threads: Vec::new(),
+            exec: ExecHandle::idle(),
+            imported_funcs: self.imported_funcs.clone(),
+            access_log: self.access_log,
+            symbols: self.symbols.clone(),
+        }
+    }
+
+    /// The shared memory for the next execution: the warm one, else a new
+    /// one (`None` when the module has no shared memory).
+    pub(super) fn take_memory(
+        &mut self,
+    ) -> Result<Option<Arc<shared_memory::GuestMemory>>, String> {
+        let MemoryPlan::Shared(plan) = &self.memory else {
+            return Ok(None);
+        };
+        if let Some(memory) = self.warm_memory.take() {
+            return Ok(Some(memory));
+        }
+        self.instance_pre = None;
+        self.warm_threads.clear();
+        let memory = shared_memory::GuestMemory::new(&self.engine, plan)?;
+        Ok(Some(Arc::new(memory)))
+    }
+
+    /// Keeps an execution's memory for the next one, reset, when the
+    /// program reuses memories, and with it the threads that finished on it
+    /// (`warm`), which hold the only other references to it.
+    pub(super) fn recycle(
+        &mut self,
+        memory: Arc<shared_memory::GuestMemory>,
+        warm: Vec<Option<executor::WarmThread>>,
+    ) {
+        let holders = 1 + warm.iter().flatten().count();
+        if self.reuses_memory && Arc::strong_count(&memory) == holders && memory.reset().is_ok() {
+            self.warm_memory = Some(memory);
+            self.warm_threads = warm;
+        }
+    }
+
+    /// The instance template over `memory` (which `take_memory` gave),
+    /// built once per memory.
+    pub(super) fn instance_pre(
+        &mut self,
+        store: &wasmtime::Store<ThreadData>,
+        memory: Option<&shared_memory::GuestMemory>,
+    ) -> wasmtime::Result<wasmtime::InstancePre<ThreadData>> {
+        if let Some(pre) = &self.instance_pre {
+            return Ok(pre.clone());
+        }
+        if let (MemoryPlan::Shared(plan), Some(memory)) = (&self.memory, memory) {
+            self.linker.define(
+                store,
+                &plan.import.0,
+                &plan.import.1,
+                memory.shared().clone(),
+            )?;
+        }
+        let pre = self.linker.instantiate_pre(&self.module)?;
+        self.instance_pre = Some(pre.clone());
+        Ok(pre)
+    }
+
+    /// The blake3 hash of the original module bytes.
+    pub fn module_hash(&self) -> blake3::Hash {
+        self.hash
+    }
+
+    /// The instrumentation options the module was loaded with.
+    pub fn options(&self) -> InstrumentOptions {
+        self.options
+    }
+
+    /// Whether a thread's store and instance, once the thread has finished,
+    /// run the same thread of the next execution instead of a new instance
+    /// (a module with a reused shared memory whose instrumented form puts
+    /// all its state back at each entry; see
+    /// [`instrument::Instrumented::reusable_instances`]).
+    pub fn reuses_instances(&self) -> bool {
+        self.reuses_instances
+    }
+
+    /// The code sites of the instrumented module.
+    pub fn sites(&self) -> &SiteTable {
+        &self.sites
+    }
+
+    /// The code sites, shared.
+    pub fn shared_sites(&self) -> Arc<SiteTable> {
+        self.sites.clone()
+    }
+
+    /// Names of the module's functions, source lines and variables.
+    pub fn symbols(&self) -> &Arc<LazySymbols> {
+        &self.symbols
+    }
+
+    /// Runs the module once under `scheduler`, with no analysis.
+    ///
+    /// Guest failures are part of the returned [`ExecutionResult`]; the
+    /// scheduler is handed back for the next execution.
+    pub fn execute(
+        &mut self,
+        scheduler: Box<dyn Scheduler>,
+        config: &RunConfig,
+    ) -> (ExecutionResult, Box<dyn Scheduler>) {
+        self.execute_with(scheduler, config, Vec::new())
+    }
+
+    /// Runs the module once under `scheduler` with `analyses` installed, in
+    /// that order; their reports are in [`ExecutionResult::reports`].
+    pub fn execute_with(
+        &mut self,
+        scheduler: Box<dyn Scheduler>,
+        config: &RunConfig,
+        analyses: Vec<Box<dyn Analysis>>,
+    ) -> (ExecutionResult, Box<dyn Scheduler>) {
+        executor::run(self, scheduler, config, analyses)
+    }
+
+    /// Whether the module imports the function `module.name`.
+    pub fn imports(&self, module: &str, name: &str) -> bool {
+        self.imported_funcs
+            .iter()
+            .any(|(m, n)| m == module && n == name)
+    }
+}
+
+/// Most threads alive at once that `--max-threads` may allow: the pool
+/// must hold them and the finished threads kept for the next execution
+/// (`executor::WARM_THREADS`).
+pub const MOST_THREADS: u32 = POOL_SLOTS - executor::WARM_THREADS as u32;
+
+/// Instances, fiber stacks and tables kept ready by the pooling allocator:
+/// an execution creates one instance and one fiber per thread, so reusing
+/// them instead of mapping fresh ones is most of the per-execution cost.
+const POOL_SLOTS: u32 = 256;
+
+fn engine() -> wasmtime::Result<Engine> {
+    let mut pool = wasmtime::PoolingAllocationConfig::default();
+    pool.total_core_instances(POOL_SLOTS)
+        .total_stacks(POOL_SLOTS)
+        // Wasm 2.0 allows several tables.
+        .max_tables_per_module(crate::instrument::MOST_TABLES)
+        .total_tables(POOL_SLOTS * crate::instrument::MOST_TABLES)
+        .table_elements(crate::instrument::MOST_TABLE_ELEMENTS as usize)
+        // Reset tables with memset instead of decommitting them: a
+        // decommitted table page faults again at the next execution.
+        .table_keep_resident(1 << 20)
+        // Private memories: a single-threaded module's own, and the point
+        // buffer of every thread of a module with shared memory (shared
+        // memories live outside the pool).
+        .total_memories(POOL_SLOTS)
+        // Reset by memset the pages a buffer used rather than unmapping them.
+        .linear_memory_keep_resident(1 << 16)
+        .pagemap_scan(wasmtime::Enabled::Auto)
+        .max_memory_size(4 << 30);
+    let mut config = Config::new();
+    config
+        .allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(pool))
+        .async_stack_zeroing(false)
+        // Instrumented frames are larger than the original ones: twice the
+        // engine's default wasm stack lets a program recurse at least as
+        // deep under weft as it does natively.
+        .max_wasm_stack(1 << 20)
+        .async_stack_size(3 << 20)
+        .wasm_threads(true)
+        .shared_memory(true)
+        // The point buffer memory has one-byte pages.
+        .wasm_custom_page_sizes(true)
+        .consume_fuel(true)
+        // Reports show the interleaving, not wasm stacks: capturing one on
+        // every trap (a panicking guest traps) would only cost time.
+        .wasm_backtrace_max_frames(None)
+        .cranelift_opt_level(wasmtime::OptLevel::Speed);
+    Engine::new(&config)
+}
