@@ -9,16 +9,15 @@ use crate::debuginfo::symbols::Symbols;
 use crate::debuginfo::variables::global_region;
 use crate::instrument::Points;
 use crate::replay::file::FoundBy;
-use crate::replay::minimize::Minimization;
-use crate::report::text::{Report, describe_minimization};
-use crate::runtime::Program;
+use crate::report::serializability::SerialFindings;
+use crate::report::text::Report;
 use crate::sched::Strategy;
 use crate::serializability::atomic_sets::AtomicSet;
-use crate::serializability::driver::{Found, SerialOptions, SerialReport, SerialStrategy, search};
+use crate::serializability::driver::{SerialOptions, SerialStrategy, search};
 use crate::serializability::patterns::PATTERNS;
+use crate::serializability::units::unit_calls;
 use anyhow::{Result, bail};
 use clap::Args;
-use serde_json::{Value, json};
 use std::io::Write as _;
 
 /// Look for executions that are not atomic-set serializable (atomic sets
@@ -126,71 +125,23 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         )?,
         None => None,
     };
-    let violations: Vec<Value> = report
-        .found
-        .iter()
-        .map(|f| violation_json(f, &program, &symbols))
-        .collect();
+    let findings = SerialFindings {
+        search: &report,
+        strategy: args.strategy,
+        profile_runs: args.profile_runs,
+        first_failure: first_failure.as_ref(),
+        program: &program,
+        symbols: &symbols,
+        minimization,
+        replay_file: replay_file.as_deref(),
+    };
     let mut out = super::terminal::stdout();
     if args.output.json {
-        let value = json!({
-            "status": if first.is_some() { "failure" } else { "pass" },
-            "strategy": match args.strategy {
-                SerialStrategy::Assetfuzzer => "assetfuzzer",
-                SerialStrategy::RandomMonitor => "random-monitor",
-            },
-            "executions": report.executions,
-            "detecting_executions": report.detecting,
-            "detection_rate": report.detecting as f64 / report.executions.max(1) as f64,
-            "potential_violations": report.potential,
-            "realised_potential_violations": report.realised,
-            "violations": violations,
-            "failure": first.map(|f| json!({
-                "kind": "serializability",
-                "pattern": PATTERNS[f.pattern].number,
-                "message": f.violation().failure(&f.log).message,
-                "thread": f.log.accesses[f.accesses[0]].thread,
-            })),
-            "crash": report.crash.as_ref().and_then(|(r, _, _)| r.outcome.failure()).map(|f| json!({
-                "kind": f.kind.name(),
-                "message": f.message,
-            })),
-            "replay_file": replay_file.as_ref().map(|p| p.display().to_string()),
-            "minimized": minimization,
-            "elapsed_ms": report.elapsed.as_millis() as u64,
-        });
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&findings.json())?);
     } else {
-        let _ = write!(
-            out,
-            "{}",
-            human(
-                &args,
-                &report,
-                &violations,
-                replay_file.as_deref(),
-                minimization.as_ref()
-            )
-        );
+        let _ = write!(out, "{}", findings.text());
     }
-    let crash = report
-        .crash
-        .as_ref()
-        .and_then(|(r, _, _)| Some((r, r.outcome.failure()?)));
-    let shown = first
-        .map(|f| &f.execution)
-        .zip(first_failure.as_ref())
-        .or(crash.as_ref().map(|(r, f)| (*r, f)));
-    let headline = match (first, &crash) {
-        (Some(f), _) => format!(
-            "serializability violation: pattern {} ({}) on atomic set `{}`",
-            PATTERNS[f.pattern].number,
-            PATTERNS[f.pattern].name,
-            f.log.sets[f.log.accesses[f.accesses[0]].set as usize].name
-        ),
-        (None, Some((_, f))) => format!("{} failure", f.kind.name()),
-        (None, None) => format!("no violation in {} executions", report.executions),
-    };
+    let shown = findings.shown();
     let page = Report {
         module: &args.module.module,
         wasm: &wasm,
@@ -198,13 +149,13 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         executions: report.executions,
         distinct_traces: 0,
         elapsed: report.elapsed,
-        headline,
-        result: shown.map(|(r, _)| r),
-        failure: shown.map(|(_, f)| f),
+        headline: findings.headline(),
+        result: shown.as_ref().map(|(r, _)| *r),
+        failure: shown.as_ref().map(|(_, f)| f),
         replay_file: replay_file.clone(),
         minimization,
         inconclusive: None,
-        extra: Value::Null,
+        extra: serde_json::Value::Null,
     };
     write_report_page(&page, &args.output, |page| {
         if let Some(f) = first {
@@ -233,179 +184,4 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
     } else {
         EXIT_PASS
     })
-}
-
-/// The call sites whose callee matches one of `patterns`, each with the
-/// callee's name as the unit's name.
-fn unit_calls(
-    program: &Program,
-    symbols: &Symbols,
-    patterns: &[String],
-) -> Result<Vec<(u32, String)>> {
-    let mut calls = Vec::new();
-    for pattern in patterns {
-        let before = calls.len();
-        for id in 0..program.sites().len() as u32 {
-            let Some(site) = program.sites().get(id) else {
-                continue;
-            };
-            let (crate::instrument::AccessKind::Call, Some(callee)) = (site.kind, site.callee)
-            else {
-                continue;
-            };
-            if let Some(name) = symbols.function_name(callee)
-                && name_matches(name, pattern)
-            {
-                calls.push((id, name.to_string()));
-            }
-        }
-        if calls.len() == before {
-            bail!(
-                "--unit-of-work `{pattern}` matches no called function (a function the compiler inlined has no call to watch)"
-            );
-        }
-    }
-    Ok(calls)
-}
-
-/// Whether `pattern` (with `*` for any text) matches the whole of `name`
-/// or a part of it that starts after a `::`.
-fn name_matches(name: &str, pattern: &str) -> bool {
-    let mut starts = vec![0];
-    starts.extend(name.match_indices("::").map(|(i, _)| i + 2));
-    starts.into_iter().any(|s| glob(&name[s..], pattern))
-}
-
-fn glob(text: &str, pattern: &str) -> bool {
-    match pattern.split_once('*') {
-        None => text == pattern,
-        Some((head, rest)) => {
-            let Some(tail) = text.strip_prefix(head) else {
-                return false;
-            };
-            (0..=tail.len())
-                .filter(|&i| tail.is_char_boundary(i))
-                .any(|i| glob(&tail[i..], rest))
-        }
-    }
-}
-
-fn violation_json(f: &Found, program: &Program, symbols: &Symbols) -> Value {
-    let p = &PATTERNS[f.pattern];
-    let first = &f.log.accesses[f.accesses[0]];
-    let set = &f.log.sets[first.set as usize];
-    json!({
-        "pattern": p.number,
-        "name": p.name,
-        "atomic_set": set.name,
-        "execution": f.index,
-        "accesses": f.accesses.iter().map(|&i| {
-            let a = &f.log.accesses[i];
-            let place = program.sites().get(a.site).map(|s| symbols.site(s)).unwrap_or_default();
-            json!({
-                "access": if a.write { "write" } else { "read" },
-                "thread": a.thread,
-                "thread_name": f.execution.thread_names.get(a.thread as usize).cloned().flatten(),
-                "unit": a.unit.map(|u| f.log.units[u as usize].name.clone()),
-                "address": format!("{:#x}", a.addr),
-                "offset": a.addr - set.start,
-                "function": place.function,
-                "file": place.file,
-                "line": place.line,
-            })
-        }).collect::<Vec<_>>(),
-    })
-}
-
-fn human(
-    args: &SerializabilityArgs,
-    report: &SerialReport,
-    violations: &[Value],
-    replay: Option<&std::path::Path>,
-    minimization: Option<&Minimization>,
-) -> String {
-    let mut s = String::new();
-    let how = match args.strategy {
-        SerialStrategy::Assetfuzzer => format!(
-            "assetfuzzer: {} profiling runs, {} potential violations, {} realised",
-            args.profile_runs.min(report.executions),
-            report.potential,
-            report.realised
-        ),
-        SerialStrategy::RandomMonitor => "random-monitor".to_string(),
-    };
-    s.push_str(&format!(
-        "{} violation{} in {} executions ({how}); {} executions detected one, in {:.2?}\n",
-        violations.len(),
-        if violations.len() == 1 { "" } else { "s" },
-        report.executions,
-        report.detecting,
-        report.elapsed
-    ));
-    for (n, v) in violations.iter().enumerate() {
-        s.push_str(&format!(
-            "\nviolation {}: pattern {} ({}) on atomic set `{}`\n",
-            n + 1,
-            v["pattern"],
-            v["name"].as_str().unwrap_or_default(),
-            v["atomic_set"].as_str().unwrap_or_default()
-        ));
-        for (i, a) in v["accesses"].as_array().into_iter().flatten().enumerate() {
-            let place = match (
-                a["function"].as_str(),
-                a["file"].as_str(),
-                a["line"].as_u64(),
-            ) {
-                (Some(f), Some(file), Some(line)) => format!("{f} ({file}:{line})"),
-                (Some(f), _, _) => f.to_string(),
-                _ => "?".to_string(),
-            };
-            let thread = a["thread_name"]
-                .as_str()
-                .map_or(format!("thread {}", a["thread"]), |n| {
-                    format!("thread {} `{n}`", a["thread"])
-                });
-            s.push_str(&format!(
-                "  {}. {} {} (+{}) in unit `{}`, {thread}: {place}\n",
-                i + 1,
-                a["access"].as_str().unwrap_or_default(),
-                a["address"].as_str().unwrap_or_default(),
-                a["offset"],
-                a["unit"].as_str().unwrap_or("?"),
-            ));
-        }
-    }
-    if let Some((result, _, index)) = &report.crash
-        && let Some(f) = result.outcome.failure()
-    {
-        s.push_str(&format!(
-            "\nexecution {index} also failed: {}: {}\n",
-            f.kind.name(),
-            f.message.lines().next().unwrap_or_default()
-        ));
-    }
-    if let Some(m) = minimization {
-        s.push_str(&format!("\nthe first one's {}\n", describe_minimization(m)));
-    }
-    if let Some(path) = replay {
-        s.push_str(&format!(
-            "\nreplay the first one: weft replay {}\n",
-            path.display()
-        ));
-    }
-    s
-}
-
-#[cfg(test)]
-mod tests {
-    use super::name_matches;
-
-    #[test]
-    fn patterns_match_whole_names_or_their_path_tails() {
-        assert!(name_matches("account::Account::copy_of", "Account::*"));
-        assert!(name_matches("account::Account::copy_of", "*copy*"));
-        assert!(name_matches("copy_account", "copy_account"));
-        assert!(!name_matches("copy_account_slowly", "copy_account"));
-        assert!(!name_matches("account::Accountant::pay", "Account::*"));
-    }
 }

@@ -1,11 +1,13 @@
 //! Presenting results: a command's findings as text or JSON ([`text`];
-//! [`actors`] and [`testgen`] for the commands with findings of their own),
-//! the failing interleaving as text ([`interleaving`]) and as an HTML page
-//! ([`html`]), verdicts as JUnit XML ([`junit`]).
+//! [`actors`], [`serializability`] and [`testgen`] for the commands with
+//! findings of their own), the failing interleaving as text
+//! ([`interleaving`]) and as an HTML page ([`html`]), verdicts as JUnit XML
+//! ([`junit`]).
 
 pub mod actors;
 pub mod html;
 pub mod interleaving;
 pub mod junit;
+pub mod serializability;
 pub mod testgen;
 pub mod text;

@@ -10,9 +10,11 @@
 //! - [`driver`]: the search of `weft serializability`.
 //! - [`potential`]: from profiling executions, the pattern instances that
 //!   could happen under another schedule (AssetFuzzer's phase I).
+//! - [`units`]: units of work named from outside the guest, as call sites.
 
 pub mod asset_scheduler;
 pub mod atomic_sets;
 pub mod driver;
 pub mod patterns;
 pub mod potential;
+pub mod units;
