@@ -5,20 +5,14 @@ use super::args::parse_positive_duration;
 use super::files::{Run, write_replay};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
-use crate::execution::Setup;
-use crate::explore::{Exploration, ExploreOptions, explore};
-use crate::instrument::{InstrumentOptions, Points};
-use crate::race::RaceMode;
-use crate::replay::minimize::{Budget, minimize_failure};
 use crate::report::html::Page;
 use crate::report::interleaving;
-use crate::runtime::RunConfig;
-use crate::sched::Strategy;
+use crate::report::svcomp::{Row, json, table};
+use crate::svcomp::Verdict;
+use crate::svcomp::driver::{self, INSTRUMENT, Verification};
 use crate::svcomp::task::{Check, Task};
-use crate::svcomp::{Coverage, Property, Verdict};
 use anyhow::{Context, Result};
 use clap::Args;
-use serde_json::json;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -55,36 +49,6 @@ pub struct SvcompArgs {
     html: bool,
 }
 
-/// The verdict on one property of one task.
-struct Row {
-    task: String,
-    check: Check,
-    verdict: Verdict,
-    reason: String,
-    executions: u64,
-    elapsed: Duration,
-    witness: Option<PathBuf>,
-}
-
-impl Row {
-    /// Whether the verdict contradicts the expected one (`unknown` never
-    /// does).
-    fn wrong(&self) -> bool {
-        matches!(
-            (self.verdict, self.check.expected),
-            (Verdict::True, Some(false)) | (Verdict::False, Some(true))
-        )
-    }
-
-    fn expected(&self) -> &'static str {
-        match self.check.expected {
-            Some(true) => "true",
-            Some(false) => "false",
-            None => "-",
-        }
-    }
-}
-
 pub fn run(args: SvcompArgs) -> Result<u8> {
     let tasks = task_files(&args.tasks)?;
     std::fs::create_dir_all(&args.out)
@@ -119,30 +83,11 @@ pub fn run(args: SvcompArgs) -> Result<u8> {
         }
     }
     let wrong = rows.iter().filter(|r| r.wrong()).count();
+    let mut out = super::terminal::stdout();
     if args.json {
-        let tasks: Vec<_> = rows
-            .iter()
-            .map(|r| {
-                json!({
-                    "task": r.task,
-                    "property": r.check.property,
-                    "expected": r.check.expected,
-                    "verdict": r.verdict,
-                    "reason": r.reason,
-                    "executions": r.executions,
-                    "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
-                    "witness": r.witness,
-                    "wrong": r.wrong(),
-                })
-            })
-            .collect();
-        let _ = writeln!(
-            super::terminal::stdout(),
-            "{}",
-            serde_json::to_string_pretty(&json!({ "tasks": tasks, "wrong": wrong }))?
-        );
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&json(&rows))?);
     } else {
-        print_table(&rows);
+        let _ = write!(out, "{}", table(&rows));
     }
     Ok(if wrong > 0 { EXIT_FAILURE } else { EXIT_PASS })
 }
@@ -167,98 +112,35 @@ fn task_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Checks one property: hunts for a violation, then searches every
-/// schedule.
+/// Checks one property and writes its witness (and page) when it is
+/// violated.
 fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Check) -> Result<Row> {
     let started = Instant::now();
     let property = check.property;
-    // The search sees the C library's synchronisation as one step per
-    // call (the hunt does too, and the witness records it).
-    let instrument = InstrumentOptions {
-        log_accesses: true,
-        library_steps: true,
-        ..InstrumentOptions::default()
-    };
-    let mut program = crate::execution::load(wasm, instrument)
+    let mut program = crate::execution::load(wasm, INSTRUMENT)
         .with_context(|| format!("cannot load `{}`", module.display()))?;
-    let setup_with = |races| Setup {
-        run: RunConfig {
-            args: vec![format!("{}.wasm", task.name)],
-            ..RunConfig::default()
-        },
-        races,
-        property: Some(property),
-        ..Setup::default()
-    };
-    // Hunting a call, the plain accesses that race become scheduling
-    // points: a lost update needs a switch between two of them.
-    let hunt_races = match property {
-        Property::NoDataRace => RaceMode::Fail,
-        Property::UnreachCall => RaceMode::Schedule,
-    };
-    let hunt = ExploreOptions {
-        strategy: Strategy::Portfolio,
-        iterations: None,
-        time_limit: Some(args.time_limit / 3),
-        run: setup_with(hunt_races),
-        jobs: 1,
-        ..ExploreOptions::default()
-    };
-    let mut outcome = run_phase(&mut program, hunt, property)?;
-    let hunted_at = outcome.exploration.race_points.clone();
-    let mut executions = outcome.exploration.executions;
-    if outcome.verdict != Verdict::False {
-        // Races are failures in the search: with none, switching at
-        // synchronisation covers every behaviour (see `Property::covered_by`).
-        let search = ExploreOptions {
-            strategy: Strategy::Dpor,
-            iterations: None,
-            time_limit: Some(args.time_limit.saturating_sub(started.elapsed())),
-            run: setup_with(RaceMode::Fail),
-            jobs: 1,
-            ..ExploreOptions::default()
-        };
-        let searched = run_phase(&mut program, search, property)?;
-        executions += searched.exploration.executions;
-        if searched.verdict != Verdict::Unknown || outcome.exploration.failure.is_none() {
-            outcome = searched;
-        }
-    }
-    let Phase {
-        mut exploration,
+    let Verification {
         verdict,
-        mut reason,
+        reason,
+        executions,
+        exploration,
         setup,
-    } = outcome;
-    if let (Verdict::Unknown, Some(points)) = (verdict, &hunted_at) {
-        reason.push_str(&format!(
-            "; the hunt for a violation, {}",
-            points.describe()
-        ));
-    }
-    let witness = match (exploration.failure.as_mut(), verdict) {
+    } = driver::verify(
+        &mut program,
+        &format!("{}.wasm", task.name),
+        property,
+        args.time_limit,
+        !args.no_minimize,
+    )?;
+    let witness = match (&exploration.failure, verdict) {
         (Some(found), Verdict::False) => {
-            let remaining = args.time_limit.saturating_sub(started.elapsed());
-            if !args.no_minimize && !remaining.is_zero() {
-                let budget = Budget {
-                    time: remaining.min(Budget::default().time),
-                    ..Budget::default()
-                };
-                minimize_failure(
-                    &mut program,
-                    &setup,
-                    &mut found.result,
-                    &mut found.failure,
-                    budget,
-                );
-            }
             let path = args
                 .out
                 .join(format!("{}.{}.weft.json", task.name, property.name()));
             let run = Run {
                 module,
                 wasm,
-                instrument,
+                instrument: INSTRUMENT,
                 setup,
             };
             write_replay(
@@ -298,92 +180,4 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         elapsed: started.elapsed(),
         witness,
     })
-}
-
-/// One exploration of a property, judged.
-struct Phase {
-    exploration: Exploration,
-    verdict: Verdict,
-    reason: String,
-    /// The setup its executions ran with (for the witness).
-    setup: Setup,
-}
-
-/// Runs one exploration and judges it.
-fn run_phase(
-    program: &mut crate::runtime::Program,
-    options: ExploreOptions,
-    property: Property,
-) -> Result<Phase> {
-    let exploration = explore(program, &options, |_| {})?;
-    let coverage = Coverage {
-        points: Points::Sync,
-        races_fail: options.run.races == RaceMode::Fail,
-    };
-    Ok(Phase {
-        verdict: Verdict::of(&exploration, property, coverage),
-        reason: Verdict::reason(&exploration, property, coverage),
-        setup: exploration.setup(&options.run),
-        exploration,
-    })
-}
-
-fn print_table(rows: &[Row]) {
-    let width = rows.iter().map(|r| r.task.len()).max().unwrap_or(4).max(4);
-    let _ = writeln!(
-        super::terminal::stdout(),
-        "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>9}",
-        "task",
-        "property",
-        "expected",
-        "verdict",
-        "executions",
-        "time"
-    );
-    for row in rows {
-        let mark = if row.wrong() { "  WRONG" } else { "" };
-        let _ = writeln!(
-            super::terminal::stdout(),
-            "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>8.1}s{mark}",
-            row.task,
-            row.check.property.name(),
-            row.expected(),
-            row.verdict.name(),
-            row.executions,
-            row.elapsed.as_secs_f64(),
-        );
-    }
-    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
-    let correct = rows
-        .iter()
-        .filter(|r| r.verdict != Verdict::Unknown && !r.wrong())
-        .count();
-    let _ = writeln!(
-        super::terminal::stdout(),
-        "{} verdicts: {correct} correct, {} wrong, {} unknown ({} true, {} false)",
-        rows.len(),
-        rows.iter().filter(|r| r.wrong()).count(),
-        count(Verdict::Unknown),
-        count(Verdict::True),
-        count(Verdict::False),
-    );
-    for row in rows.iter().filter(|r| r.verdict != Verdict::True) {
-        match &row.witness {
-            Some(witness) => drop(writeln!(
-                super::terminal::stdout(),
-                "{} ({}): {}; witness {}",
-                row.task,
-                row.check.property.name(),
-                row.reason,
-                witness.display()
-            )),
-            None => drop(writeln!(
-                super::terminal::stdout(),
-                "{} ({}): {}",
-                row.task,
-                row.check.property.name(),
-                row.reason
-            )),
-        }
-    }
 }

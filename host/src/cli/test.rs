@@ -6,11 +6,12 @@ use super::files::{Run, same_file, write_replay};
 use super::output::{minimize_verdict, write_page};
 use super::test_selection::{Selected, Selection};
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
-use crate::imunit::driver::{TestOptions, TestRun, run_test, schedules_of};
+use crate::imunit::driver::{TestOptions, TestRun, TestVerdict, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
-use crate::imunit::tests_in_module::{ListError, TestCase, list};
+use crate::imunit::tests_in_module::{ListError, NOCAPTURE, harness_skipped, list, whole_program};
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
+use crate::report::tests::{Counts, Listed, summary};
 use crate::report::text::Report;
 use crate::runtime::{Failure, Program};
 use crate::sched::Strategy;
@@ -76,12 +77,6 @@ pub struct TestArgs {
     junit: JunitArgs,
 }
 
-/// A failing test, as the summary at the end shows it.
-struct Failed {
-    label: String,
-    text: String,
-}
-
 pub fn run(mut args: TestArgs) -> Result<u8> {
     let started = Instant::now();
     args.module.default_sleeps = crate::runtime::Sleeps::Timed;
@@ -104,7 +99,7 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
             (tests, selection)
         }
         Err(ListError::Empty | ListError::Failed(_)) => {
-            let test = whole_program(&args.module);
+            let test = whole_program(&args.module.module, &args.module.args);
             // A harness inside the program (rustdoc's merged doc tests run
             // libtest with arguments of their own) must not capture a
             // panic's message: the abort that follows would lose it.
@@ -170,8 +165,8 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
     }
     let mut results = Vec::new();
     let mut cases = Vec::new();
-    let mut failed: Vec<Failed> = Vec::new();
-    let mut inconclusive: Vec<Failed> = Vec::new();
+    let mut failed: Vec<Listed> = Vec::new();
+    let mut inconclusive: Vec<Listed> = Vec::new();
     let mut files = FailureFiles::default();
     // `#[ignore]`d tests, and those the harness itself skips (a
     // `#[should_panic]` test under `panic = "abort"`).
@@ -185,7 +180,7 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
     for (test, schedule, number) in runs {
         let test_started = Instant::now();
         let mut outcome = run_test(&mut program, &options, test, schedule.as_deref())?;
-        let label = label(&outcome);
+        let label = outcome.label();
         if outcome.failure.is_none()
             && outcome
                 .exploration
@@ -200,36 +195,16 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
             skipped.push(label);
             continue;
         }
-        // One of weft's limits on memory or threads made the guest fail
-        // (a stress test that starts a thousand threads): no verdict.
-        let limit_hit = outcome.failure.take_if(|f| f.kind.is_limit());
-        // No failure, but a limit cut an execution short, or none ended
-        // in time: no verdict.
-        let no_verdict = match (&outcome.failure, limit_hit) {
-            (Some(_), _) => None,
-            (None, Some(hit)) => Some(limit_hit_text(&hit)),
-            (None, None) => {
-                let exploration = &outcome.exploration;
-                exploration
-                    .inconclusive
-                    .describe(exploration.executions)
-                    .or_else(|| {
-                        (exploration.executions == 0).then(|| {
-                            format!(
-                                "no execution finished within --time-limit {:?}",
-                                args.time_limit
-                            )
-                        })
-                    })
-            }
+        let verdict = outcome.verdict(args.time_limit);
+        let no_verdict = match &verdict {
+            TestVerdict::Inconclusive(why) => Some(why.clone()),
+            TestVerdict::Failed | TestVerdict::Passed => None,
         };
         if !args.output.json {
-            let verdict = if outcome.failure.is_some() {
-                "FAILED"
-            } else if no_verdict.is_some() {
-                "INCONCLUSIVE"
-            } else {
-                "ok"
+            let verdict = match verdict {
+                TestVerdict::Failed => "FAILED",
+                TestVerdict::Inconclusive(_) => "INCONCLUSIVE",
+                TestVerdict::Passed => "ok",
             };
             let _ = writeln!(out, "test {label} ... {verdict}");
         }
@@ -292,9 +267,9 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
             "minimized": reported.as_ref().and_then(|r| r.minimization),
         }));
         if outcome.failure.is_some() {
-            failed.push(Failed { label, text });
+            failed.push(Listed { label, text });
         } else if no_verdict.is_some() {
-            inconclusive.push(Failed { label, text });
+            inconclusive.push(Listed { label, text });
         }
     }
     let passed = results.len() - failed.len() - inconclusive.len() - skipped.len();
@@ -342,62 +317,6 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
     })
 }
 
-/// Why a test whose guest failed at one of weft's limits has no verdict,
-/// and how to raise the limit.
-fn limit_hit_text(hit: &Failure) -> String {
-    let raise = match hit.kind {
-        crate::runtime::FailureKind::ThreadLimit => "--max-threads",
-        crate::runtime::FailureKind::MemoryLimit => "--max-memory-mib",
-        _ => "the limit",
-    };
-    format!("{} (raise {raise})", hit.message)
-}
-
-/// The variable that stops libtest capturing a test's output.
-const NOCAPTURE: &str = "RUST_TEST_NOCAPTURE=";
-
-/// A module that lists no tests as one test: the whole program, named after
-/// its file, run with the arguments given after it.
-fn whole_program(module: &ModuleArgs) -> TestCase {
-    let name = module.module.file_stem().map_or_else(
-        || "program".to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    );
-    TestCase {
-        name,
-        schedules: Vec::new(),
-        args: module.args.clone(),
-        ignored: false,
-    }
-}
-
-/// Whether a libtest binary's output says it skipped test `name` itself
-/// (`test NAME - should panic ... ignored`: with `panic = "abort"` it
-/// cannot catch the panic).
-fn harness_skipped(stdout: &[u8], name: &str) -> bool {
-    let stdout = String::from_utf8_lossy(stdout);
-    stdout.lines().any(|line| {
-        line.strip_prefix("test ")
-            .and_then(|rest| rest.strip_prefix(name))
-            .is_some_and(|rest| rest.ends_with("... ignored"))
-    })
-}
-
-/// The counts of a run's last line besides its failures.
-struct Counts {
-    passed: usize,
-    ignored: usize,
-    filtered_out: usize,
-}
-
-/// `name` or `name [schedule]`.
-fn label(outcome: &TestRun) -> String {
-    match &outcome.schedule {
-        Some(s) => format!("{} [{s}]", outcome.test),
-        None => outcome.test.clone(),
-    }
-}
-
 /// A test's name as a piece of a file name; `number` tells apart the
 /// schedules of a test that has several.
 fn slug(name: &str, number: Option<usize>) -> String {
@@ -415,56 +334,6 @@ fn slug(name: &str, number: Option<usize>) -> String {
         slug.push_str(&format!("-schedule{n}"));
     }
     slug
-}
-
-/// `cargo test`'s closing lines: each failure's report, their names, the
-/// tests with no verdict and why, and the counts (inconclusive ones only
-/// when there are some).
-fn summary(
-    failed: &[Failed],
-    inconclusive: &[Failed],
-    counts: Counts,
-    time: std::time::Duration,
-) -> String {
-    let Counts {
-        passed,
-        ignored,
-        filtered_out,
-    } = counts;
-    let mut s = String::new();
-    if !failed.is_empty() {
-        s.push_str("\nfailures:\n");
-        for f in failed {
-            s.push_str(&format!("\n---- {} ----\n{}", f.label, f.text));
-        }
-        s.push_str("\nfailures:\n");
-        for f in failed {
-            s.push_str(&format!("    {}\n", f.label));
-        }
-    }
-    if !inconclusive.is_empty() {
-        s.push_str("\ninconclusive (a limit cut an execution short):\n");
-        for f in inconclusive {
-            s.push_str(&format!("    {}: {}\n", f.label, f.text));
-        }
-    }
-    let result = if !failed.is_empty() {
-        "FAILED"
-    } else if !inconclusive.is_empty() {
-        "INCONCLUSIVE"
-    } else {
-        "ok"
-    };
-    let inconclusive = match inconclusive.len() {
-        0 => String::new(),
-        n => format!(" {n} inconclusive;"),
-    };
-    s.push_str(&format!(
-        "\ntest result: {result}. {passed} passed; {} failed;{inconclusive} {ignored} ignored; 0 measured; {filtered_out} filtered out; finished in {:.2}s\n\n",
-        failed.len(),
-        time.as_secs_f64()
-    ));
-    s
 }
 
 /// What was reported about one failing test.

@@ -54,6 +54,63 @@ pub struct TestRun {
     pub setup: Setup,
 }
 
+/// What a test's run says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TestVerdict {
+    /// An execution failed, or the schedule named events the test never
+    /// fires.
+    Failed,
+    /// No verdict, for the reason given: a limit cut an execution short, no
+    /// execution ended in time, or the guest failed at one of weft's own
+    /// limits (a stress test that starts a thousand threads).
+    Inconclusive(String),
+    /// No failure.
+    Passed,
+}
+
+impl TestRun {
+    /// The run's verdict, when it was given `time_limit`. A failure at one
+    /// of weft's limits on memory or threads is no verdict: it leaves
+    /// [`TestRun::failure`].
+    pub fn verdict(&mut self, time_limit: std::time::Duration) -> TestVerdict {
+        let limit_hit = self.failure.take_if(|f| f.kind.is_limit());
+        if self.failure.is_some() {
+            return TestVerdict::Failed;
+        }
+        if let Some(hit) = limit_hit {
+            return TestVerdict::Inconclusive(limit_hit_text(&hit));
+        }
+        let exploration = &self.exploration;
+        let why = exploration
+            .inconclusive
+            .describe(exploration.executions)
+            .or_else(|| {
+                (exploration.executions == 0)
+                    .then(|| format!("no execution finished within --time-limit {time_limit:?}"))
+            });
+        why.map_or(TestVerdict::Passed, TestVerdict::Inconclusive)
+    }
+
+    /// Its name as reports show it: `name` or `name [schedule]`.
+    pub fn label(&self) -> String {
+        match &self.schedule {
+            Some(s) => format!("{} [{s}]", self.test),
+            None => self.test.clone(),
+        }
+    }
+}
+
+/// Why a test whose guest failed at one of weft's limits has no verdict,
+/// and how to raise the limit.
+fn limit_hit_text(hit: &Failure) -> String {
+    let raise = match hit.kind {
+        FailureKind::ThreadLimit => "--max-threads",
+        FailureKind::MemoryLimit => "--max-memory-mib",
+        _ => "the limit",
+    };
+    format!("{} (raise {raise})", hit.message)
+}
+
 /// The schedules `test` runs under: the given one, else its own, else none.
 pub fn schedules_of(test: &TestCase, given: Option<&str>) -> Vec<Option<String>> {
     match (given, test.schedules.is_empty()) {

@@ -159,6 +159,36 @@ fn run_with(
     Ok(Ok(String::from_utf8_lossy(&result.stdout).into_owned()))
 }
 
+/// The variable that stops libtest capturing a test's output.
+pub const NOCAPTURE: &str = "RUST_TEST_NOCAPTURE=";
+
+/// A module that lists no tests as one test: the whole program, named after
+/// its file `module`, run with the arguments `args`.
+pub fn whole_program(module: &std::path::Path, args: &[String]) -> TestCase {
+    let name = module.file_stem().map_or_else(
+        || "program".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    TestCase {
+        name,
+        schedules: Vec::new(),
+        args: args.to_vec(),
+        ignored: false,
+    }
+}
+
+/// Whether a libtest binary's output says it skipped test `name` itself
+/// (`test NAME - should panic ... ignored`: with `panic = "abort"` it
+/// cannot catch the panic).
+pub fn harness_skipped(stdout: &[u8], name: &str) -> bool {
+    let stdout = String::from_utf8_lossy(stdout);
+    stdout.lines().any(|line| {
+        line.strip_prefix("test ")
+            .and_then(|rest| rest.strip_prefix(name))
+            .is_some_and(|rest| rest.ends_with("... ignored"))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::{libtest_listing, names};

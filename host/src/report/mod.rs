@@ -1,6 +1,6 @@
 //! Presenting results: a command's findings as text or JSON ([`text`];
-//! [`actors`], [`serializability`] and [`testgen`] for the commands with
-//! findings of their own), the failing interleaving as text
+//! [`actors`], [`serializability`], [`svcomp`], [`testgen`] and [`tests`]
+//! for the commands with findings of their own), the failing interleaving as text
 //! ([`interleaving`]) and as an HTML page ([`html`]), verdicts as JUnit XML
 //! ([`junit`]).
 
@@ -9,5 +9,7 @@ pub mod html;
 pub mod interleaving;
 pub mod junit;
 pub mod serializability;
+pub mod svcomp;
 pub mod testgen;
+pub mod tests;
 pub mod text;

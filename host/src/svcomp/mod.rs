@@ -10,6 +10,7 @@
 //! is a failure. Any other failure (a trap, the step limit) stays one, but
 //! it is not the property's violation: the verdict is then `unknown`.
 
+pub mod driver;
 pub mod property;
 pub mod task;
 

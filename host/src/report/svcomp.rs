@@ -1,0 +1,130 @@
+//! `weft svcomp`'s verdicts for people: a table as verification tools
+//! print one (each task's property, expected and found verdict,
+//! executions, time), the counts, and why each verdict that is not `true`
+//! is what it is; or the same as JSON.
+
+use crate::svcomp::Verdict;
+use crate::svcomp::task::Check;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The verdict on one property of one task.
+pub struct Row {
+    /// The task's name.
+    pub task: String,
+    /// The property checked, and the verdict expected.
+    pub check: Check,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, in words.
+    pub reason: String,
+    /// Executions run.
+    pub executions: u64,
+    /// Wall time taken.
+    pub elapsed: Duration,
+    /// The witness of a `false` verdict.
+    pub witness: Option<PathBuf>,
+}
+
+impl Row {
+    /// Whether the verdict contradicts the expected one (`unknown` never
+    /// does).
+    pub fn wrong(&self) -> bool {
+        matches!(
+            (self.verdict, self.check.expected),
+            (Verdict::True, Some(false)) | (Verdict::False, Some(true))
+        )
+    }
+
+    /// The expected verdict as the table shows it.
+    fn expected(&self) -> &'static str {
+        match self.check.expected {
+            Some(true) => "true",
+            Some(false) => "false",
+            None => "-",
+        }
+    }
+}
+
+/// The table of `rows`, then a line of counts, then why each verdict that
+/// is not `true` is what it is.
+pub fn table(rows: &[Row]) -> String {
+    let mut out = String::new();
+    let width = rows.iter().map(|r| r.task.len()).max().unwrap_or(4).max(4);
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>9}",
+        "task", "property", "expected", "verdict", "executions", "time"
+    );
+    for row in rows {
+        let mark = if row.wrong() { "  WRONG" } else { "" };
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>8.1}s{mark}",
+            row.task,
+            row.check.property.name(),
+            row.expected(),
+            row.verdict.name(),
+            row.executions,
+            row.elapsed.as_secs_f64(),
+        );
+    }
+    let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
+    let correct = rows
+        .iter()
+        .filter(|r| r.verdict != Verdict::Unknown && !r.wrong())
+        .count();
+    let _ = writeln!(
+        out,
+        "{} verdicts: {correct} correct, {} wrong, {} unknown ({} true, {} false)",
+        rows.len(),
+        rows.iter().filter(|r| r.wrong()).count(),
+        count(Verdict::Unknown),
+        count(Verdict::True),
+        count(Verdict::False),
+    );
+    for row in rows.iter().filter(|r| r.verdict != Verdict::True) {
+        match &row.witness {
+            Some(witness) => drop(writeln!(
+                out,
+                "{} ({}): {}; witness {}",
+                row.task,
+                row.check.property.name(),
+                row.reason,
+                witness.display()
+            )),
+            None => drop(writeln!(
+                out,
+                "{} ({}): {}",
+                row.task,
+                row.check.property.name(),
+                row.reason
+            )),
+        }
+    }
+    out
+}
+
+/// The rows as one JSON object: each task's verdict, and how many are wrong.
+pub fn json(rows: &[Row]) -> serde_json::Value {
+    let tasks: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            json!({
+                "task": r.task,
+                "property": r.check.property,
+                "expected": r.check.expected,
+                "verdict": r.verdict,
+                "reason": r.reason,
+                "executions": r.executions,
+                "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
+                "witness": r.witness,
+                "wrong": r.wrong(),
+            })
+        })
+        .collect();
+    let wrong = rows.iter().filter(|r| r.wrong()).count();
+    json!({ "tasks": tasks, "wrong": wrong })
+}
