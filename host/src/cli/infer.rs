@@ -3,17 +3,14 @@
 use super::EXIT_PASS;
 use super::args::ModuleArgs;
 use crate::debuginfo::symbols::Symbols;
-use crate::execution::Setup;
-use crate::imunit::infer::evaluate::{Evaluation, evaluate, reference_events};
-use crate::imunit::infer::timeline::{CodeIndex, timelines};
-use crate::imunit::infer::{Anchor, InferOptions, Inference, infer, logged_runs};
+use crate::imunit::infer::evaluate::{evaluate, run_reference};
+use crate::imunit::infer::timeline::CodeIndex;
+use crate::imunit::infer::{InferOptions, infer, logged_runs};
 use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::{TestCase, list};
-use crate::runtime::{Outcome, Program};
-use crate::sched::RandomScheduler;
+use crate::report::infer::Inferred;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use serde_json::json;
 use std::io::Write as _;
 
 /// Infer the events and the schedule that would replace the sleeps of a
@@ -108,124 +105,16 @@ pub fn run(args: InferArgs) -> Result<u8> {
         }
         None => None,
     };
+    let inferred = Inferred {
+        test: &test.name,
+        inference: &inference,
+        reference: reference.as_ref(),
+    };
     let mut out = super::terminal::stdout();
     if args.json {
-        let value = json!({
-            "test": test.name,
-            "executions": inference.executions,
-            "passing_runs": inference.passing,
-            "events": inference.events.iter().map(|e| {
-                let (place, s) = match &e.anchor {
-                    Anchor::After(s) => ("after", s),
-                    Anchor::Before(s) => ("before", s),
-                };
-                json!({
-                    "name": e.name,
-                    "thread": e.thread,
-                    "place": place,
-                    "statement": s.method,
-                    "function": s.function,
-                    "file": s.file,
-                    "line": s.line,
-                    "confidence": e.confidence,
-                })
-            }).collect::<Vec<_>>(),
-            "orderings": inference.orderings.iter().map(|o| json!({
-                "before": inference.events[o.before].name,
-                "after": inference.events[o.after].name,
-                "blocked": o.blocked,
-                "confidence": o.confidence,
-            })).collect::<Vec<_>>(),
-            "schedule": inference.schedule(),
-            "reference": reference.as_ref().map(|(name, schedule, e)| json!({
-                "test": name,
-                "schedule": schedule,
-                "event_precision": e.event_precision,
-                "event_recall": e.event_recall,
-                "ordering_precision": e.ordering_precision,
-                "ordering_recall": e.ordering_recall,
-                "matched_events": e.matched_events,
-            })),
-        });
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&inferred.json())?);
     } else {
-        let _ = write!(out, "{}", human(&test.name, &inference, reference.as_ref()));
+        let _ = write!(out, "{}", inferred.text());
     }
     Ok(EXIT_PASS)
-}
-
-/// Runs the reference test once under its schedule and returns its events.
-fn run_reference(
-    program: &mut Program,
-    base: &Setup,
-    name: &str,
-    schedule: &str,
-    code: &mut CodeIndex<'_>,
-) -> Result<Vec<crate::imunit::infer::evaluate::ReferenceEvent>> {
-    let mut run = base.clone();
-    run.run.args.truncate(1);
-    run.run.args.push(name.to_string());
-    run.schedule = Some(schedule.to_string());
-    let (result, _) = crate::execution::execute(program, Box::new(RandomScheduler::new(0)), &run);
-    if !matches!(result.outcome, Outcome::Exited(0)) {
-        let why = result
-            .outcome
-            .failure()
-            .map_or_else(|| format!("{:?}", result.outcome), |f| f.message);
-        bail!("the reference test `{name}` failed under its schedule: {why}");
-    }
-    Ok(reference_events(&timelines(&result, code)))
-}
-
-fn human(
-    test: &str,
-    inference: &Inference,
-    reference: Option<&(String, String, Evaluation)>,
-) -> String {
-    let mut s = format!(
-        "inferred from {} passing runs ({} executions) of {test}\n\nevents:\n",
-        inference.passing, inference.executions
-    );
-    if inference.events.is_empty() {
-        s.push_str("  none: no thread did exactly one blocking thing while another slept\n");
-    }
-    let width = inference
-        .events
-        .iter()
-        .map(|e| e.name.len())
-        .max()
-        .unwrap_or(0);
-    for e in &inference.events {
-        let (place, at) = match &e.anchor {
-            Anchor::After(at) => ("after ", at),
-            Anchor::Before(at) => ("before", at),
-        };
-        s.push_str(&format!(
-            "  {:width$}  in {}: {place} `{}` at {}:{} ({})  confidence {:.2}\n",
-            e.name, e.thread, at.method, at.file, at.line, at.function, e.confidence
-        ));
-    }
-    s.push_str("\nschedule:\n");
-    let schedule = inference.schedule();
-    if schedule.is_empty() {
-        s.push_str("  (no ordering)\n");
-    } else {
-        s.push_str(&format!("  {schedule}\n"));
-    }
-    if let Some((name, text, e)) = reference {
-        let pairs: Vec<String> = e
-            .matched_events
-            .iter()
-            .map(|(i, r)| format!("{i} = {r}"))
-            .collect();
-        s.push_str(&format!(
-            "\ncompared with {name} [{text}]:\n  events:    precision {:.2}, recall {:.2} ({})\n  orderings: precision {:.2}, recall {:.2}\n",
-            e.event_precision,
-            e.event_recall,
-            pairs.join(", "),
-            e.ordering_precision,
-            e.ordering_recall
-        ));
-    }
-    s
 }

@@ -1,11 +1,12 @@
 //! Presenting results: a command's findings as text or JSON ([`text`];
-//! [`actors`], [`serializability`], [`svcomp`], [`testgen`] and [`tests`]
-//! for the commands with findings of their own), the failing interleaving as text
+//! [`actors`], [`infer`], [`serializability`], [`svcomp`], [`testgen`] and
+//! [`tests`] for the commands with findings of their own), the failing interleaving as text
 //! ([`interleaving`]) and as an HTML page ([`html`]), verdicts as JUnit XML
 //! ([`junit`]).
 
 pub mod actors;
 pub mod html;
+pub mod infer;
 pub mod interleaving;
 pub mod junit;
 pub mod serializability;

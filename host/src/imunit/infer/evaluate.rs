@@ -9,9 +9,12 @@
 //! `condition atom -> event` pair of the reference schedule) when both
 //! events match and both are bracketed or both are not.
 
-use super::timeline::{Statement, Timeline};
+use super::timeline::{CodeIndex, Statement, Timeline, timelines};
 use super::{Anchor, Inference};
+use crate::execution::Setup;
 use crate::imunit::schedule::Schedule;
+use crate::runtime::{Outcome, Program};
+use crate::sched::RandomScheduler;
 use std::collections::{BTreeSet, HashMap};
 
 /// An event of the reference version and the statements around it.
@@ -150,4 +153,32 @@ pub fn evaluate(
         reference_events: reference.len(),
         reference_orderings: reference_orderings.len(),
     }
+}
+
+/// Runs the reference test `name` once under its `schedule` and returns
+/// its events.
+///
+/// # Errors
+///
+/// When the test does not pass under its schedule.
+pub fn run_reference(
+    program: &mut Program,
+    base: &Setup,
+    name: &str,
+    schedule: &str,
+    code: &mut CodeIndex<'_>,
+) -> anyhow::Result<Vec<ReferenceEvent>> {
+    let mut run = base.clone();
+    run.run.args.truncate(1);
+    run.run.args.push(name.to_string());
+    run.schedule = Some(schedule.to_string());
+    let (result, _) = crate::execution::execute(program, Box::new(RandomScheduler::new(0)), &run);
+    if !matches!(result.outcome, Outcome::Exited(0)) {
+        let why = result
+            .outcome
+            .failure()
+            .map_or_else(|| format!("{:?}", result.outcome), |f| f.message);
+        anyhow::bail!("the reference test `{name}` failed under its schedule: {why}");
+    }
+    Ok(reference_events(&timelines(&result, code)))
 }
