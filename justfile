@@ -58,7 +58,7 @@ test: samples
 lint:
     cargo fmt --all -- --check
     cargo clippy --quiet --workspace --all-targets -- -D warnings
-    RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps -p weft
+    RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --document-private-items -p weft
     cargo clippy --quiet --manifest-path samples/Cargo.toml --target {{guest_target}} --target-dir target/guest -- -D warnings
 
 # Hot-path benchmarks (release build).

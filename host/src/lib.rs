@@ -58,33 +58,37 @@
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
+// The documentation is read with `--document-private-items` (`./x lint`
+// builds it so): the public items' docs may point at the crate-internal
+// ones that explain them.
+#![allow(rustdoc::private_intra_doc_links)]
 
-pub mod abi;
-pub mod activity;
+pub(crate) mod abi;
+pub(crate) mod activity;
 pub mod actors;
-pub mod bench;
-pub mod build;
+pub(crate) mod bench;
+pub(crate) mod build;
 pub mod check;
 pub use check::{Check, Checked};
-pub mod classroom;
+pub(crate) mod classroom;
 pub mod cli;
-pub mod debuginfo;
+pub(crate) mod debuginfo;
 pub mod execution;
-pub mod explain;
+pub(crate) mod explain;
 pub mod explore;
 pub mod failure;
 pub mod fuzzing;
 pub mod imunit;
-pub mod input;
+pub(crate) mod input;
 pub mod instrument;
 #[cfg(test)]
 mod layering;
 pub mod race;
 pub mod replay;
-pub mod report;
+pub(crate) mod report;
 pub mod runtime;
 pub mod sched;
 pub mod serializability;
 pub mod svcomp;
-pub mod testgen;
+pub(crate) mod testgen;
 pub mod trace;

@@ -15,11 +15,11 @@
 //!   coverage as it grows;
 //! - [`chart`]: a failing execution as a text message sequence chart.
 
-pub mod agenda;
-pub mod chart;
-pub mod criteria;
-pub mod driver;
-pub mod generate;
+pub(crate) mod agenda;
+pub(crate) mod chart;
+pub(crate) mod criteria;
+pub(crate) mod driver;
+pub(crate) mod generate;
 pub(crate) mod imports;
 pub mod mailboxes;
-pub mod mhb;
+pub(crate) mod mhb;

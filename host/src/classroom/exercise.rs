@@ -104,8 +104,6 @@ fn default_time_limit() -> String {
 /// An exercise, read from its folder.
 #[derive(Clone, Debug)]
 pub struct Exercise {
-    /// The folder.
-    pub dir: PathBuf,
     /// Its name (the folder's).
     pub name: String,
     /// Its title.
@@ -121,8 +119,6 @@ pub struct Exercise {
     /// Scheduling points an execution may take before it counts as a
     /// livelock or an endless loop, where the exercise sets them.
     pub max_steps: Option<u64>,
-    /// Typical wrong solutions.
-    pub wrong: Vec<WrongSolution>,
 }
 
 impl Exercise {
@@ -180,7 +176,6 @@ impl Exercise {
             .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "exercise".into());
         Ok(Exercise {
-            dir: dir.to_path_buf(),
             name,
             title: description.title,
             data_races: description.data_races,
@@ -188,7 +183,6 @@ impl Exercise {
             executions: description.executions,
             time_limit,
             max_steps: description.max_steps,
-            wrong: description.wrong,
         })
     }
 }

@@ -5,4 +5,4 @@
 
 pub mod exercise;
 
-pub use exercise::{Exercise, ExerciseError, WrongSolution};
+pub use exercise::Exercise;

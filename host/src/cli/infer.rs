@@ -75,7 +75,6 @@ pub fn run(args: InferArgs) -> Result<u8> {
     let options = InferOptions {
         base: base.clone(),
         runs: args.runs,
-        threshold: args.threshold,
         seed: args.seed,
     };
     let (executions, runs) = logged_runs(&mut program, &options, &test.name, &mut code)?;

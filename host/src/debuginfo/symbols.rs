@@ -280,7 +280,7 @@ impl Symbols {
     }
 
     /// What the memory at `addr` is, in source terms (see
-    /// [`VariableIndex::name_at`](super::variables::VariableIndex::name_at)).
+    /// [`VariableIndex::describe`](super::variables::VariableIndex::describe)).
     pub fn variable_at(&self, addr: u32) -> Option<String> {
         self.describe_variable(addr, 1).map(|(name, _)| name)
     }

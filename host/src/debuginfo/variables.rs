@@ -107,20 +107,16 @@ impl VariableIndex {
         VariableIndex { variables }
     }
 
-    /// What `addr` is, in source terms: `name`, `name[2].field` inside
-    /// arrays and structs, with `+offset` when `addr` is not the first
-    /// byte of what it names. The members of a library's own types (a
-    /// pthread mutex's `__u`, a Rust `Mutex`'s `inner` and `data`) are left
-    /// out: `counter` names a `Mutex<i32>`, its lock word and its value.
-    pub fn name_at(&self, dwarf: &Dwarf<Reader>, addr: u32) -> Option<String> {
-        self.describe(dwarf, addr, 1).map(|(name, _)| name)
-    }
-
-    /// [`VariableIndex::name_at`] of the `width` bytes at `addr` (the
-    /// innermost part that holds them all: a store that writes two fields
-    /// at once names their struct), and whether they are exactly a number,
-    /// a pointer or an enumeration (whose value reads as a number; a Rust
-    /// `Option` or a struct does not).
+    /// What the `width` bytes at `addr` are, in source terms: `name`,
+    /// `name[2].field` inside arrays and structs, with `+offset` when
+    /// `addr` is not the first byte of what it names; the innermost part
+    /// that holds them all (a store that writes two fields at once names
+    /// their struct). The members of a library's own types (a pthread
+    /// mutex's `__u`, a Rust `Mutex`'s `inner` and `data`) are left out:
+    /// `counter` names a `Mutex<i32>`, its lock word and its value. Also
+    /// whether the bytes are exactly a number, a pointer or an enumeration
+    /// (whose value reads as a number; a Rust `Option` or a struct does
+    /// not).
     pub fn describe(&self, dwarf: &Dwarf<Reader>, addr: u32, width: u32) -> Option<(String, bool)> {
         let holds = |v: &&Variable| (v.start..v.start.saturating_add(v.len)).contains(&addr);
         let end = self.variables.partition_point(|v| v.start <= addr);
@@ -154,7 +150,7 @@ impl VariableIndex {
     }
 }
 
-/// A name from [`VariableIndex::name_at`] without its `+offset`: the
+/// A name from [`VariableIndex::describe`] without its `+offset`: the
 /// whole of what it names (a lock, whichever of its words was touched).
 pub fn without_offset(name: &str) -> &str {
     match name.rsplit_once('+') {

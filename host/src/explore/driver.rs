@@ -199,11 +199,6 @@ impl Explored {
         self.exploration.setup(&self.request.options.run)
     }
 
-    /// The property's verdict, when a property was checked.
-    pub fn verdict(&self) -> Option<Verdict> {
-        self.verdict
-    }
-
     /// Its failure told in plain words (see [`crate::explain::retell()`]),
     /// for a module loaded with the access log and run with `setup`.
     pub fn story(&mut self, setup: &Setup) -> Option<crate::explain::Story> {

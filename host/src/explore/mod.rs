@@ -5,13 +5,13 @@
 //! whole and every execution on its own (its decisions are recorded too).
 //! [`turns`] says which strategy runs each execution.
 
-pub mod dfs;
-pub mod distinct;
-pub mod dpor;
-pub mod driver;
-pub mod race_points;
+pub(crate) mod dfs;
+pub(crate) mod distinct;
+pub(crate) mod dpor;
+pub(crate) mod driver;
+pub(crate) mod race_points;
 pub mod sampling;
-pub mod turns;
+pub(crate) mod turns;
 
 use crate::execution::Setup;
 use crate::instrument::Points;

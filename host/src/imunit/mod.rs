@@ -13,9 +13,9 @@
 //! - [`driver`]: one test under one schedule, with the checks that need
 //!   every execution.
 
-pub mod driver;
+pub(crate) mod driver;
 pub mod guard;
-pub mod infer;
-pub mod monitor;
-pub mod schedule;
-pub mod tests_in_module;
+pub(crate) mod infer;
+pub(crate) mod monitor;
+pub(crate) mod schedule;
+pub(crate) mod tests_in_module;

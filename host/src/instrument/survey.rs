@@ -343,7 +343,7 @@ impl Survey {
 
     /// Number of parameters of the defined function with this index in the
     /// defined-function space.
-    /// wasi-libc's thread start function ([`abi::THREAD_START_C`]), when
+    /// wasi-libc's thread start function ([`crate::abi::THREAD_START_C`]), when
     /// the name section names a defined function so with type
     /// `(i32, i32) -> ()`.
     pub fn thread_start_c(&self) -> Option<u32> {

@@ -3,8 +3,8 @@
 //! [`crate::trace::clock`], installed in executions as the [`check`]
 //! analysis.
 
-pub mod check;
-pub mod detector;
+pub(crate) mod check;
+pub(crate) mod detector;
 mod library;
 mod shadow;
 

@@ -6,8 +6,8 @@
 //!   asks for.
 
 pub mod file;
-pub mod minimize;
-pub mod verdict;
+pub(crate) mod minimize;
+pub(crate) mod verdict;
 
 use crate::runtime::{ExecutionResult, Failure, LoadError, Outcome, Program};
 use crate::sched::{ReplayScheduler, ScheduleError};

@@ -82,7 +82,7 @@ pub(crate) struct ExecState {
     /// host that a loop may depend on.
     pub host_reads: u64,
     /// The thread whose budget stands for decisions the scheduler committed
-    /// to (see [`Scheduler::keeps`](crate::sched::Scheduler::keeps)).
+    /// to (see [`Scheduler::keeps`]).
     committed_run: Option<ThreadId>,
     /// The analyses installed for this execution, in order (taken out
     /// while their hooks run).

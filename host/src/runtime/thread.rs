@@ -38,8 +38,9 @@ pub(crate) enum ThreadState {
 /// One guest thread.
 #[derive(Debug)]
 pub(crate) struct Thread {
-    /// Changed only through [`ExecState::set_state`] and the methods of
-    /// `ExecState`, which keep the cached enabled list in step.
+    /// Changed only through
+    /// [`ExecState::set_state`](super::state::ExecState::set_state) and the
+    /// methods of `ExecState`, which keep the cached enabled list in step.
     pub(super) state: ThreadState,
     /// Name given through the SDK.
     pub name: Option<String>,

@@ -12,9 +12,9 @@
 //!   could happen under another schedule (AssetFuzzer's phase I).
 //! - [`units`]: units of work named from outside the guest, as call sites.
 
-pub mod asset_scheduler;
+pub(crate) mod asset_scheduler;
 pub mod atomic_sets;
-pub mod driver;
-pub mod patterns;
-pub mod potential;
-pub mod units;
+pub(crate) mod driver;
+pub(crate) mod patterns;
+pub(crate) mod potential;
+pub(crate) mod units;

@@ -10,9 +10,9 @@
 //! is a failure. Any other failure (a trap, the step limit) stays one, but
 //! it is not the property's violation: the verdict is then `unknown`.
 
-pub mod driver;
+pub(crate) mod driver;
 pub mod property;
-pub mod task;
+pub(crate) mod task;
 
 pub use property::{Property, REACH_ERROR};
 

@@ -133,16 +133,6 @@ impl Test {
         (test, position)
     }
 
-    /// Number of calls.
-    pub fn len(&self) -> usize {
-        self.prefix.len() + self.suffixes[0].len() + self.suffixes[1].len()
-    }
-
-    /// Whether the test has no calls.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The call numbered `k`.
     pub fn call(&self, k: usize) -> Option<&Call> {
         self.prefix

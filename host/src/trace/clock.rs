@@ -50,32 +50,6 @@ impl VectorClock {
     }
 }
 
-/// One thread's time: `time@thread`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Epoch {
-    /// The thread.
-    pub thread: ThreadId,
-    /// Its time.
-    pub time: u32,
-}
-
-impl Epoch {
-    /// The present of `thread` whose clock is `clock`.
-    #[inline]
-    pub fn of(thread: ThreadId, clock: &VectorClock) -> Self {
-        Epoch {
-            thread,
-            time: clock.get(thread),
-        }
-    }
-
-    /// Whether the epoch happened before the present of a thread whose
-    /// clock is `clock`.
-    pub fn happened_before(self, clock: &VectorClock) -> bool {
-        self.time <= clock.get(self.thread)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,8 +64,7 @@ mod tests {
         b.join(&a);
         assert_eq!((b.get(0), b.get(1), b.get(7)), (3, 2, 0));
         assert!(a.happened_before(&b));
-        assert!(Epoch::of(0, &a).happened_before(&b));
         b.tick(1);
-        assert!(!Epoch::of(1, &b).happened_before(&a));
+        assert!(!b.happened_before(&a));
     }
 }

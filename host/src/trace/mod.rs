@@ -9,7 +9,7 @@
 //! - [`clock`]: vector clocks, for the analyses that order events by
 //!   happens-before.
 
-pub mod clock;
+pub(crate) mod clock;
 
 use crate::instrument::{AccessKind, SiteId};
 use serde::{Deserialize, Serialize};

@@ -43,10 +43,6 @@ pub struct Evaluation {
     pub ordering_recall: f64,
     /// (inferred name, reference name) of every matched event.
     pub matched_events: Vec<(String, String)>,
-    /// The reference's events.
-    pub reference_events: usize,
-    /// The reference's orderings.
-    pub reference_orderings: usize,
 }
 
 /// The events of the reference version, from one run's timelines.
@@ -150,8 +146,6 @@ pub fn evaluate(
         ordering_precision: share(good.len(), inference.orderings.len()),
         ordering_recall: share(found.len(), reference_orderings.len()),
         matched_events,
-        reference_events: reference.len(),
-        reference_orderings: reference_orderings.len(),
     }
 }
 

@@ -36,8 +36,6 @@ pub struct InferOptions {
     pub base: Setup,
     /// Passing runs to learn from.
     pub runs: usize,
-    /// Least share of runs an event or ordering must appear in.
-    pub threshold: f64,
     /// Seed of the first run's schedule.
     pub seed: u64,
 }
@@ -52,13 +50,6 @@ pub enum Anchor {
 }
 
 impl Anchor {
-    /// The statement.
-    pub fn statement(&self) -> &Statement {
-        match self {
-            Anchor::After(s) | Anchor::Before(s) => s,
-        }
-    }
-
     /// `finished<Method>` or `starting<Method>`.
     fn base_name(&self) -> String {
         match self {
