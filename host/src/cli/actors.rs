@@ -65,6 +65,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
     if args.strategy == ActorStrategy::RandomDelays {
         args.module.actor_delivery = Delivery::Delays(args.delay_percent);
     }
+    args.output.outputs(&args.module.module, None).check()?;
     let (wasm, mut program) = args.module.load()?;
     let options = ActorOptions {
         strategy: args.strategy,

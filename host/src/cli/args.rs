@@ -3,6 +3,7 @@
 //! `--junit` ([`JunitArgs`]), and their parsers.
 
 use super::files::{read_module, same_file};
+use super::outputs::{Kind, Outputs};
 use crate::execution::Setup;
 use crate::instrument::Points;
 use crate::report::interleaving::{Focus, Layout};
@@ -322,9 +323,50 @@ pub struct OutputArgs {
     /// fewer preemptions and steps before reporting and saving it.
     #[arg(long)]
     pub no_minimize: bool,
+    /// Inserted into the replay file's name before `.weft.json` (set by
+    /// the command: a shard's `shard-K-of-N`).
+    #[arg(skip)]
+    pub replay_tag: Option<String>,
 }
 
 impl OutputArgs {
+    /// Where a failure's replay file goes: `--save-failure`, else
+    /// `<module name>.weft.json` here; `None` with `--no-save`.
+    pub fn replay_path(&self, module: &Path) -> Option<PathBuf> {
+        if self.no_save {
+            return None;
+        }
+        let path = self.save_failure.clone().unwrap_or_else(|| {
+            let stem = module
+                .file_stem()
+                .map_or("module".into(), |s| s.to_string_lossy().into_owned());
+            PathBuf::from(format!("{stem}.weft.json"))
+        });
+        Some(match &self.replay_tag {
+            Some(tag) => tagged(&path, tag),
+            None => path,
+        })
+    }
+
+    /// The files a command that explores `module` writes (its replay file,
+    /// page and `junit` report), to be checked before it starts.
+    pub fn outputs(&self, module: &Path, junit: Option<&JunitArgs>) -> Outputs {
+        let replay = self.replay_path(module);
+        let outputs = Outputs::new().input("the module", module);
+        let outputs = if self.save_failure.is_some() {
+            outputs.output("--save-failure", Kind::Replay, replay.as_deref())
+        } else {
+            outputs.default_output("--save-failure", Kind::Replay, replay.as_deref())
+        };
+        outputs
+            .output("--html", Kind::Report, self.html.as_deref())
+            .output(
+                "--junit",
+                Kind::Report,
+                junit.and_then(|j| j.junit.as_deref()),
+            )
+    }
+
     /// How the interleaving is laid out.
     pub fn layout(&self) -> Layout {
         if self.table {
@@ -351,6 +393,19 @@ impl OutputArgs {
             focus: self.focus(),
         }
     }
+}
+
+/// `path` with `tag` inserted before its extensions (`.weft.json`):
+/// `out/bug.weft.json` becomes `out/bug.TAG.weft.json`.
+pub fn tagged(path: &Path, tag: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let renamed = match name.split_once('.') {
+        Some((stem, extensions)) => format!("{stem}.{tag}.{extensions}"),
+        None => format!("{name}.{tag}"),
+    };
+    path.with_file_name(renamed)
 }
 
 /// `--junit FILE`, for the commands whose verdicts are test results.

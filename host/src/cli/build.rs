@@ -1,5 +1,6 @@
 //! `weft build`: a source file to a module weft runs.
 
+use super::outputs::{Kind, Outputs};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -23,18 +24,12 @@ pub struct BuildArgs {
 }
 
 pub fn run(args: BuildArgs) -> Result<u8> {
-    if let Some(output) = &args.output
-        && let Some(source) = args
-            .sources
-            .iter()
-            .find(|source| super::files::same_file(source, output))
-    {
-        anyhow::bail!(
-            "`{}` is the source `{}` itself: the module would overwrite it (choose another -o)",
-            output.display(),
-            source.display()
-        );
-    }
+    let outputs = args.sources.iter().fold(Outputs::new(), |outputs, source| {
+        outputs.input("a source", source)
+    });
+    outputs
+        .output("-o", Kind::Module, args.output.as_deref())
+        .check()?;
     let written = crate::build::build_program(&args.sources, args.output.as_deref(), &args.flags)?;
     eprintln!("weft: built {}", written.display());
     Ok(super::EXIT_PASS)

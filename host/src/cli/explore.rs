@@ -101,6 +101,15 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
 /// `show_progress`).
 pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<ExploredModule> {
     let request = request(args)?;
+    // Shards share a folder (a batch system's array job): each saves its
+    // own replay file, and `weft merge` names the failing one's.
+    let shard = request.options.shard;
+    if shard.count > 1 {
+        args.output.replay_tag = Some(format!("shard-{}-of-{}", shard.index, shard.count));
+    }
+    args.output
+        .outputs(&args.module.module, Some(&args.junit))
+        .check()?;
     let (wasm, program) = args.module.load_with(request.instrument)?;
     let mut progress = ProgressLine::new(show_progress);
     let explored = explore_program(wasm, program, request, |p| {

@@ -11,25 +11,24 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
 /// The module a replay file at `replay_path` runs: `given` if the user
-/// named one, else the recorded path; when that is relative and not found
-/// from here (it is relative to where the file was written), the recorded
-/// path beside the replay file, then a file of the recorded name beside
-/// it.
+/// named one, else the recorded path from the replay file's folder (where
+/// replay files record it from), else from here (older replay files
+/// recorded it from the directory weft ran in), else a file of the
+/// recorded name beside the replay file.
 pub fn recorded_module(file: &ReplayFile, replay_path: &Path, given: Option<PathBuf>) -> PathBuf {
     given.unwrap_or_else(|| {
         let recorded = PathBuf::from(&file.module.path);
-        if recorded.exists() || recorded.is_absolute() {
-            return recorded;
-        }
         let dir = replay_path.parent().unwrap_or(Path::new(""));
+        let beside = dir.join(&recorded);
         [
-            Some(dir.join(&recorded)),
+            Some(beside.clone()),
+            Some(recorded.clone()),
             recorded.file_name().map(|name| dir.join(name)),
         ]
         .into_iter()
         .flatten()
-        .find(|candidate| candidate.exists())
-        .unwrap_or(recorded)
+        .find(|candidate| candidate.is_file())
+        .unwrap_or(beside)
     })
 }
 
@@ -56,16 +55,9 @@ pub fn save_replay(
     failure: &Failure,
     found_by: FoundBy,
 ) -> Result<Option<PathBuf>> {
-    if output.no_save {
+    let Some(path) = output.replay_path(run.module) else {
         return Ok(None);
-    }
-    let path = output.save_failure.clone().unwrap_or_else(|| {
-        let stem = run
-            .module
-            .file_stem()
-            .map_or("module".into(), |s| s.to_string_lossy().into_owned());
-        PathBuf::from(format!("{stem}.weft.json"))
-    });
+    };
     if same_file(&path, run.module) {
         anyhow::bail!(
             "`{}` is the module itself: the replay file would overwrite it (choose another --save-failure)",

@@ -64,6 +64,9 @@ fn parse_chance(text: &str) -> Result<f64, String> {
 }
 
 pub fn run(mut args: GenArgs) -> Result<u8> {
+    args.output
+        .outputs(&args.module.module, Some(&args.junit))
+        .check()?;
     let wasm = args.module.read()?;
     let class = find(&wasm, &args.class)?;
     // Calls are logged, so that methods calling methods count in the

@@ -1,8 +1,9 @@
 //! `weft minimize`: the failure of a replay file under a smaller schedule.
 
 use super::args::OutputArgs;
-use super::files::{read_recorded_module, recorded_module, same_file};
+use super::files::{read_recorded_module, recorded_module};
 use super::output::{minimize_verdict, print_report};
+use super::outputs::{Kind, Outputs};
 use crate::replay::file::ReplayFile;
 use crate::replay::{Replayed, replay};
 use crate::report::text::Report;
@@ -44,12 +45,6 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         .output
         .clone()
         .unwrap_or_else(|| minimized_path(&args.file));
-    if same_file(&output_path, &args.file) {
-        bail!(
-            "`{}` is the replay file itself: choose another --output",
-            output_path.display()
-        );
-    }
     if file.failure.is_none() {
         bail!(
             "`{}` records no failure: there is nothing to minimize",
@@ -58,6 +53,12 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
     }
     let module = recorded_module(&file, &args.file, args.module.clone());
     let wasm = read_recorded_module(&module, args.module.is_some())?;
+    Outputs::new()
+        .input("the replay file", &args.file)
+        .input("the module", &module)
+        .output("--output", Kind::Replay, Some(&output_path))
+        .output("--html", Kind::Report, args.html.as_deref())
+        .check()?;
     let start = Instant::now();
     let Replayed {
         mut result,
@@ -67,12 +68,6 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
     let Some(mut failure) = failure else {
         bail!("`{}` no longer shows a failure", args.file.display());
     };
-    if same_file(&output_path, &module) {
-        bail!(
-            "`{}` is the module itself: choose another --output",
-            output_path.display()
-        );
-    }
     let output = OutputArgs {
         json: args.json,
         save_failure: None,
@@ -80,6 +75,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         full_trace: args.full_trace,
         table: args.table,
         html: args.html.clone(),
+        replay_tag: None,
         no_minimize: false,
     };
     let minimization =

@@ -13,6 +13,7 @@ mod infer;
 mod merge;
 mod minimize;
 mod output;
+mod outputs;
 mod progress;
 mod replay;
 mod run;

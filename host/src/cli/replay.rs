@@ -3,6 +3,7 @@
 use super::args::OutputArgs;
 use super::files::{read_recorded_module, recorded_module};
 use super::output::print_report;
+use super::outputs::{Kind, Outputs};
 use crate::replay::file::ReplayFile;
 use crate::replay::{Replayed, replay};
 use crate::report::text::Report;
@@ -37,6 +38,11 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
     let file = ReplayFile::load(&args.file)?;
     let module = recorded_module(&file, &args.file, args.module.clone());
     let wasm = read_recorded_module(&module, args.module.is_some())?;
+    Outputs::new()
+        .input("the replay file", &args.file)
+        .input("the module", &module)
+        .output("--html", Kind::Report, args.html.as_deref())
+        .check()?;
     let start = Instant::now();
     let Replayed {
         result,
@@ -63,6 +69,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         full_trace: args.full_trace,
         table: args.table,
         html: args.html.clone(),
+        replay_tag: None,
         no_minimize: true,
     };
     let report = Report {

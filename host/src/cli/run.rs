@@ -31,6 +31,7 @@ pub struct RunArgs {
 
 pub fn run(mut args: RunArgs) -> Result<u8> {
     args.module.default_races = crate::race::RaceMode::Fail;
+    args.output.outputs(&args.module.module, None).check()?;
     let (wasm, mut program) = args.module.load()?;
     let start = Instant::now();
     let mut result = run_once(

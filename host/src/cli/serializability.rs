@@ -75,6 +75,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
             len: region.len,
         });
     }
+    args.output.outputs(&args.module.module, None).check()?;
     let (wasm, mut program) = args.module.load()?;
     args.module.unit_calls = unit_calls(&program, &symbols, &args.unit_of_work)?;
     let options = SerialOptions {

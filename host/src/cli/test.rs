@@ -80,6 +80,11 @@ pub struct TestArgs {
 pub fn run(mut args: TestArgs) -> Result<u8> {
     let started = Instant::now();
     args.module.default_sleeps = crate::runtime::Sleeps::Timed;
+    // The first failing test's files are checked; later ones get the
+    // test's name inserted (see `per_test_path`).
+    args.output
+        .outputs(&args.module.module, Some(&args.junit))
+        .check()?;
     let (wasm, mut program) = args.module.load()?;
     let mut options = TestOptions {
         base: args.module.run_config(),
@@ -358,16 +363,7 @@ fn per_test_path(given: Option<&Path>, count: usize, slug: &str, default: String
     match given {
         None => PathBuf::from(default),
         Some(path) if count == 0 => path.to_path_buf(),
-        Some(path) => {
-            let name = path
-                .file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-            let renamed = match name.split_once('.') {
-                Some((stem, extensions)) => format!("{stem}.{slug}.{extensions}"),
-                None => format!("{name}.{slug}"),
-            };
-            path.with_file_name(renamed)
-        }
+        Some(path) => super::args::tagged(path, slug),
     }
 }
 

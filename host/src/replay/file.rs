@@ -41,7 +41,11 @@ pub const VERSION: u32 = 6;
 /// Which module a replay file belongs to.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModuleRef {
-    /// Path of the module when the failure was found.
+    /// Where the module is, relative to the replay file's folder (so that
+    /// the two travel together, and a replay from any directory finds
+    /// it); absolute when no relative path leads there. (Files written
+    /// before this held the path relative to the directory weft ran in;
+    /// `weft replay` tries that too.)
     pub path: String,
     /// blake3 hash of the module bytes, as 64 hex digits.
     pub blake3: String,
@@ -209,7 +213,7 @@ pub fn write_replay(
         format: FORMAT.into(),
         version: VERSION,
         module: ModuleRef {
-            path: run.module.display().to_string(),
+            path: module_path_from(path, run.module).display().to_string(),
             blake3: blake3::hash(run.wasm).to_hex().to_string(),
         },
         instrument: run.instrument,
@@ -222,6 +226,21 @@ pub fn write_replay(
     };
     std::fs::write(path, file.to_json())
         .with_context(|| format!("cannot write the replay file `{}`", path.display()))
+}
+
+/// The path of `module` as seen from the folder of the replay file at
+/// `replay`: relative when one leads there, else absolute, else as given.
+pub fn module_path_from(replay: &Path, module: &Path) -> std::path::PathBuf {
+    let folder = match replay.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    let (Ok(folder), Ok(module_abs)) =
+        (std::fs::canonicalize(folder), std::fs::canonicalize(module))
+    else {
+        return module.to_path_buf();
+    };
+    pathdiff::diff_paths(&module_abs, &folder).unwrap_or(module_abs)
 }
 
 #[cfg(test)]
