@@ -35,4 +35,5 @@ mod support;
 mod testgen;
 mod time_limits;
 mod trace_hashes;
+mod travel;
 mod wat_modules;
