@@ -337,3 +337,66 @@ fn each_shard_saves_its_own_replay_file() {
         format!("lost-update.shard-{}-of-2.weft.json", index % 2)
     );
 }
+
+/// A bundle is one file: the replay and its module. It replays, draws
+/// its page and minimizes with nothing beside it, and unpacks with tar.
+#[test]
+fn a_bundle_replays_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = dir.path().join("lu.wasm");
+    std::fs::copy(sample("lost-update"), &module).unwrap();
+    let found = weft_in(
+        dir.path(),
+        &["explore", "lu.wasm", "--save-failure", "lu.weft.json"],
+    );
+    assert_eq!(found.code, 1, "{}", found.stderr);
+    assert!(
+        found.stdout.contains("weft bundle lu.weft.json"),
+        "{}",
+        found.stdout
+    );
+    let bundled = weft_in(dir.path(), &["bundle", "lu.weft.json"]);
+    assert_eq!(bundled.code, 0, "{}", bundled.stderr);
+    assert!(
+        bundled.stderr.contains("weft replay lu.weft"),
+        "{}",
+        bundled.stderr
+    );
+    // Alone in another folder.
+    let other = tempfile::tempdir().unwrap();
+    let bundle = other.path().join("bug.weft");
+    std::fs::rename(dir.path().join("lu.weft"), &bundle).unwrap();
+    let replayed = weft_in(other.path(), &["replay", "bug.weft", "--html", "bug.html"]);
+    assert_eq!(replayed.code, 1, "{}", replayed.stderr);
+    assert!(
+        replayed.stdout.contains("reproduced the assertion failure"),
+        "{}",
+        replayed.stdout
+    );
+    assert!(other.path().join("bug.html").exists());
+    let minimized = weft_in(other.path(), &["minimize", "bug.weft"]);
+    assert_eq!(minimized.code, 1, "{}", minimized.stderr);
+    let again = weft_in(other.path(), &["replay", "bug.min.weft"]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    // A bundle carries its module; naming one is a mistake.
+    let named = weft_in(
+        other.path(),
+        &["replay", "bug.weft", "--module", arg(&module)],
+    );
+    assert_eq!(named.code, 2, "{}", named.stdout);
+    // Unpacked, the two files replay as they are.
+    let unpacked = tempfile::tempdir().unwrap();
+    let tar = std::process::Command::new("tar")
+        .arg("xzf")
+        .arg(&bundle)
+        .current_dir(unpacked.path())
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let replayed = weft_in(unpacked.path(), &["replay", "lu.weft.json"]);
+    assert_eq!(replayed.code, 1, "{}", replayed.stderr);
+    // What is not a bundle or a replay file is refused.
+    std::fs::write(other.path().join("junk.weft"), [0x1f, 0x8b, 8, 0, 0]).unwrap();
+    let junk = weft_in(other.path(), &["replay", "junk.weft"]);
+    assert_eq!(junk.code, 2, "{}", junk.stdout);
+}

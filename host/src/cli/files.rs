@@ -4,6 +4,7 @@
 
 use super::args::OutputArgs;
 pub use crate::input::{read_module, same_file};
+use crate::replay::bundle::Bundle;
 use crate::replay::file::{FoundBy, ReplayFile};
 pub use crate::replay::file::{Run, write_replay};
 use crate::runtime::{ExecutionResult, Failure};
@@ -29,6 +30,48 @@ pub fn recorded_module(file: &ReplayFile, replay_path: &Path, given: Option<Path
         .flatten()
         .find(|candidate| candidate.is_file())
         .unwrap_or(beside)
+    })
+}
+
+/// A replay file and its module, loaded.
+pub struct Loaded {
+    /// The replay file.
+    pub file: ReplayFile,
+    /// The module's path (in a bundle: its file name).
+    pub module: PathBuf,
+    /// The module's bytes.
+    pub wasm: Vec<u8>,
+    /// Whether both came from a bundle.
+    pub bundled: bool,
+}
+
+/// Loads the replay file or bundle at `path` and its module (`given`, if
+/// the user named one).
+pub fn load_replay(path: &Path, given: Option<PathBuf>) -> Result<Loaded> {
+    if crate::replay::bundle::is_bundle(path) {
+        if given.is_some() {
+            anyhow::bail!(
+                "`{}` is a bundle, which carries its module: --module is not needed",
+                path.display()
+            );
+        }
+        let bundle = Bundle::read(path)?;
+        return Ok(Loaded {
+            file: bundle.replay,
+            module: PathBuf::from(bundle.module_name),
+            wasm: bundle.wasm,
+            bundled: true,
+        });
+    }
+    let file = ReplayFile::load(path)?;
+    let named = given.is_some();
+    let module = recorded_module(&file, path, given);
+    let wasm = read_recorded_module(&module, named)?;
+    Ok(Loaded {
+        file,
+        module,
+        wasm,
+        bundled: false,
     })
 }
 

@@ -1,10 +1,11 @@
 //! `weft minimize`: the failure of a replay file under a smaller schedule.
 
 use super::args::OutputArgs;
-use super::files::{read_recorded_module, recorded_module};
+use super::files::{Loaded, load_replay};
 use super::output::{minimize_verdict, print_report};
 use super::outputs::{Kind, Outputs};
-use crate::replay::file::ReplayFile;
+use crate::replay::bundle::Bundle;
+use crate::replay::file::{ModuleRef, ReplayFile, module_path_from};
 use crate::replay::{Replayed, replay};
 use crate::report::text::Report;
 use anyhow::{Context, Result, bail};
@@ -16,10 +17,11 @@ use std::time::Instant;
 /// preemptions and steps, and save it as a new replay file.
 #[derive(Args, Debug)]
 pub struct MinimizeArgs {
-    /// The replay file (`*.weft.json`); it is never changed.
+    /// The replay file (`*.weft.json`) or bundle (`*.weft`); it is never
+    /// changed.
     file: PathBuf,
     /// Where to write the minimized replay file (default: beside the input,
-    /// `<name>.min.weft.json`).
+    /// `<name>.min.weft.json`; of a bundle, a bundle: `<name>.min.weft`).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
     /// The module, if not at the path the file records.
@@ -40,7 +42,12 @@ pub struct MinimizeArgs {
 }
 
 pub fn run(args: MinimizeArgs) -> Result<u8> {
-    let file = ReplayFile::load(&args.file)?;
+    let Loaded {
+        file,
+        module,
+        wasm,
+        bundled,
+    } = load_replay(&args.file, args.module.clone())?;
     let output_path = args
         .output
         .clone()
@@ -51,8 +58,6 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
             args.file.display()
         );
     }
-    let module = recorded_module(&file, &args.file, args.module.clone());
-    let wasm = read_recorded_module(&module, args.module.is_some())?;
     Outputs::new()
         .input("the replay file", &args.file)
         .input("the module", &module)
@@ -87,8 +92,26 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         failure: Some(failure.clone()),
         ..file
     };
-    std::fs::write(&output_path, minimized.to_json())
-        .with_context(|| format!("cannot write `{}`", output_path.display()))?;
+    if bundled {
+        Bundle {
+            replay: minimized,
+            module_name: module.display().to_string(),
+            wasm: wasm.clone(),
+        }
+        .write(&output_path)?;
+    } else {
+        let minimized = ReplayFile {
+            module: ModuleRef {
+                path: module_path_from(&output_path, &module)
+                    .display()
+                    .to_string(),
+                ..minimized.module
+            },
+            ..minimized
+        };
+        std::fs::write(&output_path, minimized.to_json())
+            .with_context(|| format!("cannot write `{}`", output_path.display()))?;
+    }
     let headline = format!(
         "minimized the {} failure of `{}`",
         failure.kind.name(),
@@ -112,11 +135,15 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
     Ok(print_report(&report, &output))
 }
 
-/// `dir/name.weft.json` becomes `dir/name.min.weft.json`.
+/// `dir/name.weft.json` becomes `dir/name.min.weft.json`, a bundle
+/// `dir/name.weft` becomes `dir/name.min.weft`.
 fn minimized_path(file: &Path) -> PathBuf {
     let name = file
         .file_name()
         .map_or("failure".into(), |n| n.to_string_lossy().into_owned());
+    if let Some(stem) = name.strip_suffix(".weft") {
+        return file.with_file_name(format!("{stem}.min.weft"));
+    }
     let stem = name
         .strip_suffix(".weft.json")
         .or_else(|| name.strip_suffix(".json"))
@@ -137,6 +164,10 @@ mod tests {
         assert_eq!(
             minimized_path(Path::new("bug.json")),
             Path::new("bug.min.weft.json")
+        );
+        assert_eq!(
+            minimized_path(Path::new("out/bug.weft")),
+            Path::new("out/bug.min.weft")
         );
     }
 }

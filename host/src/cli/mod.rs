@@ -5,6 +5,7 @@ mod actors;
 mod args;
 mod bench;
 mod build;
+mod bundle;
 mod explore;
 mod files;
 mod generate;
@@ -41,6 +42,7 @@ enum Command {
     Merge(merge::MergeArgs),
     Replay(replay::ReplayArgs),
     Minimize(minimize::MinimizeArgs),
+    Bundle(bundle::BundleArgs),
     Bench(bench::BenchArgs),
     Build(build::BuildArgs),
     Test(test::TestArgs),
@@ -72,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Merge(args) => merge::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Minimize(args) => minimize::run(args),
+        Command::Bundle(args) => bundle::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Build(args) => build::run(args),
         Command::Test(args) => test::run(args),

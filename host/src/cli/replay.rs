@@ -1,10 +1,9 @@
 //! `weft replay`: re-run a saved execution exactly.
 
 use super::args::OutputArgs;
-use super::files::{read_recorded_module, recorded_module};
+use super::files::{Loaded, load_replay};
 use super::output::print_report;
 use super::outputs::{Kind, Outputs};
-use crate::replay::file::ReplayFile;
 use crate::replay::{Replayed, replay};
 use crate::report::text::Report;
 use anyhow::{Context, Result};
@@ -15,7 +14,7 @@ use std::time::Instant;
 /// Re-run a saved failure exactly and check it is the same execution.
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// The replay file (`*.weft.json`).
+    /// The replay file (`*.weft.json`), or a bundle (`*.weft`).
     file: PathBuf,
     /// The module, if not at the path the file records.
     #[arg(long)]
@@ -35,9 +34,9 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> Result<u8> {
-    let file = ReplayFile::load(&args.file)?;
-    let module = recorded_module(&file, &args.file, args.module.clone());
-    let wasm = read_recorded_module(&module, args.module.is_some())?;
+    let Loaded {
+        file, module, wasm, ..
+    } = load_replay(&args.file, args.module.clone())?;
     Outputs::new()
         .input("the replay file", &args.file)
         .input("the module", &module)

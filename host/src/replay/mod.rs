@@ -1,10 +1,12 @@
 //! Replaying a saved execution and checking that it is the same one.
 //!
 //! - [`file`](mod@file): the versioned JSON file a failure is saved to.
+//! - [`bundle`]: a replay file and its module in one file.
 //! - [`minimize`]: the same failure under a smaller schedule.
 //! - [`verdict`]: what an execution shows under every check its setup
 //!   asks for.
 
+pub mod bundle;
 pub mod file;
 pub(crate) mod minimize;
 pub(crate) mod verdict;

@@ -292,6 +292,13 @@ impl Report<'_> {
             if let Some(path) = &self.replay_file {
                 let _ = writeln!(out, "\nreplay file: {}", path.display());
                 let _ = writeln!(out, "replay with: weft replay {}", path.display());
+                if !crate::replay::bundle::is_bundle(path) {
+                    let _ = writeln!(
+                        out,
+                        "for a bug report, one file with the module: weft bundle {}",
+                        path.display()
+                    );
+                }
             }
         } else {
             let _ = writeln!(out, "trace {}", result.trace_hash);
