@@ -473,3 +473,60 @@ int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0)
     }
     assert!(modules[0] == modules[1], "two builds differ");
 }
+
+/// Old C that calls the verification functions without declaring them
+/// builds and runs as written; a call whose signature differs from the
+/// definition's is a build error that names the function, not a trap at
+/// run time.
+#[test]
+fn undeclared_calls_build_right_and_mismatched_ones_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("old.c"),
+        r#"#include <pthread.h>
+#include <assert.h>
+int counter;
+void *work(void *arg) {
+    __VERIFIER_atomic_begin();
+    int seen = counter;
+    counter = seen + 1;
+    __VERIFIER_atomic_end();
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    work(0);
+    pthread_join(t, 0);
+    assert(counter == 2);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let built = weft_in(dir.path(), &["build", "old.c"]);
+    assert_eq!(built.code, 0, "{}", built.stderr);
+    let explored = weft_in(
+        dir.path(),
+        &["explore", "old.wasm", "--points", "memory", "--no-save"],
+    );
+    assert_eq!(explored.code, 0, "{}{}", explored.stdout, explored.stderr);
+
+    std::fs::write(
+        dir.path().join("main.c"),
+        "int helper(int a, int b);\nint main(void) { return helper(1, 2); }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("helper.c"), "void helper(void) {}\n").unwrap();
+    let mismatched = weft_in(
+        dir.path(),
+        &["build", "main.c", "helper.c", "-o", "two.wasm"],
+    );
+    assert_eq!(mismatched.code, 2, "{}", mismatched.stdout);
+    assert!(
+        mismatched.stderr.contains("calls of `helper` do not match"),
+        "{}",
+        mismatched.stderr
+    );
+    assert!(!dir.path().join("two.wasm").exists());
+}

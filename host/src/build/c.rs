@@ -12,7 +12,7 @@
 //! when the PyPI package is installed. The wasi-libc is
 //! `$WEFT_WASI_SYSROOT`, else the Rust target's `self-contained` folder.
 
-use super::{BuildError, SdkDir, run_tool};
+use super::{BuildError, SdkDir, run_linker};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +24,10 @@ const WEFT_H: &str = include_str!("../../../guest-sdk/c/weft.h");
 /// Weak definitions of the verification conventions (`__VERIFIER_*`,
 /// `reach_error`), linked into every C program.
 const WEFT_VERIFIER_C: &str = include_str!("../../../guest-sdk/c/weft_verifier.c");
+
+/// Declarations of [`WEFT_VERIFIER_C`]'s functions, included first in every
+/// C file (not C++, which has no implicit declarations).
+const WEFT_VERIFIER_H: &str = include_str!("../../../guest-sdk/c/weft_verifier.h");
 
 /// `pthread_exit` and cleanup handlers, linked into every C program.
 const WEFT_PTHREAD_C: &str = include_str!("../../../guest-sdk/c/weft_pthread.c");
@@ -74,7 +78,7 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
     } else {
         tools.link(&mut cmd, &[source.as_os_str()], output);
     }
-    run_tool(cmd, "zig cc", source).map_err(|e| match e {
+    run_linker(cmd, "zig cc", source, output).map_err(|e| match e {
         BuildError::Compile { tool, file, output } if preprocessed => BuildError::Compile {
             tool,
             file,
@@ -99,7 +103,7 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
     tools.include_sdk(&mut cmd);
     let inputs: Vec<&OsStr> = sources.iter().map(|s| s.as_os_str()).collect();
     tools.link(&mut cmd, &inputs, output);
-    run_tool(cmd, "zig cc", sources[0])
+    run_linker(cmd, "zig cc", sources[0], output)
 }
 
 /// Macros that drop the x86-only attributes of glibc's headers from a file
@@ -133,6 +137,7 @@ impl Toolchain {
                 ("weft_verifier.c", WEFT_VERIFIER_C),
                 ("weft_pthread.c", WEFT_PTHREAD_C),
                 ("weft_pthread.h", WEFT_PTHREAD_H),
+                ("weft_verifier.h", WEFT_VERIFIER_H),
             ],
         )?;
         Ok(Toolchain {
@@ -173,12 +178,14 @@ impl Toolchain {
     }
 
     /// Lets the sources include the SDK (`weft.h`) and see its
-    /// declarations first (`weft_pthread.h`).
+    /// declarations first (`weft_pthread.h`, and for C `weft_verifier.h`).
     pub fn include_sdk(&self, cmd: &mut Command) {
         cmd.arg("-I")
             .arg(self.sdk.path())
             .arg("-include")
-            .arg(self.sdk.path().join("weft_pthread.h"));
+            .arg(self.sdk.path().join("weft_pthread.h"))
+            .arg("-include")
+            .arg(self.sdk.path().join("weft_verifier.h"));
     }
 
     /// Links `inputs` (C sources or objects) with the SDK's C files and the

@@ -13,7 +13,7 @@
 //! `std::vector::at` out of range) aborts, which weft reports as a failure.
 
 use super::c::{Toolchain, WASM_TARGET, zig_tool};
-use super::{BuildError, run_tool};
+use super::{BuildError, run_linker, run_tool};
 use std::path::{Path, PathBuf};
 
 /// Flags that make libc++'s headers declare threads; zig's `c++` driver
@@ -58,7 +58,7 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
     let mut inputs: Vec<&std::ffi::OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
     inputs.extend([libcxx.as_os_str(), libcxxabi.as_os_str()]);
     tools.link(&mut link, &inputs, output);
-    run_tool(link, "zig cc (linking C++)", sources[0])
+    run_linker(link, "zig cc (linking C++)", sources[0], output)
 }
 
 /// zig's threaded `libc++.a` and `libc++abi.a` for wasm32, built and

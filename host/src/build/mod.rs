@@ -239,12 +239,69 @@ pub(crate) fn run_tool(mut command: Command, tool: &str, source: &Path) -> Resul
     let out = command
         .output()
         .map_err(|e| BuildError::MissingTool(format!("cannot run {tool}: {e}")))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     if out.status.success() {
-        return Ok(());
+        return match mismatched_calls(&stderr) {
+            None => Ok(()),
+            Some(output) => Err(BuildError::Compile {
+                tool: tool.into(),
+                file: source.display().to_string(),
+                output,
+            }),
+        };
     }
     Err(BuildError::Compile {
         tool: tool.into(),
         file: source.display().to_string(),
-        output: String::from_utf8_lossy(&out.stderr).into_owned(),
+        output: stderr,
     })
+}
+
+/// Runs a build tool that links `output`: as [`run_tool`], and a module
+/// linked with calls of mismatched signatures is removed, so that no stale
+/// module with stubs that trap is left behind.
+pub(crate) fn run_linker(
+    command: Command,
+    tool: &str,
+    source: &Path,
+    output: &Path,
+) -> Result<(), BuildError> {
+    let result = run_tool(command, tool, source);
+    if let Err(BuildError::Compile { output: said, .. }) = &result
+        && said.starts_with(MISMATCHED_CALLS)
+    {
+        let _ = std::fs::remove_file(output);
+    }
+    result
+}
+
+/// How [`mismatched_calls`]' error starts.
+const MISMATCHED_CALLS: &str = "calls of ";
+
+/// The linker's warnings of calls whose signature does not match the
+/// definition, as an error naming the functions: wasm-ld links such a call
+/// to a stub that traps, which would fail at run time as an `unreachable`
+/// instruction far from its cause.
+fn mismatched_calls(stderr: &str) -> Option<String> {
+    const MISMATCH: &str = "function signature mismatch: ";
+    let names: Vec<&str> = stderr
+        .lines()
+        .filter_map(|line| line.split_once(MISMATCH).map(|(_, name)| name.trim()))
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    let details: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains(MISMATCH) || line.trim_start().starts_with(">>>"))
+        .collect();
+    Some(format!(
+        "{MISMATCHED_CALLS}{} do not match the signature of the definition (a call before any declaration, in old C, or a declaration that differs): the linker made them a stub that traps; declare each function, before its calls, as it is defined\n{}",
+        names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        details.join("\n")
+    ))
 }
