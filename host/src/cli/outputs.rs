@@ -158,12 +158,19 @@ fn precious(path: &Path) -> Option<&'static str> {
     None
 }
 
-/// Checks that `path` can be written, creating nothing that stays.
+/// Checks that `path` can be written, creating nothing that stays; only a
+/// regular file is opened (a FIFO would block until someone reads it).
 fn writable(option: &str, path: &Path) -> Result<()> {
     if path.is_dir() {
         bail!("{option} names `{}`, a folder: name a file", path.display());
     }
     let existed = path.exists();
+    if existed && !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        bail!(
+            "{option} names `{}`, which is not a regular file (a FIFO or a device?): name a file",
+            path.display()
+        );
+    }
     match std::fs::OpenOptions::new()
         .append(true)
         .create(true)
@@ -241,6 +248,15 @@ mod tests {
         let error =
             check(Outputs::new().output("--html", Kind::Report, Some(dir.path()))).unwrap_err();
         assert!(error.contains("a folder"), "{error}");
+        // A FIFO is refused without being opened, which would block.
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let error = check(Outputs::new().output("--html", Kind::Report, Some(&fifo))).unwrap_err();
+        assert!(error.contains("not a regular file"), "{error}");
         // A good output is checked without leaving a file behind.
         check(Outputs::new().output("--html", Kind::Report, Some(&page))).unwrap();
         assert!(!page.exists());

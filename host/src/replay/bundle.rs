@@ -27,8 +27,11 @@ pub struct Bundle {
 }
 
 /// Whether the file at `path` is a bundle (gzip data) rather than a replay
-/// file (JSON text).
+/// file (JSON text). Only a regular file is opened: a FIFO would block.
 pub fn is_bundle(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut magic = [0u8; 2];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut magic))
