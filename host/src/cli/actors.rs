@@ -3,6 +3,7 @@
 
 use super::args::{ModuleArgs, OutputArgs, parse_positive_duration};
 use super::files::save_replay;
+use super::output::print_findings;
 use super::output::{minimize_verdict, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
@@ -15,7 +16,6 @@ use crate::report::text::Report;
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
-use std::io::Write as _;
 use std::time::Duration;
 
 /// Which criteria Bita generates schedules for.
@@ -122,12 +122,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         minimization,
         replay_file: replay_file.as_deref(),
     };
-    let mut out = super::terminal::stdout();
-    if args.output.json {
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&findings.json())?);
-    } else {
-        let _ = write!(out, "{}", findings.text());
-    }
+    print_findings(args.output.json, || findings.json(), || findings.text());
     let page = Report {
         module: &args.module.module,
         wasm: &wasm,

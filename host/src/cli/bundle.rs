@@ -1,7 +1,7 @@
 //! `weft bundle`: a replay file and its module in one file, for a bug
 //! report.
 
-use super::files::{Loaded, load_replay};
+use super::files::{Loaded, load_replay, replay_stem};
 use super::outputs::{Kind, Outputs};
 use crate::replay::bundle::{Bundle, EXTENSION};
 use crate::replay::replay;
@@ -73,14 +73,7 @@ pub fn run(args: BundleArgs) -> Result<u8> {
 
 /// `dir/name.weft.json` becomes `dir/name.weft`.
 fn bundle_path(file: &Path) -> PathBuf {
-    let name = file
-        .file_name()
-        .map_or("failure".into(), |n| n.to_string_lossy().into_owned());
-    let stem = name
-        .strip_suffix(".weft.json")
-        .or_else(|| name.strip_suffix(".json"))
-        .unwrap_or(&name);
-    file.with_file_name(format!("{stem}.{EXTENSION}"))
+    file.with_file_name(format!("{}.{EXTENSION}", replay_stem(file)))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
 use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration, pct_depth_range};
-use super::files::save_replay;
+use super::files::{Run, save_replay};
 use super::output::print_report;
 use super::progress::ProgressLine;
 use crate::explore::driver::{Explored, Request, explore_program};
@@ -124,9 +124,12 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
     progress.finish();
     let replay_file = match &explored.exploration().failure {
         Some(found) => {
-            let mut run = args.module.replay_run(explored.wasm());
-            run.instrument = explored.request().instrument;
-            run.setup = explored.setup();
+            let run = Run {
+                module: &args.module.module,
+                wasm: explored.wasm(),
+                instrument: explored.request().instrument,
+                setup: explored.setup(),
+            };
             save_replay(
                 &args.output,
                 run,

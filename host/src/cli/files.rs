@@ -33,6 +33,18 @@ pub fn recorded_module(file: &ReplayFile, replay_path: &Path, given: Option<Path
     })
 }
 
+/// The name of the replay file at `file` without `.weft.json` (or
+/// `.json`): what the files made from it are named after.
+pub fn replay_stem(file: &Path) -> String {
+    let name = file
+        .file_name()
+        .map_or("failure".into(), |n| n.to_string_lossy().into_owned());
+    name.strip_suffix(".weft.json")
+        .or_else(|| name.strip_suffix(".json"))
+        .unwrap_or(&name)
+        .to_string()
+}
+
 /// A replay file and its module, loaded.
 pub struct Loaded {
     /// The replay file.

@@ -2,6 +2,7 @@
 
 use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration};
 use super::files::save_replay;
+use super::output::print_findings;
 use super::output::{minimize_verdict, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
@@ -14,7 +15,6 @@ use crate::testgen::class::find;
 use crate::testgen::driver::{GenOptions, GenStrategy, search};
 use anyhow::Result;
 use clap::Args;
-use std::io::Write as _;
 use std::time::Duration;
 
 /// Generate concurrent tests for a thread-safe class (exports
@@ -134,12 +134,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         shape: args.output.shape(),
     };
     let text = findings.text();
-    let mut out = super::terminal::stdout();
-    if args.output.json {
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&findings.json())?);
-    } else {
-        let _ = write!(out, "{text}");
-    }
+    print_findings(args.output.json, || findings.json(), || text.clone());
     let page = Report {
         module: &args.module.module,
         wasm: &wasm,

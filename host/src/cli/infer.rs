@@ -2,6 +2,7 @@
 
 use super::EXIT_PASS;
 use super::args::ModuleArgs;
+use super::output::print_findings;
 use crate::debuginfo::symbols::Symbols;
 use crate::imunit::infer::evaluate::{evaluate, run_reference};
 use crate::imunit::infer::timeline::CodeIndex;
@@ -11,7 +12,6 @@ use crate::imunit::tests_in_module::{TestCase, list};
 use crate::report::infer::Inferred;
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use std::io::Write as _;
 
 /// Infer the events and the schedule that would replace the sleeps of a
 /// sleep-based unit test, from logs of its passing runs.
@@ -109,11 +109,6 @@ pub fn run(args: InferArgs) -> Result<u8> {
         inference: &inference,
         reference: reference.as_ref(),
     };
-    let mut out = super::terminal::stdout();
-    if args.json {
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&inferred.json())?);
-    } else {
-        let _ = write!(out, "{}", inferred.text());
-    }
+    print_findings(args.json, || inferred.json(), || inferred.text());
     Ok(EXIT_PASS)
 }

@@ -1,7 +1,7 @@
 //! `weft minimize`: the failure of a replay file under a smaller schedule.
 
 use super::args::OutputArgs;
-use super::files::{Loaded, load_replay};
+use super::files::{Loaded, load_replay, replay_stem};
 use super::output::{minimize_verdict, print_report};
 use super::outputs::{Kind, Outputs};
 use crate::replay::bundle::Bundle;
@@ -144,11 +144,7 @@ fn minimized_path(file: &Path) -> PathBuf {
     if let Some(stem) = name.strip_suffix(".weft") {
         return file.with_file_name(format!("{stem}.min.weft"));
     }
-    let stem = name
-        .strip_suffix(".weft.json")
-        .or_else(|| name.strip_suffix(".json"))
-        .unwrap_or(&name);
-    file.with_file_name(format!("{stem}.min.weft.json"))
+    file.with_file_name(format!("{}.min.weft.json", replay_stem(file)))
 }
 
 #[cfg(test)]

@@ -79,6 +79,21 @@ pub fn write_report_page(
     write_page(&page, path, report.module)
 }
 
+/// Prints a command's findings: `json()` as one pretty JSON object when
+/// `as_json`, else `text()`.
+pub fn print_findings(
+    as_json: bool,
+    json: impl FnOnce() -> serde_json::Value,
+    text: impl FnOnce() -> String,
+) {
+    if as_json {
+        let pretty = serde_json::to_string_pretty(&json()).expect("JSON values always serialise");
+        emit(&format!("{pretty}\n"));
+    } else {
+        emit(&text());
+    }
+}
+
 /// Writes `text` to stdout; a closed pipe (`weft ... | head`) is not an error.
 fn emit(text: &str) {
     let mut stdout = super::terminal::stdout();

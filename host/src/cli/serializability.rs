@@ -3,6 +3,7 @@
 
 use super::args::{ModuleArgs, OutputArgs};
 use super::files::save_replay;
+use super::output::print_findings;
 use super::output::{minimize_verdict, write_report_page};
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
@@ -18,7 +19,6 @@ use crate::serializability::patterns::PATTERNS;
 use crate::serializability::units::unit_calls;
 use anyhow::{Result, bail};
 use clap::Args;
-use std::io::Write as _;
 
 /// Look for executions that are not atomic-set serializable (atomic sets
 /// and units of work come from the guest SDK: `atomic_set`, `unit_of_work`).
@@ -136,12 +136,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         minimization,
         replay_file: replay_file.as_deref(),
     };
-    let mut out = super::terminal::stdout();
-    if args.output.json {
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&findings.json())?);
-    } else {
-        let _ = write!(out, "{}", findings.text());
-    }
+    print_findings(args.output.json, || findings.json(), || findings.text());
     let shown = findings.shown();
     let page = Report {
         module: &args.module.module,

@@ -3,6 +3,7 @@
 
 use super::args::parse_positive_duration;
 use super::files::{Run, write_replay};
+use super::output::print_findings;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::report::html::Page;
@@ -13,7 +14,6 @@ use crate::svcomp::driver::{self, INSTRUMENT, Verification};
 use crate::svcomp::task::{Check, Task};
 use anyhow::{Context, Result};
 use clap::Args;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -83,12 +83,7 @@ pub fn run(args: SvcompArgs) -> Result<u8> {
         }
     }
     let wrong = rows.iter().filter(|r| r.wrong()).count();
-    let mut out = super::terminal::stdout();
-    if args.json {
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&json(&rows))?);
-    } else {
-        let _ = write!(out, "{}", table(&rows));
-    }
+    print_findings(args.json, || json(&rows), || table(&rows));
     Ok(if wrong > 0 { EXIT_FAILURE } else { EXIT_PASS })
 }
 

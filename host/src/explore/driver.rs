@@ -79,7 +79,6 @@ pub struct Explored {
     exploration: Exploration,
     schedule_error: Option<Failure>,
     minimization: Option<Minimization>,
-    verdict: Option<Verdict>,
     strategy: String,
     headline: String,
 }
@@ -140,7 +139,6 @@ pub fn explore_program(
         exploration,
         schedule_error,
         minimization,
-        verdict: None,
         headline: String::new(),
         strategy,
         request,
@@ -223,8 +221,8 @@ impl Explored {
 
     /// The headline: what was found or covered, how, and in how long; the
     /// racy sites a `--races schedule` exploration switched at; the
-    /// property's verdict. Sets the verdict.
-    fn describe(&mut self) -> String {
+    /// property's verdict.
+    fn describe(&self) -> String {
         let exploration = &self.exploration;
         let options = &self.request.options;
         let strategy = &self.strategy;
@@ -271,20 +269,29 @@ impl Explored {
             headline.push_str(&format!("; {}", found.describe()));
         }
         if let Some(property) = options.run.property {
-            let coverage = Coverage {
-                points: self.request.instrument.points,
-                races_fail: options.run.races == RaceMode::Fail,
-            };
-            let verdict = Verdict::of(exploration, property, coverage);
+            let coverage = self.coverage();
             headline.push_str(&format!(
                 "\nverdict {}: {} ({})",
                 property.name(),
-                verdict.name(),
+                Verdict::of(exploration, property, coverage).name(),
                 Verdict::reason(exploration, property, coverage)
             ));
-            self.verdict = Some(verdict);
         }
         headline
+    }
+
+    /// What the exploration switched at and looked for.
+    fn coverage(&self) -> Coverage {
+        Coverage {
+            points: self.request.instrument.points,
+            races_fail: self.request.options.run.races == RaceMode::Fail,
+        }
+    }
+
+    /// The property's verdict, when a property was checked.
+    fn verdict(&self) -> Option<Verdict> {
+        let property = self.request.options.run.property?;
+        Some(Verdict::of(&self.exploration, property, self.coverage()))
     }
 
     /// The fields a JSON report adds to the common ones.
@@ -313,7 +320,7 @@ impl Explored {
             },
             "races": options.run.races,
             "property": options.run.property,
-            "verdict": self.verdict,
+            "verdict": self.verdict(),
             "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
                 "sites": found.sites,
                 "racing_sites": found.racing_sites,
