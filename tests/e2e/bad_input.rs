@@ -591,3 +591,126 @@ fn a_table_larger_than_weft_supports_is_refused_clearly() {
         "a table starts with 100000 elements; weft supports tables of at most 65536",
     );
 }
+
+/// A folder of tasks gets a verdict for each task it can: two tasks of one
+/// name in different folders keep apart (their modules, witnesses and
+/// rows), and a task weft cannot check (bad YAML, only a property weft
+/// does not check, an input file that does not build) is `unknown` with
+/// why while the others are verified. A program of two files builds.
+#[test]
+fn svcomp_tasks_of_one_name_and_unusable_tasks_keep_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let racy = "extern void abort(void);\nvoid reach_error(void) { abort(); }\n\
+                #include <pthread.h>\nint count;\n\
+                void *inc(void *a) { int t = count; count = t + 1; return 0; }\n\
+                int main(void) { pthread_t a, b; pthread_create(&a, 0, inc, 0);\n\
+                pthread_create(&b, 0, inc, 0); pthread_join(a, 0); pthread_join(b, 0);\n\
+                if (count != 2) reach_error(); return 0; }\n";
+    let task = |expected: bool, input: &str| {
+        format!(
+            "format_version: '2.0'\ninput_files: {input}\nproperties:\n  \
+             - property_file: unreach-call.prp\n    expected_verdict: {expected}\n"
+        )
+    };
+    for (folder, source, expected) in [
+        ("a", racy.to_string(), false),
+        (
+            "b",
+            racy.replace(
+                "int t = count; count = t + 1;",
+                "__atomic_fetch_add(&count, 1, __ATOMIC_SEQ_CST);",
+            ),
+            true,
+        ),
+    ] {
+        let folder = dir.path().join("tasks").join(folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("t.c"), source).unwrap();
+        std::fs::write(folder.join("t.yml"), task(expected, "t.c")).unwrap();
+    }
+    let more = dir.path().join("tasks/more");
+    std::fs::create_dir_all(&more).unwrap();
+    std::fs::write(more.join("broken.yml"), "just: [a, list\n").unwrap();
+    std::fs::write(
+        more.join("memsafety.yml"),
+        "input_files: m.c\nproperties:\n  - property_file: valid-memsafety.prp\n    expected_verdict: true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        more.join("nobuild.c"),
+        "int main(void) { return undefined; }\n",
+    )
+    .unwrap();
+    std::fs::write(more.join("nobuild.yml"), task(true, "nobuild.c")).unwrap();
+    std::fs::write(
+        more.join("two.c"),
+        "int helper(void);\nint main(void) { return helper(); }\n",
+    )
+    .unwrap();
+    std::fs::write(more.join("helper.c"), "int helper(void) { return 0; }\n").unwrap();
+    std::fs::write(more.join("two.yml"), task(true, "[two.c, helper.c]")).unwrap();
+    let out = dir.path().join("out");
+    let run = weft_in(
+        dir.path(),
+        &[
+            "svcomp",
+            "tasks/a",
+            "tasks/b",
+            "tasks/more",
+            "tasks/a/t.yml",
+            "--time-limit",
+            "4s",
+            "--out",
+            arg(&out),
+            "--json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let report = run.json();
+    let rows = report["tasks"].as_array().unwrap();
+    let row = |task: &str| {
+        rows.iter()
+            .find(|r| r["task"] == task)
+            .unwrap_or_else(|| panic!("no row {task}: {}", run.stdout))
+    };
+    assert_eq!(
+        rows.len(),
+        6,
+        "a/t.yml named twice is taken once: {}",
+        run.stdout
+    );
+    assert_eq!(row("a/t")["verdict"], "false", "{}", run.stdout);
+    assert_eq!(row("b/t")["verdict"], "true", "{}", run.stdout);
+    assert_eq!(row("two")["verdict"], "true", "{}", run.stdout);
+    assert!(out.join("a/t.wasm").is_file() && out.join("b/t.wasm").is_file());
+    assert_eq!(row("broken")["verdict"], "unknown");
+    assert!(
+        row("broken")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not a task definition")
+    );
+    assert_eq!(row("memsafety")["property"], "valid-memsafety");
+    assert!(
+        row("memsafety")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not valid-memsafety")
+    );
+    assert_eq!(row("nobuild")["verdict"], "unknown");
+    assert!(
+        row("nobuild")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("undefined")
+    );
+    // The witness of `a/t` replays: it is not overwritten by `b/t`'s run.
+    let witness = row("a/t")["witness"].as_str().unwrap();
+    let replay = weft_in(dir.path(), &["replay", witness]);
+    assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
+    assert!(
+        replay.stdout.contains("reach_error() was reached"),
+        "{}",
+        replay.stdout
+    );
+}

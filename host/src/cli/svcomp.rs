@@ -51,44 +51,73 @@ pub struct SvcompArgs {
 
 pub fn run(args: SvcompArgs) -> Result<u8> {
     let tasks = task_files(&args.tasks)?;
+    let names = task_names(&tasks);
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create `{}`", args.out.display()))?;
     let mut rows = Vec::new();
-    for path in tasks {
-        let task = Task::read(&path)?;
-        let module = args.out.join(format!("{}.wasm", task.name));
-        // A task whose program does not build or load gets `unknown` with
+    let mut unreadable = Vec::new();
+    for (path, name) in tasks.iter().zip(&names) {
+        // A task that cannot be read, built or checked gets `unknown` with
         // the reason; the others still run.
-        let built = crate::build::build(&task.input, Some(&module), &[])
-            .map_err(anyhow::Error::from)
-            .and_then(|_| {
-                crate::input::read_file(&module, crate::input::MODULE_LIMIT)
-                    .with_context(|| format!("cannot read `{}`", module.display()))
-            });
+        let task = match Task::read(path) {
+            Ok(task) => task,
+            Err(e) => {
+                unreadable.push(format!("{e:#}"));
+                rows.push(unknown_row(name, "-", None, &e));
+                continue;
+            }
+        };
+        let module = args.out.join(format!("{name}.wasm"));
+        let built = build_task(&task, &module);
         for &check in &task.checks {
             let row = built
                 .as_ref()
                 .map_err(|e| anyhow::anyhow!("{e:#}"))
-                .and_then(|wasm| verify(&args, &task, &module, wasm, check))
-                .unwrap_or_else(|e| Row {
-                    task: task.name.clone(),
-                    check,
-                    verdict: Verdict::Unknown,
-                    reason: format!("{e:#}").replace('\n', " "),
-                    executions: 0,
-                    elapsed: Duration::ZERO,
-                    witness: None,
-                });
+                .and_then(|wasm| verify(&args, name, &module, wasm, check))
+                .unwrap_or_else(|e| unknown_row(name, check.property.name(), check.expected, &e));
             rows.push(row);
         }
+        for (property, expected) in &task.unchecked {
+            let why = anyhow::anyhow!("weft checks unreach-call and no-data-race, not {property}");
+            rows.push(unknown_row(name, property, *expected, &why));
+        }
+    }
+    if unreadable.len() == tasks.len() {
+        // Nothing was verified: the command was misused.
+        anyhow::bail!("{}", unreadable.join("\n"));
     }
     let wrong = rows.iter().filter(|r| r.wrong()).count();
     print_findings(args.json, || json(&rows), || table(&rows));
     Ok(if wrong > 0 { EXIT_FAILURE } else { EXIT_PASS })
 }
 
+/// Builds `task`'s program into `module` and reads it back.
+fn build_task(task: &Task, module: &Path) -> Result<Vec<u8>> {
+    if let Some(folder) = module.parent() {
+        std::fs::create_dir_all(folder)
+            .with_context(|| format!("cannot create `{}`", folder.display()))?;
+    }
+    crate::build::build_program(&task.inputs, Some(module), &[])?;
+    crate::input::read_file(module, crate::input::MODULE_LIMIT)
+        .with_context(|| format!("cannot read `{}`", module.display()))
+}
+
+/// The `unknown` verdict on `property` of the task `name`, for `why`.
+fn unknown_row(name: &str, property: &str, expected: Option<bool>, why: &anyhow::Error) -> Row {
+    Row {
+        task: name.to_string(),
+        property: property.to_string(),
+        expected,
+        verdict: Verdict::Unknown,
+        reason: format!("{why:#}").replace('\n', " "),
+        executions: 0,
+        elapsed: Duration::ZERO,
+        witness: None,
+    }
+}
+
 /// The task files `paths` name: files as given, folders' `.yml` files in
-/// name order.
+/// name order; a file named twice is taken once.
 fn task_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in paths {
@@ -104,12 +133,56 @@ fn task_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
             files.push(path.clone());
         }
     }
+    let mut seen = std::collections::HashSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
     Ok(files)
+}
+
+/// A name for each task file, for the table and the files written for it:
+/// its stem, lengthened by as many of its folders as it takes to tell it
+/// from other tasks of the same stem (`a/t` and `b/t`).
+fn task_names(files: &[PathBuf]) -> Vec<String> {
+    let parts: Vec<Vec<String>> = files
+        .iter()
+        .map(|f| {
+            let full = std::path::absolute(f).unwrap_or_else(|_| f.clone());
+            let mut parts: Vec<String> = full
+                .with_extension("")
+                .components()
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect();
+            parts.reverse();
+            parts
+        })
+        .collect();
+    let mut lengths = vec![1; files.len()];
+    let name = |i: usize, length: usize| {
+        let mut taken: Vec<&str> = parts[i].iter().take(length).map(String::as_str).collect();
+        taken.reverse();
+        taken.join("/")
+    };
+    loop {
+        let names: Vec<String> = (0..files.len()).map(|i| name(i, lengths[i])).collect();
+        let mut lengthened = false;
+        for i in 0..files.len() {
+            let clashes = names.iter().filter(|n| **n == names[i]).count() > 1;
+            if clashes && lengths[i] < parts[i].len() {
+                lengths[i] += 1;
+                lengthened = true;
+            }
+        }
+        if !lengthened {
+            return names;
+        }
+    }
 }
 
 /// Checks one property and writes its witness (and page) when it is
 /// violated.
-fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Check) -> Result<Row> {
+fn verify(args: &SvcompArgs, name: &str, module: &Path, wasm: &[u8], check: Check) -> Result<Row> {
     let started = Instant::now();
     let property = check.property;
     let mut program = crate::execution::load(wasm, INSTRUMENT)
@@ -122,7 +195,9 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         setup,
     } = driver::verify(
         &mut program,
-        &format!("{}.wasm", task.name),
+        &module
+            .file_name()
+            .map_or_else(|| "task.wasm".into(), |n| n.to_string_lossy().into_owned()),
         property,
         args.time_limit,
         !args.no_minimize,
@@ -131,7 +206,7 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         (Some(found), Verdict::False) => {
             let path = args
                 .out
-                .join(format!("{}.{}.weft.json", task.name, property.name()));
+                .join(format!("{name}.{}.weft.json", property.name()));
             let run = Run {
                 module,
                 wasm,
@@ -149,8 +224,7 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
                 let symbols = Symbols::new(wasm);
                 let page = Page::new(
                     format!(
-                        "{}: {} is false ({} failure)",
-                        task.name,
+                        "{name}: {} is false ({} failure)",
                         property.name(),
                         found.failure.kind.name()
                     ),
@@ -167,8 +241,9 @@ fn verify(args: &SvcompArgs, task: &Task, module: &Path, wasm: &[u8], check: Che
         _ => None,
     };
     Ok(Row {
-        task: task.name.clone(),
-        check,
+        task: name.to_string(),
+        property: property.name().to_string(),
+        expected: check.expected,
         verdict,
         reason,
         executions,

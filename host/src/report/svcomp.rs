@@ -4,7 +4,6 @@
 //! is what it is; or the same as JSON.
 
 use crate::svcomp::Verdict;
-use crate::svcomp::task::Check;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -14,8 +13,11 @@ use std::time::Duration;
 pub struct Row {
     /// The task's name.
     pub task: String,
-    /// The property checked, and the verdict expected.
-    pub check: Check,
+    /// The property's name (`unreach-call`; `-` when the task definition
+    /// could not be read).
+    pub property: String,
+    /// The verdict the task expects, if it says.
+    pub expected: Option<bool>,
     /// The verdict.
     pub verdict: Verdict,
     /// Why, in words.
@@ -33,14 +35,14 @@ impl Row {
     /// does).
     pub fn wrong(&self) -> bool {
         matches!(
-            (self.verdict, self.check.expected),
+            (self.verdict, self.expected),
             (Verdict::True, Some(false)) | (Verdict::False, Some(true))
         )
     }
 
     /// The expected verdict as the table shows it.
     fn expected(&self) -> &'static str {
-        match self.check.expected {
+        match self.expected {
             Some(true) => "true",
             Some(false) => "false",
             None => "-",
@@ -53,18 +55,24 @@ impl Row {
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::new();
     let width = rows.iter().map(|r| r.task.len()).max().unwrap_or(4).max(4);
+    let property_width = rows
+        .iter()
+        .map(|r| r.property.len())
+        .max()
+        .unwrap_or(12)
+        .max(12);
     let _ = writeln!(
         out,
-        "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>9}",
+        "{:<width$}  {:<property_width$}  {:>8}  {:>7}  {:>10}  {:>9}",
         "task", "property", "expected", "verdict", "executions", "time"
     );
     for row in rows {
         let mark = if row.wrong() { "  WRONG" } else { "" };
         let _ = writeln!(
             out,
-            "{:<width$}  {:<12}  {:>8}  {:>7}  {:>10}  {:>8.1}s{mark}",
+            "{:<width$}  {:<property_width$}  {:>8}  {:>7}  {:>10}  {:>8.1}s{mark}",
             row.task,
-            row.check.property.name(),
+            row.property,
             row.expected(),
             row.verdict.name(),
             row.executions,
@@ -91,16 +99,14 @@ pub fn table(rows: &[Row]) -> String {
                 out,
                 "{} ({}): {}; witness {}",
                 row.task,
-                row.check.property.name(),
+                row.property,
                 row.reason,
                 witness.display()
             )),
             None => drop(writeln!(
                 out,
                 "{} ({}): {}",
-                row.task,
-                row.check.property.name(),
-                row.reason
+                row.task, row.property, row.reason
             )),
         }
     }
@@ -114,8 +120,8 @@ pub fn json(rows: &[Row]) -> serde_json::Value {
         .map(|r| {
             json!({
                 "task": r.task,
-                "property": r.check.property,
-                "expected": r.check.expected,
+                "property": r.property,
+                "expected": r.expected,
                 "verdict": r.verdict,
                 "reason": r.reason,
                 "executions": r.executions,

@@ -32,14 +32,16 @@ struct PropertyEntry {
 /// A task: what to build and what to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Task {
-    /// The task's name (its file name without `.yml`).
-    pub name: String,
-    /// The program's source file, relative paths resolved against the
+    /// The program's source files, relative paths resolved against the
     /// task's folder.
-    pub input: PathBuf,
+    pub inputs: Vec<PathBuf>,
     /// The properties to check, each with its expected verdict if the task
     /// gives one.
     pub checks: Vec<Check>,
+    /// The properties the task states that weft does not check (memory
+    /// safety, termination, ...), by their `.prp` file's stem, each with
+    /// its expected verdict.
+    pub unchecked: Vec<(String, Option<bool>)>,
 }
 
 /// One property of a task.
@@ -53,29 +55,26 @@ pub struct Check {
 
 impl Task {
     /// Reads the task definition at `path`. Properties weft does not
-    /// check (memory safety, termination, ...) are left out; a task with
-    /// none of its properties left is an error.
+    /// check (memory safety, termination, ...) are listed apart.
     ///
     /// # Errors
     ///
-    /// When the file cannot be read or parsed, names several input files,
-    /// or none of its properties is one weft checks.
+    /// When the file cannot be read or parsed, or names no input file.
     pub fn read(path: &Path) -> Result<Task> {
         let text = crate::input::read_text(path, crate::input::TEXT_LIMIT)
             .with_context(|| format!("cannot read `{}`", path.display()))?;
         let file: TaskFile = serde_norway::from_str(&text)
             .with_context(|| format!("`{}` is not a task definition", path.display()))?;
         let folder = path.parent().unwrap_or(Path::new("."));
-        let input = match file.input_files {
-            InputFiles::One(file) => file,
-            InputFiles::Many(files) if files.len() == 1 => files.into_iter().next().unwrap(),
-            InputFiles::Many(files) => bail!(
-                "`{}` names {} input files; weft builds tasks of one file",
-                path.display(),
-                files.len()
-            ),
+        let inputs: Vec<PathBuf> = match file.input_files {
+            InputFiles::One(file) => vec![folder.join(file)],
+            InputFiles::Many(files) => files.iter().map(|f| folder.join(f)).collect(),
         };
+        if inputs.is_empty() {
+            bail!("`{}` names no input file", path.display());
+        }
         let mut checks = Vec::new();
+        let mut unchecked = Vec::new();
         for entry in file.properties {
             let prp = folder.join(&entry.property_file);
             let property = match crate::input::read_text(&prp, crate::input::TEXT_LIMIT) {
@@ -85,25 +84,24 @@ impl Task {
                 // say what they state.
                 Err(_) => property_by_file_name(&entry.property_file),
             };
-            if let Some(property) = property {
-                checks.push(Check {
+            match property {
+                Some(property) => checks.push(Check {
                     property,
                     expected: entry.expected_verdict,
-                });
+                }),
+                None => unchecked.push((
+                    Path::new(&entry.property_file).file_stem().map_or_else(
+                        || entry.property_file.clone(),
+                        |s| s.to_string_lossy().into_owned(),
+                    ),
+                    entry.expected_verdict,
+                )),
             }
         }
-        if checks.is_empty() {
-            bail!(
-                "`{}` has no property weft checks (unreach-call, no-data-race)",
-                path.display()
-            );
-        }
         Ok(Task {
-            name: path
-                .file_stem()
-                .map_or_else(|| "task".into(), |s| s.to_string_lossy().into_owned()),
-            input: folder.join(input),
+            inputs,
             checks,
+            unchecked,
         })
     }
 }
@@ -147,8 +145,7 @@ mod tests {
         )
         .unwrap();
         let task = Task::read(&yml).unwrap();
-        assert_eq!(task.name, "stack-1");
-        assert_eq!(task.input, dir.path().join("stack-1.i"));
+        assert_eq!(task.inputs, [dir.path().join("stack-1.i")]);
         assert_eq!(
             task.checks,
             [
@@ -162,18 +159,24 @@ mod tests {
                 },
             ]
         );
+        assert_eq!(
+            task.unchecked,
+            [("valid-memsafety".to_string(), Some(true))]
+        );
     }
 
     #[test]
-    fn a_task_without_a_checked_property_is_refused() {
+    fn a_task_may_name_several_input_files_but_not_none() {
         let dir = tempfile::tempdir().unwrap();
         let yml = dir.path().join("t.yml");
-        std::fs::write(
-            &yml,
-            "input_files: t.c\nproperties:\n  - property_file: termination.prp\n",
-        )
-        .unwrap();
+        std::fs::write(&yml, "input_files: [a.c, b.c]\n").unwrap();
+        let task = Task::read(&yml).unwrap();
+        assert_eq!(
+            task.inputs,
+            [dir.path().join("a.c"), dir.path().join("b.c")]
+        );
+        std::fs::write(&yml, "input_files: []\n").unwrap();
         let e = Task::read(&yml).unwrap_err();
-        assert!(e.to_string().contains("no property weft checks"), "{e}");
+        assert!(e.to_string().contains("names no input file"), "{e}");
     }
 }
