@@ -284,3 +284,49 @@ fn a_test_that_needs_more_threads_than_the_limit_has_no_verdict() {
     );
     assert_eq!(out.code, 0, "{}", out.stdout);
 }
+
+/// Every worker has the pool of threads a single run has: a program with a
+/// hundred threads alive at once passes on three workers as on one (they
+/// once shared one pool, and an execution that found it full was reported
+/// as the program's trap).
+#[test]
+fn workers_do_not_share_the_pool_of_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = crate::support::build_c(
+        dir.path(),
+        "crowd",
+        r#"#include <pthread.h>
+#include <stdatomic.h>
+#define THREADS 100
+pthread_barrier_t all_in;
+atomic_int arrived;
+void *worker(void *arg) {
+    atomic_fetch_add(&arrived, 1);
+    pthread_barrier_wait(&all_in);
+    return arg;
+}
+int main(void) {
+    pthread_t threads[THREADS];
+    pthread_barrier_init(&all_in, 0, THREADS);
+    for (int i = 0; i < THREADS; i++) pthread_create(&threads[i], 0, worker, 0);
+    for (int i = 0; i < THREADS; i++) pthread_join(threads[i], 0);
+    return atomic_load(&arrived) != THREADS;
+}
+"#,
+    );
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--jobs",
+            "3",
+            "--iterations",
+            "60",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(out.json()["executions"], 60, "{}", out.stdout);
+}

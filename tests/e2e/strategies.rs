@@ -216,6 +216,36 @@ fn workers_and_shards_report_the_failure_a_single_run_reports() {
     // The same shard twice is no exploration.
     let out = weft_in(dir.path(), &["merge", arg(&files[0]), arg(&files[0])]);
     assert_eq!(out.code, 2);
+    // Nor are shards run with other options, or of another program under
+    // the same file name.
+    let (_, other_races) = run(&["--shard", "1/3", "--races", "off"]);
+    let other = dir.path().join("elsewhere");
+    std::fs::create_dir(&other).unwrap();
+    let impostor = other.join("two-stage-c.wasm");
+    std::fs::copy(sample("lost-update-c"), &impostor).unwrap();
+    let other_module = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&impostor),
+            "--iterations",
+            "10",
+            "--shard",
+            "2/3",
+            "--json",
+            "--no-save",
+        ],
+    );
+    for (result, expected) in [
+        (other_races, "differ"),
+        (other_module.stdout, "different modules"),
+    ] {
+        let file = dir.path().join("other.json");
+        std::fs::write(&file, result).unwrap();
+        let out = weft_in(dir.path(), &["merge", arg(&files[0]), arg(&file)]);
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(out.stderr.contains(expected), "{}", out.stderr);
+    }
 }
 
 #[test]
@@ -226,6 +256,11 @@ fn shard_and_jobs_mistakes_are_usage_errors() {
         vec!["--shard", "3/2"],
         vec!["--shard", "1/0"],
         vec!["--jobs", "0"],
+        vec!["--jobs", "33"],
+        vec!["--jobs", "18446744073709551615"],
+        vec!["--jobs", "1000000000000"],
+        vec!["--shard", "5/18446744073709551615"],
+        vec!["--shard", "0/1000001"],
         vec!["--strategy", "dpor", "--jobs", "2"],
         vec!["--strategy", "dfs", "--shard", "0/2"],
     ] {

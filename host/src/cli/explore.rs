@@ -48,12 +48,16 @@ pub struct ExploreArgs {
     preemption_bound: Option<u32>,
     /// Parallel workers (default: one per core). Execution `i` gets the
     /// same schedule whatever their number, and the failure reported is
-    /// the one of the lowest index. `dfs` and `dpor` run on one.
-    #[arg(long)]
-    jobs: Option<usize>,
+    /// the one of the lowest index. `dfs` and `dpor` run on one. At most
+    /// 32: each worker reserves address space for its own pool of threads,
+    /// and workers beyond the machine's cores add nothing (split larger
+    /// explorations with --shard).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS))]
+    jobs: Option<u64>,
     /// Run only the executions whose index is K modulo N (`K/N`, from
     /// `0/N`), to split an exploration over the nodes of a batch system;
-    /// `weft merge` combines the shards' `--json` results.
+    /// `weft merge` combines the shards' `--json` results. N is at most
+    /// 1,000,000.
     #[arg(long)]
     shard: Option<Shard>,
     #[command(flatten)]
@@ -61,6 +65,9 @@ pub struct ExploreArgs {
     #[command(flatten)]
     junit: JunitArgs,
 }
+
+/// The most workers `--jobs` takes.
+const MAX_JOBS: u64 = 32;
 
 /// What `weft explore` found, and where it saved the failure's replay
 /// file.
@@ -163,9 +170,6 @@ fn request(args: &mut ExploreArgs) -> Result<Request> {
             strategy.name()
         );
     }
-    if args.jobs == Some(0) {
-        anyhow::bail!("--jobs must be at least 1");
-    }
     let races = args.module.race_mode();
     Ok(Request {
         options: ExploreOptions {
@@ -179,7 +183,10 @@ fn request(args: &mut ExploreArgs) -> Result<Request> {
             time_limit: args.time_limit,
             run: args.module.run_config(),
             keep_going: false,
-            jobs: args.jobs.unwrap_or_else(|| Request::default_jobs(strategy)),
+            jobs: args.jobs.map_or_else(
+                || Request::default_jobs(strategy),
+                |jobs| jobs as usize, // at most MAX_JOBS
+            ),
             shard: args.shard.unwrap_or_default(),
         },
         instrument: InstrumentOptions {

@@ -6,7 +6,8 @@
 //! lowest execution index: the one a single run would have reported first.
 
 use super::{EXIT_FAILURE, EXIT_PASS};
-use anyhow::{Context, Result, bail};
+use crate::explore::Shard;
+use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use serde_json::{Value, json};
 use std::io::Write as _;
@@ -23,78 +24,174 @@ pub struct MergeArgs {
     json: bool,
 }
 
-/// What must be the same in every shard's result.
-const SAME: [&str; 4] = ["module", "strategy", "seed", "pct_depth"];
+/// One shard's result, read and checked.
+struct ShardResult<'a> {
+    name: &'a str,
+    value: &'a Value,
+    shard: Shard,
+    executions: u64,
+    discarded: u64,
+    distinct_traces: u64,
+    /// The exploration index of its failing execution, if one failed.
+    failing: Option<u64>,
+}
+
+impl<'a> ShardResult<'a> {
+    /// Reads the fields of `value`, the result in the file `name`, that a
+    /// merge needs, and checks they are what `weft explore` writes.
+    fn read(name: &'a str, value: &'a Value) -> Result<Self> {
+        let not_explore = || {
+            anyhow!(
+                "`{name}` is not the --json result of `weft explore` (a result of an older weft lacks the exploration's identity: run the shards again)"
+            )
+        };
+        let identity = value.get("exploration").ok_or_else(not_explore)?;
+        let count = |key: &str| -> Result<u64> {
+            match value.get(key) {
+                None | Some(Value::Null) => Ok(0),
+                Some(v) => v
+                    .as_u64()
+                    .ok_or_else(|| anyhow!("`{name}`: `{key}` is {v}, not a count of executions")),
+            }
+        };
+        if !identity.is_object() || value.get("executions").is_none() {
+            return Err(not_explore());
+        }
+        let shard = match value.get("shard") {
+            None | Some(Value::Null) => Shard::default(),
+            Some(Value::String(text)) => text
+                .parse::<Shard>()
+                .map_err(|e| anyhow!("`{name}`: {e}"))?,
+            Some(other) => bail!("`{name}`: `shard` is {other}, not K/N"),
+        };
+        if identity.get("shards").and_then(Value::as_u64) != Some(shard.count) {
+            bail!(
+                "`{name}` says it is shard {shard}, but its exploration was split into {} shards",
+                identity.get("shards").unwrap_or(&Value::Null)
+            );
+        }
+        let failed = value.get("failure").is_some_and(|f| !f.is_null());
+        let failing = match (failed, value.get("failing_execution_index")) {
+            (false, None | Some(Value::Null)) => None,
+            (true, Some(index)) => match index.as_u64() {
+                Some(index) if shard.owns(index) => Some(index),
+                _ => bail!(
+                    "`{name}`: its failing execution index {index} is not an execution of shard {shard}"
+                ),
+            },
+            (true, None) => bail!("`{name}` has a failure but no failing execution index"),
+            (false, Some(index)) => {
+                bail!("`{name}` has a failing execution index {index} but no failure")
+            }
+        };
+        Ok(ShardResult {
+            name,
+            value,
+            shard,
+            executions: count("executions")?,
+            discarded: count("discarded")?,
+            distinct_traces: count("distinct_traces")?,
+            failing,
+        })
+    }
+
+    /// The exploration's identity (module, instrumentation, setup,
+    /// strategy).
+    fn identity(&self) -> &Value {
+        &self.value["exploration"]
+    }
+}
+
+/// The first field, as a dotted path, in which two explorations' identities
+/// differ, with both values.
+fn first_difference(a: &Value, b: &Value, path: &str) -> Option<(String, Value, Value)> {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            keys.into_iter().find_map(|key| {
+                let (x, y) = (
+                    a.get(key).unwrap_or(&Value::Null),
+                    b.get(key).unwrap_or(&Value::Null),
+                );
+                let inner = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                first_difference(x, y, &inner)
+            })
+        }
+        _ if a == b => None,
+        _ => Some((path.to_string(), a.clone(), b.clone())),
+    }
+}
+
+/// The sum of `values`, or an error when it does not fit in 64 bits.
+fn sum(mut values: impl Iterator<Item = u64>, what: &str) -> Result<u64> {
+    values.try_fold(0u64, |total, v| {
+        total
+            .checked_add(v)
+            .ok_or_else(|| anyhow!("the shards' {what} add up to more than 2^64: hand-edited?"))
+    })
+}
 
 /// Merges shard results; fails when they are not shards of one exploration.
 fn merge(results: &[(String, Value)]) -> Result<Value> {
-    let (first_name, first) = &results[0];
-    let mut shards = Vec::new();
-    for (name, result) in results {
-        if result.get("executions").and_then(Value::as_u64).is_none() {
-            bail!("`{name}` is not the --json result of `weft explore`");
+    let shards = results
+        .iter()
+        .map(|(name, value)| ShardResult::read(name, value))
+        .collect::<Result<Vec<_>>>()?;
+    let first = &shards[0];
+    let mut taken = std::collections::BTreeSet::new();
+    for result in &shards {
+        if let Some((key, mine, theirs)) = first_difference(result.identity(), first.identity(), "")
+        {
+            let what = match key.as_str() {
+                "module_blake3" => "they explore different modules".to_string(),
+                "shards" => format!("one is split into {mine} shards, the other into {theirs}"),
+                _ => format!("their `{key}` differ ({mine} and {theirs})"),
+            };
+            bail!(
+                "`{}` and `{}` are not shards of one exploration: {what}",
+                result.name,
+                first.name
+            );
         }
-        for key in SAME {
-            if result.get(key) != first.get(key) {
-                bail!(
-                    "`{name}` and `{first_name}` are not shards of one exploration: their `{key}` differ ({} and {})",
-                    result.get(key).unwrap_or(&Value::Null),
-                    first.get(key).unwrap_or(&Value::Null)
-                );
-            }
+        if !taken.insert(result.shard.index) {
+            bail!("shard {} appears twice (`{}`)", result.shard, result.name);
         }
-        let shard = result.get("shard").and_then(Value::as_str).unwrap_or("0/1");
-        if shards.contains(&shard) {
-            bail!("shard {shard} appears twice (`{name}`)");
-        }
-        shards.push(shard);
     }
-    let total = |key: &str| -> u64 {
-        results
-            .iter()
-            .filter_map(|(_, r)| r.get(key).and_then(Value::as_u64))
-            .sum()
-    };
-    let failing = results
+    let failing = shards
         .iter()
-        .filter(|(_, r)| r.get("failure").is_some_and(|f| !f.is_null()))
-        .min_by_key(|(_, r)| {
-            r.get("failing_execution_index")
-                .and_then(Value::as_u64)
-                .unwrap_or(u64::MAX)
-        });
-    let mut merged = match failing {
-        Some((_, result)) => result.clone(),
-        None => first.clone(),
-    };
-    let count = shards
-        .iter()
-        .filter_map(|s| s.split_once('/').and_then(|(_, n)| n.parse::<usize>().ok()))
-        .max()
-        .unwrap_or(1);
-    let fields = merged.as_object_mut().expect("checked above: an object");
-    fields.insert("executions".into(), json!(total("executions")));
-    fields.insert("discarded".into(), json!(total("discarded")));
+        .filter(|r| r.failing.is_some())
+        .min_by_key(|r| r.failing);
+    let mut merged = failing.unwrap_or(first).value.clone();
+    let executions = sum(shards.iter().map(|r| r.executions), "executions")?;
+    let discarded = sum(shards.iter().map(|r| r.discarded), "discarded executions")?;
+    let distinct = sum(shards.iter().map(|r| r.distinct_traces), "distinct traces")?;
+    let count = first.shard.count;
+    let fields = merged
+        .as_object_mut()
+        .expect("read checked it is an object");
+    fields.insert("executions".into(), json!(executions));
+    fields.insert("discarded".into(), json!(discarded));
     // Distinct traces cannot be told apart across shards: the sum bounds
     // them from above, unless a shard saw more than it remembers (then
     // nothing bounds them).
-    let capped = results
+    let capped = shards
         .iter()
-        .any(|(_, r)| r.get("distinct_traces_at_least") == Some(&json!(true)));
+        .any(|r| r.value.get("distinct_traces_at_least") == Some(&json!(true)));
     fields.insert(
         "distinct_traces_at_most".into(),
-        if capped {
-            json!(null)
-        } else {
-            json!(total("distinct_traces"))
-        },
+        if capped { json!(null) } else { json!(distinct) },
     );
     fields.remove("distinct_traces");
     fields.remove("distinct_traces_at_least");
     fields.insert("elapsed_ms".into(), json!(null));
     fields.insert("shard".into(), json!(null));
-    fields.insert("shards".into(), json!(shards));
-    fields.insert("shards_missing".into(), json!(count - shards.len()));
+    let names: Vec<String> = shards.iter().map(|r| r.shard.to_string()).collect();
+    fields.insert("shards".into(), json!(names));
+    fields.insert("shards_missing".into(), json!(count - shards.len() as u64));
     Ok(merged)
 }
 
@@ -153,6 +250,7 @@ mod tests {
     use super::*;
 
     fn shard(shard: &str, executions: u64, failure: Option<u64>) -> (String, Value) {
+        let count: u64 = shard.split_once('/').unwrap().1.parse().unwrap();
         (
             format!("{shard}.json"),
             json!({
@@ -160,8 +258,17 @@ mod tests {
                 "shard": shard, "executions": executions, "discarded": 1, "distinct_traces": 5,
                 "failure": failure.map(|i| json!({"kind": "assertion", "at": i})),
                 "failing_execution_index": failure,
+                "exploration": {
+                    "module_blake3": "ab", "strategy": "portfolio", "seed": 0, "shards": count,
+                    "setup": {"races": "fail", "limits": {"max_steps": 1000}},
+                },
             }),
         )
+    }
+
+    fn refused(results: &[(String, Value)], expected: &str) {
+        let error = merge(results).unwrap_err().to_string();
+        assert!(error.contains(expected), "{error}");
     }
 
     #[test]
@@ -185,11 +292,54 @@ mod tests {
     #[test]
     fn results_of_different_explorations_do_not_merge() {
         let mut other = shard("1/2", 3, None);
-        other.1["seed"] = json!(7);
-        let error = merge(&[shard("0/2", 3, None), other]).unwrap_err();
-        assert!(error.to_string().contains("`seed` differ"), "{error}");
-        assert!(merge(&[shard("0/2", 3, None), shard("0/2", 3, None)]).is_err());
+        other.1["exploration"]["seed"] = json!(7);
+        refused(&[shard("0/2", 3, None), other], "`seed` differ");
+        let mut other = shard("1/2", 3, None);
+        other.1["exploration"]["module_blake3"] = json!("cd");
+        refused(&[shard("0/2", 3, None), other], "different modules");
+        let mut other = shard("1/2", 3, None);
+        other.1["exploration"]["setup"]["limits"]["max_steps"] = json!(5);
+        refused(
+            &[shard("0/2", 3, None), other],
+            "`setup.limits.max_steps` differ",
+        );
+        refused(
+            &[shard("0/2", 3, None), shard("0/2", 3, None)],
+            "appears twice",
+        );
+        refused(
+            &[shard("0/4", 3, None), shard("1/2", 3, None)],
+            "into 2 shards",
+        );
         let not_explore = ("x.json".to_string(), json!({"hello": 1}));
-        assert!(merge(&[not_explore]).is_err());
+        refused(&[not_explore], "not the --json result");
+        let mut older = shard("0/2", 3, None);
+        older.1.as_object_mut().unwrap().remove("exploration");
+        refused(&[older], "older weft");
+    }
+
+    #[test]
+    fn hand_edited_results_are_refused() {
+        let mut banana = shard("0/2", 3, None);
+        banana.1["shard"] = json!("banana");
+        refused(&[banana], "not a shard");
+        let mut beyond = shard("0/2", 3, None);
+        beyond.1["shard"] = json!("5/2");
+        refused(&[beyond], "not a shard");
+        let mut split = shard("0/2", 3, None);
+        split.1["exploration"]["shards"] = json!(4);
+        refused(&[split], "split into 4 shards");
+        for index in [json!("zero"), json!(-5), json!(3)] {
+            let mut edited = shard("0/2", 3, Some(2));
+            edited.1["failing_execution_index"] = index;
+            refused(&[edited], "is not an execution of shard 0/2");
+        }
+        let mut negative = shard("0/2", 3, None);
+        negative.1["executions"] = json!(-1);
+        refused(&[negative], "not a count");
+        refused(
+            &[shard("0/2", u64::MAX, None), shard("1/2", 2, None)],
+            "more than 2^64",
+        );
     }
 }

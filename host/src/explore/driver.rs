@@ -294,6 +294,24 @@ impl Explored {
         Some(Verdict::of(&self.exploration, property, self.coverage()))
     }
 
+    /// What makes the exploration the one it is, whatever part of it a run
+    /// did: the module, its instrumentation, the setup of its executions
+    /// and how the strategy decides each execution's schedule. Shards of
+    /// one exploration agree on it, and `weft merge` checks that they do.
+    fn identity(&self) -> serde_json::Value {
+        let options = &self.request.options;
+        serde_json::json!({
+            "module_blake3": blake3::hash(&self.wasm).to_hex().to_string(),
+            "instrument": self.request.instrument,
+            "setup": options.run,
+            "strategy": options.strategy.name(),
+            "seed": options.seed,
+            "pct_depth": options.pct_depth,
+            "preemption_bound": options.preemption_bound,
+            "shards": options.shard.count,
+        })
+    }
+
     /// The fields a JSON report adds to the common ones.
     pub fn summary(&self) -> serde_json::Value {
         let exploration = &self.exploration;
@@ -321,6 +339,7 @@ impl Explored {
             "races": options.run.races,
             "property": options.run.property,
             "verdict": self.verdict(),
+            "exploration": self.identity(),
             "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({
                 "sites": found.sites,
                 "racing_sites": found.racing_sites,

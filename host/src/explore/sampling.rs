@@ -57,15 +57,24 @@ impl Shard {
     }
 }
 
+/// The most shards an exploration splits into: far more than a batch
+/// system's array jobs, and few enough that a shard's executions never run
+/// out of indices.
+pub const MAX_SHARDS: u64 = 1_000_000;
+
 impl FromStr for Shard {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, String> {
-        let usage = || format!("`{text}` is not a shard: write K/N, with 0 <= K < N (e.g. 0/4)");
+        let usage = || {
+            format!(
+                "`{text}` is not a shard: write K/N, with 0 <= K < N <= {MAX_SHARDS} (e.g. 0/4)"
+            )
+        };
         let (index, count) = text.split_once('/').ok_or_else(usage)?;
         let index: u64 = index.trim().parse().map_err(|_| usage())?;
         let count: u64 = count.trim().parse().map_err(|_| usage())?;
-        if count == 0 || index >= count {
+        if count == 0 || index >= count || count > MAX_SHARDS {
             return Err(usage());
         }
         Ok(Shard { index, count })
@@ -266,7 +275,10 @@ fn run_workers(
     let shard = options.shard;
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
-    let mut workers: Vec<Program> = (1..options.jobs.max(1)).map(|_| program.worker()).collect();
+    let mut workers: Vec<Program> = (1..options.jobs.max(1))
+        .map(|_| program.worker())
+        .collect::<Result<_, _>>()
+        .map_err(|e| ExploreError(format!("cannot start a worker: {e}")))?;
     let (sender, results) = mpsc::channel::<Vec<(u64, Result<Summary, String>)>>();
     std::thread::scope(|scope| {
         let programs = std::iter::once(program).chain(workers.iter_mut());

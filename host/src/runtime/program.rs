@@ -90,7 +90,12 @@ pub struct Program {
     pub(super) access_log: Option<u64>,
     /// Names of the module's code and data, for reports.
     pub(super) symbols: Arc<LazySymbols>,
+    /// What links the imports of the analyses the program was loaded with.
+    pub(super) analysis_links: Arc<[AnalysisLink]>,
 }
+
+/// Adds an analysis's SDK imports to a linker.
+type AnalysisLink = fn(&mut Linker<ThreadData>) -> wasmtime::Result<()>;
 
 /// Fuel between two time-slice scheduling points of a thread that reaches
 /// no other scheduling point.
@@ -182,18 +187,8 @@ impl Program {
         let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
         let module =
             Module::new(&engine, &out.wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
-        let mut linker = Linker::new(&engine);
-        let link = |linker: &mut Linker<ThreadData>| -> wasmtime::Result<()> {
-            wasi::add_to_linker(linker)?;
-            rt_imports::add_to_linker(linker)?;
-            sdk_imports::add_to_linker(linker)?;
-            for imports in analyses {
-                (imports.link)(linker)?;
-            }
-            linker.allow_shadowing(true);
-            Ok(())
-        };
-        link(&mut linker).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let analysis_links: Arc<[AnalysisLink]> = analyses.iter().map(|a| a.link).collect();
+        let linker = linker(&engine, &analysis_links)?;
         let reuses_memory = !delegates_wasi;
         Ok(Program {
             engine,
@@ -213,16 +208,32 @@ impl Program {
             imported_funcs: out.imported_funcs,
             access_log: out.access_log,
             symbols,
+            analysis_links,
         })
     }
 
-    /// Another program for the same module, for a parallel worker: it
-    /// shares the compiled code, and nothing an execution changes.
-    pub fn worker(&self) -> Program {
-        Program {
-            engine: self.engine.clone(),
-            module: self.module.clone(),
-            linker: self.linker.clone(),
+    /// Another program for the same module, for a parallel worker. It has
+    /// an engine of its own, so that its executions have the pool of
+    /// instances, stacks and memories a program run alone has, whatever
+    /// the other workers run (one pool shared by the workers would make an
+    /// execution's threads depend on theirs); it shares nothing an
+    /// execution changes.
+    ///
+    /// # Errors
+    ///
+    /// When the compiled module cannot be carried over to the new engine.
+    pub fn worker(&self) -> Result<Program, LoadError> {
+        let compile = |e: wasmtime::Error| LoadError::Compile(format!("{e:#}"));
+        let engine = engine().map_err(compile)?;
+        let compiled = self.module.serialize().map_err(compile)?;
+        // SAFETY: the bytes were serialized just now by this process, from
+        // a module of an engine with the same configuration.
+        let module = unsafe { Module::deserialize(&engine, &compiled) }.map_err(compile)?;
+        let linker = linker(&engine, &self.analysis_links)?;
+        Ok(Program {
+            engine,
+            module,
+            linker,
             sites: self.sites.clone(),
             memory: self.memory.clone(),
             hash: self.hash,
@@ -237,7 +248,8 @@ impl Program {
             imported_funcs: self.imported_funcs.clone(),
             access_log: self.access_log,
             symbols: self.symbols.clone(),
-        }
+            analysis_links: self.analysis_links.clone(),
+        })
     }
 
     /// The shared memory for the next execution: the warm one, else a new
@@ -369,6 +381,23 @@ pub const MOST_THREADS: u32 = POOL_SLOTS - executor::WARM_THREADS as u32;
 /// an execution creates one instance and one fiber per thread, so reusing
 /// them instead of mapping fresh ones is most of the per-execution cost.
 const POOL_SLOTS: u32 = 256;
+
+/// A linker of `engine` with the runtime's imports and those `links` add.
+fn linker(engine: &Engine, links: &[AnalysisLink]) -> Result<Linker<ThreadData>, LoadError> {
+    let mut linker = Linker::new(engine);
+    let mut link = || -> wasmtime::Result<()> {
+        wasi::add_to_linker(&mut linker)?;
+        rt_imports::add_to_linker(&mut linker)?;
+        sdk_imports::add_to_linker(&mut linker)?;
+        for link in links {
+            link(&mut linker)?;
+        }
+        linker.allow_shadowing(true);
+        Ok(())
+    };
+    link().map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+    Ok(linker)
+}
 
 fn engine() -> wasmtime::Result<Engine> {
     let mut pool = wasmtime::PoolingAllocationConfig::default();
