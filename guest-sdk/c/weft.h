@@ -92,17 +92,36 @@ struct weft_test {
 #include <stdio.h>
 
 /* The main of a test module. With `--weft-list` it prints one line per
- * test (`weft-test`, the name and its schedules, tab-separated) for
- * `weft test`; with a test's name it runs that test; with no argument it
- * runs them all. Returns the process exit code. */
+ * test (`weft-test#`, the name and its schedules, tab-separated) for
+ * `weft test`, which then runs the test of index N with `--weft-test N`;
+ * with a test's name it runs that test; with no argument it runs them all.
+ * A name must be one line without tabs. Returns the process exit code. */
 static inline int weft_run_tests(int argc, char **argv, const struct weft_test *tests, size_t count) {
     if (argc > 1 && strcmp(argv[1], "--weft-list") == 0) {
         for (size_t i = 0; i < count; i++) {
-            printf("weft-test\t%s", tests[i].name);
+            if (strpbrk(tests[i].name, "\t\r\n")) {
+                printf("weft-test-refused\tthe name of test %zu (`%.*s...`) holds a tab or a "
+                       "line break; test names are one line without tabs\n",
+                       i, (int)strcspn(tests[i].name, "\t\r\n"), tests[i].name);
+                return 2;
+            }
+        }
+        for (size_t i = 0; i < count; i++) {
+            printf("weft-test#\t%s", tests[i].name);
             for (const char *const *s = tests[i].schedules; s && *s; s++)
                 printf("\t%s", *s);
             printf("\n");
         }
+        return 0;
+    }
+    if (argc > 2 && strcmp(argv[1], "--weft-test") == 0) {
+        char *end;
+        unsigned long index = strtoul(argv[2], &end, 10);
+        if (*argv[2] == '\0' || *end != '\0' || index >= count) {
+            fprintf(stderr, "no test of index `%s`\n", argv[2]);
+            return 2;
+        }
+        tests[index].run();
         return 0;
     }
     for (size_t i = 0; i < count; i++) {

@@ -611,3 +611,56 @@ fn explore_refuses_a_schedule_naming_events_that_never_fire() {
     );
     assert!(out.stdout.contains("events `yyy`, `zzz`"), "{}", out.stdout);
 }
+
+/// A test is run by its index, never by its name: a test named like the
+/// listing option runs (and fails) as itself; two tests of one name are
+/// refused, as is a name holding a tab.
+#[test]
+fn weft_test_runs_tests_by_index_and_refuses_ambiguous_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let module_of = |name: &str, tests: &str| {
+        let source = dir.path().join(format!("{name}.c"));
+        std::fs::write(
+            &source,
+            format!(
+                r#"#include "weft.h"
+static void passes(void) {{}}
+static void fails(void) {{ weft_assert(0, "this test always fails"); }}
+int main(int argc, char **argv) {{
+    const struct weft_test tests[] = {{{tests}}};
+    return weft_run_tests(argc, argv, tests, sizeof tests / sizeof tests[0]);
+}}
+"#
+            ),
+        )
+        .unwrap();
+        let module = dir.path().join(format!("{name}.wasm"));
+        let out = weft_in(dir.path(), &["build", arg(&source), "-o", arg(&module)]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        module
+    };
+    let optionlike = module_of(
+        "optionlike",
+        r#"{"ok", passes, 0}, {"--weft-list", fails, 0}"#,
+    );
+    let out = weft_in(dir.path(), &["test", arg(&optionlike), "--no-save"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("test --weft-list ... FAILED"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("test ok ... ok"), "{}", out.stdout);
+    let twice = module_of("twice", r#"{"same", passes, 0}, {"same", fails, 0}"#);
+    let out = weft_in(dir.path(), &["test", arg(&twice), "--no-save"]);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("two tests are named `same`"),
+        "{}",
+        out.stderr
+    );
+    let tab = module_of("tab", "{\"a\\tb\", passes, 0}");
+    let out = weft_in(dir.path(), &["test", arg(&tab), "--no-save"]);
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("holds a tab"), "{}", out.stderr);
+}

@@ -182,28 +182,51 @@ pub struct Test {
 }
 
 /// The `main` of a test module: `weft test` first runs the module with
-/// `--weft-list` to learn its tests (one line per test: `weft-test`, the
+/// `--weft-list` to learn its tests (one line per test: `weft-test#`, the
 /// name, then its schedules, separated by tabs), then runs it once per test
-/// and schedule with the test's name as the argument.
+/// and schedule with `--weft-test N`, N the test's index. Run with a
+/// test's name, it runs that test; with no argument, all of them. A name
+/// must be one line without tabs.
 #[cfg(target_family = "wasm")]
 pub fn run_tests(tests: &[Test]) {
     extern crate std;
-    use std::{print, println};
-    let arg = std::env::args().nth(1);
-    match arg.as_deref() {
+    use std::{eprintln, print, println};
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
         Some("--weft-list") => {
+            if let Some((index, test)) = tests
+                .iter()
+                .enumerate()
+                .find(|(_, t)| t.name.contains(['\t', '\r', '\n']))
+            {
+                println!(
+                    "weft-test-refused\tthe name of test {index} (`{}`) holds a tab or a line break; test names are one line without tabs",
+                    test.name.escape_debug()
+                );
+                std::process::exit(2);
+            }
             for test in tests {
-                print!("weft-test\t{}", test.name);
+                print!("weft-test#\t{}", test.name);
                 for schedule in test.schedules {
                     print!("\t{schedule}");
                 }
                 println!();
             }
         }
+        Some("--weft-test") => {
+            let index = args.next().unwrap_or_default();
+            match index.parse::<usize>().ok().and_then(|i| tests.get(i)) {
+                Some(test) => (test.run)(),
+                None => {
+                    eprintln!("no test of index `{index}`");
+                    std::process::exit(2);
+                }
+            }
+        }
         Some(name) => match tests.iter().find(|t| t.name == name) {
             Some(test) => (test.run)(),
             None => {
-                std::eprintln!("no test named `{name}`");
+                eprintln!("no test named `{name}`");
                 std::process::exit(2);
             }
         },

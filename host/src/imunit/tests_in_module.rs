@@ -2,9 +2,12 @@
 //! harnesses are understood:
 //!
 //! - The guest SDKs' `run_tests`: run with the argument `--weft-list`, the
-//!   module prints one line per test: the marker `weft-test`, the test's
+//!   module prints one line per test: the marker `weft-test#`, the test's
 //!   name and its schedules, tab-separated (other output is ignored); run
-//!   with a test's name, it runs that test.
+//!   with `--weft-test N`, it runs the test of index N, so that no name
+//!   (one that looks like an option, one given twice) picks another test.
+//!   Modules of an older SDK mark lines `weft-test` and run a test by its
+//!   name.
 //! - Rust's libtest (a `cargo test` binary): `--list` prints `NAME: test`
 //!   per test (and `NAME: benchmark`), then a count (`4 tests, 0
 //!   benchmarks`); `--ignored` lists the `#[ignore]`d ones only; `--exact NAME --test-threads 1 --nocapture`
@@ -20,8 +23,17 @@ use crate::sched::Strategy;
 /// The argument that asks a test module for its tests.
 pub const LIST_ARG: &str = "--weft-list";
 
-/// How every line of the listing starts.
-pub const LIST_MARKER: &str = "weft-test\t";
+/// How every line of the listing starts: tests run by their index.
+pub const LIST_MARKER: &str = "weft-test#\t";
+
+/// How every line of an older SDK's listing starts: tests run by name.
+const NAMED_LIST_MARKER: &str = "weft-test\t";
+
+/// How the SDK's harness says why it refuses to list its tests.
+const REFUSED_MARKER: &str = "weft-test-refused\t";
+
+/// The argument before a test's index that runs the test.
+const RUN_ARG: &str = "--weft-test";
 
 /// A test a module declares.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +67,12 @@ pub enum ListError {
         "the module lists no tests; is it a test module (the SDK's `run_tests`, or a `cargo test` binary)?"
     )]
     Empty,
+    /// The harness refused to list its tests.
+    #[error("the module's tests cannot be listed: {0}")]
+    Refused(String),
+    /// Two tests have one name.
+    #[error("two tests are named `{0}`: a name must say which test failed; rename one of them")]
+    DuplicateName(String),
 }
 
 /// Asks the module for its tests: as an SDK test module first, then as a
@@ -64,27 +82,29 @@ pub enum ListError {
 ///
 /// A [`ListError`] when the module cannot be run or lists nothing.
 pub fn list(program: &mut Program, base: &Setup) -> Result<Vec<TestCase>, ListError> {
+    let tests = listed(program, base)?;
+    let mut names = std::collections::HashSet::new();
+    if let Some(twice) = tests.iter().find(|t| !names.insert(&t.name)) {
+        return Err(ListError::DuplicateName(twice.name.clone()));
+    }
+    Ok(tests)
+}
+
+/// The tests the module lists, as an SDK test module or a libtest binary.
+fn listed(program: &mut Program, base: &Setup) -> Result<Vec<TestCase>, ListError> {
     let sdk = run_with(program, base, &[LIST_ARG])?;
-    let tests: Vec<TestCase> = sdk
-        .as_deref()
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| line.strip_prefix(LIST_MARKER))
-        .map(|line| {
-            let mut fields = line.split('\t');
-            let name = fields.next().unwrap_or_default().to_string();
-            TestCase {
-                args: vec![name.clone()],
-                name,
-                schedules: fields.map(String::from).collect(),
-                ignored: false,
-            }
-        })
-        .collect();
+    let stdout = match &sdk {
+        Ok(stdout) | Err((_, stdout)) => stdout,
+    };
+    if let Some(why) = stdout.lines().find_map(|l| l.strip_prefix(REFUSED_MARKER)) {
+        return Err(ListError::Refused(why.to_string()));
+    }
+    let sdk = sdk.map_err(|(reason, _)| reason);
+    let tests = sdk_listing(sdk.as_deref().unwrap_or_default());
     if !tests.is_empty() {
         return Ok(tests);
     }
-    let listed = run_with(program, base, &["--list"])?;
+    let listed = run_with(program, base, &["--list"])?.map_err(|(reason, _)| reason);
     let all = match (&sdk, &listed) {
         (_, Ok(listing)) if libtest_listing(listing) => names(listing),
         (Err(reason), _) => return Err(ListError::Failed(reason.clone())),
@@ -109,6 +129,35 @@ pub fn list(program: &mut Program, base: &Setup) -> Result<Vec<TestCase>, ListEr
             schedules: Vec::new(),
         })
         .collect())
+}
+
+/// The tests of an SDK listing, in order: by index, or by name for an
+/// older SDK's.
+fn sdk_listing(listing: &str) -> Vec<TestCase> {
+    let mut tests = Vec::new();
+    for line in listing.lines() {
+        let (line, by_index) = match line.strip_prefix(LIST_MARKER) {
+            Some(line) => (line, true),
+            None => match line.strip_prefix(NAMED_LIST_MARKER) {
+                Some(line) => (line, false),
+                None => continue,
+            },
+        };
+        let mut fields = line.split('\t');
+        let name = fields.next().unwrap_or_default().to_string();
+        let args = if by_index {
+            vec![RUN_ARG.to_string(), tests.len().to_string()]
+        } else {
+            vec![name.clone()]
+        };
+        tests.push(TestCase {
+            args,
+            name,
+            schedules: fields.map(String::from).collect(),
+            ignored: false,
+        });
+    }
+    tests
 }
 
 /// Whether `listing` is what libtest prints for `--list`: its last line
@@ -139,24 +188,26 @@ fn names(listing: &str) -> Vec<String> {
 }
 
 /// The module's standard output when run once with `args` (and no
-/// schedule), or why the run failed.
+/// schedule), or why the run failed and its stdout.
 fn run_with(
     program: &mut Program,
     base: &Setup,
     args: &[&str],
-) -> Result<Result<String, String>, ListError> {
+) -> Result<Result<String, (String, String)>, ListError> {
     let mut config = base.clone();
     config.run.args.truncate(1);
     config.run.args.extend(args.iter().map(|a| a.to_string()));
     config.schedule = None;
     let result = run_once(program, Strategy::Random, 0, 1, &config)?;
+    let stdout = String::from_utf8_lossy(&result.stdout).into_owned();
     if !matches!(result.outcome, Outcome::Exited(0)) {
-        return Ok(Err(result
+        let reason = result
             .outcome
             .failure()
-            .map_or_else(|| format!("{:?}", result.outcome), |f| f.message)));
+            .map_or_else(|| format!("{:?}", result.outcome), |f| f.message);
+        return Ok(Err((reason, stdout)));
     }
-    Ok(Ok(String::from_utf8_lossy(&result.stdout).into_owned()))
+    Ok(Ok(stdout))
 }
 
 /// The variable that stops libtest capturing a test's output.
@@ -191,7 +242,7 @@ pub fn harness_skipped(stdout: &[u8], name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{libtest_listing, names};
+    use super::{libtest_listing, names, sdk_listing};
 
     #[test]
     fn libtest_listings_are_told_by_their_count() {
@@ -202,5 +253,16 @@ mod tests {
         assert!(!libtest_listing("hello\n"));
         assert!(!libtest_listing(""));
         assert!(!libtest_listing("two tests, 0 benchmarks"));
+    }
+
+    #[test]
+    fn sdk_listings_run_tests_by_index_or_by_an_older_sdks_name() {
+        let tests = sdk_listing("hello\nweft-test#\t--weft-list\nweft-test#\tb\tA->B\tB->A\n");
+        assert_eq!(tests[0].name, "--weft-list");
+        assert_eq!(tests[0].args, ["--weft-test", "0"]);
+        assert_eq!(tests[1].args, ["--weft-test", "1"]);
+        assert_eq!(tests[1].schedules, ["A->B", "B->A"]);
+        let older = sdk_listing("weft-test\tc\n");
+        assert_eq!(older[0].args, ["c"]);
     }
 }
