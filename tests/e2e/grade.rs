@@ -117,6 +117,58 @@ fn a_submission_that_does_not_build_fails_with_the_compiler_message() {
     let output = json["output"].as_str().unwrap();
     assert!(output.contains("does not build"), "{output}");
     assert!(output.contains("missing"), "{output}");
+    assert!(output.contains("What the compiler said:"), "{output}");
+    assert!(!output.contains("interleaving"), "{output}");
+}
+
+/// A submission that prints what the exercise expects without doing it (no
+/// threads, or without the function the statement says to keep) fails, as
+/// does one with no `main`; a submission named like an option is built as
+/// the file it is.
+#[test]
+fn a_submission_that_does_not_do_the_exercise_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let exercise = root().join("exercises/lost-update");
+    let cases = [
+        (
+            "no-threads.c",
+            "#include <stdio.h>\nstatic void deposit(int a) { (void)a; }\n\
+             int main(void) { deposit(10); printf(\"balance = 140\\n\"); return 0; }\n",
+            "creates 0 threads besides `main`",
+        ),
+        (
+            "-renamed.c",
+            "#include <pthread.h>\n#include <stdio.h>\nstatic int balance = 100;\n\
+             static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n\
+             static void *teller(void *a) { pthread_mutex_lock(&m); balance += 20;\n\
+             pthread_mutex_unlock(&m); return a; }\n\
+             int main(void) { pthread_t t[2]; for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, teller, 0);\n\
+             for (int i = 0; i < 2; i++) pthread_join(t[i], 0); printf(\"balance = %d\\n\", balance); return 0; }\n",
+            "no function `deposit`",
+        ),
+        ("empty.c", "", "has no `main` function"),
+    ];
+    for (name, source, expected) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, source).unwrap();
+        let out = weft_in(
+            dir.path(),
+            &[
+                "grade",
+                arg(&exercise),
+                "--json",
+                "--time-limit",
+                "10s",
+                "--",
+                name,
+            ],
+        );
+        assert_eq!(out.code, 1, "{name}: {}{}", out.stdout, out.stderr);
+        let json = out.json();
+        let output = json["output"].as_str().unwrap();
+        assert!(output.contains(expected), "{name}: {output}");
+        assert!(!output.contains("PASS"), "{name}: {output}");
+    }
 }
 
 #[test]

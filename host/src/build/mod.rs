@@ -46,6 +46,11 @@ pub enum BuildError {
     /// Compiler flags were given for a source that is not C or C++.
     #[error("compiler flags after `--` are for C and C++ sources; `{0}` is not one")]
     FlagsNotC(String),
+    /// A C or C++ program without `main`.
+    #[error(
+        "`{0}` has no `main` function: a C or C++ program starts in `int main(void)` or `int main(int argc, char **argv)`"
+    )]
+    NoMain(String),
     /// Several sources were given that are not the C or C++ files of one
     /// program.
     #[error(
@@ -103,7 +108,8 @@ pub fn build_program(
             )));
         }
     }
-    let output = output.map_or_else(|| first.with_extension("wasm"), Path::to_path_buf);
+    let output = operand(&output.map_or_else(|| first.with_extension("wasm"), Path::to_path_buf));
+    let sources: Vec<PathBuf> = sources.iter().map(|s| operand(s)).collect();
     let sources: Vec<&Path> = sources.iter().map(PathBuf::as_path).collect();
     match language {
         Some(Compiled::C) => c::build_all(&sources, &output, flags)?,
@@ -144,7 +150,8 @@ pub fn build(
             )));
         }
     }
-    let output = output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf);
+    let output = operand(&output.map_or_else(|| source.with_extension("wasm"), Path::to_path_buf));
+    let source = &operand(source);
     let extension = source.extension().and_then(|e| e.to_str());
     if !flags.is_empty() && !matches!(extension, Some("c" | "i" | "cpp" | "cc" | "cxx")) {
         return Err(BuildError::FlagsNotC(source.display().to_string()));
@@ -158,6 +165,16 @@ pub fn build(
         _ => return Err(BuildError::UnknownLanguage(source.display().to_string())),
     }
     Ok(output)
+}
+
+/// `path` as the tools take it: a relative path that starts with `-`
+/// (`-x.c`) gets `./` before it, so that no tool reads it as an option.
+fn operand(path: &Path) -> PathBuf {
+    if path.as_os_str().as_encoded_bytes().starts_with(b"-") {
+        Path::new(".").join(path)
+    } else {
+        path.to_path_buf()
+    }
 }
 
 /// Builds the one source a folder holds; the module is named after the
@@ -266,13 +283,51 @@ pub(crate) fn run_linker(
     source: &Path,
     output: &Path,
 ) -> Result<(), BuildError> {
-    let result = run_tool(command, tool, source);
-    if let Err(BuildError::Compile { output: said, .. }) = &result
-        && said.starts_with(MISMATCHED_CALLS)
-    {
+    let result = run_tool(command, tool, source).and_then(|()| {
+        let linked = std::fs::read(output)
+            .map_err(|e| BuildError::Io(format!("cannot read `{}`: {e}", output.display())))?;
+        match defines_main(&linked) {
+            Some(false) => Err(BuildError::NoMain(source.display().to_string())),
+            _ => Ok(()),
+        }
+    });
+    let stale = match &result {
+        Err(BuildError::Compile { output: said, .. }) => said.starts_with(MISMATCHED_CALLS),
+        Err(BuildError::NoMain(_)) => true,
+        _ => false,
+    };
+    if stale {
         let _ = std::fs::remove_file(output);
     }
     result
+}
+
+/// Whether a C or C++ program's module defines `main`, by the names of its
+/// functions (`None` when it has no names to tell): without it, wasi-libc's
+/// start-up links to a stub that traps.
+fn defines_main(wasm: &[u8]) -> Option<bool> {
+    const MAINS: [&str; 3] = ["main", "__main_argc_argv", "__original_main"];
+    let mut named = false;
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        let Ok(wasmparser::Payload::CustomSection(section)) = payload else {
+            continue;
+        };
+        let wasmparser::KnownCustom::Name(names) = section.as_known() else {
+            continue;
+        };
+        for subsection in names {
+            let Ok(wasmparser::Name::Function(functions)) = subsection else {
+                continue;
+            };
+            for naming in functions.into_iter().flatten() {
+                named = true;
+                if MAINS.contains(&naming.name) {
+                    return Some(true);
+                }
+            }
+        }
+    }
+    named.then_some(false)
 }
 
 /// How [`mismatched_calls`]' error starts.

@@ -15,6 +15,14 @@
 //! # livelock or an endless loop (optional; weft explore's default).
 //! # max_steps = 20000
 //!
+//! # What a submission must do to be the exercise: the threads an execution
+//! # creates besides `main`, at least (default 1), and the functions the
+//! # statement says to keep (a Rust function matches by its last path
+//! # segment).
+//! [requires]
+//! threads = 2
+//! functions = ["deposit", "teller"]
+//!
 //! # Typical wrong solutions, which grading must catch with the failure
 //! # kind and a phrase of the explanation given.
 //! [[wrong]]
@@ -70,6 +78,31 @@ pub struct WrongSolution {
     pub explains: String,
 }
 
+/// What a submission must do to be the exercise at all.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Requirements {
+    /// Threads an execution creates besides `main`, at least.
+    #[serde(default = "one")]
+    pub threads: u32,
+    /// Functions the submission keeps (by name).
+    #[serde(default)]
+    pub functions: Vec<String>,
+}
+
+impl Default for Requirements {
+    fn default() -> Self {
+        Requirements {
+            threads: one(),
+            functions: Vec::new(),
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
 /// The contents of `exercise.toml`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -85,6 +118,8 @@ struct Description {
     time_limit: String,
     #[serde(default)]
     max_steps: Option<u64>,
+    #[serde(default)]
+    requires: Requirements,
     #[serde(default)]
     wrong: Vec<WrongSolution>,
 }
@@ -119,6 +154,8 @@ pub struct Exercise {
     /// Scheduling points an execution may take before it counts as a
     /// livelock or an endless loop, where the exercise sets them.
     pub max_steps: Option<u64>,
+    /// What a submission must do to be the exercise.
+    pub requires: Requirements,
 }
 
 impl Exercise {
@@ -183,6 +220,7 @@ impl Exercise {
             executions: description.executions,
             time_limit,
             max_steps: description.max_steps,
+            requires: description.requires,
         })
     }
 }
@@ -204,6 +242,10 @@ mod tests {
         assert_eq!(e.executions, 1000);
         assert_eq!(e.time_limit, Duration::from_secs(30));
         assert_eq!(e.max_steps, None);
+        assert_eq!(e.requires, Requirements::default());
+        let set = exercise("title = \"t\"\n[requires]\nthreads = 3\nfunctions = [\"f\"]").unwrap();
+        assert_eq!(set.requires.threads, 3);
+        assert_eq!(set.requires.functions, ["f"]);
         let set = exercise("title = \"t\"\nmax_steps = 20000").unwrap();
         assert_eq!(set.max_steps, Some(20000));
         let bad = exercise("title = \"t\"\nmax_steps = 0").unwrap_err();

@@ -55,8 +55,10 @@ struct Graded {
     verdict: String,
     /// The failure told in plain words.
     story: Option<Story>,
-    /// The report of the failing exploration (interleaving and all).
-    report: Option<String>,
+    /// What the student reads after the verdict, under its heading: the
+    /// compiler's message, why there is no verdict, or the report of the
+    /// failing exploration (interleaving and all).
+    report: Option<(&'static str, String)>,
     replay_file: Option<PathBuf>,
     html: Option<PathBuf>,
     /// What the checks were, in order, with their outcome.
@@ -76,7 +78,7 @@ pub fn run(args: GradeArgs) -> Result<u8> {
             passed: false,
             verdict: "FAIL: the submission does not build".into(),
             story: None,
-            report: Some(message.clone()),
+            report: Some(("What the compiler said:", message.clone())),
             replay_file: None,
             html: None,
             checks: vec![("builds".into(), false, message)],
@@ -105,6 +107,7 @@ fn obtain_module(
     match crate::build::build(submission, Some(&module), &[]) {
         Ok(path) => Ok(Ok(path)),
         Err(crate::build::BuildError::Compile { output, .. }) => Ok(Err(output)),
+        Err(no_main @ crate::build::BuildError::NoMain(_)) => Ok(Err(no_main.to_string())),
         Err(other) => Err(other.into()),
     }
 }
@@ -120,6 +123,12 @@ fn explore_args(
 ) -> Result<ExploreArgs> {
     let replay = out.join(format!("{stem}.weft.json"));
     let html = out.join(format!("{stem}.html"));
+    // A module named like an option (`-x.wasm`) stays the module.
+    let module = if module.as_os_str().as_encoded_bytes().starts_with(b"-") {
+        Path::new(".").join(module)
+    } else {
+        module.to_path_buf()
+    };
     let mut argv: Vec<String> = vec!["weft".into(), module.display().to_string()];
     argv.extend(phase.iter().map(|s| s.to_string()));
     argv.extend([
@@ -148,6 +157,11 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
     let start = Instant::now();
     let budget = args.time_limit.unwrap_or(exercise.time_limit);
     let mut checks = vec![("builds".to_string(), true, String::new())];
+    let wasm = crate::input::read_file(module, crate::input::MODULE_LIMIT)
+        .with_context(|| format!("cannot read `{}`", module.display()))?;
+    if let Some(why) = missing_functions(exercise, &wasm) {
+        return Ok(not_the_exercise(why, checks));
+    }
     // First, sampled schedules, with the plain accesses that race made
     // scheduling points: the failures a race leads to (an update lost, a
     // broken invariant) are found as themselves and told as such.
@@ -176,6 +190,9 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
         Err(graded) => return Ok(graded),
     };
     let sampled_executions = sampled.exploration().executions;
+    if let Some(why) = too_few_threads(exercise, sampled.exploration()) {
+        return Ok(not_the_exercise(why, checks));
+    }
     // Then the exhaustive search for the time left, where a data race is a
     // failure (so that, when it completes, sequentially consistent
     // executions are all there are, and it has seen them all).
@@ -233,6 +250,68 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
     })
 }
 
+/// Why the submission `wasm` does not keep the functions the exercise
+/// says to keep, if it does not. A module without function names cannot be
+/// told, and is not held to it.
+fn missing_functions(exercise: &Exercise, wasm: &[u8]) -> Option<String> {
+    let names = crate::debuginfo::symbols::Symbols::new(wasm).source_function_names();
+    if names.is_empty() {
+        return None;
+    }
+    let missing: Vec<&str> = exercise
+        .requires
+        .functions
+        .iter()
+        .map(String::as_str)
+        .filter(|f| !names.contains(*f))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "the submission has no function {}: the exercise says to keep {}",
+            missing
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            exercise
+                .requires
+                .functions
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+/// Why the submission does not do the exercise's concurrency, if it
+/// creates fewer threads than it asks for.
+fn too_few_threads(exercise: &Exercise, sampled: &crate::explore::Exploration) -> Option<String> {
+    let result = sampled.last.as_ref()?;
+    let created = result.thread_names.len().saturating_sub(1);
+    let wanted = exercise.requires.threads as usize;
+    (created < wanted).then(|| {
+        format!(
+            "the submission creates {created} thread{} besides `main`; the exercise runs at least {wanted}, so a pass would say nothing",
+            if created == 1 { "" } else { "s" }
+        )
+    })
+}
+
+/// A failed grading of a submission that does not do the exercise.
+fn not_the_exercise(why: String, mut checks: Vec<(String, bool, String)>) -> Graded {
+    checks.push(("does the exercise".into(), false, why.clone()));
+    Graded {
+        passed: false,
+        verdict: "FAIL: the submission does not do the exercise".into(),
+        story: None,
+        report: Some(("Why:", why)),
+        replay_file: None,
+        html: None,
+        checks,
+    }
+}
+
 /// Runs one phase of grading as `args` say and records it as check `name`:
 /// the exploration when it found nothing, else the failed grading (with
 /// every check so far).
@@ -256,7 +335,7 @@ fn phase(
                 passed: false,
                 verdict: "FAIL: too slow".into(),
                 story: None,
-                report: Some(why),
+                report: Some(("Why:", why)),
                 replay_file: None,
                 html: None,
                 checks: std::mem::take(checks),
@@ -276,7 +355,7 @@ fn phase(
             passed: false,
             verdict: "FAIL: no verdict".into(),
             story: None,
-            report: Some(why),
+            report: Some(("Why:", why)),
             replay_file: None,
             html: None,
             checks: std::mem::take(checks),
@@ -315,7 +394,7 @@ fn failed(
         passed: false,
         verdict: format!("FAIL: {}", failure.kind.name()),
         story,
-        report: Some(text),
+        report: Some(("The interleaving weft found:", text)),
         replay_file: found.replay_file.clone(),
         html,
         checks,
@@ -329,9 +408,12 @@ fn feedback(exercise: &Exercise, graded: &Graded) -> String {
         out.push_str("\nWhat happened, in plain words:\n");
         out.push_str(&story.text());
     }
-    if let Some(report) = &graded.report {
-        out.push_str("\nThe interleaving weft found:\n");
+    if let Some((heading, report)) = &graded.report {
+        out.push_str(&format!("\n{heading}\n"));
         out.push_str(report);
+        if !report.ends_with('\n') {
+            out.push('\n');
+        }
     }
     if let Some(html) = &graded.html {
         out.push_str(&format!("\ntimeline: {}\n", html.display()));

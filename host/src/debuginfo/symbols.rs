@@ -299,6 +299,42 @@ impl Symbols {
         self.functions.iter().map(|(i, n)| (*i, n.as_str()))
     }
 
+    /// The names of the functions the module's source defines: the name
+    /// section's (each without its path and Rust's hash) and the debug
+    /// information's, which keeps the functions the compiler inlined
+    /// everywhere.
+    pub fn source_function_names(&self) -> std::collections::BTreeSet<String> {
+        let mut names: std::collections::BTreeSet<String> = self
+            .function_names()
+            .map(|(_, name)| last_segment(name).to_string())
+            .collect();
+        let Some(dwarf) = self.dwarf() else {
+            return names;
+        };
+        let mut units = dwarf.units();
+        while let Ok(Some(header)) = units.next() {
+            let Ok(unit) = dwarf.unit(header) else {
+                continue;
+            };
+            let mut entries = unit.entries();
+            while let Ok(Some(entry)) = entries.next_dfs() {
+                if entry.tag() != gimli::DW_TAG_subprogram {
+                    continue;
+                }
+                let name = entry
+                    .attr_value(gimli::DW_AT_name)
+                    .and_then(|value| dwarf.attr_string(&unit, value).ok())
+                    .and_then(|name| {
+                        gimli::Reader::to_string_lossy(&name)
+                            .ok()
+                            .map(|n| n.into_owned())
+                    });
+                names.extend(name);
+            }
+        }
+        names
+    }
+
     /// The demangled name of function `index` (original index space), if
     /// the name section has it.
     pub fn function_name(&self, index: u32) -> Option<&str> {
@@ -358,4 +394,14 @@ fn demangle(name: &str) -> String {
         Err(_) => Cow::Borrowed(name),
     };
     demangled.into_owned()
+}
+
+/// A function's name without its path and Rust's hash
+/// (`lost_update::deposit::h0123456789abcdef` is `deposit`).
+fn last_segment(name: &str) -> &str {
+    let name = match name.rsplit_once("::") {
+        Some((path, hash)) if hash.starts_with('h') && hash.len() == 17 => path,
+        _ => name,
+    };
+    name.rsplit("::").next().unwrap_or(name)
 }
