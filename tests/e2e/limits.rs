@@ -136,6 +136,15 @@ fn a_poll_that_never_ends_is_a_livelock_named_where_it_loops() {
         message.contains("thread 0 loops") && message.contains("never.c:16"),
         "{message}"
     );
+    // `weft minimize` says it keeps a livelock's schedule as it is.
+    let out = weft_in(dir.path(), &["minimize", "never.weft.json"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("does not minimize the schedule of a livelock"),
+        "{}",
+        out.stdout
+    );
 }
 
 /// A test module: a short test, and the long stress test as a test.
