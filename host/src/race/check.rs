@@ -249,7 +249,8 @@ impl Analysis for RaceCheck {
                 self.detector.spawn(thread, child);
             }
             Happening::Woke { woken, .. } => self.detector.wake(thread, woken),
-            Happening::Outlived { exited } => self.detector.wake(exited, thread),
+            Happening::Ended if thread != 0 => self.detector.ended(thread),
+            Happening::Outlived { .. } => self.detector.outlived(thread),
             // No plain access is at that address: no race.
             Happening::AtomicBegin => {
                 self.detector

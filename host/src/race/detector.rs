@@ -65,8 +65,11 @@ pub struct Race {
 /// The happens-before state of one execution.
 #[derive(Debug)]
 pub struct Detector {
-    /// Each thread's clock, by id.
+    /// Each thread's clock, by id (empty once the thread ended).
     threads: Vec<VectorClock>,
+    /// What the threads that ended knew, together: a program that creates
+    /// threads one after another keeps one clock for them all, not one each.
+    ended: VectorClock,
     /// What is known of each address accessed atomically.
     atomics: FxHashMap<u32, AtomicWord>,
     /// What each byte remembers of its plain accesses.
@@ -205,6 +208,7 @@ impl Detector {
         main.tick(0);
         Detector {
             threads: vec![main],
+            ended: VectorClock::default(),
             atomics: FxHashMap::default(),
             shadow: ShadowMemory::default(),
             first_race_only: false,
@@ -226,6 +230,7 @@ impl Detector {
         self.threads.truncate(1);
         self.threads[0] = VectorClock::default();
         self.threads[0].tick(0);
+        self.ended = VectorClock::default();
         self.atomics.clear();
         self.shadow.reset();
         self.recent.forget();
@@ -258,6 +263,22 @@ impl Detector {
         clock.tick(child);
         *self.clock_mut(child) = clock;
         self.clock_mut(parent).tick(parent);
+    }
+
+    /// `thread` (not the main thread) ended: nothing it does comes after,
+    /// and only [`Detector::outlived`] reads its clock again.
+    pub fn ended(&mut self, thread: ThreadId) {
+        self.recent.forget();
+        let clock = std::mem::take(self.clock_mut(thread));
+        self.ended.join(&clock);
+    }
+
+    /// The main thread, in `pthread_exit`, saw every other thread end
+    /// (it learns that once they all have): it knows what they all knew.
+    pub fn outlived(&mut self, main: ThreadId) {
+        self.recent.forget();
+        let ended = self.ended.clone();
+        self.clock_mut(main).join(&ended);
     }
 
     /// `notifier`'s notify ended `woken`'s wait.
@@ -420,6 +441,33 @@ mod tests {
             }
         );
         assert_eq!(race.later.site, 20);
+    }
+
+    #[test]
+    fn ended_threads_keep_no_clock_of_their_own_and_are_outlived_together() {
+        let mut d = Detector::new();
+        for child in 1..=1000 {
+            d.spawn(0, child);
+            assert_eq!(d.plain(child, 1, true, 64, 4), None);
+            d.atomic(child, 2, 8, true);
+            d.ended(child);
+            // The join: main reads the word the child wrote last.
+            d.atomic(0, 3, 8, false);
+        }
+        // Memory grows with the threads, not with their square.
+        assert!(d.threads[1..].iter().all(|c| *c == VectorClock::default()));
+        assert_eq!(d.plain(0, 4, true, 64, 4), None, "joined: ordered");
+        // Without the join, only `pthread_exit`'s wait orders a thread's
+        // writes before what main does next.
+        d.spawn(0, 1001);
+        assert_eq!(d.plain(1001, 1, true, 128, 4), None);
+        d.ended(1001);
+        d.outlived(0);
+        assert_eq!(d.plain(0, 4, true, 128, 4), None, "outlived: ordered");
+        d.spawn(0, 1002);
+        assert_eq!(d.plain(1002, 1, true, 256, 4), None);
+        d.ended(1002);
+        assert!(d.plain(0, 4, true, 256, 4).is_some(), "not joined: a race");
     }
 
     #[test]
