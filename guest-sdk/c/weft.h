@@ -90,6 +90,7 @@ struct weft_test {
 };
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The main of a test module. With `--weft-list` it prints one line per
  * test (`weft-test#`, the name and its schedules, tab-separated) for

@@ -7,6 +7,7 @@ mod bad_input;
 mod bench;
 mod build;
 mod cargo_runner;
+mod compile_cache;
 mod determinism;
 mod differential;
 mod exhaustive_differential;

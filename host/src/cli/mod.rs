@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod build;
 mod bundle;
+mod cache;
 mod explore;
 mod files;
 mod generate;
@@ -52,6 +53,7 @@ enum Command {
     Gen(generate::GenArgs),
     Svcomp(svcomp::SvcompArgs),
     Grade(grade::GradeArgs),
+    Cache(cache::CacheArgs),
 }
 
 /// Exit code when no failure was found.
@@ -78,6 +80,7 @@ pub fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Build(args) => build::run(args),
         Command::Test(args) => test::run(args),
+        Command::Cache(args) => cache::run(args),
         Command::InferSchedule(args) => infer::run(args),
         Command::Serializability(args) => serializability::run(args),
         Command::Actors(args) => actors::run(args),

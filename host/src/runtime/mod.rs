@@ -19,11 +19,13 @@
 //! - `shared_memory`, `point_buffer`, `resident_pages`: the memory kept
 //!   between executions and the buffer of points passed inside wasm;
 //! - `looping`: telling a livelock from a long run;
+//! - [`compile_cache`]: compiled modules kept on disk between commands;
 //! - [`analysis`]: the trait through which analyses observe and steer an
 //!   execution.
 
 pub mod analysis;
 pub(crate) mod analysis_imports;
+pub(crate) mod compile_cache;
 mod config;
 mod executor;
 mod looping;

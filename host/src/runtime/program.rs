@@ -3,6 +3,7 @@
 //! one before.
 
 use super::analysis_imports;
+use super::compile_cache;
 use super::executor;
 use super::shared_memory;
 use super::state::ExecHandle;
@@ -185,8 +186,8 @@ impl Program {
             return Err(LoadError::MissingExport(abi::MAIN_EXPORT));
         }
         let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
-        let module =
-            Module::new(&engine, &out.wasm).map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let module = compile_cache::compile(&engine, &out.wasm)
+            .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
         let analysis_links: Arc<[AnalysisLink]> = analyses.iter().map(|a| a.link).collect();
         let linker = linker(&engine, &analysis_links)?;
         let reuses_memory = !delegates_wasi;
