@@ -349,6 +349,11 @@ fn bad_properties_and_tasks_exit_2() {
         "{}",
         out.stderr
     );
+    let empty = dir.path().join("no-tasks");
+    std::fs::create_dir(&empty).unwrap();
+    let out = weft_in(dir.path(), &["svcomp", arg(&empty)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("no task definition"), "{}", out.stderr);
 }
 
 #[test]

@@ -530,3 +530,49 @@ int main(void) {
     );
     assert!(!dir.path().join("two.wasm").exists());
 }
+
+/// A `weft` built in the repository finds the zig that `./x` installed in
+/// `.tools/venv`, from any folder and without `WEFT_ZIG`: with only
+/// `rustc` on the PATH, it still builds C.
+#[test]
+fn weft_finds_the_repositorys_zig_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let rustc = std::process::Command::new("rustup")
+        .args(["which", "rustc"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "rustc".into());
+    let rustc = which_on_path(&rustc);
+    std::os::unix::fs::symlink(&rustc, bin.join("rustc")).unwrap();
+    let source = dir.path().join("hello.c");
+    std::fs::write(&source, "int main(void) { return 0; }\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(["build", "hello.c"])
+        .current_dir(dir.path())
+        .env_remove("WEFT_ZIG")
+        .env("PATH", &bin)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("hello.wasm").is_file());
+}
+
+/// The full path of `program`, as the PATH finds it.
+fn which_on_path(program: &str) -> std::path::PathBuf {
+    let path = std::path::Path::new(program);
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .expect("the program is on the PATH")
+}

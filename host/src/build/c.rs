@@ -246,10 +246,27 @@ pub(super) fn zig_command() -> Result<Vec<String>, BuildError> {
             return Ok(candidate.iter().map(|s| s.to_string()).collect());
         }
     }
+    if let Some(python) = repository_venv_python() {
+        let python = python.display().to_string();
+        if works(&[python.as_str(), "-m", "ziglang"]) {
+            return Ok(vec![python, "-m".into(), "ziglang".into()]);
+        }
+    }
     Err(BuildError::MissingTool(
         "building C needs zig: install it (`pip install ziglang`, or `./x setup`) or set WEFT_ZIG"
             .into(),
     ))
+}
+
+/// The Python of the virtual environment `./x` sets up in weft's
+/// repository (`.tools/venv`), when the running `weft` was built there
+/// (`target/debug/weft`): such a `weft` builds C from any folder.
+fn repository_venv_python() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .map(|dir| dir.join(".tools/venv/bin/python"))
+        .find(|python| python.is_file())
 }
 
 /// zig's library folder (it holds the wasi-libc headers): `lib/` beside

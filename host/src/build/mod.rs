@@ -169,7 +169,7 @@ pub fn build(
 
 /// `path` as the tools take it: a relative path that starts with `-`
 /// (`-x.c`) gets `./` before it, so that no tool reads it as an option.
-fn operand(path: &Path) -> PathBuf {
+pub(crate) fn operand(path: &Path) -> PathBuf {
     if path.as_os_str().as_encoded_bytes().starts_with(b"-") {
         Path::new(".").join(path)
     } else {

@@ -124,11 +124,7 @@ fn explore_args(
     let replay = out.join(format!("{stem}.weft.json"));
     let html = out.join(format!("{stem}.html"));
     // A module named like an option (`-x.wasm`) stays the module.
-    let module = if module.as_os_str().as_encoded_bytes().starts_with(b"-") {
-        Path::new(".").join(module)
-    } else {
-        module.to_path_buf()
-    };
+    let module = crate::build::operand(module);
     let mut argv: Vec<String> = vec!["weft".into(), module.display().to_string()];
     argv.extend(phase.iter().map(|s| s.to_string()));
     argv.extend([

@@ -51,6 +51,9 @@ pub struct SvcompArgs {
 
 pub fn run(args: SvcompArgs) -> Result<u8> {
     let tasks = task_files(&args.tasks)?;
+    if tasks.is_empty() {
+        anyhow::bail!("no task definition (`.yml`) was found in what was given");
+    }
     let names = task_names(&tasks);
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create `{}`", args.out.display()))?;
