@@ -576,3 +576,23 @@ fn which_on_path(program: &str) -> std::path::PathBuf {
         .find(|candidate| candidate.is_file())
         .expect("the program is on the PATH")
 }
+
+/// A header wasi-libc lacks is named in the build error, with why and what
+/// to do.
+#[test]
+fn a_header_wasi_libc_lacks_is_named_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("glibc.c");
+    std::fs::write(
+        &source,
+        "#include <sys/cdefs.h>\n#include <stdio.h>\nint main(void) { return 0; }\n",
+    )
+    .unwrap();
+    let out = weft_in(dir.path(), &["build", arg(&source)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("wasi-libc") && out.stderr.contains("no `sys/cdefs.h`"),
+        "{}",
+        out.stderr
+    );
+}

@@ -267,11 +267,40 @@ pub(crate) fn run_tool(mut command: Command, tool: &str, source: &Path) -> Resul
             }),
         };
     }
+    let output = match missing_headers(&stderr) {
+        Some(why) => format!("{stderr}{why}"),
+        None => stderr,
+    };
     Err(BuildError::Compile {
         tool: tool.into(),
         file: source.display().to_string(),
-        output: stderr,
+        output,
     })
+}
+
+/// Why headers a compiler did not find are missing, when it did not find
+/// some: guests build against wasi-libc, which lacks the headers of
+/// glibc's internals and of what WASI does not offer.
+fn missing_headers(stderr: &str) -> Option<String> {
+    let headers: Vec<&str> = stderr
+        .lines()
+        .filter_map(|line| {
+            let (_, rest) = line.split_once("fatal error: '")?;
+            let (header, rest) = rest.split_once('\'')?;
+            rest.contains("file not found").then_some(header)
+        })
+        .collect();
+    if headers.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "weft builds C and C++ against wasi-libc (the C library of wasm32-wasip1-threads), which has no {}: it lacks glibc's internal headers (`sys/cdefs.h`, `bits/...`) and those of what WebAssembly does not offer (processes, signals, `sys/mman.h` mapping, dynamic loading); remove the include, or give the program a replacement (`weft build prog.c -- -I DIR` with your own header)\n",
+        headers
+            .iter()
+            .map(|h| format!("`{h}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
 }
 
 /// Runs a build tool that links `output`: as [`run_tool`], and a module
