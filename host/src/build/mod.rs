@@ -295,12 +295,17 @@ fn missing_headers(stderr: &str) -> Option<String> {
     }
     Some(format!(
         "weft builds C and C++ against wasi-libc (the C library of wasm32-wasip1-threads), which has no {}: it lacks glibc's internal headers (`sys/cdefs.h`, `bits/...`) and those of what WebAssembly does not offer (processes, signals, `sys/mman.h` mapping, dynamic loading); remove the include, or give the program a replacement (`weft build prog.c -- -I DIR` with your own header)\n",
-        headers
-            .iter()
-            .map(|h| format!("`{h}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        quoted(&headers)
     ))
+}
+
+/// `names` as a message lists them: each in backticks, comma-separated.
+pub(crate) fn quoted(names: &[impl AsRef<str>]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{}`", n.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Runs a build tool that links `output`: as [`run_tool`], and a module
@@ -381,11 +386,7 @@ fn mismatched_calls(stderr: &str) -> Option<String> {
         .collect();
     Some(format!(
         "{MISMATCHED_CALLS}{} do not match the signature of the definition (a call before any declaration, in old C, or a declaration that differs): the linker made them a stub that traps; declare each function, before its calls, as it is defined\n{}",
-        names
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        quoted(&names),
         details.join("\n")
     ))
 }

@@ -80,27 +80,21 @@ pub struct WrongSolution {
 
 /// What a submission must do to be the exercise at all.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Requirements {
     /// Threads an execution creates besides `main`, at least.
-    #[serde(default = "one")]
     pub threads: u32,
     /// Functions the submission keeps (by name).
-    #[serde(default)]
     pub functions: Vec<String>,
 }
 
 impl Default for Requirements {
     fn default() -> Self {
         Requirements {
-            threads: one(),
+            threads: 1,
             functions: Vec::new(),
         }
     }
-}
-
-fn one() -> u32 {
-    1
 }
 
 /// The contents of `exercise.toml`.

@@ -264,18 +264,8 @@ fn missing_functions(exercise: &Exercise, wasm: &[u8]) -> Option<String> {
     (!missing.is_empty()).then(|| {
         format!(
             "the submission has no function {}: the exercise says to keep {}",
-            missing
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            exercise
-                .requires
-                .functions
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::build::quoted(&missing),
+            crate::build::quoted(&exercise.requires.functions)
         )
     })
 }

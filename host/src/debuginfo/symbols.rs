@@ -311,27 +311,10 @@ impl Symbols {
         let Some(dwarf) = self.dwarf() else {
             return names;
         };
-        let mut units = dwarf.units();
-        while let Ok(Some(header)) = units.next() {
-            let Ok(unit) = dwarf.unit(header) else {
-                continue;
-            };
-            let mut entries = unit.entries();
-            while let Ok(Some(entry)) = entries.next_dfs() {
-                if entry.tag() != gimli::DW_TAG_subprogram {
-                    continue;
-                }
-                let name = entry
-                    .attr_value(gimli::DW_AT_name)
-                    .and_then(|value| dwarf.attr_string(&unit, value).ok())
-                    .and_then(|name| {
-                        gimli::Reader::to_string_lossy(&name)
-                            .ok()
-                            .map(|n| n.into_owned())
-                    });
-                names.extend(name);
-            }
-        }
+        super::variables::find_entry(dwarf, gimli::DW_TAG_subprogram, |unit, entry| {
+            names.extend(super::variables::attr_name(dwarf, unit, entry));
+            None::<()>
+        });
         names
     }
 

@@ -26,7 +26,7 @@ pub fn global_region(dwarf: &Dwarf<Reader>, path: &str) -> Result<Region, String
         Some((n, f)) => (n, Some(f)),
         None => (path, None),
     };
-    let found = find_variable(dwarf, |unit, entry| {
+    let found = find_entry(dwarf, gimli::DW_TAG_variable, |unit, entry| {
         if entry.depth() != 1 || attr_name(dwarf, unit, entry).as_deref() != Some(name) {
             return None;
         }
@@ -279,10 +279,11 @@ fn member_at(
     None
 }
 
-/// Calls `visit` with each variable entry of `dwarf`, and its unit, until
-/// it returns something.
-fn find_variable<R>(
+/// Calls `visit` with each entry of `dwarf` tagged `tag`, and its unit,
+/// until it returns something.
+pub(super) fn find_entry<R>(
     dwarf: &Dwarf<Reader>,
+    tag: gimli::DwTag,
     mut visit: impl FnMut(&Unit<Reader>, &DebuggingInformationEntry<Reader>) -> Option<R>,
 ) -> Option<R> {
     let mut units = dwarf.units();
@@ -292,7 +293,7 @@ fn find_variable<R>(
         };
         let mut entries = unit.entries();
         while let Ok(Some(entry)) = entries.next_dfs() {
-            if entry.tag() == gimli::DW_TAG_variable
+            if entry.tag() == tag
                 && let Some(found) = visit(&unit, entry)
             {
                 return Some(found);
@@ -337,7 +338,7 @@ fn total_size(unit: &Unit<Reader>, ty: UnitOffset) -> Option<u32> {
     element.checked_mul(count)
 }
 
-fn attr_name(
+pub(super) fn attr_name(
     dwarf: &Dwarf<Reader>,
     unit: &Unit<Reader>,
     entry: &DebuggingInformationEntry<Reader>,

@@ -275,9 +275,8 @@ fn run_workers(
     let shard = options.shard;
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
-    let mut workers: Vec<Program> = (1..options.jobs.max(1))
-        .map(|_| program.worker())
-        .collect::<Result<_, _>>()
+    let mut workers = program
+        .workers(options.jobs.saturating_sub(1))
         .map_err(|e| ExploreError(format!("cannot start a worker: {e}")))?;
     let (sender, results) = mpsc::channel::<Vec<(u64, Result<Summary, String>)>>();
     std::thread::scope(|scope| {

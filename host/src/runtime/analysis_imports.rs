@@ -12,12 +12,15 @@ pub(crate) use super::ThreadData;
 pub(crate) use super::memory_access::{read, write};
 pub(crate) use super::sdk_imports::{Ended, text};
 
+/// Adds an analysis's SDK imports to a program's linker.
+pub(crate) type Link = fn(&mut Linker<ThreadData>) -> wasmtime::Result<()>;
+
 /// The SDK functions an analysis provides, and how it links them.
 pub(crate) struct Imports {
     /// The functions (module [`abi::SDK_MODULE`]).
     pub functions: &'static [abi::Signature],
     /// Adds them to a program's linker.
-    pub link: fn(&mut Linker<ThreadData>) -> wasmtime::Result<()>,
+    pub link: Link,
 }
 
 /// The calling guest thread.

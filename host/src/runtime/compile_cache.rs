@@ -106,19 +106,27 @@ fn write(path: &Path, compiled: &[u8]) {
     }
 }
 
+/// The entries of `dir` (and the temporary files of entries being
+/// written, with `temporary`), each with its metadata.
+fn entries(dir: &Path, temporary: bool) -> std::io::Result<Vec<(PathBuf, std::fs::Metadata)>> {
+    let is_entry = |path: &Path| {
+        path.extension()
+            .is_some_and(|x| x == EXTENSION || (temporary && x.to_string_lossy().ends_with("tmp")))
+    };
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter(|e| is_entry(&e.path()))
+        .filter_map(|e| Some((e.path(), e.metadata().ok()?)))
+        .collect())
+}
+
 /// Removes the least recently used entries of `dir` until the rest take at
 /// most `most` bytes.
 fn trim(dir: &Path, most: u64) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut found: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == EXTENSION))
-        .filter_map(|e| {
-            let meta = e.metadata().ok()?;
-            Some((meta.modified().ok()?, meta.len(), e.path()))
-        })
+    let mut found: Vec<(std::time::SystemTime, u64, PathBuf)> = entries(dir, false)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(path, meta)| Some((meta.modified().ok()?, meta.len(), path)))
         .collect();
     let mut total: u64 = found.iter().map(|(_, len, _)| len).sum();
     found.sort();
@@ -134,14 +142,10 @@ fn trim(dir: &Path, most: u64) {
 
 /// How many entries `dir` holds, and how many bytes they take.
 pub fn usage(dir: &Path) -> (u64, u64) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return (0, 0);
-    };
-    entries
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().extension().is_some_and(|x| x == EXTENSION))
-        .filter_map(|e| e.metadata().ok())
-        .fold((0, 0), |(n, bytes), m| (n + 1, bytes + m.len()))
+    entries(dir, false)
+        .unwrap_or_default()
+        .iter()
+        .fold((0, 0), |(n, bytes), (_, meta)| (n + 1, bytes + meta.len()))
 }
 
 /// Removes every entry; returns how many bytes they took.
@@ -150,25 +154,16 @@ pub fn usage(dir: &Path) -> (u64, u64) {
 ///
 /// When the folder exists but cannot be read.
 pub fn clear(dir: &Path) -> std::io::Result<u64> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
+    let found = match entries(dir, true) {
+        Ok(found) => found,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
         Err(e) => return Err(e),
     };
-    let mut freed = 0;
-    for entry in entries.filter_map(|e| e.ok()) {
-        let path = entry.path();
-        let is_entry = path
-            .extension()
-            .is_some_and(|x| x == EXTENSION || x.to_string_lossy().ends_with("tmp"));
-        if is_entry {
-            let len = entry.metadata().map_or(0, |m| m.len());
-            if std::fs::remove_file(&path).is_ok() {
-                freed += len;
-            }
-        }
-    }
-    Ok(freed)
+    Ok(found
+        .into_iter()
+        .filter(|(path, _)| std::fs::remove_file(path).is_ok())
+        .map(|(_, meta)| meta.len())
+        .sum())
 }
 
 #[cfg(test)]

@@ -92,11 +92,8 @@ pub struct Program {
     /// Names of the module's code and data, for reports.
     pub(super) symbols: Arc<LazySymbols>,
     /// What links the imports of the analyses the program was loaded with.
-    pub(super) analysis_links: Arc<[AnalysisLink]>,
+    pub(super) analysis_links: Arc<[analysis_imports::Link]>,
 }
-
-/// Adds an analysis's SDK imports to a linker.
-type AnalysisLink = fn(&mut Linker<ThreadData>) -> wasmtime::Result<()>;
 
 /// Fuel between two time-slice scheduling points of a thread that reaches
 /// no other scheduling point.
@@ -188,7 +185,8 @@ impl Program {
         let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
         let module = compile_cache::compile(&engine, &out.wasm)
             .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
-        let analysis_links: Arc<[AnalysisLink]> = analyses.iter().map(|a| a.link).collect();
+        let analysis_links: Arc<[analysis_imports::Link]> =
+            analyses.iter().map(|a| a.link).collect();
         let linker = linker(&engine, &analysis_links)?;
         let reuses_memory = !delegates_wasi;
         Ok(Program {
@@ -213,23 +211,35 @@ impl Program {
         })
     }
 
-    /// Another program for the same module, for a parallel worker. It has
-    /// an engine of its own, so that its executions have the pool of
-    /// instances, stacks and memories a program run alone has, whatever
+    /// `count` more programs for the same module, for parallel workers.
+    /// Each has an engine of its own, so that its executions have the pool
+    /// of instances, stacks and memories a program run alone has, whatever
     /// the other workers run (one pool shared by the workers would make an
-    /// execution's threads depend on theirs); it shares nothing an
+    /// execution's threads depend on theirs); they share nothing an
     /// execution changes.
     ///
     /// # Errors
     ///
-    /// When the compiled module cannot be carried over to the new engine.
-    pub fn worker(&self) -> Result<Program, LoadError> {
+    /// When the compiled module cannot be carried over to a new engine.
+    pub fn workers(&self, count: usize) -> Result<Vec<Program>, LoadError> {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let compiled = self
+            .module
+            .serialize()
+            .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        (0..count).map(|_| self.worker(&compiled)).collect()
+    }
+
+    /// Another program for the same module, on an engine of its own, from
+    /// its compiled code `compiled` (as `Module::serialize` wrote it).
+    fn worker(&self, compiled: &[u8]) -> Result<Program, LoadError> {
         let compile = |e: wasmtime::Error| LoadError::Compile(format!("{e:#}"));
         let engine = engine().map_err(compile)?;
-        let compiled = self.module.serialize().map_err(compile)?;
-        // SAFETY: the bytes were serialized just now by this process, from
-        // a module of an engine with the same configuration.
-        let module = unsafe { Module::deserialize(&engine, &compiled) }.map_err(compile)?;
+        // SAFETY: the bytes were serialized by this process, from a module
+        // of an engine with the same configuration.
+        let module = unsafe { Module::deserialize(&engine, compiled) }.map_err(compile)?;
         let linker = linker(&engine, &self.analysis_links)?;
         Ok(Program {
             engine,
@@ -384,7 +394,10 @@ pub const MOST_THREADS: u32 = POOL_SLOTS - executor::WARM_THREADS as u32;
 const POOL_SLOTS: u32 = 256;
 
 /// A linker of `engine` with the runtime's imports and those `links` add.
-fn linker(engine: &Engine, links: &[AnalysisLink]) -> Result<Linker<ThreadData>, LoadError> {
+fn linker(
+    engine: &Engine,
+    links: &[analysis_imports::Link],
+) -> Result<Linker<ThreadData>, LoadError> {
     let mut linker = Linker::new(engine);
     let mut link = || -> wasmtime::Result<()> {
         wasi::add_to_linker(&mut linker)?;
