@@ -38,7 +38,11 @@ build:
     cargo build --quiet -p weft
 
 # Find the lost update in samples/lost-update, then replay the saved failure.
-demo: samples build
+# Builds only weft and that one sample.
+demo: build
+    cargo build --quiet --release --target {{guest_target}} --manifest-path samples/Cargo.toml --target-dir target/guest -p lost-update
+    mkdir -p target/samples
+    cp target/guest/{{guest_target}}/release/lost-update.wasm target/samples/lost-update.wasm
     @echo '$ weft explore target/samples/lost-update.wasm --save-failure target/lost-update.weft.json'
     ./target/debug/weft explore target/samples/lost-update.wasm --save-failure target/lost-update.weft.json || [ $? -eq 1 ]
     @echo

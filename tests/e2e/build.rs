@@ -565,6 +565,69 @@ fn weft_finds_the_repositorys_zig_from_any_folder() {
     assert!(dir.path().join("hello.wasm").is_file());
 }
 
+/// `weft setup` gives a `weft` installed outside the repository (here, a
+/// copy of the binary, with neither zig nor the repository's zig in
+/// reach) the zig it builds C with, in its data folder; a second run
+/// changes nothing.
+#[test]
+fn weft_setup_installs_zig_for_a_weft_outside_the_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let weft = bin.join("weft");
+    std::fs::copy(env!("CARGO_BIN_EXE_weft"), &weft).unwrap();
+    for tool in ["rustup", "rustc"] {
+        std::os::unix::fs::symlink(which_on_path(tool), bin.join(tool)).unwrap();
+    }
+    // The interpreter itself, not a version manager's shim.
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .unwrap();
+    let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
+    std::os::unix::fs::symlink(python, bin.join("python3")).unwrap();
+    let data = dir.path().join("data");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(&weft)
+            .args(args)
+            .current_dir(dir.path())
+            .env_remove("WEFT_ZIG")
+            .env("PATH", &bin)
+            .env("XDG_DATA_HOME", &data)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    std::fs::write(dir.path().join("hello.c"), "int main(void) { return 0; }\n").unwrap();
+    let (code, text) = run(&["build", "hello.c"]);
+    assert_eq!(code, Some(2), "{text}");
+    assert!(text.contains("run `weft setup`"), "{text}");
+
+    let (code, text) = run(&["setup"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("installing zig from PyPI"), "{text}");
+    assert!(data.join("weft/venv/bin/python").is_file(), "{text}");
+    let (code, text) = run(&["setup"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        !text.contains("installing"),
+        "a second run installs nothing: {text}"
+    );
+    assert!(
+        text.contains("data/weft/venv/bin/python -m ziglang"),
+        "{text}"
+    );
+
+    let (code, text) = run(&["build", "hello.c"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(dir.path().join("hello.wasm").is_file());
+}
+
 /// The full path of `program`, as the PATH finds it.
 fn which_on_path(program: &str) -> std::path::PathBuf {
     let path = std::path::Path::new(program);

@@ -10,6 +10,7 @@ mod cargo_runner;
 mod compile_cache;
 mod determinism;
 mod differential;
+mod docs;
 mod exhaustive_differential;
 mod from_rust;
 mod futex_traps;

@@ -9,7 +9,9 @@
 //!
 //! Tools are found as follows: zig is `$WEFT_ZIG` (a command line, e.g.
 //! `python3 -m ziglang`), else `zig` on the `PATH`, else `python3 -m ziglang`
-//! when the PyPI package is installed. The wasi-libc is
+//! when the PyPI package is installed, else the zig of the virtual
+//! environment `./x` makes in weft's repository (for a `weft` built there),
+//! else the one `weft setup` installs (see [`super::setup`]). The wasi-libc is
 //! `$WEFT_WASI_SYSROOT`, else the Rust target's `self-contained` folder.
 
 use super::{BuildError, SdkDir, run_linker};
@@ -246,14 +248,17 @@ pub(super) fn zig_command() -> Result<Vec<String>, BuildError> {
             return Ok(candidate.iter().map(|s| s.to_string()).collect());
         }
     }
-    if let Some(python) = repository_venv_python() {
+    for python in [repository_venv_python(), super::setup::data_venv_python()]
+        .into_iter()
+        .flatten()
+    {
         let python = python.display().to_string();
         if works(&[python.as_str(), "-m", "ziglang"]) {
             return Ok(vec![python, "-m".into(), "ziglang".into()]);
         }
     }
     Err(BuildError::MissingTool(
-        "building C needs zig: install it (`pip install ziglang`, or `./x setup`) or set WEFT_ZIG"
+        "building C, C++ and Zig needs zig: run `weft setup` (it installs zig from PyPI), or install zig yourself and set WEFT_ZIG to the command that runs it"
             .into(),
     ))
 }

@@ -13,6 +13,7 @@
 pub mod c;
 pub mod cpp;
 pub mod rust;
+pub mod setup;
 pub mod wat;
 pub mod zig;
 

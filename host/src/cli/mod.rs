@@ -17,9 +17,12 @@ mod minimize;
 mod output;
 mod outputs;
 mod progress;
+#[cfg(test)]
+mod reference;
 mod replay;
 mod run;
 mod serializability;
+mod setup;
 mod svcomp;
 mod terminal;
 mod test;
@@ -54,6 +57,7 @@ enum Command {
     Svcomp(svcomp::SvcompArgs),
     Grade(grade::GradeArgs),
     Cache(cache::CacheArgs),
+    Setup(setup::SetupArgs),
 }
 
 /// Exit code when no failure was found.
@@ -87,6 +91,7 @@ pub fn main() -> ExitCode {
         Command::Gen(args) => generate::run(args),
         Command::Svcomp(args) => svcomp::run(args),
         Command::Grade(args) => grade::run(args),
+        Command::Setup(args) => setup::run(args),
     };
     match result {
         Ok(code) => ExitCode::from(code),

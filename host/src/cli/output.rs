@@ -65,7 +65,8 @@ pub fn print_report(report: &Report<'_>, output: &OutputArgs) -> u8 {
 }
 
 /// Writes `--html`'s page of `report` (nothing without `--html`), changed
-/// by `extend` first: an actor chart, highlighted accesses.
+/// by `extend` first: an actor chart, highlighted accesses; the text
+/// report says where it is.
 pub fn write_report_page(
     report: &Report<'_>,
     output: &OutputArgs,
@@ -76,7 +77,11 @@ pub fn write_report_page(
     };
     let mut page = report.page(output.shape());
     extend(&mut page);
-    write_page(&page, path, report.module)
+    write_page(&page, path, report.module)?;
+    if !output.json {
+        emit(&format!("page: {}\n", path.display()));
+    }
+    Ok(())
 }
 
 /// Prints a command's findings: `json()` as one pretty JSON object when

@@ -222,7 +222,10 @@ impl Symbols {
                     // A closure or inlined helper has only a short DWARF name;
                     // the name section's full path is more telling.
                     (Some(short), Some(full))
-                        if !short.contains("::") && full.ends_with(&short) =>
+                        if !short.contains("::")
+                            && full
+                                .strip_suffix(short.as_str())
+                                .is_some_and(|path| path.ends_with("::")) =>
                     {
                         Some(full)
                     }
@@ -343,6 +346,10 @@ impl Symbols {
     }
 
     fn shorten(&self, file: &str) -> String {
+        // A module built with its compilation folder recorded as `.`
+        // (as `weft build` does, for reproducible modules) names its
+        // files `./dir/file.c`.
+        let file = file.trim_start_matches("./");
         if let Some(rest) = file.strip_prefix(&self.cwd) {
             return rest.trim_start_matches('/').to_string();
         }

@@ -54,11 +54,15 @@ impl RacePoints {
                 self.executions
             );
         }
+        let bytes = if self.racy_bytes == 1 {
+            "the byte".to_string()
+        } else {
+            format!("the {} bytes", self.racy_bytes)
+        };
         format!(
-            "also switching at {} plain-access sites: the {} that raced and those touching the {} bytes they raced on, found in {} executions before",
+            "also switching at {} plain-access sites: the {} that raced and those touching {bytes} they raced on, found in {} executions before",
             self.sites.len(),
             self.racing_sites,
-            self.racy_bytes,
             self.executions
         )
     }

@@ -174,11 +174,12 @@ pub enum Focus {
 }
 
 impl Focus {
-    /// What reports show unless asked for the full trace.
+    /// What reports show unless asked for the full trace: with the
+    /// failure, the guest's output and the replay command, one screen.
     pub const DEFAULT: Focus = Focus::Preemptions {
-        rows: 60,
+        rows: 24,
         context: 3,
-        tail: 20,
+        tail: 8,
     };
 
     /// The indices of the rows to show, in order.
