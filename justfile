@@ -38,16 +38,18 @@ build:
     cargo build --quiet -p weft
 
 # Find the lost update in samples/lost-update, then replay the saved failure.
-# Builds only weft and that one sample.
-demo: build
+# Builds only what it needs: weft unoptimised (the `demo` profile, a few
+# minutes on a fresh machine) and that one sample.
+demo:
+    cargo build --quiet --profile demo -p weft
     cargo build --quiet --release --target {{guest_target}} --manifest-path samples/Cargo.toml --target-dir target/guest -p lost-update
     mkdir -p target/samples
     cp target/guest/{{guest_target}}/release/lost-update.wasm target/samples/lost-update.wasm
     @echo '$ weft explore target/samples/lost-update.wasm --save-failure target/lost-update.weft.json'
-    ./target/debug/weft explore target/samples/lost-update.wasm --save-failure target/lost-update.weft.json || [ $? -eq 1 ]
+    ./target/demo/weft explore target/samples/lost-update.wasm --save-failure target/lost-update.weft.json || [ $? -eq 1 ]
     @echo
     @echo '$ weft replay target/lost-update.weft.json'
-    ./target/debug/weft replay target/lost-update.weft.json || [ $? -eq 1 ]
+    ./target/demo/weft replay target/lost-update.weft.json || [ $? -eq 1 ]
 
 # The whole test suite: unit, end-to-end and doc tests.
 test: samples
@@ -90,14 +92,13 @@ svcomp *args: build
 
 # Bita against uniform random deliveries and random delays on every actor
 # sample: coverage after 50 executions and executions to the bug, mean of 10
-# seeds (the tables of the README's section on actors).
+# seeds (the tables of docs/evaluation.md).
 compare-actors *args: samples
     cargo build --quiet --release -p weft
     python3 bench/compare_actors.py {{args}}
 
 # CovCon against random test generation on every buggy class of the samples:
-# tests to the first failure, 20 seeds (the tables of the README's section on
-# `weft gen`).
+# tests to the first failure, 20 seeds (the tables of docs/evaluation.md).
 compare-classes *args: samples
     cargo build --quiet --release -p weft
     python3 bench/compare_classes.py {{args}}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bita against its baselines on every actor sample, as tables for the README.
+"""Bita against its baselines on every actor sample, as tables for docs/evaluation.md.
 
 For each sample that uses actors (the `weft.actor_*` imports) and has a
 `correct` variant:

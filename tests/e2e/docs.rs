@@ -226,6 +226,59 @@ fn every_page_of_the_guide_is_run() {
     assert_eq!(pages, known, "a page of docs/ has no test here");
 }
 
+/// The anchor GitHub gives a heading: lower case, spaces as `-`, and
+/// only letters, digits, `-` and `_` kept.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_link_between_the_pages_leads_somewhere() {
+    let mut pages: Vec<PathBuf> = PAGES.iter().map(|p| root().join(p)).collect();
+    pages.push(root().join("docs/cli.md"));
+    for page in pages {
+        let text = std::fs::read_to_string(&page).expect("the page exists");
+        for (at, _) in text.match_indices("](") {
+            let target = &text[at + 2..];
+            let target = &target[..target.find(')').expect("a link ends")];
+            if target.contains("://") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((target, ""));
+            let file = if file.is_empty() {
+                page.clone()
+            } else {
+                page.parent().expect("a folder").join(file)
+            };
+            assert!(file.exists(), "{}: no {target}", page.display());
+            if anchor.is_empty() {
+                continue;
+            }
+            let headings: Vec<String> = std::fs::read_to_string(&file)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|line| line.strip_prefix('#'))
+                .map(|line| slug(line.trim_start_matches('#')))
+                .collect();
+            assert!(
+                headings.iter().any(|h| h == anchor),
+                "{}: {target} names no heading of {}",
+                page.display(),
+                file.display()
+            );
+        }
+    }
+}
+
 #[test]
 fn shown_output_is_compared_line_by_line_with_numbers_free() {
     let shown = vec![
