@@ -4,7 +4,7 @@
 use super::args::{ModuleArgs, OutputArgs, parse_positive_duration};
 use super::files::save_replay;
 use super::output::print_findings;
-use super::output::{minimize_verdict, write_report_page};
+use super::output::{minimize_verdict, tell_page, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::criteria::Criterion;
@@ -143,6 +143,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
             page.add_messages(log);
         }
     })?;
+    tell_page(&args.output);
     Ok(if search.failure.is_some() {
         EXIT_FAILURE
     } else {

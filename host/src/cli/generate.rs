@@ -3,7 +3,7 @@
 use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration};
 use super::files::save_replay;
 use super::output::print_findings;
-use super::output::{minimize_verdict, write_report_page};
+use super::output::{minimize_verdict, tell_page, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::replay::file::FoundBy;
@@ -156,6 +156,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
                 .insert(0, format!("test: {}", found.test.describe(&class)));
         }
     })?;
+    tell_page(&args.output);
     let case = junit::Case {
         name: format!("gen {} ({})", args.class, findings.strategy()),
         time: search.elapsed,

@@ -57,6 +57,7 @@ pub fn print_report(report: &Report<'_>, output: &OutputArgs) -> u8 {
         );
         return super::EXIT_ERROR;
     }
+    tell_page(output);
     match report.status() {
         Status::Failure => EXIT_FAILURE,
         Status::Inconclusive => EXIT_INCONCLUSIVE,
@@ -65,8 +66,7 @@ pub fn print_report(report: &Report<'_>, output: &OutputArgs) -> u8 {
 }
 
 /// Writes `--html`'s page of `report` (nothing without `--html`), changed
-/// by `extend` first: an actor chart, highlighted accesses; the text
-/// report says where it is.
+/// by `extend` first: an actor chart, highlighted accesses.
 pub fn write_report_page(
     report: &Report<'_>,
     output: &OutputArgs,
@@ -77,11 +77,14 @@ pub fn write_report_page(
     };
     let mut page = report.page(output.shape());
     extend(&mut page);
-    write_page(&page, path, report.module)?;
-    if !output.json {
+    write_page(&page, path, report.module)
+}
+
+/// Says where `--html`'s page went, after a text report.
+pub fn tell_page(output: &OutputArgs) {
+    if let Some(path) = output.html.as_ref().filter(|_| !output.json) {
         emit(&format!("page: {}\n", path.display()));
     }
-    Ok(())
 }
 
 /// Prints a command's findings: `json()` as one pretty JSON object when

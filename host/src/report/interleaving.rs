@@ -160,14 +160,18 @@ pub enum Layout {
 pub enum Focus {
     /// Every row.
     All,
-    /// When there are more than `rows`: the rows around each preemption
-    /// (`context` either side) and the last `tail` rows, where the
-    /// failure is; the rest is summarised as skipped.
+    /// When there are more than `rows`: the rows around each of the first
+    /// `preemptions` preemptions (`context` either side) and the last
+    /// `tail` rows, where the failure is; the rest is summarised as
+    /// skipped.
     Preemptions {
         /// Rows shown in all below which nothing is skipped.
         rows: usize,
         /// Rows either side of a preemption.
         context: usize,
+        /// Preemptions shown with their context (a livelock's fair
+        /// schedule preempts at every step).
+        preemptions: usize,
         /// Rows at the end.
         tail: usize,
     },
@@ -179,6 +183,7 @@ impl Focus {
     pub const DEFAULT: Focus = Focus::Preemptions {
         rows: 24,
         context: 3,
+        preemptions: 3,
         tail: 8,
     };
 
@@ -187,6 +192,7 @@ impl Focus {
         let Focus::Preemptions {
             rows: most,
             context,
+            preemptions,
             tail,
         } = self
         else {
@@ -196,7 +202,12 @@ impl Focus {
             return (0..rows.len()).collect();
         }
         let mut keep = vec![false; rows.len()];
-        for (i, _) in rows.iter().enumerate().filter(|(_, r)| r.preempts) {
+        for (i, _) in rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.preempts)
+            .take(preemptions)
+        {
             let from = i.saturating_sub(context);
             let to = (i + context + 1).min(rows.len());
             keep[from..to].iter_mut().for_each(|k| *k = true);
@@ -219,11 +230,7 @@ pub fn render(rows: &[Row], layout: Layout, focus: Focus) -> String {
     let mut next = 0;
     for &i in &shown {
         if i > next {
-            let skipped = i - next;
-            out.push_str(&format!(
-                "  ... {skipped} row{} without a preemption (--full-trace shows them)\n",
-                if skipped == 1 { "" } else { "s" }
-            ));
+            out.push_str(&skipped_line(&rows[next..i]));
         }
         next = i + 1;
         match layout {
@@ -235,6 +242,21 @@ pub fn render(rows: &[Row], layout: Layout, focus: Focus) -> String {
         out.push_str("  (>> marks a preemption: the thread before it could have gone on)\n");
     }
     out
+}
+
+/// The line that stands for `skipped` rows.
+fn skipped_line(skipped: &[Row]) -> String {
+    let plural = |n: usize, noun: &str| format!("{n} {noun}{}", if n == 1 { "" } else { "s" });
+    let preemptions = skipped.iter().filter(|r| r.preempts).count();
+    let which = if preemptions == 0 {
+        " without a preemption".to_string()
+    } else {
+        format!(", {} among them", plural(preemptions, "preemption"))
+    };
+    format!(
+        "  ... {}{which} (--full-trace shows them)\n",
+        plural(skipped.len(), "row")
+    )
 }
 
 /// What a row did, with its address and repeat count.
@@ -385,9 +407,11 @@ mod tests {
     fn long_interleavings_show_the_preemptions_and_the_end() {
         let mut rows: Vec<Row> = (0..100).map(|s| row(s, 1, false)).collect();
         rows[40] = row(40, 2, true);
+        rows[70] = row(70, 2, true);
         let focus = Focus::Preemptions {
             rows: 60,
             context: 2,
+            preemptions: 1,
             tail: 5,
         };
         let shown = focus.shown(&rows);
@@ -395,6 +419,10 @@ mod tests {
         let text = render(&rows, Layout::List, focus);
         assert!(text.contains("... 38 rows without a preemption"), "{text}");
         assert!(text.contains(">>    40  thread 2"), "{text}");
+        assert!(
+            text.contains("... 52 rows, 1 preemption among them"),
+            "only the first preemptions are shown: {text}"
+        );
         assert_eq!(Focus::All.shown(&rows).len(), 100);
         assert_eq!(focus.shown(&rows[..50]).len(), 50, "short ones in full");
     }
