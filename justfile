@@ -66,10 +66,19 @@ lint:
     cargo clippy --quiet --workspace --all-targets -- -D warnings
     RUSTDOCFLAGS="-D warnings" cargo doc --quiet --no-deps --document-private-items -p weft
     cargo clippy --quiet --manifest-path samples/Cargo.toml --target {{guest_target}} --target-dir target/guest -- -D warnings
+    cargo fmt --manifest-path bench/peers/Cargo.toml -- --check
+    cargo clippy --quiet --manifest-path bench/peers/Cargo.toml --all-targets --target-dir target -- -D warnings
 
 # Hot-path benchmarks (release build).
 bench: samples
     cargo run --quiet --release -p weft -- bench target/samples/lost-update.wasm
+
+# weft beside Shuttle on the same logic (bench/peers): executions per second
+# over threads 2-100 and increments 10-10,000, random and PCT, weft with and
+# without the race check, and the ratios (the table of docs/evaluation.md).
+# `./x bench-peers --quick` runs a smaller sweep.
+bench-peers *args: samples
+    cargo bench --quiet --manifest-path bench/peers/Cargo.toml --target-dir target -- {{args}}
 
 # Executions to the first failure per strategy on every buggy sample (median
 # and max of 20 seeds, budget 10,000), and no failure on the correct ones.

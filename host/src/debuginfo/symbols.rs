@@ -363,8 +363,11 @@ impl Symbols {
 }
 
 fn is_library_path(file: &str) -> bool {
-    const MARKERS: [&str; 10] = [
+    const MARKERS: [&str; 12] = [
         "guest-sdk/",
+        // The SDK files `weft build` writes beside a C or Zig build.
+        "weft-c-sdk/",
+        "weft-zig-sdk",
         "/rust/deps/",
         "library/",
         "/rustc/",

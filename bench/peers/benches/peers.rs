@@ -1,0 +1,97 @@
+//! `./x bench-peers`: executions per second of the same logic (T threads
+//! each making N increments of a counter as an atomic load and a store) in
+//! weft and in Shuttle, random and PCT schedules, weft with and without its
+//! race check, on one core, and weft's rate over Shuttle's.
+//!
+//! weft runs the `increments` sample (`target/samples/increments.wasm`,
+//! built by `./x samples`); Shuttle runs the same code with its own types.
+//! Arguments: `--budget-ms MS` (time per measurement, default 1000) and
+//! `--quick` (a smaller sweep).
+
+use shuttle::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use weft::sched::Strategy;
+use weft_peers::Increments;
+
+/// The sweep: threads, then increments per thread.
+const THREADS: [usize; 5] = [2, 4, 8, 32, 100];
+const INCREMENTS: [usize; 4] = [10, 100, 1_000, 10_000];
+
+/// Shuttle's executions per second on the logic, sized to `budget` as
+/// weft's are.
+fn shuttle_rate(threads: usize, increments: usize, pct: bool, budget: Duration) -> f64 {
+    let run = |executions: usize| {
+        let logic = move || {
+            let counter = Arc::new(AtomicUsize::new(0));
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    let counter = Arc::clone(&counter);
+                    shuttle::thread::spawn(move || {
+                        for _ in 0..increments {
+                            let seen = counter.load(Ordering::SeqCst);
+                            counter.store(seen + 1, Ordering::SeqCst);
+                        }
+                    })
+                })
+                .collect();
+            for worker in workers {
+                worker.join().unwrap();
+            }
+        };
+        let start = Instant::now();
+        if pct {
+            shuttle::check_pct(logic, executions, 3);
+        } else {
+            shuttle::check_random(logic, executions);
+        }
+        start.elapsed()
+    };
+    let each = run(3).as_secs_f64() / 3.0;
+    let executions = ((budget.as_secs_f64() / each) as usize).clamp(3, 1_000_000);
+    executions as f64 / run(executions).as_secs_f64()
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let budget = args
+        .iter()
+        .position(|a| a == "--budget-ms")
+        .and_then(|i| args.get(i + 1))
+        .map_or(1000, |ms| ms.parse().expect("--budget-ms takes milliseconds"));
+    let budget = Duration::from_millis(budget);
+    let quick = args.iter().any(|a| a == "--quick");
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/samples/increments.wasm");
+    anyhow::ensure!(
+        module.exists(),
+        "{} is missing: build the samples first (`./x samples`)",
+        module.display()
+    );
+    let mut plain = Increments::load(&module, false)?;
+    let mut checked = Increments::load(&module, true)?;
+    println!(
+        "| T threads x N increments | Shuttle random | weft random | ratio | Shuttle PCT | weft PCT | ratio | weft random, race check | its cost |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for threads in THREADS {
+        for increments in INCREMENTS {
+            let operations = threads * increments;
+            if quick && operations > 1_000 {
+                continue;
+            }
+            let shuttle_random = shuttle_rate(threads, increments, false, budget);
+            let weft_random = plain.rate(threads, increments, Strategy::Random, budget)?;
+            let shuttle_pct = shuttle_rate(threads, increments, true, budget);
+            let weft_pct = plain.rate(threads, increments, Strategy::Pct, budget)?;
+            let weft_checked = checked.rate(threads, increments, Strategy::Random, budget)?;
+            println!(
+                "| {threads} x {increments} | {shuttle_random:.0} | {weft_random:.0} | {:.2} | {shuttle_pct:.0} | {weft_pct:.0} | {:.2} | {weft_checked:.0} | {:.2}x |",
+                weft_random / shuttle_random,
+                weft_pct / shuttle_pct,
+                weft_random / weft_checked,
+            );
+        }
+    }
+    Ok(())
+}

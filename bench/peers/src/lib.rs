@@ -1,0 +1,98 @@
+//! weft's side of `./x bench-peers` (the benchmark itself is
+//! `benches/peers.rs`, beside Shuttle): executions per second of the
+//! `increments` sample under one strategy, on one core, start-up left out.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+use weft::execution::Setup;
+use weft::explore::{ExploreOptions, explore};
+use weft::instrument::{InstrumentOptions, Points};
+use weft::race::RaceMode;
+use weft::runtime::{Program, RunConfig};
+use weft::sched::Strategy;
+
+/// The loaded `increments` module, under one instrumentation.
+pub struct Increments {
+    program: Program,
+    races: RaceMode,
+}
+
+impl Increments {
+    /// Loads `module` (the built `increments` sample), with plain accesses
+    /// logged when `races` is on.
+    ///
+    /// # Errors
+    ///
+    /// When the module cannot be read or loaded.
+    pub fn load(module: &Path, races: bool) -> anyhow::Result<Increments> {
+        let wasm = std::fs::read(module)?;
+        let races = if races { RaceMode::Fail } else { RaceMode::Off };
+        let instrument = InstrumentOptions {
+            points: Points::Sync,
+            log_calls: false,
+            log_accesses: races != RaceMode::Off,
+            library_steps: false,
+        };
+        let program = weft::execution::load(&wasm, instrument)?;
+        Ok(Increments { program, races })
+    }
+
+    /// Executions per second of `threads` threads making `increments`
+    /// increments each, under `strategy` (PCT of depth 3), on one worker:
+    /// a few executions to warm up and to size the run, then as many as
+    /// fill about `budget`.
+    ///
+    /// # Errors
+    ///
+    /// When an execution fails: the logic has no failure to find.
+    pub fn rate(
+        &mut self,
+        threads: usize,
+        increments: usize,
+        strategy: Strategy,
+        budget: Duration,
+    ) -> anyhow::Result<f64> {
+        let (warm_up, took) = self.run(threads, increments, strategy, 3)?;
+        let each = took.as_secs_f64() / warm_up as f64;
+        let executions = ((budget.as_secs_f64() / each) as u64).clamp(3, 1_000_000);
+        let (ran, took) = self.run(threads, increments, strategy, executions)?;
+        Ok(ran as f64 / took.as_secs_f64())
+    }
+
+    /// Runs `executions` executions; returns how many ran and how long
+    /// they took.
+    fn run(
+        &mut self,
+        threads: usize,
+        increments: usize,
+        strategy: Strategy,
+        executions: u64,
+    ) -> anyhow::Result<(u64, Duration)> {
+        let options = ExploreOptions {
+            strategy,
+            pct_depth: 3,
+            iterations: Some(executions),
+            jobs: 1,
+            run: Setup {
+                run: RunConfig {
+                    args: vec![
+                        "increments.wasm".into(),
+                        threads.to_string(),
+                        increments.to_string(),
+                    ],
+                    ..RunConfig::default()
+                },
+                races: self.races,
+                ..Setup::default()
+            },
+            ..ExploreOptions::default()
+        };
+        let start = Instant::now();
+        let exploration = explore(&mut self.program, &options, |_| {})?;
+        let took = start.elapsed();
+        if let Some(found) = exploration.failure {
+            anyhow::bail!("the increments failed: {}", found.failure.message);
+        }
+        Ok((exploration.executions, took))
+    }
+}
