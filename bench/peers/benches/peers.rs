@@ -8,6 +8,8 @@
 //! Arguments: `--budget-ms MS` (time per measurement, default 1000) and
 //! `--quick` (a smaller sweep).
 
+use shuttle::Runner;
+use shuttle::scheduler::{PctScheduler, RandomScheduler};
 use shuttle::sync::atomic::{AtomicUsize, Ordering};
 use std::path::Path;
 use std::sync::Arc;
@@ -40,11 +42,15 @@ fn shuttle_rate(threads: usize, increments: usize, pct: bool, budget: Duration) 
                 worker.join().unwrap();
             }
         };
+        // No step bound: the largest programs of the sweep take millions
+        // of steps (weft's is raised to match).
+        let mut config = shuttle::Config::new();
+        config.max_steps = shuttle::MaxSteps::None;
         let start = Instant::now();
         if pct {
-            shuttle::check_pct(logic, executions, 3);
+            Runner::new(PctScheduler::new(3, executions), config).run(logic);
         } else {
-            shuttle::check_random(logic, executions);
+            Runner::new(RandomScheduler::new(executions), config).run(logic);
         }
         start.elapsed()
     };
@@ -53,13 +59,24 @@ fn shuttle_rate(threads: usize, increments: usize, pct: bool, budget: Duration) 
     executions as f64 / run(executions).as_secs_f64()
 }
 
+/// A rate as the table shows it: whole numbers, two decimals below 10.
+fn shown(rate: f64) -> String {
+    if rate < 10.0 {
+        format!("{rate:.2}")
+    } else {
+        format!("{rate:.0}")
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let budget = args
         .iter()
         .position(|a| a == "--budget-ms")
         .and_then(|i| args.get(i + 1))
-        .map_or(1000, |ms| ms.parse().expect("--budget-ms takes milliseconds"));
+        .map_or(1000, |ms| {
+            ms.parse().expect("--budget-ms takes milliseconds")
+        });
     let budget = Duration::from_millis(budget);
     let quick = args.iter().any(|a| a == "--quick");
     let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/samples/increments.wasm");
@@ -86,9 +103,14 @@ fn main() -> anyhow::Result<()> {
             let weft_pct = plain.rate(threads, increments, Strategy::Pct, budget)?;
             let weft_checked = checked.rate(threads, increments, Strategy::Random, budget)?;
             println!(
-                "| {threads} x {increments} | {shuttle_random:.0} | {weft_random:.0} | {:.2} | {shuttle_pct:.0} | {weft_pct:.0} | {:.2} | {weft_checked:.0} | {:.2}x |",
+                "| {threads} x {increments} | {} | {} | {:.2} | {} | {} | {:.2} | {} | {:.2}x |",
+                shown(shuttle_random),
+                shown(weft_random),
                 weft_random / shuttle_random,
+                shown(shuttle_pct),
+                shown(weft_pct),
                 weft_pct / shuttle_pct,
+                shown(weft_checked),
                 weft_random / weft_checked,
             );
         }

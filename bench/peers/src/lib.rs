@@ -8,7 +8,7 @@ use weft::execution::Setup;
 use weft::explore::{ExploreOptions, explore};
 use weft::instrument::{InstrumentOptions, Points};
 use weft::race::RaceMode;
-use weft::runtime::{Program, RunConfig};
+use weft::runtime::{Limits, Program, RunConfig};
 use weft::sched::Strategy;
 
 /// The loaded `increments` module, under one instrumentation.
@@ -80,6 +80,12 @@ impl Increments {
                         threads.to_string(),
                         increments.to_string(),
                     ],
+                    limits: Limits {
+                        // The largest programs of the sweep take millions
+                        // of steps; they end, and need no fair part.
+                        max_steps: 100_000_000,
+                        ..Limits::default()
+                    },
                     ..RunConfig::default()
                 },
                 races: self.races,
