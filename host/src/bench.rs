@@ -1,5 +1,6 @@
 //! Measurements of the hot paths: a scheduling point that does not switch,
-//! a context switch, and whole executions per second.
+//! a context switch, an execution's fixed cost, each thread's, a plain
+//! access under the race check, and whole executions per second.
 //!
 //! `weft bench` prints them; run it on a release build.
 
@@ -32,6 +33,66 @@ fn loop_module(body: &str, threads: u32) -> Vec<u8> {
               (br_if $l (i32.lt_u (local.get $i) (i32.const {ITERATIONS})))))
           (func (export "wasi_thread_start") (param i32 i32) (call $work))
           (func (export "_start") {spawn} (call $work)))"#
+    ))
+    .expect("the benchmark modules are valid")
+}
+
+/// Threads `main` spawns in [`threads_module`].
+const SPAWNED: u32 = 16;
+
+/// `main` spawns `threads` threads that each add one to a counter and
+/// exit, and waits until all have: an execution's fixed cost with no
+/// threads, and each thread's spawn and exit beyond it.
+fn threads_module(threads: u32) -> Vec<u8> {
+    wat::parse_str(format!(
+        r#"(module
+          (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+          (memory 1 1 shared)
+          (func (export "wasi_thread_start") (param i32 i32)
+            (drop (i32.atomic.rmw.add (i32.const 0) (i32.const 1)))
+            (drop (memory.atomic.notify (i32.const 0) (i32.const 1))))
+          (func (export "_start") (local $i i32) (local $seen i32)
+            (block $spawned
+              (loop $spawn_next
+                (br_if $spawned (i32.ge_u (local.get $i) (i32.const {threads})))
+                (drop (call $spawn (i32.const 0)))
+                (local.set $i (i32.add (local.get $i) (i32.const 1)))
+                (br $spawn_next)))
+            (block $done
+              (loop $wait
+                (local.set $seen (i32.atomic.load (i32.const 0)))
+                (br_if $done (i32.ge_u (local.get $seen) (i32.const {threads})))
+                (drop (memory.atomic.wait32 (i32.const 0) (local.get $seen) (i64.const -1)))
+                (br $wait)))))"#
+    ))
+    .expect("the benchmark modules are valid")
+}
+
+/// Two threads each store to their own word `ITERATIONS` times: plain
+/// accesses that the race check logs (after the first spawn) and that
+/// are no scheduling points.
+fn stores_module() -> Vec<u8> {
+    wat::parse_str(format!(
+        r#"(module
+          (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+          (memory 1 1 shared)
+          (func $work (param $at i32) (local $i i32)
+            (loop $l
+              (i32.store (local.get $at) (local.get $i))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))
+              (br_if $l (i32.lt_u (local.get $i) (i32.const {ITERATIONS}))))
+            (drop (i32.atomic.rmw.add (i32.const 64) (i32.const 1)))
+            (drop (memory.atomic.notify (i32.const 64) (i32.const 1))))
+          (func (export "wasi_thread_start") (param i32 i32) (call $work (i32.const 16)))
+          (func (export "_start") (local $seen i32)
+            (drop (call $spawn (i32.const 0)))
+            (call $work (i32.const 0))
+            (block $done
+              (loop $wait
+                (local.set $seen (i32.atomic.load (i32.const 64)))
+                (br_if $done (i32.ge_u (local.get $seen) (i32.const 2)))
+                (drop (memory.atomic.wait32 (i32.const 64) (local.get $seen) (i64.const -1)))
+                (br $wait)))))"#
     ))
     .expect("the benchmark modules are valid")
 }
@@ -79,8 +140,23 @@ fn time_module(
     scheduler: Box<dyn Scheduler>,
     stop_at: Instant,
 ) -> anyhow::Result<(Duration, u64)> {
-    let mut program = crate::execution::load(wasm, Default::default())?;
-    let mut config = Setup::default();
+    time_module_as(wasm, Default::default(), RaceMode::Off, scheduler, stop_at)
+}
+
+/// [`time_module`] under the instrumentation `instrument` and the race
+/// check `races`.
+fn time_module_as(
+    wasm: &[u8],
+    instrument: InstrumentOptions,
+    races: RaceMode,
+    scheduler: Box<dyn Scheduler>,
+    stop_at: Instant,
+) -> anyhow::Result<(Duration, u64)> {
+    let mut program = crate::execution::load(wasm, instrument)?;
+    let mut config = Setup {
+        races,
+        ..Setup::default()
+    };
     config.run.limits.max_steps = u64::MAX;
     config.run.limits.max_fuel = u64::MAX / 4;
     config.run.limits.time_limit = None;
@@ -109,6 +185,17 @@ pub struct BenchReport {
     pub decision_ns: f64,
     /// Cost of a context switch, in nanoseconds, beyond a decision point.
     pub switch_ns: f64,
+    /// Fixed cost of an execution, in nanoseconds: starting it (reusing
+    /// the instance, putting globals back, restoring the memory pages it
+    /// changed) and ending it, for a program of one thread that does
+    /// nothing.
+    pub execution_ns: f64,
+    /// Cost of each thread beyond the first, in nanoseconds: its spawn,
+    /// its first scheduling, its exit and the join's wake-up.
+    pub thread_ns: f64,
+    /// Cost of a plain access under the race check, in nanoseconds: its
+    /// log entry and the detector's work on it at the next point.
+    pub race_log_ns: f64,
     /// Executions per second of the module given, random strategy.
     pub executions_per_second: f64,
     /// Executions per second of the module given, PCT with `explore`'s
@@ -171,6 +258,34 @@ pub fn measure(
         micro(),
     )?;
     let switch_ns = (per(switching, switch_steps) - per(deciding, decision_steps)).max(0.0);
+    let (plain_stores, _) = time_module(&stores_module(), Box::new(KeepRunning), micro())?;
+    let (logged_stores, _) = time_module_as(
+        &stores_module(),
+        InstrumentOptions {
+            log_accesses: true,
+            ..Default::default()
+        },
+        RaceMode::Fail,
+        Box::new(KeepRunning),
+        micro(),
+    )?;
+    let race_log_ns = (per(logged_stores, 2 * ITERATIONS as u64)
+        - per(plain_stores, 2 * ITERATIONS as u64))
+    .max(0.0);
+    let mut alone = crate::execution::load(&threads_module(0), Default::default())?;
+    let mut spawning = crate::execution::load(&threads_module(SPAWNED), Default::default())?;
+    let small = micro().saturating_duration_since(Instant::now()) / 2;
+    let (alone_rate, _) =
+        executions_per_second(&mut alone, Strategy::Random, RaceMode::Off, 20_000, small)?;
+    let (spawning_rate, _) = executions_per_second(
+        &mut spawning,
+        Strategy::Random,
+        RaceMode::Off,
+        20_000,
+        small,
+    )?;
+    let execution_ns = 1e9 / alone_rate;
+    let thread_ns = ((1e9 / spawning_rate - execution_ns) / SPAWNED as f64).max(0.0);
 
     let phase = deadline.saturating_duration_since(Instant::now()) / 3;
     let random = executions_per_second(
@@ -198,6 +313,9 @@ pub fn measure(
         hook_ns,
         decision_ns,
         switch_ns,
+        execution_ns,
+        thread_ns,
+        race_log_ns,
         executions_per_second: random.0,
         pct_executions_per_second: pct.0,
         race_executions_per_second: race.0,

@@ -6,8 +6,10 @@ use clap::Args;
 use std::io::Write as _;
 use std::path::PathBuf;
 
-/// Measure the cost of a scheduling point, of a context switch, and
-/// executions per second of a module (build in release for real figures).
+/// Measure what an execution costs, piece by piece (a scheduling point, a
+/// context switch, an execution's start and end, a thread, a plain access
+/// under the race check), and executions per second of a module (build in
+/// release for real figures).
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// Module whose executions per second are measured (e.g.
@@ -35,6 +37,9 @@ pub fn run(args: BenchArgs) -> Result<u8> {
                 "hook_ns": report.hook_ns,
                 "decision_ns": report.decision_ns,
                 "switch_ns": report.switch_ns,
+                "execution_ns": report.execution_ns,
+                "thread_ns": report.thread_ns,
+                "race_log_ns": report.race_log_ns,
                 "executions_per_second": report.executions_per_second,
                 "pct_executions_per_second": report.pct_executions_per_second,
                 "race_executions_per_second": report.race_executions_per_second,
@@ -53,6 +58,18 @@ pub fn run(args: BenchArgs) -> Result<u8> {
         println!(
             "context switch:                  {:>8.1} ns",
             report.switch_ns
+        );
+        println!(
+            "an execution (start and end):    {:>8.0} ns",
+            report.execution_ns
+        );
+        println!(
+            "a thread (spawn, exit, join):    {:>8.0} ns",
+            report.thread_ns
+        );
+        println!(
+            "a plain access, race check:      {:>8.1} ns",
+            report.race_log_ns
         );
         println!(
             "executions of {}, random: {:>8.0} /s ({} executions)",
