@@ -364,6 +364,20 @@ pub const RT_ABORT: Signature = Signature {
     results: &[],
 };
 
+/// `signature_mismatch(function)`: inserted at the entry of a stub wasm-ld
+/// links in place of a function called with a signature other than its
+/// definition's (named [`SIGNATURE_MISMATCH_PREFIX`] and the function's
+/// name), which would trap on `unreachable`: the trap names the function.
+pub const RT_SIGNATURE_MISMATCH: Signature = Signature {
+    name: "signature_mismatch",
+    params: &[Val::I32],
+    results: &[],
+};
+
+/// How wasm-ld names the stub it links for a call whose signature does not
+/// match the called function's definition: this, then the function's name.
+pub const SIGNATURE_MISMATCH_PREFIX: &str = "signature_mismatch:";
+
 /// wasi-libc's function that calls a spawned thread's start routine and
 /// then ends the thread as POSIX says (cleanup handlers, thread-specific
 /// data, waking the joiner): found by its name in the `name` section.
@@ -376,7 +390,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 23] = [
+pub const RT_IMPORTS: [Signature; 24] = [
     POINT,
     PARK,
     WAIT32,
@@ -400,6 +414,7 @@ pub const RT_IMPORTS: [Signature; 23] = [
     RT_LIBRARY_END,
     RT_LIBRARY_PAUSE,
     RT_LIBRARY_RESUME,
+    RT_SIGNATURE_MISMATCH,
 ];
 
 /// The C library's functions (wasi-libc, by their names in the name

@@ -39,6 +39,35 @@ fn private_memory_module_prints_and_exits_with_its_code() {
     assert_eq!(json["stdout"], "hello from wat\n");
 }
 
+/// A call through wasm-ld's stub for a signature that does not match the
+/// definition (a module built without `weft build`'s check, which refuses
+/// them) traps with the function named, in a threaded module too.
+#[test]
+fn a_signature_mismatch_stub_names_the_function_it_stands_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(
+        dir.path(),
+        "stub",
+        r#"(module
+             (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
+             (memory 1 1 shared)
+             (func $signature_mismatch:__VERIFIER_atomic_begin unreachable)
+             (func (export "wasi_thread_start") (param i32 i32))
+             (func (export "_start")
+               (drop (call $spawn (i32.const 0)))
+               (call $signature_mismatch:__VERIFIER_atomic_begin)))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&m), "--json", "--no-save"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let json = out.json();
+    assert_eq!(json["failure"]["kind"], "assertion");
+    let message = json["failure"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`__VERIFIER_atomic_begin` was called with a signature that does not match its definition"),
+        "{message}"
+    );
+}
+
 /// A module of `tables` tables, each holding a function that returns its
 /// table's number, that exits with the sum of calls through every table.
 fn tables_module(tables: u32) -> String {

@@ -13,12 +13,14 @@
 use super::analysis::{Analysis, Happening};
 use super::outcome::{BACKTRACE_HINT, Outcome};
 use super::point_buffer::PointBuffer;
+use super::rt_imports::SignatureMismatch;
 use super::sdk_imports::{Ended, ThreadExit};
 use super::shared_memory::GuestMemory;
 use super::state::{ExecHandle, ExecState};
 use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
+use crate::debuginfo::symbols::LazySymbols;
 use crate::instrument::MemoryPlan;
 use crate::sched::{Fair, Notice, Scheduler};
 use crate::trace::{EventKind, ThreadId};
@@ -336,7 +338,7 @@ fn drive(
     };
     let mut threads: Vec<Option<ThreadFuture>> =
         vec![Some(spawner.thread(main_launch, Entry::Main))];
-    poll_loop(&spawner, &mut threads, &mut warm, exec);
+    poll_loop(&spawner, &mut threads, &mut warm, exec, &program.symbols);
     drop(threads);
     // The memory's other holders must be gone for it to be kept.
     exec.get().memory = None;
@@ -348,12 +350,13 @@ fn drive(
 
 /// Polls the chosen thread until the execution ends. `warm` holds the
 /// threads kept from the previous execution; finished threads take their
-/// place for the next one.
+/// place for the next one. `symbols` name what a trap needs named.
 fn poll_loop(
     spawner: &Spawner,
     threads: &mut Vec<Option<ThreadFuture>>,
     warm: &mut Vec<Option<WarmThread>>,
     exec: &ExecHandle,
+    symbols: &LazySymbols,
 ) {
     let mut cx = Context::from_waker(Waker::noop());
     loop {
@@ -418,7 +421,7 @@ fn poll_loop(
                         state.schedule(current);
                     }
                     Err(e) => {
-                        let outcome = classify(&state, current, &e);
+                        let outcome = classify(&state, symbols, current, &e);
                         state.finish(outcome);
                     }
                 }
@@ -436,7 +439,18 @@ fn store_fuel(max_fuel: u64) -> u64 {
 }
 
 /// Turns a thread's error into the execution's outcome.
-fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Outcome {
+fn classify(
+    state: &ExecState,
+    symbols: &LazySymbols,
+    thread: ThreadId,
+    error: &wasmtime::Error,
+) -> Outcome {
+    if let Some(&SignatureMismatch(function)) = error.downcast_ref::<SignatureMismatch>() {
+        return Outcome::Trap {
+            thread,
+            message: mismatch_message(symbols, function),
+        };
+    }
     if let Some(&GuestExit(code)) = error.downcast_ref::<GuestExit>() {
         if code == 0 {
             return Outcome::Exited(0);
@@ -479,6 +493,19 @@ fn classify(state: &ExecState, thread: ThreadId, error: &wasmtime::Error) -> Out
         thread,
         message: trap_message(state, error),
     }
+}
+
+/// What a call through wasm-ld's signature-mismatch stub `function` means,
+/// naming the function called.
+fn mismatch_message(symbols: &LazySymbols, function: u32) -> String {
+    let stub = symbols.with(|s| s.function_name(function).map(str::to_string));
+    let called = stub
+        .as_deref()
+        .and_then(|name| name.strip_prefix(abi::SIGNATURE_MISMATCH_PREFIX))
+        .unwrap_or("a function");
+    format!(
+        "`{called}` was called with a signature that does not match its definition, so the linker put a stub that traps in its place: declare `{called}` as it is defined (old C's implicit declarations differ from most definitions)"
+    )
 }
 
 /// The panic message the guest printed; else what it last wrote to stderr

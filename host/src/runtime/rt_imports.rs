@@ -304,6 +304,29 @@ fn exit_value(caller: Caller<'_, ThreadData>) -> i64 {
         .map_or(-1, i64::from)
 }
 
+/// `weft_rt.signature_mismatch`: the guest entered wasm-ld's stub for a
+/// call of `function` (its index in the original module) whose signature
+/// does not match the definition; the stub would trap.
+fn signature_mismatch(_caller: Caller<'_, ThreadData>, function: i32) -> Result<()> {
+    Err(wasmtime::Error::new(SignatureMismatch(function as u32)))
+}
+
+/// The trap of [`signature_mismatch`]: the stub's function index, named
+/// when the execution's outcome is told.
+#[derive(Debug)]
+pub(crate) struct SignatureMismatch(pub u32);
+
+impl std::fmt::Display for SignatureMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "a call whose signature does not match the called function's definition"
+        )
+    }
+}
+
+impl std::error::Error for SignatureMismatch {}
+
 /// `weft_rt.unreachable`: the guest's `unreachable` trap.
 fn unreachable(_caller: Caller<'_, ThreadData>) -> Result<()> {
     Err(wasmtime::Trap::UnreachableCodeReached.into())
@@ -388,6 +411,11 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_SIZE.name, memory_size)?;
     linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
     linker.func_wrap(abi::RT_MODULE, abi::UNREACHABLE.name, unreachable)?;
+    linker.func_wrap(
+        abi::RT_MODULE,
+        abi::RT_SIGNATURE_MISMATCH.name,
+        signature_mismatch,
+    )?;
     linker.func_wrap(abi::RT_MODULE, abi::LOG_FULL.name, log_full)?;
     linker.func_wrap(abi::RT_MODULE, abi::EXIT_VALUE.name, exit_value)?;
     linker.func_wrap(

@@ -1,6 +1,6 @@
 //! What a function's own name asks of the runtime: SV-COMP's error, abort
-//! and assume functions, `__VERIFIER_atomic_*` sections and the C library
-//! functions that run as one step. Markers go at the function's entry, at
+//! and assume functions, `__VERIFIER_atomic_*` sections, the C library
+//! functions that run as one step, and wasm-ld's signature-mismatch stubs. Markers go at the function's entry, at
 //! every way out of it, and around its calls through a pointer.
 
 use super::Rewriter;
@@ -48,6 +48,11 @@ impl Rewriter<'_> {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_REACH_ERROR)));
         } else if name == Some(abi::ABORT_FUNCTION) {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ABORT)));
+        } else if name.is_some_and(|n| n.starts_with(abi::SIGNATURE_MISMATCH_PREFIX)) {
+            f.instruction(&Instruction::I32Const(func as i32));
+            f.instruction(&Instruction::Call(
+                self.rt_func(&abi::RT_SIGNATURE_MISMATCH),
+            ));
         }
         let markers = Markers {
             atomic: name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX)),
