@@ -1,6 +1,6 @@
 //! `weft build`: C and WAT sources to modules, and clear errors otherwise.
 
-use crate::support::{arg, weft_in};
+use crate::support::{arg, root, weft_in};
 
 #[test]
 fn builds_wat_and_c_sources_that_then_run() {
@@ -470,6 +470,22 @@ int main(void) { pthread_t t; pthread_create(&t, 0, work, 0); pthread_join(t, 0)
         let out = weft_in(dir.path(), &["build", "prog.c", "-o", "prog.wasm"]);
         assert_eq!(out.code, 0, "{}", out.stderr);
         modules.push(std::fs::read(dir.path().join("prog.wasm")).unwrap());
+    }
+    assert!(modules[0] == modules[1], "two builds differ");
+}
+
+/// Building the same Zig source twice gives the same module: the SDK's
+/// folder, which zig's debug information names, is the same each time.
+#[test]
+fn a_zig_build_is_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = root().join("samples/lost-update-zig/main.zig");
+    let mut modules = Vec::new();
+    for _ in 0..2 {
+        let out = weft_in(dir.path(), &["build", arg(&source), "-o", "prog.wasm"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        modules.push(std::fs::read(dir.path().join("prog.wasm")).unwrap());
+        std::fs::remove_file(dir.path().join("prog.wasm")).unwrap();
     }
     assert!(modules[0] == modules[1], "two builds differ");
 }

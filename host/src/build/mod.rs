@@ -224,20 +224,37 @@ fn files_of(dir: &Path, language: Compiled) -> Result<Vec<PathBuf>, BuildError> 
 /// SDK files written to a temporary folder for one build; removed on drop.
 pub(crate) struct SdkDir {
     path: PathBuf,
+    /// Whether the folder is this build's own, removed after it.
+    own: bool,
 }
 
 impl SdkDir {
-    /// Writes `files` (name, contents) to a fresh folder named after `tag`.
+    /// Writes `files` (name, contents) to a fresh folder named after `tag`,
+    /// the build's own: it may write its intermediate files there too.
     pub(crate) fn new(tag: &str, files: &[(&str, &str)]) -> Result<Self, BuildError> {
         let path = std::env::temp_dir().join(format!("weft-{tag}-sdk-{}", std::process::id()));
-        let io = |e: std::io::Error| {
-            BuildError::Io(format!("cannot write the SDK to `{}`: {e}", path.display()))
-        };
-        std::fs::create_dir_all(&path).map_err(io)?;
+        write_files(&path, files)?;
+        Ok(SdkDir { path, own: true })
+    }
+
+    /// Writes `files` to a folder named after `tag` and their contents, so
+    /// that every build names the same folder: a build whose debug
+    /// information keeps the folder's name (zig's) gives the same module
+    /// each time. The folder is kept and shared; its files are written
+    /// whole (a temporary file, then a rename), so builds at the same time
+    /// do not disturb each other. Nothing else may be written there.
+    pub(crate) fn shared(tag: &str, files: &[(&str, &str)]) -> Result<Self, BuildError> {
+        let mut hasher = blake3::Hasher::new();
         for (name, contents) in files {
-            std::fs::write(path.join(name), contents).map_err(io)?;
+            hasher.update(name.as_bytes());
+            hasher.update(&[0]);
+            hasher.update(contents.as_bytes());
+            hasher.update(&[0]);
         }
-        Ok(SdkDir { path })
+        let id = &hasher.finalize().to_hex()[..16];
+        let path = std::env::temp_dir().join(format!("weft-{tag}-sdk-{id}"));
+        write_files(&path, files)?;
+        Ok(SdkDir { path, own: false })
     }
 
     /// The folder.
@@ -248,8 +265,29 @@ impl SdkDir {
 
 impl Drop for SdkDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        if self.own {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
+}
+
+/// Writes `files` (name, contents) into the folder `path`, each whole; a
+/// file already there with those contents is left as it is.
+fn write_files(path: &Path, files: &[(&str, &str)]) -> Result<(), BuildError> {
+    let io = |e: std::io::Error| {
+        BuildError::Io(format!("cannot write the SDK to `{}`: {e}", path.display()))
+    };
+    std::fs::create_dir_all(path).map_err(io)?;
+    for (name, contents) in files {
+        let file = path.join(name);
+        if std::fs::read(&file).is_ok_and(|there| there == contents.as_bytes()) {
+            continue;
+        }
+        let partial = path.join(format!(".{name}.{}", std::process::id()));
+        std::fs::write(&partial, contents).map_err(io)?;
+        std::fs::rename(&partial, &file).map_err(io)?;
+    }
+    Ok(())
 }
 
 /// Runs a build tool on `source`; a failure carries what the tool printed.

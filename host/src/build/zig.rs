@@ -7,7 +7,7 @@ use super::c::{zig_command, zig_tool};
 use super::{BuildError, SdkDir, run_tool};
 use std::path::Path;
 
-/// The Zig SDK, written to a temporary folder for each build.
+/// The Zig SDK, written to a temporary folder named after its contents.
 const WEFT_ZIG: &str = include_str!("../../../guest-sdk/zig/weft.zig");
 
 /// Compiles the Zig file `source` into `output`.
@@ -18,7 +18,9 @@ const WEFT_ZIG: &str = include_str!("../../../guest-sdk/zig/weft.zig");
 /// [`BuildError::Compile`] with the compiler's output.
 pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
     let zig = zig_command()?;
-    let sdk = SdkDir::new("zig", &[("weft.zig", WEFT_ZIG)])?;
+    // A folder of the SDK's contents, the same for every build: its name
+    // reaches the module's debug information.
+    let sdk = SdkDir::shared("zig", &[("weft.zig", WEFT_ZIG)])?;
     let name = output
         .file_stem()
         .map_or("main".into(), |s| s.to_string_lossy().into_owned());
