@@ -43,31 +43,29 @@ mod tests {
     use super::{LoadStoreCounter, LockedCounter};
     use std::thread;
 
-    #[test]
-    fn the_locked_counter_counts_every_increment() {
-        let counter = LockedCounter::default();
+    /// Two threads that call `increment` twice each.
+    fn two_threads_increment_twice(increment: impl Fn() + Sync) {
         thread::scope(|s| {
             for _ in 0..2 {
                 s.spawn(|| {
-                    counter.increment();
-                    counter.increment();
+                    increment();
+                    increment();
                 });
             }
         });
+    }
+
+    #[test]
+    fn the_locked_counter_counts_every_increment() {
+        let counter = LockedCounter::default();
+        two_threads_increment_twice(|| counter.increment());
         assert_eq!(counter.get(), 4);
     }
 
     #[test]
     fn the_load_store_counter_counts_every_increment() {
         let counter = LoadStoreCounter::default();
-        thread::scope(|s| {
-            for _ in 0..2 {
-                s.spawn(|| {
-                    counter.increment();
-                    counter.increment();
-                });
-            }
-        });
+        two_threads_increment_twice(|| counter.increment());
         assert_eq!(counter.get(), 4);
     }
 }
