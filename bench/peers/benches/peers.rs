@@ -1,7 +1,8 @@
 //! `./x bench-peers`: executions per second of the same logic (T threads
 //! each making N increments of a counter as an atomic load and a store) in
 //! weft and in Shuttle, random and PCT schedules, weft with and without its
-//! race check, on one core, and weft's rate over Shuttle's.
+//! race check (on the module with and without its DWARF), on one core,
+//! and weft's rate over Shuttle's.
 //!
 //! weft runs the `increments` sample (`target/samples/increments.wasm`,
 //! built by `./x samples`); Shuttle runs the same code with its own types.
@@ -85,12 +86,13 @@ fn main() -> anyhow::Result<()> {
         "{} is missing: build the samples first (`./x samples`)",
         module.display()
     );
-    let mut plain = Increments::load(&module, false)?;
-    let mut checked = Increments::load(&module, true)?;
+    let mut plain = Increments::load(&module, false, false)?;
+    let mut checked = Increments::load(&module, true, false)?;
+    let mut checked_stripped = Increments::load(&module, true, true)?;
     println!(
-        "| T threads x N increments | Shuttle random | weft random | ratio | Shuttle PCT | weft PCT | ratio | weft random, race check | its cost |"
+        "| T threads x N increments | Shuttle random | weft random | ratio | Shuttle PCT | weft PCT | ratio | weft random, race check | its cost | the same without DWARF | its cost |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for threads in THREADS {
         for increments in INCREMENTS {
             let operations = threads * increments;
@@ -102,8 +104,10 @@ fn main() -> anyhow::Result<()> {
             let shuttle_pct = shuttle_rate(threads, increments, true, budget);
             let weft_pct = plain.rate(threads, increments, Strategy::Pct, budget)?;
             let weft_checked = checked.rate(threads, increments, Strategy::Random, budget)?;
+            let weft_stripped =
+                checked_stripped.rate(threads, increments, Strategy::Random, budget)?;
             println!(
-                "| {threads} x {increments} | {} | {} | {:.2} | {} | {} | {:.2} | {} | {:.2}x |",
+                "| {threads} x {increments} | {} | {} | {:.2} | {} | {} | {:.2} | {} | {:.2}x | {} | {:.2}x |",
                 shown(shuttle_random),
                 shown(weft_random),
                 weft_random / shuttle_random,
@@ -112,6 +116,8 @@ fn main() -> anyhow::Result<()> {
                 weft_pct / shuttle_pct,
                 shown(weft_checked),
                 weft_random / weft_checked,
+                shown(weft_stripped),
+                weft_random / weft_stripped,
             );
         }
     }

@@ -19,13 +19,17 @@ pub struct Increments {
 
 impl Increments {
     /// Loads `module` (the built `increments` sample), with plain accesses
-    /// logged when `races` is on.
+    /// logged when `races` is on, and without its debug information when
+    /// `strip` is (as cargo builds release binaries by default).
     ///
     /// # Errors
     ///
     /// When the module cannot be read or loaded.
-    pub fn load(module: &Path, races: bool) -> anyhow::Result<Increments> {
-        let wasm = std::fs::read(module)?;
+    pub fn load(module: &Path, races: bool, strip: bool) -> anyhow::Result<Increments> {
+        let mut wasm = std::fs::read(module)?;
+        if strip {
+            wasm = without_debug_information(&wasm)?;
+        }
         let races = if races { RaceMode::Fail } else { RaceMode::Off };
         let instrument = InstrumentOptions {
             points: Points::Sync,
@@ -101,4 +105,39 @@ impl Increments {
         }
         Ok((exploration.executions, took))
     }
+}
+
+/// `wasm` without its DWARF sections (custom sections named `.debug_*`).
+fn without_debug_information(wasm: &[u8]) -> anyhow::Result<Vec<u8>> {
+    /// Reads the LEB128 number at `at`; returns it and where it ends.
+    fn leb(bytes: &[u8], mut at: usize) -> anyhow::Result<(usize, usize)> {
+        let (mut value, mut shift) = (0usize, 0);
+        loop {
+            let byte = *bytes
+                .get(at)
+                .ok_or_else(|| anyhow::anyhow!("a section is cut short"))?;
+            at += 1;
+            value |= usize::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte < 0x80 {
+                return Ok((value, at));
+            }
+        }
+    }
+    let mut out = wasm[..8].to_vec();
+    let mut at = 8;
+    while at < wasm.len() {
+        let id = wasm[at];
+        let (size, body) = leb(wasm, at + 1)?;
+        let end = body + size;
+        let debug = id == 0 && {
+            let (name_len, name) = leb(wasm, body)?;
+            wasm[name..name + name_len].starts_with(b".debug_")
+        };
+        if !debug {
+            out.extend_from_slice(&wasm[at..end]);
+        }
+        at = end;
+    }
+    Ok(out)
 }
