@@ -16,7 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use weft::sched::Strategy;
-use weft_peers::Increments;
+use weft_peers::{Increments, sized_rate};
 
 /// The sweep: threads, then increments per thread.
 const THREADS: [usize; 5] = [2, 4, 8, 32, 100];
@@ -25,7 +25,7 @@ const INCREMENTS: [usize; 4] = [10, 100, 1_000, 10_000];
 /// Shuttle's executions per second on the logic, sized to `budget` as
 /// weft's are.
 fn shuttle_rate(threads: usize, increments: usize, pct: bool, budget: Duration) -> f64 {
-    let run = |executions: usize| {
+    let run = |executions: u64| {
         let logic = move || {
             let counter = Arc::new(AtomicUsize::new(0));
             let workers: Vec<_> = (0..threads)
@@ -48,16 +48,15 @@ fn shuttle_rate(threads: usize, increments: usize, pct: bool, budget: Duration) 
         let mut config = shuttle::Config::new();
         config.max_steps = shuttle::MaxSteps::None;
         let start = Instant::now();
+        let iterations = executions as usize;
         if pct {
-            Runner::new(PctScheduler::new(3, executions), config).run(logic);
+            Runner::new(PctScheduler::new(3, iterations), config).run(logic);
         } else {
-            Runner::new(RandomScheduler::new(executions), config).run(logic);
+            Runner::new(RandomScheduler::new(iterations), config).run(logic);
         }
-        start.elapsed()
+        Ok((executions, start.elapsed()))
     };
-    let each = run(3).as_secs_f64() / 3.0;
-    let executions = ((budget.as_secs_f64() / each) as usize).clamp(3, 1_000_000);
-    executions as f64 / run(executions).as_secs_f64()
+    sized_rate(budget, run).expect("Shuttle's runs report no error")
 }
 
 /// A rate as the table shows it: whole numbers, two decimals below 10.

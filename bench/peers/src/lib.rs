@@ -56,11 +56,9 @@ impl Increments {
         strategy: Strategy,
         budget: Duration,
     ) -> anyhow::Result<f64> {
-        let (warm_up, took) = self.run(threads, increments, strategy, 3)?;
-        let each = took.as_secs_f64() / warm_up as f64;
-        let executions = ((budget.as_secs_f64() / each) as u64).clamp(3, 1_000_000);
-        let (ran, took) = self.run(threads, increments, strategy, executions)?;
-        Ok(ran as f64 / took.as_secs_f64())
+        sized_rate(budget, |executions| {
+            self.run(threads, increments, strategy, executions)
+        })
     }
 
     /// Runs `executions` executions; returns how many ran and how long
@@ -105,6 +103,25 @@ impl Increments {
         }
         Ok((exploration.executions, took))
     }
+}
+
+/// Executions per second of `run` (which runs the executions it is given
+/// and says how many ran and how long they took), the same way for each
+/// tool: 3 executions warm up and size the run, then as many run as fill
+/// about `budget`.
+///
+/// # Errors
+///
+/// What `run` fails with.
+pub fn sized_rate(
+    budget: Duration,
+    mut run: impl FnMut(u64) -> anyhow::Result<(u64, Duration)>,
+) -> anyhow::Result<f64> {
+    let (warm_up, took) = run(3)?;
+    let each = took.as_secs_f64() / warm_up.max(1) as f64;
+    let executions = ((budget.as_secs_f64() / each) as u64).clamp(3, 1_000_000);
+    let (ran, took) = run(executions)?;
+    Ok(ran as f64 / took.as_secs_f64())
 }
 
 /// `wasm` without its DWARF sections (custom sections named `.debug_*`).
