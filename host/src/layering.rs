@@ -11,6 +11,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("abi", 0),
     ("build", 0),
     ("input", 0),
+    ("user_folders", 0),
     ("instrument", 1),
     ("trace", 2),
     ("debuginfo", 2),

@@ -92,3 +92,4 @@ pub mod serializability;
 pub mod svcomp;
 pub(crate) mod testgen;
 pub mod trace;
+pub(crate) mod user_folders;

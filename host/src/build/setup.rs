@@ -16,15 +16,7 @@ const TARGET: &str = "wasm32-wasip1-threads";
 
 /// weft's data folder: `$XDG_DATA_HOME/weft`, else `~/.local/share/weft`.
 pub fn data_folder() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .filter(|dir| !dir.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|dir| !dir.is_empty())
-                .map(|home| PathBuf::from(home).join(".local/share"))
-        })?;
-    Some(base.join("weft"))
+    crate::user_folders::weft_folder("XDG_DATA_HOME", ".local/share")
 }
 
 /// The Python of the virtual environment `weft setup` makes, when it has

@@ -28,11 +28,7 @@ pub fn folder() -> Option<PathBuf> {
     match std::env::var_os("WEFT_CACHE_DIR") {
         Some(dir) if dir == "off" => None,
         Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ => std::env::var_os("XDG_CACHE_HOME")
-            .filter(|d| !d.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-            .map(|base| base.join("weft")),
+        _ => crate::user_folders::weft_folder("XDG_CACHE_HOME", ".cache"),
     }
 }
 

@@ -1,7 +1,8 @@
 //! What a function's own name asks of the runtime: SV-COMP's error, abort
 //! and assume functions, `__VERIFIER_atomic_*` sections, the C library
-//! functions that run as one step, and wasm-ld's signature-mismatch stubs. Markers go at the function's entry, at
-//! every way out of it, and around its calls through a pointer.
+//! functions that run as one step, and wasm-ld's signature-mismatch stubs.
+//! Markers go at the function's entry, at every way out of it, and around
+//! its calls through a pointer.
 
 use super::Rewriter;
 use crate::abi;
