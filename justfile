@@ -9,6 +9,10 @@ guest_target := "wasm32-wasip1-threads"
 # `zig` or the ziglang package itself).
 export WEFT_ZIG := if path_exists(".tools/venv/bin/python") == "true" { justfile_directory() + "/.tools/venv/bin/python -m ziglang" } else { "" }
 
+# CMake (for the test that builds a CMake project), from the venv ./x sets up,
+# when the machine has none: after the machine's own tools.
+export PATH := env_var("PATH") + ":" + justfile_directory() + "/.tools/venv/bin"
+
 # List the recipes.
 default:
     @just --list

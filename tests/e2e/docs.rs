@@ -155,6 +155,14 @@ fn run_page(page: &str) {
         "{}/",
         root().canonicalize().expect("the repository").display()
     );
+    let copy = format!(
+        "{}/",
+        scratch
+            .path()
+            .canonicalize()
+            .expect("the scratch folder")
+            .display()
+    );
     let mut folder = scratch.path().to_path_buf();
     for shown in commands {
         if let Some(dir) = shown.command.strip_prefix("cd ") {
@@ -169,11 +177,15 @@ fn run_page(page: &str) {
             .env("PATH", &path)
             // Crates the pages build keep their builds between runs.
             .env("CARGO_TARGET_DIR", root().join("target/docs-examples"))
+            // What `weft setup` writes stays in the scratch folder.
+            .env("XDG_DATA_HOME", scratch.path().join("data"))
             .output()
             .expect("bash runs");
         // Paths into the repository read as from its root, where the
         // pages' readers run the commands.
-        let text = String::from_utf8_lossy(&out.stdout).replace(&repository, "");
+        let text = String::from_utf8_lossy(&out.stdout)
+            .replace(&repository, "")
+            .replace(&copy, "");
         let code = out.status.code();
         // cargo says that a test failed with 101.
         let cargo_failed = shown.command.starts_with("cargo ") && code == Some(101);

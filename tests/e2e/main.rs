@@ -25,6 +25,7 @@ mod litmus;
 mod memory_reuse;
 mod minimize;
 mod pages;
+mod projects;
 mod races;
 mod replay_files;
 mod samples;

@@ -42,14 +42,14 @@ const WEFT_PTHREAD_H: &str = include_str!("../../../guest-sdk/c/weft_pthread.h")
 const WEFT_CLASS_H: &str = include_str!("../../../guest-sdk/c/weft_class.h");
 
 /// Most memory a C guest may grow to (64 MiB), and its main stack.
-const LINK_FLAGS: &str =
+pub(super) const LINK_FLAGS: &str =
     "--shared-memory,--import-memory,--export-memory,--max-memory=67108864,-z,stack-size=131072";
 
 /// What C compilers accepted until recently and clang now rejects by
 /// default: kept as warnings, since programs of the public concurrency
 /// suites are full of it (a call before any declaration, implicit `int`, a
 /// thread function returning `int`).
-const OLD_C_FLAGS: [&str; 4] = [
+pub(super) const OLD_C_FLAGS: [&str; 4] = [
     "-Wno-error=implicit-function-declaration",
     "-Wno-error=implicit-int",
     "-Wno-error=int-conversion",
@@ -112,6 +112,18 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
 /// preprocessed for i386 (`.i`): `regparm` is an error on other targets.
 const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 
+/// The SDK files every C and C++ build is given: the header, the class
+/// driver, the C files linked into every program and the declarations
+/// included first.
+const SDK_FILES: [(&str, &str); 6] = [
+    ("weft.h", WEFT_H),
+    ("weft_class.h", WEFT_CLASS_H),
+    ("weft_verifier.c", WEFT_VERIFIER_C),
+    ("weft_pthread.c", WEFT_PTHREAD_C),
+    ("weft_pthread.h", WEFT_PTHREAD_H),
+    ("weft_verifier.h", WEFT_VERIFIER_H),
+];
+
 /// zig, the threaded wasi-libc and the C SDK files: what every C and C++
 /// build uses.
 pub(super) struct Toolchain {
@@ -126,22 +138,23 @@ pub(super) struct Toolchain {
 }
 
 impl Toolchain {
-    /// Finds the tools and writes the SDK files.
+    /// Finds the tools and writes the SDK files to a folder of this build's
+    /// own, where it may write its intermediate files too.
     pub fn find() -> Result<Self, BuildError> {
+        Self::with_sdk(SdkDir::new("c", &SDK_FILES)?)
+    }
+
+    /// Finds the tools, with the SDK files written to the shared folder of
+    /// their contents (see [`SdkDir::shared`]): for the many short calls of
+    /// a project's build.
+    pub fn shared() -> Result<Self, BuildError> {
+        Self::with_sdk(SdkDir::shared("c", &SDK_FILES)?)
+    }
+
+    fn with_sdk(sdk: SdkDir) -> Result<Self, BuildError> {
         let zig = zig_command()?;
         let sysroot = wasi_sysroot()?;
         let zig_lib = zig_lib_dir(&zig)?;
-        let sdk = SdkDir::new(
-            "c",
-            &[
-                ("weft.h", WEFT_H),
-                ("weft_class.h", WEFT_CLASS_H),
-                ("weft_verifier.c", WEFT_VERIFIER_C),
-                ("weft_pthread.c", WEFT_PTHREAD_C),
-                ("weft_pthread.h", WEFT_PTHREAD_H),
-                ("weft_verifier.h", WEFT_VERIFIER_H),
-            ],
-        )?;
         Ok(Toolchain {
             zig,
             sysroot,
@@ -190,19 +203,28 @@ impl Toolchain {
             .arg(self.sdk.path().join("weft_verifier.h"));
     }
 
-    /// Links `inputs` (C sources or objects) with the SDK's C files and the
-    /// threaded wasi-libc into `output`.
-    pub fn link(&self, cmd: &mut Command, inputs: &[&OsStr], output: &Path) {
+    /// Lets the sources include wasi-libc's headers, as zig has them.
+    pub fn include_libc(&self, cmd: &mut Command) {
         cmd.arg("-isystem")
             .arg(self.zig_lib.join("libc/include/wasm-wasi-musl"))
             .arg("-isystem")
-            .arg(self.zig_lib.join("libc/include/generic-musl"))
-            .args(["-nostdlib", "-rtlib=compiler-rt"])
+            .arg(self.zig_lib.join("libc/include/generic-musl"));
+    }
+
+    /// The SDK's C files every program is linked with.
+    pub fn sdk_sources(&self) -> [PathBuf; 2] {
+        ["weft_verifier.c", "weft_pthread.c"].map(|name| self.sdk.path().join(name))
+    }
+
+    /// Links `inputs` (C sources or objects) with the SDK's C files and the
+    /// threaded wasi-libc into `output`.
+    pub fn link(&self, cmd: &mut Command, inputs: &[&OsStr], output: &Path) {
+        self.include_libc(cmd);
+        cmd.args(["-nostdlib", "-rtlib=compiler-rt"])
             .arg(self.sysroot.join("crt1-command.o"))
             .args(inputs)
             .args(["-x", "none"])
-            .arg(self.sdk.path().join("weft_verifier.c"))
-            .arg(self.sdk.path().join("weft_pthread.c"))
+            .args(self.sdk_sources())
             .arg(self.sysroot.join("libc.a"))
             .arg(format!("-Wl,{LINK_FLAGS}"))
             .arg("-o")

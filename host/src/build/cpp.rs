@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 /// Flags that make libc++'s headers declare threads; zig's `c++` driver
 /// leaves them out for wasm unless it links the program itself.
-const THREADED_LIBCXX: [&str; 2] = ["-U_LIBCPP_HAS_THREADS", "-D_LIBCPP_HAS_THREADS=1"];
+pub(super) const THREADED_LIBCXX: [&str; 2] = ["-U_LIBCPP_HAS_THREADS", "-D_LIBCPP_HAS_THREADS=1"];
 
 /// Compiles the C++ file `source` into `output`, with the compiler flags
 /// `flags` after weft's own.
@@ -39,7 +39,7 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
 /// As [`build`]; a compile error names its source, a link error the first.
 pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(), BuildError> {
     let tools = Toolchain::find()?;
-    let (libcxx, libcxxabi) = libcxx_archives(&tools)?;
+    let (libcxx, libcxxabi) = libcxx_archives(&tools, tools.sdk.path())?;
     let mut objects = Vec::new();
     for (n, source) in sources.iter().enumerate() {
         let object = tools.sdk.path().join(format!("program{n}.o"));
@@ -62,9 +62,11 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
 }
 
 /// zig's threaded `libc++.a` and `libc++abi.a` for wasm32, built and
-/// cached by zig.
-fn libcxx_archives(tools: &Toolchain) -> Result<(PathBuf, PathBuf), BuildError> {
-    let dir = tools.sdk.path();
+/// cached by zig; its probe program is written in the folder `dir`.
+pub(super) fn libcxx_archives(
+    tools: &Toolchain,
+    dir: &Path,
+) -> Result<(PathBuf, PathBuf), BuildError> {
     let probe = dir.join("probe.cpp");
     std::fs::write(&probe, "#include <thread>\nint main() { return 0; }\n")
         .map_err(|e| BuildError::Io(format!("cannot write `{}`: {e}", probe.display())))?;

@@ -12,6 +12,7 @@
 
 pub mod c;
 pub mod cpp;
+pub mod driver;
 pub mod rust;
 pub mod setup;
 pub mod wat;

@@ -1,9 +1,10 @@
 //! `weft setup`: what building guests needs, for a `weft` installed
 //! anywhere (`cargo install`): the `wasm32-wasip1-threads` Rust target
-//! (Rust guests, and the threaded wasi-libc C and C++ link against) and
-//! zig (C, C++ and Zig), which comes from PyPI's `ziglang` package into a
+//! (Rust guests, and the threaded wasi-libc C and C++ link against), zig
+//! (C, C++ and Zig), which comes from PyPI's `ziglang` package into a
 //! virtual environment in weft's data folder, where [`c::zig_command`]
-//! looks for it.
+//! looks for it, and the CMake toolchain file that builds a CMake project
+//! with `weft cc` and `weft c++`.
 //!
 //! [`c::zig_command`]: super::c::zig_command
 
@@ -35,7 +36,59 @@ pub(super) fn data_venv_python() -> Option<PathBuf> {
 /// how to install it by hand.
 pub fn setup(say: &mut dyn FnMut(&str)) -> Result<(), BuildError> {
     rust_target(say)?;
-    zig(say)
+    zig(say)?;
+    let toolchain = cmake_toolchain()?;
+    say(&format!(
+        "a CMake project builds for weft with `cmake -DCMAKE_TOOLCHAIN_FILE={} ...`; a Makefile with `make CC=\"weft cc\" CXX=\"weft c++\"`",
+        toolchain.display()
+    ));
+    Ok(())
+}
+
+/// Writes the CMake toolchain file, `toolchain.cmake` in weft's data
+/// folder, naming this `weft`; returns its path.
+fn cmake_toolchain() -> Result<PathBuf, BuildError> {
+    let folder = data_folder().ok_or_else(|| {
+        BuildError::MissingTool(
+            "no home folder to write the CMake toolchain file into: set XDG_DATA_HOME".into(),
+        )
+    })?;
+    let weft = std::env::current_exe()
+        .and_then(|exe| exe.canonicalize())
+        .map_err(|e| BuildError::Io(format!("cannot find the running weft: {e}")))?;
+    let file = folder.join("toolchain.cmake");
+    let io = |e: std::io::Error| BuildError::Io(format!("cannot write `{}`: {e}", file.display()));
+    std::fs::create_dir_all(&folder).map_err(io)?;
+    std::fs::write(&file, toolchain_text(&weft)).map_err(io)?;
+    Ok(file)
+}
+
+/// A CMake toolchain file whose compilers are `weft cc` and `weft c++` of
+/// the `weft` at `weft`; programs are named `*.wasm`, and found packages
+/// and libraries are not the host's.
+fn toolchain_text(weft: &std::path::Path) -> String {
+    let quoted = weft
+        .display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"");
+    format!(
+        r#"# Builds a CMake project for weft: its C and C++ compilers are `weft cc`
+# and `weft c++`, and its programs are modules weft runs (`*.wasm`).
+# Written by `weft setup`; run it again if weft moves.
+#   cmake -DCMAKE_TOOLCHAIN_FILE=<this file> -B build && cmake --build build
+set(CMAKE_SYSTEM_NAME WASI)
+set(CMAKE_SYSTEM_PROCESSOR wasm32)
+set(CMAKE_C_COMPILER "{quoted}" cc)
+set(CMAKE_CXX_COMPILER "{quoted}" c++)
+set(CMAKE_EXECUTABLE_SUFFIX_C .wasm)
+set(CMAKE_EXECUTABLE_SUFFIX_CXX .wasm)
+set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
+set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
+"#
+    )
 }
 
 /// Adds the Rust target with rustup when it is missing.

@@ -7,6 +7,7 @@ mod bench;
 mod build;
 mod bundle;
 mod cache;
+mod cc;
 mod explore;
 mod files;
 mod generate;
@@ -49,6 +50,9 @@ enum Command {
     Bundle(bundle::BundleArgs),
     Bench(bench::BenchArgs),
     Build(build::BuildArgs),
+    Cc(cc::CcArgs),
+    #[command(name = "c++")]
+    Cxx(cc::CxxArgs),
     Test(test::TestArgs),
     InferSchedule(infer::InferArgs),
     Serializability(serializability::SerializabilityArgs),
@@ -83,6 +87,8 @@ pub fn main() -> ExitCode {
         Command::Bundle(args) => bundle::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Build(args) => build::run(args),
+        Command::Cc(args) => cc::run_c(args),
+        Command::Cxx(args) => cc::run_cxx(args),
         Command::Test(args) => test::run(args),
         Command::Cache(args) => cache::run(args),
         Command::InferSchedule(args) => infer::run(args),

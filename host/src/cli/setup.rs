@@ -8,8 +8,10 @@ use std::io::Write as _;
 /// Install what building guests needs, for a `weft` installed anywhere:
 /// the `wasm32-wasip1-threads` Rust target (with rustup) and zig (for C,
 /// C++ and Zig; PyPI's `ziglang` package, into a virtual environment in
-/// `$XDG_DATA_HOME/weft` or `~/.local/share/weft`). What is there already
-/// is kept; running it again changes nothing.
+/// `$XDG_DATA_HOME/weft` or `~/.local/share/weft`); and writes there the
+/// CMake toolchain file (`toolchain.cmake`) that builds a CMake project
+/// with `weft cc` and `weft c++`. What is there already is kept; running
+/// it again changes nothing.
 #[derive(Args, Debug)]
 pub struct SetupArgs {}
 

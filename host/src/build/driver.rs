@@ -1,0 +1,330 @@
+//! `weft cc` and `weft c++`: compiler drivers a C or C++ project's own
+//! build calls in place of its compiler (`make CC="weft cc"`, CMake with the
+//! toolchain file `weft setup` writes, `./configure CC="weft cc"`).
+//!
+//! Each call is one call of `zig cc` or `zig c++` with weft's target, its
+//! defaults (debug information, no optimisation, assertions on), the SDK
+//! header and its declarations first, then the project's own arguments,
+//! which win where they differ (`-O2`, `-DNDEBUG`). A call that links (it
+//! has inputs and none of `-c`, `-S`, `-E`, ...) also gets what `weft build`
+//! links: wasi-libc's start-up and library, the SDK's C files, libc++ for
+//! C++ (`-lm`, `-lpthread`, ... are left out: their functions are in
+//! wasi-libc) and the memory flags weft runs modules with. The compiler's output is
+//! passed on unchanged, with weft's explanation after it where weft knows
+//! more (a missing header, a call whose signature does not match).
+
+use super::c::{OLD_C_FLAGS, Toolchain};
+use super::cpp::{THREADED_LIBCXX, libcxx_archives};
+use super::{BuildError, SdkDir, defines_main, mismatched_calls, missing_headers};
+use std::ffi::{OsStr, OsString};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The language a driver compiles by default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Driver {
+    /// `weft cc`.
+    C,
+    /// `weft c++`.
+    Cpp,
+}
+
+impl Driver {
+    /// How the driver is called, in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Driver::C => "weft cc",
+            Driver::Cpp => "weft c++",
+        }
+    }
+}
+
+/// Options whose value is the next argument (`-o out`, `-I dir`): that
+/// argument is not an input.
+const TAKES_VALUE: [&str; 27] = [
+    "-o",
+    "-I",
+    "-D",
+    "-U",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-idirafter",
+    "-iquote",
+    "-isysroot",
+    "-iprefix",
+    "-iwithprefix",
+    "-x",
+    "-MF",
+    "-MT",
+    "-MQ",
+    "-L",
+    "-l",
+    "-Xlinker",
+    "-Xclang",
+    "-Xpreprocessor",
+    "-Xassembler",
+    "-target",
+    "-u",
+    "-T",
+    "-z",
+    "-mllvm",
+];
+
+/// Options that stop before linking.
+const NO_LINK: [&str; 7] = ["-c", "-S", "-E", "-M", "-MM", "-fsyntax-only", "-###"];
+
+/// Options that ask the compiler about itself; nothing is built.
+const QUERIES: [&str; 4] = ["--version", "-dumpversion", "-dumpmachine", "--help"];
+
+/// What a compiler call does, read from its arguments.
+#[derive(Debug, PartialEq, Eq)]
+struct Call {
+    /// Whether it links a program.
+    links: bool,
+    /// The program it writes when it links (`-o`, else `a.out`).
+    output: PathBuf,
+    /// The positions of its inputs among the arguments.
+    inputs: Vec<usize>,
+    /// The positions of `-o` and its value, if separate.
+    output_at: Vec<usize>,
+}
+
+impl Call {
+    fn read(args: &[OsString]) -> Call {
+        let mut inputs = Vec::new();
+        let mut output = None;
+        let mut output_at = Vec::new();
+        let mut stops = false;
+        let mut at = 0;
+        while at < args.len() {
+            let text = args[at].to_string_lossy();
+            if text == "-o" {
+                output = args.get(at + 1).map(PathBuf::from);
+                output_at.extend([at, at + 1]);
+                at += 1;
+            } else if TAKES_VALUE.contains(&text.as_ref()) {
+                at += 1;
+            } else if NO_LINK.contains(&text.as_ref())
+                || QUERIES.contains(&text.as_ref())
+                || text.starts_with("-print-")
+            {
+                stops = true;
+            } else if let Some(joined) = text.strip_prefix("-o")
+                && !joined.is_empty()
+                && !text.starts_with("-obj")
+            {
+                output = Some(PathBuf::from(joined));
+                output_at.push(at);
+            } else if text == "-" || !text.starts_with('-') {
+                // An input file, stdin, or a response file (`@args`).
+                inputs.push(at);
+            }
+            at += 1;
+        }
+        Call {
+            links: !stops && !inputs.is_empty(),
+            output: output.unwrap_or_else(|| PathBuf::from("a.out")),
+            inputs,
+            output_at,
+        }
+    }
+
+    /// The first input, for messages.
+    fn first_input<'a>(&self, args: &'a [OsString]) -> &'a Path {
+        self.inputs
+            .first()
+            .map_or(Path::new("the program"), |&at| Path::new(&args[at]))
+    }
+}
+
+/// Libraries whose functions are in wasi-libc (`-lm`, `-lpthread`, ...):
+/// a project's link line names them, and zig, seeing them, would link its
+/// own C library besides weft's. They are left out of the link.
+const PARTS_OF_LIBC: [&str; 9] = [
+    "c", "m", "pthread", "rt", "dl", "util", "atomic", "crypt", "resolv",
+];
+
+/// `args` without the libraries [`PARTS_OF_LIBC`] names.
+fn without_libc_parts(args: &[OsString]) -> Vec<OsString> {
+    let part = |name: &OsString| PARTS_OF_LIBC.iter().any(|p| name.as_os_str() == *p);
+    let mut kept = Vec::with_capacity(args.len());
+    let mut iter = args.iter().peekable();
+    while let Some(arg) = iter.next() {
+        if arg.as_os_str() == "-l" && iter.peek().is_some_and(|name| part(name)) {
+            iter.next();
+            continue;
+        }
+        let joined = arg.to_str().and_then(|a| a.strip_prefix("-l"));
+        if joined.is_some_and(|name| PARTS_OF_LIBC.contains(&name)) {
+            continue;
+        }
+        kept.push(arg.clone());
+    }
+    kept
+}
+
+/// Whether an argument is for the linker only, and left out when a C++
+/// link's sources are compiled first.
+fn links_only(arg: &OsStr) -> bool {
+    let text = arg.to_string_lossy();
+    ["-l", "-L", "-Wl,"].iter().any(|p| text.starts_with(p))
+        || ["-static", "-shared", "-rdynamic", "-s"].contains(&text.as_ref())
+}
+
+/// Whether `path` names a C or C++ source (not an object or archive).
+fn is_source(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| ["c", "cpp", "cc", "cxx", "c++", "C", "i", "ii"].contains(&e))
+}
+
+/// Runs the compiler `driver` stands for with the project's `args`; returns
+/// its exit code (0 when it succeeded).
+///
+/// # Errors
+///
+/// [`BuildError::MissingTool`] when zig, the wasi-libc or libc++ cannot be
+/// found. A compile that fails is not an error here: it prints what the
+/// compiler said and returns its code.
+pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
+    let call = Call::read(args);
+    let tools = Toolchain::shared()?;
+    if !call.links {
+        let mut compile = compiler(driver, &tools);
+        compile.args(args);
+        return run(driver, compile).map(|(code, _)| code);
+    }
+    // The folder of this call's own files: a C++ link's objects, and the
+    // probe that finds libc++.
+    let scratch = SdkDir::new("cxx", &[])?;
+    let mut args = args.to_vec();
+    if driver == Driver::Cpp {
+        // zig's `c++` gives libc++'s headers only to a call that links
+        // zig's own libraries: sources in a link are compiled first.
+        for (n, &at) in call.inputs.iter().enumerate() {
+            if !is_source(Path::new(&args[at])) {
+                continue;
+            }
+            let object = scratch.path().join(format!("input{n}.o"));
+            let mut compile = compiler(driver, &tools);
+            for (i, arg) in args.iter().enumerate() {
+                if !call.inputs.contains(&i) && !call.output_at.contains(&i) && !links_only(arg) {
+                    compile.arg(arg);
+                }
+            }
+            compile.arg("-c").arg(&args[at]).arg("-o").arg(&object);
+            let (code, _) = run(driver, compile)?;
+            if code != 0 {
+                return Ok(code);
+            }
+            args[at] = object.into_os_string();
+        }
+    }
+    let mut link = compiler(driver, &tools);
+    link.args(["-nostdlib", "-rtlib=compiler-rt"])
+        .arg(tools.sysroot.join("crt1-command.o"))
+        .args(without_libc_parts(&args))
+        .args(["-x", "c"])
+        .args(tools.sdk_sources())
+        .args(["-x", "none"]);
+    if driver == Driver::Cpp {
+        let (libcxx, libcxxabi) = libcxx_archives(&tools, scratch.path())?;
+        link.arg(libcxx).arg(libcxxabi);
+    }
+    link.arg(tools.sysroot.join("libc.a"))
+        .arg(format!("-Wl,{}", super::c::LINK_FLAGS));
+    let (code, stderr) = run(driver, link)?;
+    if code != 0 {
+        return Ok(code);
+    }
+    let refused = mismatched_calls(&stderr).or_else(|| {
+        let linked = std::fs::read(&call.output).ok()?;
+        (defines_main(&linked) == Some(false))
+            .then(|| BuildError::NoMain(call.first_input(&args).display().to_string()).to_string())
+    });
+    match refused {
+        Some(why) => {
+            // No module with stubs that trap is left for the build to use.
+            let _ = std::fs::remove_file(&call.output);
+            let _ = writeln!(std::io::stderr(), "{}: error: {why}", driver.name());
+            Ok(1)
+        }
+        None => Ok(0),
+    }
+}
+
+/// `zig cc` or `zig c++` with weft's target, defaults and SDK.
+fn compiler(driver: Driver, tools: &Toolchain) -> Command {
+    let mut cmd = tools.zig(match driver {
+        Driver::C => "cc",
+        Driver::Cpp => "c++",
+    });
+    match driver {
+        Driver::C => cmd.args(OLD_C_FLAGS),
+        Driver::Cpp => cmd.arg("-fno-exceptions").args(THREADED_LIBCXX),
+    };
+    tools.include_sdk(&mut cmd);
+    tools.include_libc(&mut cmd);
+    cmd
+}
+
+/// Runs `cmd` with the terminal's input and output; what it writes to
+/// stderr is passed on, then returned with its exit code, and a header it
+/// did not find is explained.
+fn run(driver: Driver, mut cmd: Command) -> Result<(u8, String), BuildError> {
+    let out = cmd
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| BuildError::MissingTool(format!("cannot run zig: {e}")))?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(stderr.as_bytes());
+    if out.status.success() {
+        return Ok((0, stderr));
+    }
+    if let Some(why) = missing_headers(&stderr) {
+        let _ = write!(err, "{}: {why}", driver.name());
+    }
+    let code = out.status.code().map_or(1, |c| c.clamp(1, 255) as u8);
+    Ok((code, stderr))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `args` as a build tool passes them.
+    fn os(args: &[&str]) -> Vec<OsString> {
+        args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn a_call_links_when_it_has_inputs_and_nothing_stops_it() {
+        let link = Call::read(&os(&["-O2", "a.o", "b.c", "-o", "prog", "-lm"]));
+        assert!(link.links);
+        assert_eq!(link.output, Path::new("prog"));
+        assert_eq!(link.inputs, [1, 2]);
+        assert_eq!(link.output_at, [3, 4]);
+        let compile = Call::read(&os(&["-I", "include", "-c", "a.c", "-oa.o"]));
+        assert!(!compile.links);
+        assert_eq!(compile.output, Path::new("a.o"));
+        assert!(!Call::read(&os(&["--version"])).links);
+        assert!(!Call::read(&os(&["-v"])).links);
+        assert!(!Call::read(&os(&["-print-file-name=libc.a"])).links);
+        assert!(!Call::read(&os(&["-E", "-"])).links);
+        // Values of options are not inputs.
+        assert!(!Call::read(&os(&["-I", "dir", "-D", "X", "-x", "c"])).links);
+        assert_eq!(Call::read(&os(&["main.c"])).output, Path::new("a.out"));
+        assert!(Call::read(&os(&["@link.rsp"])).links);
+    }
+
+    #[test]
+    fn the_parts_of_libc_are_left_out_of_a_link() {
+        let kept = without_libc_parts(&os(&["a.o", "-lm", "-l", "pthread", "-lfoo", "-l", "bar"]));
+        assert_eq!(kept, os(&["a.o", "-lfoo", "-l", "bar"]));
+    }
+}
