@@ -1,6 +1,6 @@
 //! `weft build`: C and WAT sources to modules, and clear errors otherwise.
 
-use crate::support::{arg, root, weft_in};
+use crate::support::{arg, build_c, root, weft_in};
 
 #[test]
 fn builds_wat_and_c_sources_that_then_run() {
@@ -664,14 +664,96 @@ fn a_header_wasi_libc_lacks_is_named_with_why() {
     let source = dir.path().join("glibc.c");
     std::fs::write(
         &source,
-        "#include <sys/cdefs.h>\n#include <stdio.h>\nint main(void) { return 0; }\n",
+        "#include <bits/types.h>\n#include <stdio.h>\nint main(void) { return 0; }\n",
     )
     .unwrap();
     let out = weft_in(dir.path(), &["build", arg(&source)]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
-        out.stderr.contains("wasi-libc") && out.stderr.contains("no `sys/cdefs.h`"),
+        out.stderr.contains("wasi-libc") && out.stderr.contains("no `bits/types.h`"),
         "{}",
         out.stderr
     );
+    // A function WebAssembly has no way to offer is named with why.
+    std::fs::write(
+        &source,
+        "#include <unistd.h>\nint main(void) { return fork() < 0; }\n",
+    )
+    .unwrap();
+    let out = weft_in(dir.path(), &["build", arg(&source)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("no `fork`: WebAssembly has no processes"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// What real C programs include and wasi-libc lacks or hides: glibc's and
+/// the BSDs' `sys/cdefs.h`, the BSD lists of `sys/queue.h`, and (through
+/// wasi-libc's own emulations) `signal` and `raise`, anonymous `mmap`,
+/// `clock` and `getpid`. Each works as the program expects.
+#[test]
+fn headers_real_programs_include_are_there_and_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(
+        dir.path(),
+        "posix",
+        r#"
+#include <sys/cdefs.h>
+#include <sys/queue.h>
+#include <sys/mman.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+#include <weft.h>
+
+__BEGIN_DECLS
+static volatile int caught;
+static void on_signal(int sig) { caught = sig; }
+__END_DECLS
+
+struct job { int id; TAILQ_ENTRY(job) link; };
+TAILQ_HEAD(jobs, job);
+struct note { int id; SLIST_ENTRY(note) next; };
+SLIST_HEAD(notes, note);
+
+int main(void)
+{
+    signal(SIGUSR1, on_signal);
+    raise(SIGUSR1);
+    weft_assert(caught == SIGUSR1, "raise calls the handler");
+
+    int *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    weft_assert(page != MAP_FAILED && page[100] == 0, "anonymous memory is zeroed");
+    page[100] = 7;
+    weft_assert(munmap(page, 4096) == 0, "munmap");
+
+    struct jobs queue = TAILQ_HEAD_INITIALIZER(queue);
+    struct job a = {1}, b = {2}, c = {3}, *job;
+    TAILQ_INSERT_TAIL(&queue, &a, link);
+    TAILQ_INSERT_TAIL(&queue, &c, link);
+    TAILQ_INSERT_AFTER(&queue, &a, &b, link);
+    int forwards = 0, backwards = 0;
+    TAILQ_FOREACH(job, &queue, link) forwards = forwards * 10 + job->id;
+    TAILQ_FOREACH_REVERSE(job, &queue, jobs, link) backwards = backwards * 10 + job->id;
+    weft_assert(forwards == 123 && backwards == 321, "a tail queue in order");
+    TAILQ_REMOVE(&queue, &b, link);
+    weft_assert(TAILQ_PREV(&c, jobs, link) == &a && TAILQ_LAST(&queue, jobs) == &c, "removed");
+
+    struct notes notes = SLIST_HEAD_INITIALIZER(notes);
+    struct note x = {1}, y = {2};
+    SLIST_INSERT_HEAD(&notes, &x, next);
+    SLIST_INSERT_HEAD(&notes, &y, next);
+    SLIST_REMOVE(&notes, &x, note, next);
+    weft_assert(SLIST_FIRST(&notes) == &y && SLIST_NEXT(&y, next) == NULL, "a list");
+
+    weft_assert(getpid() > 1 && clock() >= 0, "getpid and clock");
+    return 0;
+}
+"#,
+    );
+    let out = weft_in(dir.path(), &["explore", arg(&module)]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }

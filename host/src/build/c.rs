@@ -34,6 +34,10 @@ const WEFT_VERIFIER_H: &str = include_str!("../../../guest-sdk/c/weft_verifier.h
 /// `pthread_exit` and cleanup handlers, linked into every C program.
 const WEFT_PTHREAD_C: &str = include_str!("../../../guest-sdk/c/weft_pthread.c");
 
+/// `strsignal` and `psignal`, for wasi-libc's signal emulation; linked into
+/// every C program.
+const WEFT_SIGNAL_C: &str = include_str!("../../../guest-sdk/c/weft_signal.c");
+
 /// The declarations of [`WEFT_PTHREAD_C`] that wasi-libc's `<pthread.h>`
 /// lacks, included first in every C file.
 const WEFT_PTHREAD_H: &str = include_str!("../../../guest-sdk/c/weft_pthread.h");
@@ -113,16 +117,45 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
 const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 
 /// The SDK files every C and C++ build is given: the header, the class
-/// driver, the C files linked into every program and the declarations
-/// included first.
-const SDK_FILES: [(&str, &str); 6] = [
+/// driver, the C files linked into every program, the declarations
+/// included first, and headers wasi-libc lacks (found after its own).
+const SDK_FILES: [(&str, &str); 9] = [
     ("weft.h", WEFT_H),
     ("weft_class.h", WEFT_CLASS_H),
     ("weft_verifier.c", WEFT_VERIFIER_C),
     ("weft_pthread.c", WEFT_PTHREAD_C),
+    ("weft_signal.c", WEFT_SIGNAL_C),
     ("weft_pthread.h", WEFT_PTHREAD_H),
     ("weft_verifier.h", WEFT_VERIFIER_H),
+    (
+        "shims/sys/cdefs.h",
+        include_str!("../../../guest-sdk/c/shims/sys/cdefs.h"),
+    ),
+    (
+        "shims/sys/queue.h",
+        include_str!("../../../guest-sdk/c/shims/sys/queue.h"),
+    ),
 ];
+
+/// wasi-libc's emulations of what WebAssembly lacks, switched on in every
+/// build: `signal` and `raise` within the program (no signal comes from
+/// outside), `mmap` of anonymous or file-backed private memory, process
+/// clocks (`clock`, `times`, `getrusage`) from the wall clock weft keeps,
+/// and `getpid`. Each define makes wasi-libc's headers declare them; their
+/// sources (in zig's copy of wasi-libc) are linked into every program.
+const EMULATIONS: [(&str, &[&str]); 4] = [
+    // Defined empty, as the sources define them.
+    ("-D_WASI_EMULATED_SIGNAL=", &["signal/signal.c"]),
+    ("-D_WASI_EMULATED_MMAN=", &["mman/mman.c"]),
+    (
+        "-D_WASI_EMULATED_PROCESS_CLOCKS=",
+        &["clocks/clock.c", "clocks/getrusage.c", "clocks/times.c"],
+    ),
+    ("-D_WASI_EMULATED_GETPID=", &["getpid/getpid.c"]),
+];
+
+/// Where zig keeps the sources of [`EMULATIONS`], under its library folder.
+const EMULATION_SOURCES: &str = "libc/wasi/libc-bottom-half";
 
 /// zig, the threaded wasi-libc and the C SDK files: what every C and C++
 /// build uses.
@@ -133,6 +166,8 @@ pub(super) struct Toolchain {
     pub sysroot: PathBuf,
     /// zig's library folder.
     pub zig_lib: PathBuf,
+    /// The sources of wasi-libc's emulations, when this zig has them all.
+    emulations: Vec<PathBuf>,
     /// The SDK files, written for the build.
     pub sdk: SdkDir,
 }
@@ -155,7 +190,18 @@ impl Toolchain {
         let zig = zig_command()?;
         let sysroot = wasi_sysroot()?;
         let zig_lib = zig_lib_dir(&zig)?;
+        let emulations: Vec<PathBuf> = EMULATIONS
+            .iter()
+            .flat_map(|(_, sources)| sources.iter())
+            .map(|source| zig_lib.join(EMULATION_SOURCES).join(source))
+            .collect();
+        let emulations = if emulations.iter().all(|source| source.is_file()) {
+            emulations
+        } else {
+            Vec::new()
+        };
         Ok(Toolchain {
+            emulations,
             zig,
             sysroot,
             zig_lib,
@@ -188,7 +234,19 @@ impl Toolchain {
             "-ffile-prefix-map={}={SDK_SOURCE_DIR}",
             self.sdk.path().display()
         ))
+        // Nor must where zig is installed (its headers, the emulations'
+        // sources).
+        .arg(format!("-ffile-prefix-map={}=zig", self.zig_lib.display()))
         .arg("-fdebug-compilation-dir=.");
+        if !self.emulations.is_empty() {
+            // The emulations' sources include wasi-libc's private headers.
+            let sources = self.zig_lib.join(EMULATION_SOURCES);
+            cmd.args(EMULATIONS.map(|(define, _)| define))
+                .arg("-idirafter")
+                .arg(sources.join("headers/private"))
+                .arg("-idirafter")
+                .arg(sources.join("cloudlibc/src"));
+        }
         cmd
     }
 
@@ -200,7 +258,9 @@ impl Toolchain {
             .arg("-include")
             .arg(self.sdk.path().join("weft_pthread.h"))
             .arg("-include")
-            .arg(self.sdk.path().join("weft_verifier.h"));
+            .arg(self.sdk.path().join("weft_verifier.h"))
+            .arg("-idirafter")
+            .arg(self.sdk.path().join("shims"));
     }
 
     /// Lets the sources include wasi-libc's headers, as zig has them.
@@ -211,9 +271,14 @@ impl Toolchain {
             .arg(self.zig_lib.join("libc/include/generic-musl"));
     }
 
-    /// The SDK's C files every program is linked with.
-    pub fn sdk_sources(&self) -> [PathBuf; 2] {
-        ["weft_verifier.c", "weft_pthread.c"].map(|name| self.sdk.path().join(name))
+    /// The C files every program is linked with: the SDK's, and the
+    /// sources of wasi-libc's emulations.
+    pub fn sdk_sources(&self) -> Vec<PathBuf> {
+        ["weft_verifier.c", "weft_pthread.c", "weft_signal.c"]
+            .map(|name| self.sdk.path().join(name))
+            .into_iter()
+            .chain(self.emulations.iter().cloned())
+            .collect()
     }
 
     /// Links `inputs` (C sources or objects) with the SDK's C files and the

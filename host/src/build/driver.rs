@@ -15,7 +15,9 @@
 
 use super::c::{OLD_C_FLAGS, Toolchain};
 use super::cpp::{THREADED_LIBCXX, libcxx_archives};
-use super::{BuildError, SdkDir, defines_main, mismatched_calls, missing_headers};
+use super::{
+    BuildError, SdkDir, defines_main, mismatched_calls, missing_functions, missing_headers,
+};
 use std::ffi::{OsStr, OsString};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -286,7 +288,10 @@ fn run(driver: Driver, mut cmd: Command) -> Result<(u8, String), BuildError> {
     if out.status.success() {
         return Ok((0, stderr));
     }
-    if let Some(why) = missing_headers(&stderr) {
+    for why in [missing_headers(&stderr), missing_functions(&stderr)]
+        .into_iter()
+        .flatten()
+    {
         let _ = write!(err, "{}: {why}", driver.name());
     }
     let code = out.status.code().map_or(1, |c| c.clamp(1, 255) as u8);

@@ -273,7 +273,8 @@ impl Drop for SdkDir {
 }
 
 /// Writes `files` (name, contents) into the folder `path`, each whole; a
-/// file already there with those contents is left as it is.
+/// file already there with those contents is left as it is. A name may
+/// hold folders (`shims/sys/cdefs.h`).
 fn write_files(path: &Path, files: &[(&str, &str)]) -> Result<(), BuildError> {
     let io = |e: std::io::Error| {
         BuildError::Io(format!("cannot write the SDK to `{}`: {e}", path.display()))
@@ -284,7 +285,10 @@ fn write_files(path: &Path, files: &[(&str, &str)]) -> Result<(), BuildError> {
         if std::fs::read(&file).is_ok_and(|there| there == contents.as_bytes()) {
             continue;
         }
-        let partial = path.join(format!(".{name}.{}", std::process::id()));
+        let folder = file.parent().unwrap_or(path);
+        std::fs::create_dir_all(folder).map_err(io)?;
+        let base = file.file_name().unwrap_or_default().to_string_lossy();
+        let partial = folder.join(format!(".{base}.{}", std::process::id()));
         std::fs::write(&partial, contents).map_err(io)?;
         std::fs::rename(&partial, &file).map_err(io)?;
     }
@@ -307,10 +311,11 @@ pub(crate) fn run_tool(mut command: Command, tool: &str, source: &Path) -> Resul
             }),
         };
     }
-    let output = match missing_headers(&stderr) {
-        Some(why) => format!("{stderr}{why}"),
-        None => stderr,
-    };
+    let output = format!(
+        "{stderr}{}{}",
+        missing_headers(&stderr).unwrap_or_default(),
+        missing_functions(&stderr).unwrap_or_default()
+    );
     Err(BuildError::Compile {
         tool: tool.into(),
         file: source.display().to_string(),
@@ -334,8 +339,113 @@ fn missing_headers(stderr: &str) -> Option<String> {
         return None;
     }
     Some(format!(
-        "weft builds C and C++ against wasi-libc (the C library of wasm32-wasip1-threads), which has no {}: it lacks glibc's internal headers (`sys/cdefs.h`, `bits/...`) and those of what WebAssembly does not offer (processes, signals, `sys/mman.h` mapping, dynamic loading); remove the include, or give the program a replacement (`weft build prog.c -- -I DIR` with your own header)\n",
+        "weft builds C and C++ against wasi-libc (the C library of wasm32-wasip1-threads), which has no {}: it lacks glibc's internal headers (`bits/...`, `gnu/...`), Linux's (`linux/...`, `asm/...`) and those of what WebAssembly does not offer (`execinfo.h` backtraces); weft adds `sys/cdefs.h` and `sys/queue.h`; remove the include, or give the program a replacement (`weft build prog.c -- -I DIR` with your own header)\n",
         quoted(&headers)
+    ))
+}
+
+/// What WebAssembly and WASI do not offer, by the functions a program
+/// calls for it: each group with why it is missing.
+const UNAVAILABLE: [(&[&str], &str); 5] = [
+    (
+        &[
+            "fork",
+            "vfork",
+            "execv",
+            "execve",
+            "execvp",
+            "execl",
+            "execlp",
+            "execle",
+            "wait",
+            "waitpid",
+            "posix_spawn",
+            "posix_spawnp",
+            "system",
+            "popen",
+            "pclose",
+            "kill",
+            "killpg",
+        ],
+        "WebAssembly has no processes: a module is one process, whose work runs in threads",
+    ),
+    (
+        &[
+            "socket",
+            "socketpair",
+            "connect",
+            "bind",
+            "listen",
+            "getaddrinfo",
+            "freeaddrinfo",
+            "gethostbyname",
+            "getsockopt",
+            "setsockopt",
+            "sendto",
+            "recvfrom",
+        ],
+        "WASI (preview 1) lets a module use only sockets it was given, and opens none",
+    ),
+    (
+        &[
+            "sigaction",
+            "sigprocmask",
+            "pthread_sigmask",
+            "pthread_kill",
+            "alarm",
+            "setitimer",
+            "sigwait",
+            "sigsuspend",
+            "sigaltstack",
+        ],
+        "signals come from outside a process, and WebAssembly has none; within the program, `signal` and `raise` work",
+    ),
+    (
+        &["dlopen", "dlsym", "dlclose", "dlerror"],
+        "WebAssembly links a module whole: there is no dynamic loading",
+    ),
+    (
+        &[
+            "setjmp",
+            "longjmp",
+            "sigsetjmp",
+            "siglongjmp",
+            "_setjmp",
+            "_longjmp",
+        ],
+        "`setjmp` and `longjmp` need WebAssembly's exception handling, which wasi-libc is not built with",
+    ),
+];
+
+/// Why the functions a link did not find are missing, when some of them
+/// are what WebAssembly or WASI do not offer.
+fn missing_functions(stderr: &str) -> Option<String> {
+    let mut undefined: Vec<&str> = stderr
+        .lines()
+        .filter_map(|line| {
+            line.split_once("undefined symbol: ")
+                .map(|(_, name)| name.trim())
+        })
+        .collect();
+    undefined.sort_unstable();
+    undefined.dedup();
+    let reasons: Vec<String> = UNAVAILABLE
+        .iter()
+        .filter_map(|(functions, why)| {
+            let named: Vec<&str> = undefined
+                .iter()
+                .copied()
+                .filter(|name| functions.contains(name))
+                .collect();
+            (!named.is_empty()).then(|| format!("no {}: {why}", quoted(&named)))
+        })
+        .collect();
+    if reasons.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "weft builds C and C++ against wasi-libc, which has {}\n",
+        reasons.join("; ")
     ))
 }
 
