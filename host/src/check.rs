@@ -158,6 +158,16 @@ impl Check {
                 "executions(0): a check runs at least one execution, as `weft explore --iterations` does"
             );
         }
+        // A replay file that could not be written would lose the failure
+        // at the end of the exploration: its path is checked first.
+        crate::outputs::Outputs::new()
+            .input("the module", &self.module)
+            .output(
+                "save_failure",
+                crate::outputs::Kind::Replay,
+                self.save_failure.as_deref(),
+            )
+            .check()?;
         let request = self.request();
         let wasm = crate::input::read_module(&self.module)?;
         let program = crate::execution::load(&wasm, request.instrument)
@@ -216,12 +226,6 @@ impl Check {
         else {
             return Ok(None);
         };
-        if crate::input::same_file(path, &self.module) {
-            anyhow::bail!(
-                "`{}` is the module itself: the replay file would overwrite it (choose another save_failure)",
-                path.display()
-            );
-        }
         let run = Run {
             module: &self.module,
             wasm: explored.wasm(),

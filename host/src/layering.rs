@@ -43,6 +43,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("explain::retell", 7),
     ("classroom", 7),
     ("report", 8),
+    ("outputs", 8),
     ("bench", 9),
     ("cli", 9),
     ("", 9),

@@ -83,6 +83,7 @@ pub(crate) mod input;
 pub mod instrument;
 #[cfg(test)]
 mod layering;
+pub(crate) mod outputs;
 pub mod race;
 pub mod replay;
 pub(crate) mod report;

@@ -73,4 +73,27 @@ fn a_failure_is_saved_where_asked_and_bad_options_are_errors() {
         .run()
         .unwrap_err();
     assert!(format!("{error:#}").contains("missing.wasm"), "{error:#}");
+    // Where the replay file cannot go is said before any execution, as
+    // `weft explore --save-failure` says it; a module or a source is never
+    // overwritten.
+    let error = Check::module(sample("abba-deadlock"))
+        .save_failure(dir.path().join("no/such/folder/abba.weft.json"))
+        .run()
+        .unwrap_err();
+    assert!(format!("{error:#}").contains("save_failure"), "{error:#}");
+    let source = dir.path().join("main.c");
+    std::fs::write(&source, "int main(void) { return 0; }\n").unwrap();
+    let error = Check::module(sample("abba-deadlock"))
+        .save_failure(&source)
+        .run()
+        .unwrap_err();
+    assert!(
+        format!("{error:#}").contains("would overwrite"),
+        "{error:#}"
+    );
+    assert!(
+        std::fs::read_to_string(&source)
+            .unwrap()
+            .starts_with("int main")
+    );
 }

@@ -3,9 +3,9 @@
 //! `--junit` ([`JunitArgs`]), and their parsers.
 
 use super::files::{read_module, same_file};
-use super::outputs::{Kind, Outputs};
 use crate::execution::Setup;
 use crate::instrument::Points;
+use crate::outputs::{Kind, Outputs};
 use crate::report::interleaving::{Focus, Layout};
 use crate::report::junit;
 use crate::report::text::Shape;

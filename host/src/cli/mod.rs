@@ -16,7 +16,6 @@ mod infer;
 mod merge;
 mod minimize;
 mod output;
-mod outputs;
 mod progress;
 #[cfg(test)]
 mod reference;

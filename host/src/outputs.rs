@@ -70,7 +70,7 @@ impl Outputs {
     pub fn check(&self) -> Result<()> {
         for (n, (option, kind, path, named)) in self.outputs.iter().enumerate() {
             for (what, input) in &self.inputs {
-                if super::files::same_file(path, input) {
+                if crate::input::same_file(path, input) {
                     bail!(
                         "`{}` is {what} itself: {option} would overwrite it (choose another {option})",
                         path.display()
