@@ -161,8 +161,15 @@ pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<Replayed, ReplayError> {
     let failure = verdict::Judge::default()
         .verdict(&mut program, &file.run, &result)
         .map_err(|e| ReplayError::Host(e.0))?;
+    // The same failure: the same kind, in the same thread, and the same
+    // description once its paths are cut to their file names. All else a
+    // description says comes from the module and the execution (the
+    // functions and variables its debug information names, the values, the
+    // threads' names), which the hashes above have shown to be the same.
     let same = |a: &Failure, b: &Failure| {
-        a.kind == b.kind && without_directories(&a.message) == without_directories(&b.message)
+        a.kind == b.kind
+            && a.thread == b.thread
+            && without_directories(&a.message) == without_directories(&b.message)
     };
     match (&file.failure, &failure) {
         (Some(a), Some(b)) if same(a, b) => {}
