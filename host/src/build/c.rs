@@ -139,18 +139,16 @@ const SDK_FILES: [(&str, &str); 9] = [
 
 /// wasi-libc's emulations of what WebAssembly lacks, switched on in every
 /// build: `signal` and `raise` within the program (no signal comes from
-/// outside), `mmap` of anonymous or file-backed private memory, process
-/// clocks (`clock`, `times`, `getrusage`) from the wall clock weft keeps,
-/// and `getpid`. Each define makes wasi-libc's headers declare them; their
-/// sources (in zig's copy of wasi-libc) are linked into every program.
-const EMULATIONS: [(&str, &[&str]); 4] = [
+/// outside), `mmap` of anonymous or file-backed private memory, and
+/// `getpid`. Each define makes wasi-libc's headers declare them; their
+/// sources (in zig's copy of wasi-libc) are linked into every program. (Its
+/// emulation of process clocks is left out: it reads the clock when every
+/// program starts, which would make every program's schedules depend on
+/// time.)
+const EMULATIONS: [(&str, &[&str]); 3] = [
     // Defined empty, as the sources define them.
     ("-D_WASI_EMULATED_SIGNAL=", &["signal/signal.c"]),
     ("-D_WASI_EMULATED_MMAN=", &["mman/mman.c"]),
-    (
-        "-D_WASI_EMULATED_PROCESS_CLOCKS=",
-        &["clocks/clock.c", "clocks/getrusage.c", "clocks/times.c"],
-    ),
     ("-D_WASI_EMULATED_GETPID=", &["getpid/getpid.c"]),
 ];
 
@@ -239,13 +237,7 @@ impl Toolchain {
         .arg(format!("-ffile-prefix-map={}=zig", self.zig_lib.display()))
         .arg("-fdebug-compilation-dir=.");
         if !self.emulations.is_empty() {
-            // The emulations' sources include wasi-libc's private headers.
-            let sources = self.zig_lib.join(EMULATION_SOURCES);
-            cmd.args(EMULATIONS.map(|(define, _)| define))
-                .arg("-idirafter")
-                .arg(sources.join("headers/private"))
-                .arg("-idirafter")
-                .arg(sources.join("cloudlibc/src"));
+            cmd.args(EMULATIONS.map(|(define, _)| define));
         }
         cmd
     }

@@ -346,7 +346,7 @@ fn missing_headers(stderr: &str) -> Option<String> {
 
 /// What WebAssembly and WASI do not offer, by the functions a program
 /// calls for it: each group with why it is missing.
-const UNAVAILABLE: [(&[&str], &str); 5] = [
+const UNAVAILABLE: [(&[&str], &str); 6] = [
     (
         &[
             "fork",
@@ -399,6 +399,10 @@ const UNAVAILABLE: [(&[&str], &str); 5] = [
             "sigaltstack",
         ],
         "signals come from outside a process, and WebAssembly has none; within the program, `signal` and `raise` work",
+    ),
+    (
+        &["clock", "times", "getrusage"],
+        "WASI has no clock of a process's own time; `clock_gettime` reads the wall and monotonic clocks",
     ),
     (
         &["dlopen", "dlsym", "dlclose", "dlerror"],
