@@ -7,7 +7,7 @@
 use crate::execution::Setup;
 use crate::instrument::InstrumentOptions;
 use crate::race::RaceMode;
-use crate::runtime::{Outcome, Program};
+use crate::runtime::{LoadTimes, Outcome, Program};
 use crate::sched::{ScheduleError, Scheduler, Strategy, ThreadView};
 use crate::trace::ThreadId;
 use std::time::{Duration, Instant};
@@ -207,6 +207,11 @@ pub struct BenchReport {
     /// Executions measured per strategy (fewer than asked when the time
     /// limit came first).
     pub executions: u64,
+    /// Loading the module again, as a second command on it does (its
+    /// compiled code in the compile cache), phase by phase.
+    pub startup: LoadTimes,
+    /// From loading the module again to the end of its first execution.
+    pub startup_to_first_execution: Duration,
 }
 
 /// Runs the benchmarks; `module` is measured for executions per second.
@@ -221,6 +226,15 @@ pub fn measure(
 ) -> anyhow::Result<BenchReport> {
     // A module that cannot load fails before the micro benchmarks run.
     let mut program = crate::execution::load(module, Default::default())?;
+    // Loaded again, as a second command on the module loads it.
+    let loading = Instant::now();
+    let mut again = crate::execution::load(module, Default::default())?;
+    let startup = again.load_times();
+    let mut config = Setup::default();
+    config.run.stop_at = Some(Instant::now() + time_limit);
+    let _ = crate::execution::execute(&mut again, Box::new(RoundRobin), &config);
+    let startup_to_first_execution = loading.elapsed();
+    drop(again);
     let mut logging = crate::execution::load(
         module,
         InstrumentOptions {
@@ -320,6 +334,8 @@ pub fn measure(
         pct_executions_per_second: pct.0,
         race_executions_per_second: race.0,
         executions: random.1.min(pct.1).min(race.1),
+        startup,
+        startup_to_first_execution,
     })
 }
 

@@ -1,6 +1,7 @@
-//! The compiled modules weft keeps between commands: a second command on a
-//! module reads what the first compiled, behaves the same, and a damaged or
-//! cleared cache only means compiling again.
+//! The instrumented and compiled modules weft keeps between commands: a
+//! second command on a module reads what the first instrumented and
+//! compiled, behaves the same, and a damaged or cleared cache only means
+//! doing it again.
 
 use crate::support::{arg, sample};
 use std::path::Path;
@@ -41,9 +42,16 @@ fn a_second_command_reads_the_compiled_module_and_behaves_the_same() {
     ];
     let (code, first) = weft_cached(&cache, &explore);
     assert_eq!(code, 1, "{first}");
-    // One entry per instrumentation the command compiled.
+    // For each instrumentation the command used, the instrumented module
+    // and its compiled code.
     let kept = entries(&cache);
-    assert!(!kept.is_empty());
+    let kind = |extension: &str| {
+        kept.iter()
+            .filter(|p| p.extension().is_some_and(|x| x == extension))
+            .count()
+    };
+    assert!(kind("instrumented") > 0, "{kept:?}");
+    assert_eq!(kind("instrumented"), kind("cwasm"), "{kept:?}");
     let (code, second) = weft_cached(&cache, &explore);
     assert_eq!(code, 1);
     let hash =
@@ -56,12 +64,12 @@ fn a_second_command_reads_the_compiled_module_and_behaves_the_same() {
     );
     let (_, listed) = weft_cached(&cache, &["cache"]);
     assert!(
-        listed.contains(&format!("{} compiled modules", kept.len())),
+        listed.contains(&format!("{} instrumented and compiled modules", kept.len())),
         "{listed}"
     );
-    // A damaged entry is compiled again.
+    // A damaged entry is made again.
     for entry in &kept {
-        std::fs::write(entry, b"not a compiled module").unwrap();
+        std::fs::write(entry, b"not an entry").unwrap();
     }
     let (code, third) = weft_cached(&cache, &explore);
     assert_eq!(code, 1);

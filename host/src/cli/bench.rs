@@ -44,6 +44,13 @@ pub fn run(args: BenchArgs) -> Result<u8> {
                 "pct_executions_per_second": report.pct_executions_per_second,
                 "race_executions_per_second": report.race_executions_per_second,
                 "executions": report.executions,
+                "startup_ns": {
+                    "instrument": report.startup.instrument.as_nanos() as u64,
+                    "engine": report.startup.engine.as_nanos() as u64,
+                    "compile": report.startup.compile.as_nanos() as u64,
+                    "link": report.startup.link.as_nanos() as u64,
+                    "to_first_execution": report.startup_to_first_execution.as_nanos() as u64,
+                },
             })
         );
     } else {
@@ -88,6 +95,15 @@ pub fn run(args: BenchArgs) -> Result<u8> {
             args.module.display(),
             report.race_executions_per_second,
             report.executions
+        );
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "start-up, compile cache warm:    {:>8.1} ms to the end of the first execution (instrument {:.1} ms, engine {:.1} ms, compile {:.1} ms, linker {:.1} ms)",
+            ms(report.startup_to_first_execution),
+            ms(report.startup.instrument),
+            ms(report.startup.engine),
+            ms(report.startup.compile),
+            ms(report.startup.link),
         );
         if report.executions < args.executions {
             let _ = writeln!(

@@ -1,5 +1,5 @@
-//! `weft cache`: where the compiled modules weft keeps between commands
-//! are, how much they take, and clearing them.
+//! `weft cache`: where the instrumented and compiled modules weft keeps
+//! between commands are, how much they take, and clearing them.
 
 use super::EXIT_PASS;
 use crate::runtime::compile_cache;
@@ -7,12 +7,13 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::io::Write as _;
 
-/// Show the folder of compiled modules weft keeps between commands (so
-/// that a second command on a module starts at once), or clear it. Set
+/// Show the folder of instrumented and compiled modules weft keeps between
+/// commands (so that a second command on a module starts at once), or
+/// clear it. Set
 /// `WEFT_CACHE_DIR` to move it, `WEFT_CACHE_DIR=off` to turn it off.
 #[derive(Args, Debug)]
 pub struct CacheArgs {
-    /// Remove every compiled module the folder holds.
+    /// Remove every module the folder holds.
     #[arg(long)]
     clear: bool,
 }
@@ -39,7 +40,7 @@ pub fn run(args: CacheArgs) -> Result<u8> {
         let (entries, bytes) = compile_cache::usage(&dir);
         let _ = writeln!(
             stdout,
-            "{}: {entries} compiled modules, {:.1} MiB (at most {} MiB kept)",
+            "{}: {entries} instrumented and compiled modules, {:.1} MiB (at most {} MiB kept)",
             dir.display(),
             bytes as f64 / (1 << 20) as f64,
             compile_cache::MOST_BYTES >> 20

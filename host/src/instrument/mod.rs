@@ -109,8 +109,9 @@ pub fn why_invalid(error: &wasmparser::BinaryReaderError) -> String {
     error.to_string()
 }
 
-/// A rewritten module and what the host needs to run it.
-#[derive(Debug)]
+/// A rewritten module and what the host needs to run it. It is kept in
+/// the cache between commands (see `runtime::compile_cache`).
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Instrumented {
     /// The rewritten module's bytes.
     pub wasm: Vec<u8>,
@@ -128,16 +129,48 @@ pub struct Instrumented {
     pub imported_funcs: Vec<(String, String)>,
     /// The export the main thread starts in: `_start`, or the wrapper that
     /// calls the start function first when the rewrite folded it in.
-    pub main_entry: &'static str,
+    pub main_entry: Entry,
     /// The export a spawned thread starts in: `wasi_thread_start` or its
     /// wrapper.
-    pub thread_entry: &'static str,
+    pub thread_entry: Entry,
     /// Whether an instance, once its thread has finished, can run a thread
     /// of the next execution over the same (reset) shared memory exactly as
     /// a fresh instance would: the entry wrappers put every mutable global
     /// back, `data.drop` only sets a flag, and no instruction changes a
     /// table.
     pub reusable_instances: bool,
+}
+
+/// An export a thread starts in (see [`Instrumented::main_entry`]): one
+/// of the ABI's names, kept in the cache as the name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry(pub &'static str);
+
+impl Entry {
+    /// Every entry an instrumented module may have.
+    const ALL: [&'static str; 4] = [
+        crate::abi::MAIN_EXPORT,
+        crate::abi::MAIN_WRAPPER,
+        crate::abi::THREAD_START_EXPORT,
+        crate::abi::THREAD_WRAPPER,
+    ];
+}
+
+impl Serialize for Entry {
+    fn serialize<S: serde::Serializer>(&self, to: S) -> Result<S::Ok, S::Error> {
+        to.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: serde::Deserializer<'de>>(from: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(from)?;
+        Entry::ALL
+            .into_iter()
+            .find(|entry| *entry == name)
+            .map(Entry)
+            .ok_or_else(|| serde::de::Error::custom(format!("`{name}` is no entry of weft's ABI")))
+    }
 }
 
 /// The wasm features weft accepts in guest modules.
@@ -237,14 +270,14 @@ pub fn instrument_logging(
             .map(|(name, _)| name)
             .collect(),
         imported_funcs: survey.imported_funcs,
-        main_entry: match wrappers {
+        main_entry: Entry(match wrappers {
             Some(_) => crate::abi::MAIN_WRAPPER,
             None => crate::abi::MAIN_EXPORT,
-        },
-        thread_entry: match wrappers.and_then(|w| w.thread) {
+        }),
+        thread_entry: Entry(match wrappers.and_then(|w| w.thread) {
             Some(_) => crate::abi::THREAD_WRAPPER,
             None => crate::abi::THREAD_START_EXPORT,
-        },
+        }),
         reusable_instances,
     })
 }
@@ -443,8 +476,8 @@ mod tests {
                 (func (export "_start") (drop (call $spawn (i32.const 0)))))"#,
             Points::Sync,
         );
-        assert_eq!(out.main_entry, crate::abi::MAIN_WRAPPER);
-        assert_eq!(out.thread_entry, crate::abi::THREAD_WRAPPER);
+        assert_eq!(out.main_entry.0, crate::abi::MAIN_WRAPPER);
+        assert_eq!(out.thread_entry.0, crate::abi::THREAD_WRAPPER);
         let mut exports = Vec::new();
         for payload in Parser::new(0).parse_all(&out.wasm) {
             match payload.unwrap() {
@@ -486,8 +519,8 @@ mod tests {
             r#"(module (memory 1) (func (export "_start")))"#,
             Points::Sync,
         );
-        assert_eq!(out.main_entry, "_start");
-        assert_eq!(out.thread_entry, "wasi_thread_start");
+        assert_eq!(out.main_entry.0, "_start");
+        assert_eq!(out.thread_entry.0, "wasi_thread_start");
         assert!(!out.reusable_instances);
     }
 
@@ -524,7 +557,7 @@ mod tests {
                   (data.drop $d)))"#,
             Points::Sync,
         );
-        assert_eq!(out.main_entry, crate::abi::MAIN_WRAPPER);
+        assert_eq!(out.main_entry.0, crate::abi::MAIN_WRAPPER);
         assert!(out.reusable_instances);
         assert_eq!(
             wrapper_prologue(&out.wasm),

@@ -43,6 +43,14 @@ pub enum AccessKind {
 }
 
 impl AccessKind {
+    /// Whether it is a plain (non-atomic) access of memory.
+    pub fn is_plain(self) -> bool {
+        matches!(
+            self,
+            AccessKind::Load | AccessKind::Store | AccessKind::Copy | AccessKind::Fill
+        )
+    }
+
     /// Whether the access may change memory.
     pub fn writes(self) -> bool {
         matches!(
@@ -102,7 +110,7 @@ impl AccessKind {
 }
 
 /// One instrumented instruction of the original module.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Site {
     /// What the instruction does.
     pub kind: AccessKind,
@@ -137,7 +145,7 @@ impl Site {
 }
 
 /// All sites of one instrumented module, indexed by [`SiteId`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SiteTable {
     sites: Vec<Site>,
 }

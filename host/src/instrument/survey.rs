@@ -2,6 +2,7 @@
 //! (function types, import counts, the memory and where code begins).
 
 use super::InstrumentError;
+use serde::{Deserialize, Serialize};
 use wasmparser::{
     CompositeInnerType, DataKind, ExternalKind, Operator, Parser, Payload, TypeRef, ValType,
 };
@@ -15,7 +16,7 @@ pub const MOST_TABLE_ELEMENTS: u64 = 1 << 16;
 pub const MOST_TABLES: u32 = 4;
 
 /// How the module's memory relates to threads.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MemoryPlan {
     /// The module has no memory.
     None,
@@ -31,7 +32,7 @@ pub enum MemoryPlan {
 }
 
 /// The shared memory weft provides to every thread of an execution.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SharedMemoryPlan {
     /// Import module and name under which the instrumented module imports it.
     pub import: (String, String),
@@ -48,7 +49,7 @@ pub struct SharedMemoryPlan {
 }
 
 /// Bytes to copy into memory at an offset when an execution starts.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DataInit {
     /// Destination address.
     pub offset: u64,

@@ -72,20 +72,12 @@ impl RaceReport {
             .races
             .iter()
             .flat_map(|r| [r.earlier.site, r.later.site])
-            .filter(|&site| sites.get(site).is_some_and(|s| is_plain(s.kind)))
+            .filter(|&site| sites.get(site).is_some_and(|s| s.kind.is_plain()))
             .collect();
         found.sort_unstable();
         found.dedup();
         found
     }
-}
-
-/// Whether `kind` is a plain (non-atomic) access.
-fn is_plain(kind: AccessKind) -> bool {
-    matches!(
-        kind,
-        AccessKind::Load | AccessKind::Store | AccessKind::Copy | AccessKind::Fill
-    )
 }
 
 /// The race check of one execution.
@@ -107,13 +99,19 @@ pub struct RaceCheck {
 
 impl RaceCheck {
     /// A check that reports races as `mode` says, naming sites of `sites`
-    /// through `symbols`.
-    pub fn new(mode: RaceMode, sites: Arc<SiteTable>, symbols: Arc<LazySymbols>) -> Self {
+    /// through `symbols`; `known_library` says which sites are plain accesses in a
+    /// library's code, when the module's loading knows.
+    pub fn new(
+        mode: RaceMode,
+        sites: Arc<SiteTable>,
+        symbols: Arc<LazySymbols>,
+        known_library: Option<&[bool]>,
+    ) -> Self {
         let (mut detector, library) = match SPARE.take() {
             Some(spare) if spare.library.of(&sites) => (spare.detector, spare.library),
             spare => (
                 spare.map(|s| s.detector).unwrap_or_default(),
-                LibrarySites::new(sites.clone(), symbols.clone()),
+                LibrarySites::new(sites.clone(), symbols.clone(), known_library),
             ),
         };
         detector.reset();
@@ -131,7 +129,7 @@ impl RaceCheck {
     }
 
     fn apply(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
-        if is_plain(access.kind) && self.library.contains(access.site) {
+        if access.kind.is_plain() && self.library.contains(access.site) {
             if matches!(access.kind, AccessKind::Load | AccessKind::Store) {
                 self.detector.plain_sync_only(
                     thread,
@@ -206,7 +204,7 @@ impl RaceCheck {
                 Some(kind) => {
                     let width = site.map_or(0, |s| s.width);
                     let verb = if access.write { "wrote" } else { "read" };
-                    let how = if is_plain(kind) { "" } else { "atomically " };
+                    let how = if kind.is_plain() { "" } else { "atomically " };
                     format!("{how}{verb} {width} bytes")
                 }
                 None => "accessed".to_string(),
@@ -236,7 +234,7 @@ impl Analysis for RaceCheck {
             // Before the first spawn, every access happens before every
             // other thread's: a plain one can race with nothing, and need
             // not be remembered. (Atomic ones still mark their words.)
-            if self.spawned || !is_plain(access.kind) {
+            if self.spawned || !access.kind.is_plain() {
                 self.apply(cx, thread, &access);
             }
         }

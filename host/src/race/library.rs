@@ -35,10 +35,25 @@ pub struct LibrarySites {
 }
 
 impl LibrarySites {
-    /// The sites of `sites`, whose source `symbols` gives.
-    pub fn new(sites: Arc<SiteTable>, symbols: Arc<LazySymbols>) -> Self {
+    /// The sites of `sites`, whose source `symbols` gives; `known` says
+    /// of each whether it is the library's, when the module's loading
+    /// classified them (else each is classified when first asked about).
+    pub fn new(sites: Arc<SiteTable>, symbols: Arc<LazySymbols>, known: Option<&[bool]>) -> Self {
+        let known = match known {
+            Some(known) if known.len() == sites.len() => known
+                .iter()
+                .map(|&library| {
+                    if library {
+                        Known::Library
+                    } else {
+                        Known::Program
+                    }
+                })
+                .collect(),
+            _ => vec![Known::Unread; sites.len()],
+        };
         LibrarySites {
-            known: vec![Known::Unread; sites.len()],
+            known,
             sites,
             symbols,
         }

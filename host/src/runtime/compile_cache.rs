@@ -1,27 +1,34 @@
-//! Compiled modules kept on disk between commands: compiling an
-//! instrumented module is most of what a command spends before its first
-//! execution, and a test runner, a replay or a grading starts weft on the
-//! same module again and again.
+//! Instrumented and compiled modules kept on disk between commands:
+//! rewriting a module (with its debug information read, under the race
+//! check) and compiling the result are most of what a command spends
+//! before its first execution, and a test runner, a replay or a grading
+//! starts weft on the same module again and again.
 //!
-//! An entry is keyed by the instrumented module's bytes and the engine's
-//! compatibility hash (wasmtime's version and every setting that shapes its
-//! code), so a new weft, wasmtime or instrumentation never reads an old
-//! entry. The folder is `WEFT_CACHE_DIR`, else `$XDG_CACHE_HOME/weft`, else
+//! A compiled entry is keyed by the instrumented module's bytes and the
+//! engine's compatibility hash (wasmtime's version and every setting that
+//! shapes its code); an instrumented entry by the module's bytes, the
+//! instrumentation's options and this build of weft (the size and time of
+//! its executable). So a new weft, wasmtime or instrumentation never reads
+//! an old entry. The folder is `WEFT_CACHE_DIR`, else `$XDG_CACHE_HOME/weft`, else
 //! `~/.cache/weft`; `WEFT_CACHE_DIR=off` turns the cache off. Entries are
 //! written whole (to a temporary file, then renamed), each carries the hash
 //! of its contents, checked before it is read, and the folder is trimmed to
 //! its newest entries past [`MOST_BYTES`]. Any failure to read or write
 //! the cache only means compiling.
 
+use crate::instrument::InstrumentOptions;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use wasmtime::{Engine, Module};
 
-/// The most bytes of compiled modules the folder keeps.
+/// The most bytes of instrumented and compiled modules the folder keeps.
 pub const MOST_BYTES: u64 = 1 << 30;
 
-/// The extension of an entry.
+/// The extension of a compiled module's entry.
 const EXTENSION: &str = "cwasm";
+
+/// The extension of an instrumented module's entry.
+const INSTRUMENTED: &str = "instrumented";
 
 /// The cache's folder, or `None` when it is off or no folder is known.
 pub fn folder() -> Option<PathBuf> {
@@ -52,6 +59,71 @@ pub fn compile(engine: &Engine, wasm: &[u8]) -> wasmtime::Result<Module> {
     Ok(module)
 }
 
+/// The module `wasm` rewritten with `options` (with what the host learnt
+/// of it then): from the cache when it holds it, else made by `rewrite`
+/// (and then kept in the cache).
+///
+/// # Errors
+///
+/// What `rewrite` returns.
+pub fn instrumented<T: serde::Serialize + serde::de::DeserializeOwned, E>(
+    wasm: &[u8],
+    options: &InstrumentOptions,
+    rewrite: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let Some(path) = folder()
+        .zip(weft_build())
+        .map(|(dir, build)| dir.join(instrumented_name(build, options, wasm)))
+    else {
+        return rewrite();
+    };
+    if let Some(out) = read_whole(&path).and_then(|bytes| postcard::from_bytes(&bytes).ok()) {
+        return Ok(out);
+    }
+    let out = rewrite()?;
+    if let Ok(bytes) = postcard::to_stdvec(&out) {
+        write(&path, &bytes);
+    }
+    Ok(out)
+}
+
+/// This build of weft, as the size and modification time of its
+/// executable: a rebuilt weft (another instrumentation) reads no entry an
+/// older one wrote.
+fn weft_build() -> Option<&'static str> {
+    static BUILD: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BUILD
+        .get_or_init(|| {
+            let meta = std::env::current_exe().ok()?.metadata().ok()?;
+            let modified = meta
+                .modified()
+                .ok()?
+                .duration_since(std::time::UNIX_EPOCH)
+                .ok()?;
+            Some(format!(
+                "{}:{}:{}",
+                env!("CARGO_PKG_VERSION"),
+                meta.len(),
+                modified.as_nanos()
+            ))
+        })
+        .as_deref()
+}
+
+/// The file name of the entry of `wasm` rewritten with `options` by the
+/// weft `build`.
+fn instrumented_name(build: &str, options: &InstrumentOptions, wasm: &[u8]) -> String {
+    let mut key = blake3::Hasher::new();
+    key.update(build.as_bytes());
+    key.update(&[0]);
+    // Every field by name: a format that leaves out fields at their
+    // defaults could give two options one key.
+    key.update(format!("{options:?}").as_bytes());
+    key.update(&[0]);
+    key.update(wasm);
+    format!("{}.{INSTRUMENTED}", key.finalize().to_hex())
+}
+
 /// The file name of the entry of `wasm` compiled by `engine`.
 fn entry_name(engine: &Engine, wasm: &[u8]) -> String {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -64,23 +136,31 @@ fn entry_name(engine: &Engine, wasm: &[u8]) -> String {
 
 /// The module an entry holds, if it is there and whole.
 fn read(engine: &Engine, path: &Path) -> Option<Module> {
-    let bytes = std::fs::read(path).ok()?;
-    let (hash, compiled) = bytes.split_at_checked(blake3::OUT_LEN)?;
-    if blake3::hash(compiled).as_bytes() != hash {
-        let _ = std::fs::remove_file(path);
-        return None;
-    }
+    let compiled = read_whole(path)?;
     // SAFETY: the bytes are what `Module::serialize` wrote for an engine
     // with the same compatibility hash (the entry's name says so), checked
     // whole against the hash written with them; wasmtime checks the
     // version and settings again and refuses a mismatch.
-    let module = unsafe { Module::deserialize(engine, compiled) }.ok();
-    // Touched, so that trimming keeps the entries in use.
+    unsafe { Module::deserialize(engine, &compiled) }.ok()
+}
+
+/// The contents of an entry, if it is there and whole (a damaged entry is
+/// removed); the entry is touched, so that trimming keeps the entries in
+/// use.
+fn read_whole(path: &Path) -> Option<Vec<u8>> {
+    let mut bytes = std::fs::read(path).ok()?;
+    if bytes.len() < blake3::OUT_LEN
+        || blake3::hash(&bytes[blake3::OUT_LEN..]).as_bytes() != &bytes[..blake3::OUT_LEN]
+    {
+        let _ = std::fs::remove_file(path);
+        return None;
+    }
     let _ = std::fs::File::options()
         .append(true)
         .open(path)
         .and_then(|f| f.set_modified(std::time::SystemTime::now()));
-    module
+    bytes.drain(..blake3::OUT_LEN);
+    Some(bytes)
 }
 
 /// Writes an entry whole, then trims the folder.
@@ -106,8 +186,11 @@ fn write(path: &Path, compiled: &[u8]) {
 /// written, with `temporary`), each with its metadata.
 fn entries(dir: &Path, temporary: bool) -> std::io::Result<Vec<(PathBuf, std::fs::Metadata)>> {
     let is_entry = |path: &Path| {
-        path.extension()
-            .is_some_and(|x| x == EXTENSION || (temporary && x.to_string_lossy().ends_with("tmp")))
+        path.extension().is_some_and(|x| {
+            x == EXTENSION
+                || x == INSTRUMENTED
+                || (temporary && x.to_string_lossy().ends_with("tmp"))
+        })
     };
     Ok(std::fs::read_dir(dir)?
         .filter_map(|e| e.ok())
@@ -187,6 +270,44 @@ mod tests {
         assert!(!path.exists());
         std::fs::write(&path, b"short").unwrap();
         assert!(read(&engine, &path).is_none());
+    }
+
+    #[test]
+    fn an_instrumented_module_is_kept_whole_under_a_key_of_all_it_depends_on() {
+        let wasm = wat::parse_str(
+            r#"(module (memory 1 1 shared)
+                (func (export "_start") (drop (i32.atomic.load (i32.const 0)))))"#,
+        )
+        .unwrap();
+        let options = InstrumentOptions::default();
+        let out = crate::instrument::instrument(&wasm, &options).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(instrumented_name("build", &options, &wasm));
+        write(&path, &postcard::to_stdvec(&out).unwrap());
+        let back: crate::instrument::Instrumented =
+            postcard::from_bytes(&read_whole(&path).unwrap()).unwrap();
+        assert_eq!(back.wasm, out.wasm);
+        assert_eq!(back.sites.len(), out.sites.len());
+        assert_eq!(back.memory, out.memory);
+        assert_eq!(back.main_entry, out.main_entry);
+        assert_eq!(back.thread_entry, out.thread_entry);
+        // Another weft, other options or another module: another entry.
+        let logging = InstrumentOptions {
+            log_accesses: true,
+            ..options
+        };
+        let name = instrumented_name("build", &options, &wasm);
+        assert_ne!(name, instrumented_name("rebuilt", &options, &wasm));
+        assert_ne!(name, instrumented_name("build", &logging, &wasm));
+        let calls = InstrumentOptions {
+            log_calls: true,
+            ..options
+        };
+        assert_ne!(
+            instrumented_name("build", &calls, &wasm),
+            instrumented_name("build", &logging, &wasm)
+        );
+        assert_ne!(name, instrumented_name("build", &options, WAT.as_bytes()));
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //! - `shared_memory`, `point_buffer`, `resident_pages`: the memory kept
 //!   between executions and the buffer of points passed inside wasm;
 //! - `looping`: telling a livelock from a long run;
-//! - [`compile_cache`]: compiled modules kept on disk between commands;
+//! - [`compile_cache`]: instrumented and compiled modules kept on disk between commands;
 //! - [`analysis`]: the trait through which analyses observe and steer an
 //!   execution.
 
@@ -48,7 +48,7 @@ pub use analysis::{Analysis, Reports};
 pub use config::{FAIR_STEPS, Limits, RunConfig, STEP_NS, Sleeps};
 pub use outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use program::SLICE_FUEL;
-pub use program::{LoadError, MOST_THREADS, Program};
+pub use program::{LoadError, LoadTimes, MOST_THREADS, Program};
 pub(crate) use store_data::ThreadData;
 
 use crate::trace::{Event, ThreadId, TraceHash};

@@ -93,6 +93,76 @@ pub struct Program {
     pub(super) symbols: Arc<LazySymbols>,
     /// What links the imports of the analyses the program was loaded with.
     pub(super) analysis_links: Arc<[analysis_imports::Link]>,
+    /// How long loading it took.
+    pub(super) load_times: LoadTimes,
+    /// Under the race check, for each site: whether it is a plain access in
+    /// a library's code (see [`Rewritten::library`]).
+    pub(super) library: Option<Arc<[bool]>>,
+}
+
+/// A module rewritten for one instrumentation, as the cache keeps it.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(super) struct Rewritten {
+    /// The rewritten module.
+    instrumented: instrument::Instrumented,
+    /// Under the race check (the module logs its plain accesses), for each
+    /// site: whether it is a plain access in a library's code (the C
+    /// library's thread library or a runtime), which the check takes only
+    /// as synchronisation. Known when the module is rewritten, so that a
+    /// command that reads the rewrite from the cache needs no debug
+    /// information to run.
+    library: Option<Vec<bool>>,
+}
+
+/// Rewrites `wasm` for `options`; under the race check, with the sites
+/// classified by whose code they are in.
+fn rewrite(
+    wasm: &[u8],
+    options: &InstrumentOptions,
+    symbols: &LazySymbols,
+) -> Result<Rewritten, instrument::InstrumentError> {
+    if !options.log_accesses {
+        return Ok(Rewritten {
+            instrumented: instrument::instrument(wasm, options)?,
+            library: None,
+        });
+    }
+    symbols.with(|symbols| {
+        // A runtime's private state is not logged: the race check leaves it
+        // out, and logging it was most of what the check cost.
+        let instrumented = instrument::instrument_logging(wasm, options, &|offset| {
+            Owner::at(symbols, offset) != Owner::Runtime
+        })?;
+        let library = (0..instrumented.sites.len())
+            .map(|id| {
+                instrumented
+                    .sites
+                    .get(id as instrument::SiteId)
+                    .is_some_and(|site| {
+                        site.kind.is_plain()
+                            && Owner::at(symbols, site.code_offset) != Owner::Program
+                    })
+            })
+            .collect();
+        Ok(Rewritten {
+            instrumented,
+            library: Some(library),
+        })
+    })
+}
+
+/// How long loading a program took, phase by phase.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LoadTimes {
+    /// Hashing the module and rewriting it with weft's instrumentation.
+    pub instrument: std::time::Duration,
+    /// Making the engine (its pool of instances, stacks and memories).
+    pub engine: std::time::Duration,
+    /// Compiling the instrumented module, or reading it from the compile
+    /// cache.
+    pub compile: std::time::Duration,
+    /// Making the linker of weft's imports.
+    pub link: std::time::Duration,
 }
 
 /// Fuel between two time-slice scheduling points of a thread that reaches
@@ -125,19 +195,13 @@ impl Program {
         options: InstrumentOptions,
         analyses: &[analysis_imports::Imports],
     ) -> Result<Self, LoadError> {
+        let started = std::time::Instant::now();
         let hash = blake3::hash(wasm);
         let symbols = Arc::new(LazySymbols::new(wasm));
-        let out = if options.log_accesses {
-            // A runtime's private state is not logged: the race check leaves
-            // it out, and logging it was most of what the check cost.
-            symbols.with(|symbols| {
-                instrument::instrument_logging(wasm, &options, &|offset| {
-                    Owner::at(symbols, offset) != Owner::Runtime
-                })
-            })?
-        } else {
-            instrument::instrument(wasm, &options)?
-        };
+        let Rewritten {
+            instrumented: out,
+            library,
+        } = compile_cache::instrumented(wasm, &options, || rewrite(wasm, &options, &symbols))?;
         let linked = |name: &str| {
             sdk_imports::IMPORTS
                 .iter()
@@ -182,12 +246,21 @@ impl Program {
         if !out.exported_funcs.iter().any(|e| e == abi::MAIN_EXPORT) {
             return Err(LoadError::MissingExport(abi::MAIN_EXPORT));
         }
+        let instrumented = std::time::Instant::now();
         let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
+        let engine_made = std::time::Instant::now();
         let module = compile_cache::compile(&engine, &out.wasm)
             .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
+        let compiled = std::time::Instant::now();
         let analysis_links: Arc<[analysis_imports::Link]> =
             analyses.iter().map(|a| a.link).collect();
         let linker = linker(&engine, &analysis_links)?;
+        let load_times = LoadTimes {
+            instrument: instrumented - started,
+            engine: engine_made - instrumented,
+            compile: compiled - engine_made,
+            link: compiled.elapsed(),
+        };
         let reuses_memory = !delegates_wasi;
         Ok(Program {
             engine,
@@ -198,7 +271,7 @@ impl Program {
             hash,
             options,
             reuses_memory,
-            entries: (out.main_entry, out.thread_entry),
+            entries: (out.main_entry.0, out.thread_entry.0),
             warm_memory: None,
             instance_pre: None,
             reuses_instances: reuses_memory && out.reusable_instances,
@@ -208,6 +281,8 @@ impl Program {
             access_log: out.access_log,
             symbols,
             analysis_links,
+            load_times,
+            library: library.map(Arc::from),
         })
     }
 
@@ -260,6 +335,8 @@ impl Program {
             access_log: self.access_log,
             symbols: self.symbols.clone(),
             analysis_links: self.analysis_links.clone(),
+            load_times: LoadTimes::default(),
+            library: self.library.clone(),
         })
     }
 
@@ -345,6 +422,18 @@ impl Program {
     /// The code sites, shared.
     pub fn shared_sites(&self) -> Arc<SiteTable> {
         self.sites.clone()
+    }
+
+    /// Under the race check, for each site: whether it is a plain access
+    /// in a library's code.
+    pub fn library_sites(&self) -> Option<&Arc<[bool]>> {
+        self.library.as_ref()
+    }
+
+    /// How long loading the program took, phase by phase (zero for a
+    /// worker made from another program).
+    pub fn load_times(&self) -> LoadTimes {
+        self.load_times
     }
 
     /// Names of the module's functions, source lines and variables.
