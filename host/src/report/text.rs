@@ -133,6 +133,17 @@ impl Report<'_> {
         }
     }
 
+    /// The interleaving's rows, shaped by `shape`, as the text and the JSON
+    /// show them: only for a failure (a passing report names no site, and
+    /// reads no debug information).
+    fn failure_rows(&self, shape: Shape) -> Vec<interleaving::Row> {
+        if self.failure.is_some() {
+            self.rows(shape)
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The interleaving's rows, shaped by `shape`.
     fn rows(&self, shape: Shape) -> Vec<interleaving::Row> {
         let symbols = Symbols::new(self.wasm);
@@ -143,7 +154,7 @@ impl Report<'_> {
 
     /// The report as one JSON object (and a newline).
     pub fn json(&self, shape: Shape) -> String {
-        let rows = self.rows(shape);
+        let rows = self.failure_rows(shape);
         let mut value = json!({
             "status": self.status().name(),
             "module": self.module.display().to_string(),
@@ -206,7 +217,7 @@ impl Report<'_> {
     /// The report as text, the headline first.
     pub fn text(&self, shape: Shape) -> String {
         let mut out = String::new();
-        self.tell(&self.rows(shape), shape, &mut out);
+        self.tell(&self.failure_rows(shape), shape, &mut out);
         out
     }
 
