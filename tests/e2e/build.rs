@@ -371,6 +371,69 @@ fn svcomp_witnesses_of_both_properties_replay() {
     }
 }
 
+/// A witness the exhaustive search finds, after the hunt gave up, replays
+/// too: thirty nondeterministic booleans must all be false, which random
+/// choices almost never give (one in 2^30) and the search tries first.
+#[test]
+fn svcomp_witnesses_of_the_search_phase_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let properties = root().join("bench/svcomp/properties");
+    std::fs::write(
+        dir.path().join("zeros.c"),
+        r#"#include <pthread.h>
+extern _Bool __VERIFIER_nondet_bool(void);
+extern void reach_error(void);
+static int ones;
+static void *worker(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 30; i++)
+        if (__VERIFIER_nondet_bool())
+            __atomic_fetch_add(&ones, 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, worker, 0);
+    pthread_join(t, 0);
+    if (__atomic_load_n(&ones, __ATOMIC_SEQ_CST) == 0)
+        reach_error();
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("zeros.yml"),
+        format!(
+            "format_version: '2.0'\ninput_files: 'zeros.c'\nproperties:\n  - property_file: {}\n    expected_verdict: false\noptions:\n  language: C\n  data_model: ILP32\n",
+            properties.join("unreach-call.prp").display()
+        ),
+    )
+    .unwrap();
+    let run = weft_in(
+        dir.path(),
+        &[
+            "svcomp",
+            "zeros.yml",
+            "--time-limit",
+            "3s",
+            "--out",
+            "out",
+            "--json",
+        ],
+    );
+    let report = run.json();
+    let task = &report["tasks"][0];
+    assert_eq!(task["verdict"], "false", "{}{}", run.stdout, run.stderr);
+    let witness = task["witness"].as_str().unwrap();
+    let saved = std::fs::read_to_string(dir.path().join(witness)).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(saved["found_by"]["strategy"], "dpor", "{saved}");
+    let replay = weft_in(dir.path(), &["replay", witness]);
+    assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
+    assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
+}
+
 #[test]
 fn a_program_of_several_files_builds_from_its_files_or_its_folder() {
     let dir = tempfile::tempdir().unwrap();
