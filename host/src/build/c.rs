@@ -38,6 +38,11 @@ const WEFT_PTHREAD_C: &str = include_str!("../../../guest-sdk/c/weft_pthread.c")
 /// every C program.
 const WEFT_SIGNAL_C: &str = include_str!("../../../guest-sdk/c/weft_signal.c");
 
+/// The stack protector's canary, a constant, and its failure; linked into
+/// every C and C++ program ahead of wasi-libc's, whose canary is drawn from
+/// random bytes as the program starts.
+const WEFT_SSP_C: &str = include_str!("../../../guest-sdk/c/weft_ssp.c");
+
 /// The declarations of [`WEFT_PTHREAD_C`] that wasi-libc's `<pthread.h>`
 /// lacks, included first in every C file.
 const WEFT_PTHREAD_H: &str = include_str!("../../../guest-sdk/c/weft_pthread.h");
@@ -119,12 +124,13 @@ const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 /// The SDK files every C and C++ build is given: the header, the class
 /// driver, the C files linked into every program, the declarations
 /// included first, and headers wasi-libc lacks (found after its own).
-const SDK_FILES: [(&str, &str); 9] = [
+const SDK_FILES: [(&str, &str); 10] = [
     ("weft.h", WEFT_H),
     ("weft_class.h", WEFT_CLASS_H),
     ("weft_verifier.c", WEFT_VERIFIER_C),
     ("weft_pthread.c", WEFT_PTHREAD_C),
     ("weft_signal.c", WEFT_SIGNAL_C),
+    ("weft_ssp.c", WEFT_SSP_C),
     ("weft_pthread.h", WEFT_PTHREAD_H),
     ("weft_verifier.h", WEFT_VERIFIER_H),
     (
@@ -271,6 +277,26 @@ impl Toolchain {
             .into_iter()
             .chain(self.emulations.iter().cloned())
             .collect()
+    }
+
+    /// Compiles the SDK's stack protector (see `guest-sdk/c/weft_ssp.c`)
+    /// into the folder `dir`; returns the object. A C++ program links it
+    /// ahead of libc++, whose code uses the canary: as a source given to
+    /// the link it would come after the libraries, too late to keep
+    /// wasi-libc's own canary, drawn from random bytes, out.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::Compile`] when it does not compile.
+    pub fn stack_protector(&self, dir: &Path) -> Result<PathBuf, BuildError> {
+        let source = self.sdk.path().join("weft_ssp.c");
+        let object = dir.join("weft_ssp.o");
+        let mut cmd = self.zig("cc");
+        self.include_sdk(&mut cmd);
+        self.include_libc(&mut cmd);
+        cmd.arg("-c").arg(&source).arg("-o").arg(&object);
+        super::run_tool(cmd, "zig cc", &source)?;
+        Ok(object)
     }
 
     /// Links `inputs` (C sources or objects) with the SDK's C files and the

@@ -54,6 +54,7 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
         run_tool(compile, "zig c++", source)?;
         objects.push(object);
     }
+    objects.push(tools.stack_protector(tools.sdk.path())?);
     let mut link = tools.zig("cc");
     let mut inputs: Vec<&std::ffi::OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
     inputs.extend([libcxx.as_os_str(), libcxxabi.as_os_str()]);

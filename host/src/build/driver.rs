@@ -226,8 +226,11 @@ pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
     }
     let mut link = compiler(driver, &tools);
     link.args(["-nostdlib", "-rtlib=compiler-rt"])
-        .arg(tools.sysroot.join("crt1-command.o"))
-        .args(without_libc_parts(&args))
+        .arg(tools.sysroot.join("crt1-command.o"));
+    if driver == Driver::Cpp {
+        link.arg(tools.stack_protector(scratch.path())?);
+    }
+    link.args(without_libc_parts(&args))
         .args(["-x", "c"])
         .args(tools.sdk_sources())
         .args(["-x", "none"]);
