@@ -115,7 +115,6 @@ impl Call {
                 stops = true;
             } else if let Some(joined) = text.strip_prefix("-o")
                 && !joined.is_empty()
-                && !text.starts_with("-obj")
             {
                 output = Some(PathBuf::from(joined));
                 output_at.push(at);
