@@ -8,7 +8,8 @@ use std::path::PathBuf;
 /// Build a C (pthreads), C++, Zig (std.Thread), Rust or WAT source file,
 /// the C or C++ files of one program, or a folder (a Cargo package, or one
 /// holding C or C++ files, a `main.zig` or a `main.wat`), into a module
-/// weft runs.
+/// weft runs. A C or C++ project with its own build (make, CMake,
+/// configure) uses `weft cc` and `weft c++` as its compilers instead.
 #[derive(Args, Debug)]
 pub struct BuildArgs {
     /// The source file (`.c`, `.cpp`, `.zig`, `.rs`, `.wat`), the C or C++
