@@ -51,7 +51,7 @@ const WEFT_PTHREAD_H: &str = include_str!("../../../guest-sdk/c/weft_pthread.h")
 const WEFT_CLASS_H: &str = include_str!("../../../guest-sdk/c/weft_class.h");
 
 /// Most memory a C guest may grow to (64 MiB), and its main stack.
-pub(super) const LINK_FLAGS: &str =
+const LINK_FLAGS: &str =
     "--shared-memory,--import-memory,--export-memory,--max-memory=67108864,-z,stack-size=131072";
 
 /// What C compilers accepted until recently and clang now rejects by
@@ -303,15 +303,22 @@ impl Toolchain {
     /// threaded wasi-libc into `output`.
     pub fn link(&self, cmd: &mut Command, inputs: &[&OsStr], output: &Path) {
         self.include_libc(cmd);
+        self.link_with(cmd, inputs);
+        cmd.arg("-o").arg(output);
+    }
+
+    /// Adds to `cmd`, a command that links `inputs`, what every program is
+    /// linked with: wasi-libc's start-up and library, the SDK's C files
+    /// (compiled as C, whichever driver links) and the memory flags.
+    pub fn link_with(&self, cmd: &mut Command, inputs: &[&OsStr]) {
         cmd.args(["-nostdlib", "-rtlib=compiler-rt"])
             .arg(self.sysroot.join("crt1-command.o"))
             .args(inputs)
-            .args(["-x", "none"])
+            .args(["-x", "c"])
             .args(self.sdk_sources())
+            .args(["-x", "none"])
             .arg(self.sysroot.join("libc.a"))
-            .arg(format!("-Wl,{LINK_FLAGS}"))
-            .arg("-o")
-            .arg(output);
+            .arg(format!("-Wl,{LINK_FLAGS}"));
     }
 }
 

@@ -39,7 +39,6 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
 /// As [`build`]; a compile error names its source, a link error the first.
 pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(), BuildError> {
     let tools = Toolchain::find()?;
-    let (libcxx, libcxxabi) = libcxx_archives(&tools, tools.sdk.path())?;
     let mut objects = Vec::new();
     for (n, source) in sources.iter().enumerate() {
         let object = tools.sdk.path().join(format!("program{n}.o"));
@@ -54,20 +53,29 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
         run_tool(compile, "zig c++", source)?;
         objects.push(object);
     }
-    objects.push(tools.stack_protector(tools.sdk.path())?);
+    objects.extend(libraries(&tools, tools.sdk.path())?);
     let mut link = tools.zig("cc");
-    let mut inputs: Vec<&std::ffi::OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
-    inputs.extend([libcxx.as_os_str(), libcxxabi.as_os_str()]);
+    let inputs: Vec<&std::ffi::OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
     tools.link(&mut link, &inputs, output);
     run_linker(link, "zig cc (linking C++)", sources[0], output)
 }
 
+/// What a C++ program links after its own objects: the SDK's stack
+/// protector, ahead of libc++ (see [`Toolchain::stack_protector`]), then
+/// libc++ and libc++abi; what is made for it is written in the folder `dir`.
+///
+/// # Errors
+///
+/// As [`Toolchain::stack_protector`] and [`libcxx_archives`].
+pub(super) fn libraries(tools: &Toolchain, dir: &Path) -> Result<[PathBuf; 3], BuildError> {
+    let protector = tools.stack_protector(dir)?;
+    let (libcxx, libcxxabi) = libcxx_archives(tools, dir)?;
+    Ok([protector, libcxx, libcxxabi])
+}
+
 /// zig's threaded `libc++.a` and `libc++abi.a` for wasm32, built and
 /// cached by zig; its probe program is written in the folder `dir`.
-pub(super) fn libcxx_archives(
-    tools: &Toolchain,
-    dir: &Path,
-) -> Result<(PathBuf, PathBuf), BuildError> {
+fn libcxx_archives(tools: &Toolchain, dir: &Path) -> Result<(PathBuf, PathBuf), BuildError> {
     let probe = dir.join("probe.cpp");
     std::fs::write(&probe, "#include <thread>\nint main() { return 0; }\n")
         .map_err(|e| BuildError::Io(format!("cannot write `{}`: {e}", probe.display())))?;

@@ -14,7 +14,7 @@
 //! more (a missing header, a call whose signature does not match).
 
 use super::c::{OLD_C_FLAGS, Toolchain};
-use super::cpp::{THREADED_LIBCXX, libcxx_archives};
+use super::cpp::{THREADED_LIBCXX, libraries};
 use super::{
     BuildError, SdkDir, defines_main, mismatched_calls, missing_functions, missing_headers,
 };
@@ -223,22 +223,13 @@ pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
             args[at] = object.into_os_string();
         }
     }
+    let mut inputs = without_libc_parts(&args);
+    if driver == Driver::Cpp {
+        inputs.extend(libraries(&tools, scratch.path())?.map(PathBuf::into_os_string));
+    }
+    let inputs: Vec<&OsStr> = inputs.iter().map(OsString::as_os_str).collect();
     let mut link = compiler(driver, &tools);
-    link.args(["-nostdlib", "-rtlib=compiler-rt"])
-        .arg(tools.sysroot.join("crt1-command.o"));
-    if driver == Driver::Cpp {
-        link.arg(tools.stack_protector(scratch.path())?);
-    }
-    link.args(without_libc_parts(&args))
-        .args(["-x", "c"])
-        .args(tools.sdk_sources())
-        .args(["-x", "none"]);
-    if driver == Driver::Cpp {
-        let (libcxx, libcxxabi) = libcxx_archives(&tools, scratch.path())?;
-        link.arg(libcxx).arg(libcxxabi);
-    }
-    link.arg(tools.sysroot.join("libc.a"))
-        .arg(format!("-Wl,{}", super::c::LINK_FLAGS));
+    tools.link_with(&mut link, &inputs);
     let (code, stderr) = run(driver, link)?;
     if code != 0 {
         return Ok(code);
