@@ -132,7 +132,7 @@ pub fn analyses(program: &Program, setup: &Setup) -> Vec<Box<dyn Analysis>> {
             setup.races,
             program.shared_sites(),
             program.symbols().clone(),
-            program.library_sites().map(|known| &known[..]),
+            program.library_sites().cloned(),
         )));
     }
     if setup.check_atomic_sets {

@@ -99,19 +99,19 @@ pub struct RaceCheck {
 
 impl RaceCheck {
     /// A check that reports races as `mode` says, naming sites of `sites`
-    /// through `symbols`; `known_library` says which sites are plain accesses in a
-    /// library's code, when the module's loading knows.
+    /// through `symbols`; `library` says which sites are plain accesses in
+    /// a library's code (see [`crate::runtime::Program::library_sites`]).
     pub fn new(
         mode: RaceMode,
         sites: Arc<SiteTable>,
         symbols: Arc<LazySymbols>,
-        known_library: Option<&[bool]>,
+        library: Option<Arc<[bool]>>,
     ) -> Self {
         let (mut detector, library) = match SPARE.take() {
             Some(spare) if spare.library.of(&sites) => (spare.detector, spare.library),
             spare => (
                 spare.map(|s| s.detector).unwrap_or_default(),
-                LibrarySites::new(sites.clone(), symbols.clone(), known_library),
+                LibrarySites::new(sites.clone(), library),
             ),
         };
         detector.reset();

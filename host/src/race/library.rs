@@ -1,6 +1,7 @@
 //! Which logged sites are a language runtime's code (see
-//! [`crate::debuginfo::bookkeeping`]), each classified the first time the
-//! race check meets it.
+//! [`crate::debuginfo::bookkeeping`]), as the module's loading classified
+//! them (and the cache keeps them, so that a run reads no debug
+//! information).
 //!
 //! The allocator's and Rust `std`'s plain accesses are not even logged (the
 //! loader leaves them out, see [`crate::runtime::Program::load`]); what
@@ -12,50 +13,26 @@
 //! still writing the new thread's id to, or two threads writing to one
 //! `Vec<u8>` through `std::io::Write`.
 
-use crate::debuginfo::bookkeeping::Owner;
-use crate::debuginfo::symbols::LazySymbols;
 use crate::instrument::{SiteId, SiteTable};
 use std::sync::Arc;
 
-/// What is known of a site.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Known {
-    Unread,
-    Program,
-    Library,
-}
-
-/// The sites of one module, each classified the first time it is asked
-/// about (most sites never run).
+/// The sites of one module, as its loading classified them (see
+/// `runtime::program::Rewritten::library`).
 #[derive(Debug)]
 pub struct LibrarySites {
     sites: Arc<SiteTable>,
-    symbols: Arc<LazySymbols>,
-    known: Vec<Known>,
+    /// For each site: whether it is a plain access in a library's code.
+    /// Empty for a module that logs no plain access, which asks nothing.
+    library: Arc<[bool]>,
 }
 
 impl LibrarySites {
-    /// The sites of `sites`, whose source `symbols` gives; `known` says
-    /// of each whether it is the library's, when the module's loading
-    /// classified them (else each is classified when first asked about).
-    pub fn new(sites: Arc<SiteTable>, symbols: Arc<LazySymbols>, known: Option<&[bool]>) -> Self {
-        let known = match known {
-            Some(known) if known.len() == sites.len() => known
-                .iter()
-                .map(|&library| {
-                    if library {
-                        Known::Library
-                    } else {
-                        Known::Program
-                    }
-                })
-                .collect(),
-            _ => vec![Known::Unread; sites.len()],
-        };
+    /// The sites of `sites`, `library` saying of each whether it is a
+    /// plain access in a library's code.
+    pub fn new(sites: Arc<SiteTable>, library: Option<Arc<[bool]>>) -> Self {
         LibrarySites {
-            known,
             sites,
-            symbols,
+            library: library.unwrap_or_else(|| Arc::from([])),
         }
     }
 
@@ -66,21 +43,7 @@ impl LibrarySites {
 
     /// Whether `site` is a runtime's bookkeeping.
     #[inline]
-    pub fn contains(&mut self, site: SiteId) -> bool {
-        let Some(known) = self.known.get_mut(site as usize) else {
-            return false;
-        };
-        if *known == Known::Unread {
-            let owner = self.sites.get(site).map_or(Owner::Program, |s| {
-                self.symbols
-                    .with(|symbols| Owner::at(symbols, s.code_offset))
-            });
-            *known = if owner == Owner::Program {
-                Known::Program
-            } else {
-                Known::Library
-            };
-        }
-        *known == Known::Library
+    pub fn contains(&self, site: SiteId) -> bool {
+        self.library.get(site as usize).copied().unwrap_or(false)
     }
 }
