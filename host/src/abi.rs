@@ -503,6 +503,92 @@ pub const LIBRARY_STEP_FUNCTIONS: &[&str] = &[
     "__pthread_tsd_run_dtors",
 ];
 
+/// Rust std's functions whose calls are one step each under
+/// [`RT_LIBRARY_BEGIN`], by the end of their demangled path: the methods
+/// of the futex-based mutex, read-write lock, condition variable, `Once`
+/// and thread parker, and of the thread type, in a module under
+/// `std::sys` (their paths there change between Rust releases; their
+/// type and method names have not), and `Barrier::wait` under
+/// `std::sync`. Their fast paths (one compare-exchange or swap) are
+/// inlined into the program in optimised builds and stay its own steps;
+/// these are the calls that spin, wait, wake and create. Like the C
+/// library's, none calls back into the program but through a function
+/// pointer (`Once::call` calls its closure so), and none spins without
+/// waiting on a futex in the end.
+pub const RUST_STD_LIBRARY_STEP_METHODS: &[&str] = &[
+    "Mutex::lock",
+    "Mutex::lock_contended",
+    "Mutex::try_lock",
+    "Mutex::unlock",
+    "Mutex::wake",
+    "RwLock::read",
+    "RwLock::read_contended",
+    "RwLock::read_unlock",
+    "RwLock::try_read",
+    "RwLock::try_write",
+    "RwLock::wake_writer",
+    "RwLock::wake_writer_or_readers",
+    "RwLock::write",
+    "RwLock::write_contended",
+    "RwLock::write_unlock",
+    "Condvar::notify_all",
+    "Condvar::notify_one",
+    "Condvar::wait",
+    "Condvar::wait_optional_timeout",
+    "Condvar::wait_timeout",
+    "Once::call",
+    "Parker::park",
+    "Parker::park_timeout",
+    "Parker::unpark",
+    "Thread::join",
+    "Thread::new",
+];
+
+/// The entry of [`RUST_STD_LIBRARY_STEP_METHODS`] (or `Barrier::wait`) that
+/// the function named `name` is, mangled (legacy or v0) or demangled.
+pub fn rust_std_library_step(name: &str) -> Option<&'static str> {
+    if !name.contains("std") {
+        return None;
+    }
+    let demangled = rustc_demangle::try_demangle(name).map(|d| format!("{d:#}"));
+    // v0 names an inherent method `<std::...::Mutex>::lock`.
+    let path = demangled.as_deref().unwrap_or(name).replace(['<', '>'], "");
+    if path.starts_with("std::sync::") && path.ends_with("::Barrier::wait") {
+        return Some("Barrier::wait");
+    }
+    if !path.starts_with("std::sys::") {
+        return None;
+    }
+    RUST_STD_LIBRARY_STEP_METHODS
+        .iter()
+        .copied()
+        .find(|method| {
+            path.strip_suffix(method)
+                .is_some_and(|module| module.ends_with("::"))
+        })
+}
+
+/// The methods of [`RUST_STD_LIBRARY_STEP_METHODS`] that Rust std calls
+/// only when the atomic operation just before, inlined into the program,
+/// did not do the whole job: a lock's compare-exchange failed, or an
+/// unlock's swap found waiters. That operation is the method's fast path
+/// (see `SiteTable::guard`).
+pub const RUST_STD_SLOW_PATHS: &[&str] = &[
+    "Mutex::lock_contended",
+    "Mutex::wake",
+    "RwLock::read_contended",
+    "RwLock::write_contended",
+    "RwLock::wake_writer_or_readers",
+];
+
+/// Whether a call of the function named `name` (in the name section) is
+/// one step under [`RT_LIBRARY_BEGIN`]: one of the C library's
+/// [`LIBRARY_STEP_FUNCTIONS`] or of Rust std's
+/// ([`rust_std_library_step`]).
+pub fn is_library_step_function(name: &str) -> bool {
+    LIBRARY_STEP_FUNCTIONS.contains(&name) || rust_std_library_step(name).is_some()
+}
+
 /// Functions whose bodies run as one atomic section (the verification
 /// convention of C concurrency benchmarks).
 pub const ATOMIC_FUNCTION_PREFIX: &str = "__VERIFIER_atomic_";

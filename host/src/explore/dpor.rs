@@ -156,7 +156,7 @@ impl DporSearch {
             LibraryModel::new(
                 program.sites(),
                 symbols.function_names(),
-                crate::abi::LIBRARY_STEP_FUNCTIONS,
+                crate::abi::is_library_step_function,
             )
         });
         DporSearch {
@@ -417,6 +417,9 @@ impl HappensBefore {
 ///   is woken in.
 fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
     let (a, b) = (&steps[first], &steps[second]);
+    if a.failed_fast_path() {
+        return None;
+    }
     if (a.library.is_some_and(LibraryRole::retries) || a.retakes_mutex())
         && let Some(addr) = a.waits_on()
         && woke(steps, first, second, addr)
@@ -441,16 +444,29 @@ fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize,
 }
 
 /// Whether step `waker` is the step whose notify on `addr` ended the wait
-/// step `waiting` blocked in.
+/// step `waiting` blocked in, or the release of a lock (its fast path
+/// inlined into the program) right before that step of its thread.
 fn woke(steps: &[StepRecord], waiting: usize, waker: usize, addr: u32) -> bool {
     let (waiter, notifier) = (steps[waiting].thread, steps[waker].thread);
     let Some(resumed) = (waiting + 1..steps.len()).find(|&n| steps[n].thread == waiter) else {
         return false;
     };
-    resumed > waker
+    let releases = matches!(
+        steps[waker].library,
+        Some(LibraryRole::Unlock | LibraryRole::RwUnlock)
+    );
+    let notifying = if releases && !steps[waker].notifies(addr) {
+        match (waker + 1..steps.len()).find(|&n| steps[n].thread == notifier) {
+            Some(next) => next,
+            None => return false,
+        }
+    } else {
+        waker
+    };
+    resumed > notifying
         && steps[resumed].woken_by == Some(notifier)
-        && steps[waker].notifies(addr)
-        && !steps[waker + 1..resumed]
+        && steps[notifying].notifies(addr)
+        && !steps[notifying + 1..resumed]
             .iter()
             .any(|s| s.thread == notifier && s.notifies(addr))
 }

@@ -148,6 +148,9 @@ impl Site {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SiteTable {
     sites: Vec<Site>,
+    /// Fast paths inlined into the program (see [`SiteTable::guards`]), as
+    /// (site, function), by site.
+    guards: Vec<(SiteId, u32)>,
 }
 
 impl SiteTable {
@@ -161,6 +164,20 @@ impl SiteTable {
     /// The site with this id, if the id is valid.
     pub fn get(&self, id: SiteId) -> Option<&Site> {
         self.sites.get(id as usize)
+    }
+
+    /// Notes that the atomic operation at `site` is the fast path of the
+    /// library function `function` (original index), which the program
+    /// calls when it fails: a Rust lock's compare-exchange inlined before
+    /// its call of `lock_contended`, or its swap before `wake`.
+    pub(crate) fn guard(&mut self, site: SiteId, function: u32) {
+        self.guards.push((site, function));
+    }
+
+    /// The fast paths of library functions inlined into the program, as
+    /// (site, function).
+    pub fn guards(&self) -> &[(SiteId, u32)] {
+        &self.guards
     }
 
     /// Number of sites.

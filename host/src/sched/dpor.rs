@@ -108,9 +108,22 @@ impl StepRecord {
     }
 
     /// Whether it began a library call of `role` (rather than going on
-    /// with one woken from a wait).
+    /// with one woken from a wait): at the call, or at its fast path
+    /// inlined into the program.
     pub fn calls(&self, role: LibraryRole) -> bool {
-        self.library == Some(role) && self.op.is_some_and(|op| op.kind == AccessKind::Call)
+        self.library == Some(role) && self.woken_by.is_none()
+    }
+
+    /// Whether it is a lock's fast path that failed: a compare-exchange
+    /// inlined into the program that found the lock taken, after which its
+    /// thread calls the lock's slow path.
+    pub fn failed_fast_path(&self) -> bool {
+        matches!(
+            self.library,
+            Some(LibraryRole::Lock | LibraryRole::ReadLock | LibraryRole::WriteLock)
+        ) && self
+            .op
+            .is_some_and(|op| op.kind == AccessKind::AtomicCmpxchg && !self.wrote)
     }
 
     /// Every operation it performed, each with whether it changed memory.
@@ -313,13 +326,20 @@ impl DporScheduler {
     /// `op`, run in step `step` of a library call of `role` (if any), as
     /// the step's record keeps it: `None` when it is the library's
     /// private bookkeeping.
+    ///
+    /// A reader's operation on a read-write lock inside a thread's end is
+    /// kept as the read it amounts to (see [`LibraryModel::reads_lock`]).
     fn kept(
         &mut self,
         op: Option<NextOp>,
         role: Option<LibraryRole>,
         step: usize,
     ) -> Option<NextOp> {
-        op.filter(|op| role.is_none() || !self.private(op, step))
+        let mut op = op.filter(|op| role.is_none() || !self.private(op, step))?;
+        if role.is_some_and(|role| self.library.reads_lock(op.site, role)) {
+            op.kind = AccessKind::AtomicLoad;
+        }
+        Some(op)
     }
 
     /// The role of the library call a step of `thread` starting at `op`
@@ -333,6 +353,9 @@ impl DporScheduler {
     ) -> Option<LibraryRole> {
         if let Some(op) = op.filter(|op| op.kind == AccessKind::Call) {
             return self.library.role(op.addr);
+        }
+        if let Some(role) = op.and_then(|op| self.library.fast_path(op.site)) {
+            return Some(role);
         }
         let previous = &self.steps[self.latest[thread as usize]?];
         previous
@@ -633,14 +656,15 @@ impl DporScheduler {
         match self.continuing.take() {
             Some(began_at_op) => {
                 if began_at_op && let Some(last) = self.steps[index].more.last_mut() {
-                    last.1 = end.changed;
+                    last.1 = end.changed && last.0.kind.writes();
                 }
                 if end.changed {
                     self.release_others(index);
                 }
             }
             None => {
-                self.steps[index].wrote = end.changed;
+                let step = &mut self.steps[index];
+                step.wrote = end.changed && step.op.is_some_and(|op| op.kind.writes());
                 self.follow_episodes(index, value);
             }
         }

@@ -63,6 +63,18 @@ impl LibraryRole {
     }
 
     fn of(name: &str) -> LibraryRole {
+        if let Some(method) = crate::abi::rust_std_library_step(name) {
+            return match method {
+                "Mutex::lock" | "Mutex::lock_contended" => LibraryRole::Lock,
+                "Mutex::unlock" => LibraryRole::Unlock,
+                "RwLock::read" | "RwLock::read_contended" => LibraryRole::ReadLock,
+                "RwLock::write" | "RwLock::write_contended" => LibraryRole::WriteLock,
+                "RwLock::read_unlock" | "RwLock::write_unlock" => LibraryRole::RwUnlock,
+                "Condvar::wait" | "Condvar::wait_optional_timeout" => LibraryRole::CondWait,
+                "Thread::join" => LibraryRole::Join,
+                _ => LibraryRole::Other,
+            };
+        }
         match name {
             "pthread_mutex_lock" | "__pthread_mutex_lock" => LibraryRole::Lock,
             "pthread_mutex_unlock" | "__pthread_mutex_unlock" => LibraryRole::Unlock,
@@ -114,6 +126,21 @@ const PRIVATE_FUNCTIONS: &[&str] = &[
 /// (the exit path inlines the same lock).
 const THREAD_LIST_LOCKER: &[&str] = &["__pthread_create", "pthread_create"];
 
+/// Functions that take a read-write lock for reading or release it. A
+/// thread's end (its thread-specific data's destructors) takes only the
+/// keys' lock, and only for reading: there, their operations are a
+/// reader's, which commute with another reader's.
+const READ_LOCK_FUNCTIONS: &[&str] = &[
+    "__pthread_rwlock_rdlock",
+    "__pthread_rwlock_timedrdlock",
+    "__pthread_rwlock_tryrdlock",
+    "__pthread_rwlock_unlock",
+    "pthread_rwlock_rdlock",
+    "pthread_rwlock_timedrdlock",
+    "pthread_rwlock_tryrdlock",
+    "pthread_rwlock_unlock",
+];
+
 /// The library's calls as the search sees them, for one module.
 #[derive(Debug, Default)]
 pub struct LibraryModel {
@@ -124,21 +151,28 @@ pub struct LibraryModel {
     private_sites: Vec<bool>,
     /// By site: whether a compare-exchange there takes a private lock word.
     lock_word_sites: Vec<bool>,
+    /// By site: whether it is in a function of [`READ_LOCK_FUNCTIONS`].
+    read_lock_sites: Vec<bool>,
+    /// The role of the call a fast path inlined into the program stands
+    /// for, by its site (see `SiteTable::guards`).
+    fast_paths: HashMap<u32, LibraryRole>,
 }
 
 impl LibraryModel {
     /// The model of a module whose sites are `sites`, whose functions'
-    /// names `name` gives (by original index), and whose calls of
-    /// `library_functions` (names) are one step each.
+    /// names `name` gives (by original index), and whose calls of the
+    /// functions `is_step` says (by name) are one step each.
     pub fn new<'a>(
         sites: &SiteTable,
         functions: impl Iterator<Item = (u32, &'a str)>,
-        library_functions: &[&str],
+        is_step: impl Fn(&str) -> bool,
     ) -> Self {
         let mut roles = HashMap::new();
         let mut private = HashMap::new();
+        let mut names = HashMap::new();
         for (index, name) in functions {
-            if library_functions.contains(&name) {
+            names.insert(index, name);
+            if is_step(name) {
                 roles.insert(index, LibraryRole::of(name));
             }
             private.insert(
@@ -146,21 +180,38 @@ impl LibraryModel {
                 (
                     PRIVATE_FUNCTIONS.contains(&name),
                     THREAD_LIST_LOCKER.contains(&name),
+                    READ_LOCK_FUNCTIONS.contains(&name),
                 ),
             );
         }
-        let (private_sites, lock_word_sites) = (0..sites.len())
-            .map(|id| {
-                let site = sites.get(id as u32).expect("a site of the table");
-                let (private, locker) = private.get(&site.func).copied().unwrap_or_default();
-                (private, locker && site.kind == AccessKind::AtomicCmpxchg)
-            })
-            .unzip();
-        LibraryModel {
+        let mut model = LibraryModel {
             roles,
-            private_sites,
-            lock_word_sites,
+            ..Self::default()
+        };
+        for &(site, function) in sites.guards() {
+            let method = names
+                .get(&function)
+                .and_then(|name| crate::abi::rust_std_library_step(name));
+            let role = match method {
+                Some("Mutex::lock_contended") => LibraryRole::Lock,
+                Some("Mutex::wake") => LibraryRole::Unlock,
+                Some("RwLock::read_contended") => LibraryRole::ReadLock,
+                Some("RwLock::write_contended") => LibraryRole::WriteLock,
+                Some("RwLock::wake_writer_or_readers") => LibraryRole::RwUnlock,
+                _ => continue,
+            };
+            model.fast_paths.insert(site, role);
         }
+        for id in 0..sites.len() {
+            let site = sites.get(id as u32).expect("a site of the table");
+            let (private, locker, read_lock) = private.get(&site.func).copied().unwrap_or_default();
+            model.private_sites.push(private);
+            model
+                .lock_word_sites
+                .push(locker && site.kind == AccessKind::AtomicCmpxchg);
+            model.read_lock_sites.push(read_lock);
+        }
+        model
     }
 
     /// The role of a call of `function` that is one step, if it is one.
@@ -172,6 +223,20 @@ impl LibraryModel {
     /// bookkeeping.
     pub fn private_site(&self, site: u32) -> bool {
         self.private_sites.get(site as usize) == Some(&true)
+    }
+
+    /// The role of the library call whose fast path, inlined into the
+    /// program, is the operation at `site`, if it is one: a Rust lock's
+    /// compare-exchange (a lock), or its swap or subtraction that releases
+    /// it (an unlock).
+    pub fn fast_path(&self, site: u32) -> Option<LibraryRole> {
+        self.fast_paths.get(&site).copied()
+    }
+
+    /// Whether an operation at `site`, inside a library step of `role`,
+    /// is a reader's on a read-write lock (see [`READ_LOCK_FUNCTIONS`]).
+    pub fn reads_lock(&self, site: u32, role: LibraryRole) -> bool {
+        role == LibraryRole::ThreadEnd && self.read_lock_sites.get(site as usize) == Some(&true)
     }
 
     /// Whether an operation at `site` inside a library step takes a lock
@@ -209,11 +274,9 @@ mod tests {
             (2, "__pthread_create"),
             (3, "main"),
         ];
-        let model = LibraryModel::new(
-            &sites,
-            names.into_iter(),
-            &["__pthread_mutex_lock", "dlmalloc", "__pthread_create"],
-        );
+        let model = LibraryModel::new(&sites, names.into_iter(), |name| {
+            ["__pthread_mutex_lock", "dlmalloc", "__pthread_create"].contains(&name)
+        });
         assert_eq!(model.role(0), Some(LibraryRole::Lock));
         assert_eq!(model.role(1), Some(LibraryRole::Other));
         assert_eq!(model.role(3), None);

@@ -58,7 +58,7 @@ impl Rewriter<'_> {
         let markers = Markers {
             atomic: name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX)),
             library_step: (self.options.library_steps
-                && name.is_some_and(|n| abi::LIBRARY_STEP_FUNCTIONS.contains(&n)))
+                && name.is_some_and(abi::is_library_step_function))
             .then_some(func),
         };
         if markers.atomic {

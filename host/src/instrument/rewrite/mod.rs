@@ -32,14 +32,14 @@ mod testing;
 use super::InstrumentError;
 use super::access_log::LogFunctions;
 use super::entries::EntryWrappers;
-use super::sites::{Site, SiteTable};
+use super::sites::{Site, SiteId, SiteTable};
 use super::survey::{MemoryPlan, Survey};
 use super::{AccessKind, InstrumentOptions};
 use crate::abi::{self, Signature};
 use scratch::Scratch;
 use wasm_encoder::reencode::{Error, Reencode, utils};
 use wasm_encoder::{CodeSection, Encode, Function, ImportSection, Instruction, TypeSection};
-use wasmparser::FunctionBody;
+use wasmparser::{FunctionBody, Operator};
 
 type Result<T> = std::result::Result<T, Error<InstrumentError>>;
 
@@ -64,6 +64,9 @@ pub(crate) struct Rewriter<'s> {
     /// Encoded instructions that put the module's own mutable globals back
     /// to their initial values (run first by the entry wrappers).
     global_resets: Vec<u8>,
+    /// With library steps: the functions of [`abi::RUST_STD_SLOW_PATHS`]
+    /// (original indices).
+    slow_paths: std::collections::HashSet<u32>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -89,6 +92,19 @@ impl<'s> Rewriter<'s> {
             entries,
             next_global: survey.imported_globals,
             global_resets: Vec::new(),
+            slow_paths: if options.library_steps {
+                survey
+                    .func_names
+                    .iter()
+                    .filter(|(_, name)| {
+                        abi::rust_std_library_step(name)
+                            .is_some_and(|method| abi::RUST_STD_SLOW_PATHS.contains(&method))
+                    })
+                    .map(|(&index, _)| index)
+                    .collect()
+            } else {
+                Default::default()
+            },
         }
     }
 
@@ -136,7 +152,9 @@ impl<'s> Rewriter<'s> {
         let mut f = Function::new(locals);
         let markers = self.emit_entry_markers(&mut f, func, name);
         let last = operators.len().saturating_sub(1);
+        let mut fast_path = None;
         for (index, (pos, op)) in operators.into_iter().enumerate() {
+            fast_path = self.fast_path_after(&op, fast_path);
             let resumes = self.emit_markers_before(&mut f, markers, &op, index == last);
             let claimed = self.emit_call(&mut f, &op, func, pos, &scratch)?
                 || self.emit_bulk_instruction(&mut f, &op, func, pos, &scratch)?
@@ -151,6 +169,32 @@ impl<'s> Rewriter<'s> {
             }
         }
         Ok(f)
+    }
+
+    /// With library steps: the latest site of an atomic write in the
+    /// function (`latest`), updated past `op`, which, when `op` calls one
+    /// of [`abi::RUST_STD_SLOW_PATHS`], is noted as its fast path. Called
+    /// before `op` is rewritten, so the site `op` gets is the next one.
+    fn fast_path_after(&mut self, op: &Operator, latest: Option<SiteId>) -> Option<SiteId> {
+        if self.slow_paths.is_empty() {
+            return None;
+        }
+        let next = self.sites.len() as SiteId;
+        match op {
+            Operator::Call { function_index } => {
+                if self.slow_paths.contains(function_index)
+                    && let Some(site) = latest
+                {
+                    self.sites.guard(site, *function_index);
+                }
+                latest
+            }
+            Operator::I32AtomicRmwCmpxchg { .. }
+            | Operator::I32AtomicRmwXchg { .. }
+            | Operator::I32AtomicRmwAdd { .. }
+            | Operator::I32AtomicRmwSub { .. } => Some(next),
+            _ => latest,
+        }
     }
 
     /// Function index of the `n`-th appended `weft_rt` import.
