@@ -1,11 +1,11 @@
-//! The exhaustive search with each call of the C library's
-//! synchronisation, thread and allocation functions as one step, against
-//! the same search with every scheduling point inside the library a step
-//! of its own (`weft::fuzzing::exhaustive::compare_library_steps`), on C
-//! programs that use each family of them: the same outcomes, in far fewer
-//! executions.
+//! The exhaustive search with each call of the C library's (and Rust
+//! std's) synchronisation, thread and allocation functions as one step,
+//! against the same search with every scheduling point inside the library
+//! a step of its own (`weft::fuzzing::exhaustive::compare_library_steps`),
+//! on C and Rust programs that use each family of them: the same outcomes,
+//! in far fewer executions.
 
-use crate::support::build_c;
+use crate::support::{build_c, build_source};
 use weft::fuzzing::exhaustive::{Compared, compare_library_steps};
 
 /// Each program's name and source; every one returns what its threads saw.
@@ -379,12 +379,95 @@ int main(void) {
     ),
 ];
 
+/// Rust programs, each named, exiting with what its threads saw (in base
+/// 4, so that every order has its own code), and with every exit code it
+/// can have. Rust inlines the fast path of its locks into the program; the
+/// slow paths are std's. Without library steps, most are too large to
+/// search in full, so the codes are checked as well.
+const RUST_PROGRAMS: &[(&str, &str, &[i32])] = &[
+    (
+        "rust-mutex",
+        r#"use std::sync::Mutex;
+static SEEN: Mutex<u32> = Mutex::new(0);
+fn main() {
+    let t: Vec<_> = (1..=2)
+        .map(|id| std::thread::spawn(move || for _ in 0..2 { let mut s = SEEN.lock().unwrap(); *s = *s * 4 + id; }))
+        .collect();
+    for t in t { t.join().unwrap(); }
+    std::process::exit(*SEEN.lock().unwrap() as i32 % 256);
+}
+"#,
+        &[90, 102, 105, 150, 153, 165],
+    ),
+    (
+        "rust-rwlock",
+        r#"use std::sync::RwLock;
+static VALUE: RwLock<u32> = RwLock::new(0);
+fn main() {
+    let t: Vec<_> = (1..=2)
+        .map(|id| std::thread::spawn(move || {
+            let read = *VALUE.read().unwrap();
+            *VALUE.write().unwrap() = read * 4 + id;
+        }))
+        .collect();
+    for t in t { t.join().unwrap(); }
+    std::process::exit(*VALUE.read().unwrap() as i32);
+}
+"#,
+        &[1, 2, 6, 9],
+    ),
+    (
+        "rust-condvar",
+        r#"use std::sync::{Condvar, Mutex};
+static SEEN: Mutex<u32> = Mutex::new(0);
+static CHANGED: Condvar = Condvar::new();
+fn main() {
+    let t: Vec<_> = (1..=3)
+        .map(|id| std::thread::spawn(move || {
+            let mut s = SEEN.lock().unwrap();
+            while id > 1 && *s == 0 { s = CHANGED.wait(s).unwrap(); }
+            *s = *s * 4 + id;
+            CHANGED.notify_all();
+        }))
+        .collect();
+    for t in t { t.join().unwrap(); }
+    std::process::exit(*SEEN.lock().unwrap() as i32);
+}
+"#,
+        &[27, 30],
+    ),
+    (
+        "rust-once-and-try-lock",
+        r#"use std::sync::{Mutex, OnceLock};
+static FIRST: OnceLock<u32> = OnceLock::new();
+static HELD: Mutex<()> = Mutex::new(());
+fn main() {
+    let t = std::thread::spawn(|| {
+        let _held = HELD.lock().unwrap();
+        *FIRST.get_or_init(|| 1)
+    });
+    let got = HELD.try_lock().is_ok() as u32;
+    let first = *FIRST.get_or_init(|| 2);
+    let theirs = t.join().unwrap();
+    std::process::exit((got * 16 + first * 4 + theirs) as i32);
+}
+"#,
+        &[5, 10, 21, 26],
+    ),
+];
+
 #[test]
 fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
     let dir = tempfile::tempdir().unwrap();
     let mut failures = Vec::new();
-    for (name, source) in PROGRAMS {
-        let module = build_c(dir.path(), name, source);
+    let programs = PROGRAMS
+        .iter()
+        .map(|(name, source)| (*name, build_c(dir.path(), name, source), None))
+        .chain(RUST_PROGRAMS.iter().map(|(name, source, codes)| {
+            let module = build_source(dir.path(), &format!("{name}.rs"), source);
+            (*name, module, Some(*codes))
+        }));
+    for (name, module, codes) in programs {
         let wasm = std::fs::read(&module).unwrap();
         match compare_library_steps(&wasm) {
             Err(disagreement) => failures.push(format!("{name}: {disagreement}")),
@@ -400,6 +483,17 @@ fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
                         dpor.withheld, every.withheld
                     ));
                 }
+                if let Some(codes) = codes {
+                    let mut seen: Vec<i32> =
+                        dpor.outcomes.iter().filter_map(|o| exit_code(o)).collect();
+                    seen.sort_unstable();
+                    if seen.len() != dpor.outcomes.len() || !seen.iter().eq(codes.iter()) {
+                        failures.push(format!(
+                            "{name}: exit codes {codes:?} expected, the search saw {:?}",
+                            dpor.outcomes
+                        ));
+                    }
+                }
                 if dpor.executions >= every.executions {
                     failures.push(format!(
                         "{name}: {} executions with library steps, {} without",
@@ -410,4 +504,17 @@ fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The exit code an outcome (as the comparison keys it) says the program
+/// exited with.
+fn exit_code(outcome: &str) -> Option<i32> {
+    if outcome == "Exited(0)" {
+        return Some(0);
+    }
+    let code = outcome.split("exited with code ").nth(1)?;
+    code.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }

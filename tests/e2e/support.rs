@@ -91,9 +91,16 @@ pub fn wat_file(dir: &Path, name: &str, wat: &str) -> PathBuf {
 
 /// Builds the C program `source` as `name.wasm` in `dir` with `weft build`.
 pub fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
+    build_source(dir, &format!("{name}.c"), source)
+}
+
+/// Builds the program `source`, whose language the extension of `file`
+/// says, as a module named after it in `dir` with `weft build`.
+pub fn build_source(dir: &Path, file: &str, source: &str) -> PathBuf {
+    let c = dir.join(file);
+    let name = c.file_stem().expect("a file name").to_owned();
     std::fs::write(&c, source).expect("write the source");
-    let module = dir.join(format!("{name}.wasm"));
+    let module = dir.join(name).with_extension("wasm");
     let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     module
