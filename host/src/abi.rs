@@ -777,6 +777,32 @@ pub const SDK_IMPORTS: [Signature; 16] = [
 mod tests {
     use super::*;
 
+    #[test]
+    fn rust_std_steps_are_known_mangled_either_way_and_demangled() {
+        let v0 = "_RNvMNtNtNtNtCs1cbpOjQgv0Q_3std3sys4sync5mutex5futexNtB2_5Mutex14lock_contended";
+        assert_eq!(rust_std_library_step(v0), Some("Mutex::lock_contended"));
+        let legacy = "_ZN3std3sys4sync5mutex5futex5Mutex14lock_contended17h0123456789abcdefE";
+        assert_eq!(rust_std_library_step(legacy), Some("Mutex::lock_contended"));
+        // An older release's module path, demangled.
+        let older = "std::sys::pal::unix::locks::futex_rwlock::RwLock::write_contended";
+        assert_eq!(
+            rust_std_library_step(older),
+            Some("RwLock::write_contended")
+        );
+        assert_eq!(
+            rust_std_library_step("std::sync::barrier::Barrier::wait"),
+            Some("Barrier::wait")
+        );
+        // Another type's method of the same name, and a program's own.
+        assert_eq!(
+            rust_std_library_step("std::sys::sync::ReentrantMutex::lock"),
+            None
+        );
+        assert_eq!(rust_std_library_step("my_crate::Mutex::lock"), None);
+        assert!(is_library_step_function(v0) && is_library_step_function("pthread_mutex_lock"));
+        assert!(!is_library_step_function("main"));
+    }
+
     fn read(path: &str) -> String {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))

@@ -201,4 +201,37 @@ mod tests {
         let plain = body_of(wat, options(), "__pthread_join");
         assert_eq!(plain, ["local.get 0", "call_indirect (type $t)"]);
     }
+
+    #[test]
+    fn a_rust_locks_inlined_fast_path_is_noted_as_the_call_it_stands_for() {
+        let mut with_steps = options();
+        with_steps.library_steps = true;
+        let contended =
+            "_RNvMNtNtNtNtCs1cbpOjQgv0Q_3std3sys4sync5mutex5futexNtB2_5Mutex14lock_contended";
+        let wat = format!(
+            r#"(module
+            (memory 1 1 shared)
+            (func ${contended} (param i32))
+            (func $lock (param i32)
+                local.get 0
+                i32.const 1
+                i32.atomic.rmw.add
+                drop
+                local.get 0
+                i32.const 0
+                i32.const 1
+                i32.atomic.rmw.cmpxchg
+                if
+                    local.get 0
+                    call ${contended}
+                end))"#
+        );
+        let wasm = wat::parse_str(&wat).unwrap();
+        let rewritten = crate::instrument::instrument(&wasm, &with_steps).unwrap();
+        // Site 0 is the addition, site 1 the compare-exchange; function 0
+        // the slow path.
+        assert_eq!(rewritten.sites.guards(), [(1, 0)]);
+        let plain = crate::instrument::instrument(&wasm, &options()).unwrap();
+        assert!(plain.sites.guards().is_empty());
+    }
 }
