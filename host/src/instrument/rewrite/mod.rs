@@ -171,15 +171,22 @@ impl<'s> Rewriter<'s> {
         Ok(f)
     }
 
-    /// With library steps: the latest site of an atomic write in the
-    /// function (`latest`), updated past `op`, which, when `op` calls one
-    /// of [`abi::RUST_STD_SLOW_PATHS`], is noted as its fast path. Called
-    /// before `op` is rewritten, so the site `op` gets is the next one.
+    /// With library steps: the site of the atomic write `op` follows
+    /// (`latest`) in straight-line code, updated past `op`. When `op`
+    /// calls one of [`abi::RUST_STD_SLOW_PATHS`] right after such a write
+    /// (no other instrumented instruction, call, branch or block boundary
+    /// between them but an `if` or `br_if` on its result), the write is
+    /// noted as the slow path's fast path. Called before `op` is
+    /// rewritten, so the site `op` gets is the next one. Code shaped
+    /// otherwise (a slow path's call shared by several fast paths) is left
+    /// as it is: its writes stay the program's steps.
     fn fast_path_after(&mut self, op: &Operator, latest: Option<SiteId>) -> Option<SiteId> {
         if self.slow_paths.is_empty() {
             return None;
         }
         let next = self.sites.len() as SiteId;
+        // Another instrumented instruction came between.
+        let latest = latest.filter(|&site| site + 1 == next);
         match op {
             Operator::Call { function_index } => {
                 if self.slow_paths.contains(function_index)
@@ -187,12 +194,25 @@ impl<'s> Rewriter<'s> {
                 {
                     self.sites.guard(site, *function_index);
                 }
-                latest
+                None
             }
             Operator::I32AtomicRmwCmpxchg { .. }
             | Operator::I32AtomicRmwXchg { .. }
             | Operator::I32AtomicRmwAdd { .. }
             | Operator::I32AtomicRmwSub { .. } => Some(next),
+            Operator::End
+            | Operator::Else
+            | Operator::Block { .. }
+            | Operator::Loop { .. }
+            | Operator::Br { .. }
+            | Operator::BrTable { .. }
+            | Operator::Return
+            | Operator::Unreachable
+            | Operator::CallIndirect { .. }
+            | Operator::CallRef { .. }
+            | Operator::ReturnCall { .. }
+            | Operator::ReturnCallIndirect { .. }
+            | Operator::ReturnCallRef { .. } => None,
             _ => latest,
         }
     }
