@@ -133,6 +133,7 @@ pub fn analyses(program: &Program, setup: &Setup) -> Vec<Box<dyn Analysis>> {
             program.shared_sites(),
             program.symbols().clone(),
             program.library_sites().cloned(),
+            &setup.run.point_sites,
         )));
     }
     if setup.check_atomic_sets {

@@ -434,6 +434,107 @@ int main(void) {
     assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
 }
 
+/// Under `unreach-call`, a race stops the search: it searches again
+/// switching at the racy plain accesses too, until no other race shows.
+/// `flag` proves a racy publication safe (sequential consistency); `lost`
+/// reaches the call only with thirty zero draws (which the hunt
+/// practically never makes and the search makes first) and a lost update
+/// (which needs a switch between a plain read and a plain write), and its
+/// witness replays.
+#[test]
+fn svcomp_searches_a_racy_program_again_switching_at_its_racy_accesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let properties = root().join("bench/svcomp/properties");
+    let programs = [
+        (
+            "flag",
+            true,
+            r#"#include <pthread.h>
+extern void reach_error(void);
+static int data, ready;
+static void *writer(void *arg) { (void)arg; data = 42; ready = 1; return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    if (ready && data != 42)
+        reach_error();
+    pthread_join(t, 0);
+    return 0;
+}
+"#,
+        ),
+        (
+            "lost",
+            false,
+            r#"#include <pthread.h>
+extern _Bool __VERIFIER_nondet_bool(void);
+extern void reach_error(void);
+static int counter;
+static void *worker(void *arg) {
+    (void)arg;
+    counter = counter + 1;
+    return 0;
+}
+int main(void) {
+    int ones = 0;
+    for (int i = 0; i < 30; i++)
+        ones += __VERIFIER_nondet_bool();
+    pthread_t a, b;
+    pthread_create(&a, 0, worker, 0);
+    pthread_create(&b, 0, worker, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    if (ones == 0 && counter == 1)
+        reach_error();
+    return 0;
+}
+"#,
+        ),
+    ];
+    for (name, holds, source) in programs {
+        std::fs::write(dir.path().join(format!("{name}.c")), source).unwrap();
+        std::fs::write(
+            dir.path().join(format!("{name}.yml")),
+            format!(
+                "format_version: '2.0'\ninput_files: '{name}.c'\nproperties:\n  - property_file: {}\n    expected_verdict: {holds}\noptions:\n  language: C\n  data_model: ILP32\n",
+                properties.join("unreach-call.prp").display()
+            ),
+        )
+        .unwrap();
+        let task = format!("{name}.yml");
+        let args = [
+            "svcomp",
+            &task,
+            "--time-limit",
+            "6s",
+            "--out",
+            "out",
+            "--json",
+        ];
+        let run = weft_in(dir.path(), &args);
+        let report = run.json();
+        let task = &report["tasks"][0];
+        let expected = if holds { "true" } else { "false" };
+        let shown = format!("{}{}", run.stdout, run.stderr);
+        assert_eq!(task["verdict"], expected, "{name}: {shown}");
+        if holds {
+            let reason = task["reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains("plain-access sites of racy variables"),
+                "{shown}"
+            );
+            continue;
+        }
+        let witness = task["witness"].as_str().unwrap();
+        let saved = std::fs::read_to_string(dir.path().join(witness)).unwrap();
+        let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
+        assert_eq!(saved["found_by"]["strategy"], "dpor", "{saved}");
+        let replay = weft_in(dir.path(), &["replay", witness]);
+        assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
+        assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
+    }
+}
+
 #[test]
 fn a_program_of_several_files_builds_from_its_files_or_its_folder() {
     let dir = tempfile::tempdir().unwrap();

@@ -290,11 +290,12 @@ fn bounded_withheld_by(dfs: &DfsScheduler, result: &ExecutionResult) -> Option<W
 
 /// Whether the execution raced but ended otherwise (an assumption, an
 /// abort, another failure), so that the race is no failure of its own.
+/// (A race between two scheduling points is explored, not unreported.)
 fn raced_unreported(result: &ExecutionResult) -> bool {
     let raced = result
         .reports
         .get::<RaceReport>()
-        .is_some_and(|r| !r.races.is_empty());
+        .is_some_and(|r| r.unexplored > 0);
     let failed_by_race = result
         .outcome
         .failure()

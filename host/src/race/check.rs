@@ -59,6 +59,10 @@ thread_local! {
 pub struct RaceReport {
     /// The races.
     pub races: Vec<Race>,
+    /// How many of them are not between two scheduling points (see
+    /// [`RaceCheck::new`]'s `scheduled`): races whose orders no search
+    /// of this execution's points explores.
+    pub unexplored: usize,
     /// Whether the program's plain accesses and atomic ones touched a
     /// common word (see [`super::detector::Detector::mixed`]).
     pub mixed_accesses: bool,
@@ -90,6 +94,11 @@ pub struct RaceCheck {
     /// The sites whose plain accesses are only looked at as
     /// synchronisation.
     library: LibrarySites,
+    /// The plain-access sites that are scheduling points in this
+    /// execution, ascending: in [`RaceMode::Fail`], a race between two of
+    /// them is no failure (the search switches at both, so it explores
+    /// their orders), only reported.
+    scheduled: Arc<[SiteId]>,
     /// In [`RaceMode::Fail`]: the first race, as the failure of an
     /// execution that otherwise passes.
     first: Option<Failure>,
@@ -100,12 +109,16 @@ pub struct RaceCheck {
 impl RaceCheck {
     /// A check that reports races as `mode` says, naming sites of `sites`
     /// through `symbols`; `library` says which sites are plain accesses in
-    /// a library's code (see [`crate::runtime::Program::library_sites`]).
+    /// a library's code (see [`crate::runtime::Program::library_sites`]);
+    /// `scheduled` are the plain-access sites that are scheduling points:
+    /// in [`RaceMode::Fail`], a race between two scheduling points is no
+    /// failure, since a search explores its orders.
     pub fn new(
         mode: RaceMode,
         sites: Arc<SiteTable>,
         symbols: Arc<LazySymbols>,
         library: Option<Arc<[bool]>>,
+        scheduled: &[SiteId],
     ) -> Self {
         let (mut detector, library) = match SPARE.take() {
             Some(spare) if spare.library.of(&sites) => (spare.detector, spare.library),
@@ -115,7 +128,11 @@ impl RaceCheck {
             ),
         };
         detector.reset();
-        detector.first_race_only(mode == RaceMode::Fail);
+        // A covered access may race where the access that covers it does
+        // not fail (both at scheduling points): every race must be found.
+        detector.first_race_only(mode == RaceMode::Fail && scheduled.is_empty());
+        let mut scheduled = scheduled.to_vec();
+        scheduled.sort_unstable();
         RaceCheck {
             detector,
             mode,
@@ -123,6 +140,7 @@ impl RaceCheck {
             symbols,
             report: RaceReport::default(),
             library,
+            scheduled: scheduled.into(),
             first: None,
             spawned: false,
         }
@@ -183,7 +201,15 @@ impl RaceCheck {
             return;
         }
         self.report.races.push(race);
-        if self.mode == RaceMode::Fail && self.first.is_none() {
+        // Atomic accesses are scheduling points anyway.
+        let explored = [race.earlier.site, race.later.site].iter().all(|site| {
+            self.scheduled.binary_search(site).is_ok()
+                || self.sites.get(*site).is_some_and(|s| !s.kind.is_plain())
+        });
+        if !explored {
+            self.report.unexplored += 1;
+        }
+        if self.mode == RaceMode::Fail && self.first.is_none() && !explored {
             let view = cx.view();
             self.first = Some(Failure {
                 kind: FailureKind::DataRace,

@@ -7,11 +7,14 @@
 use super::{Coverage, Property, Verdict};
 use crate::execution::Setup;
 use crate::explore::{Exploration, ExploreError, ExploreOptions, explore};
+use crate::failure::FailureKind;
+use crate::instrument::SiteId;
 use crate::instrument::{InstrumentOptions, Points};
-use crate::race::RaceMode;
+use crate::race::{RaceMode, RaceReport};
 use crate::replay::minimize::{Budget, minimize_failure};
 use crate::runtime::{Program, RunConfig};
 use crate::sched::Strategy;
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// The instrumentation of a task's program: the search sees the C library's
@@ -92,8 +95,36 @@ pub fn verify(
             jobs: 1,
             ..ExploreOptions::default()
         };
-        let searched = run_phase(program, search, property)?;
+        let mut searched = run_phase(program, search.clone(), property)?;
         executions += searched.exploration.executions;
+        // A race stopped the search for a call: search again switching at
+        // the racing plain accesses too, until no race outside them shows.
+        let mut scheduled: BTreeSet<SiteId> = hunted_at
+            .as_ref()
+            .map(|points| points.sites.iter().copied().collect())
+            .unwrap_or_default();
+        let mut researched = 0;
+        while property == Property::UnreachCall
+            && searched.verdict == Verdict::Unknown
+            && let Some(raced) = racing_sites(program, &searched.exploration)
+        {
+            scheduled.extend(raced);
+            let remaining = time_limit.saturating_sub(started.elapsed());
+            if scheduled.len() == researched || remaining.is_zero() {
+                break;
+            }
+            let mut again = search.clone();
+            again.time_limit = Some(remaining);
+            again.run.run.point_sites = scheduled.iter().copied().collect();
+            searched = run_phase(program, again, property)?;
+            executions += searched.exploration.executions;
+            researched = scheduled.len();
+        }
+        if researched > 0 {
+            searched.reason.push_str(&format!(
+                " (switching also at {researched} plain-access sites of racy variables)"
+            ));
+        }
         if searched.verdict != Verdict::Unknown || outcome.exploration.failure.is_none() {
             outcome = searched;
         }
@@ -133,6 +164,17 @@ pub fn verify(
         exploration,
         setup,
     })
+}
+
+/// The plain-access sites of the data race that ended `exploration`, if a
+/// data race did.
+fn racing_sites(program: &Program, exploration: &Exploration) -> Option<Vec<SiteId>> {
+    let found = exploration.failure.as_ref()?;
+    if found.failure.kind != FailureKind::DataRace {
+        return None;
+    }
+    let report = found.result.reports.get::<RaceReport>()?;
+    Some(report.plain_sites(program.sites()))
 }
 
 /// One exploration of a property, judged.
