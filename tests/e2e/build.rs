@@ -1,6 +1,7 @@
 //! `weft build`: C and WAT sources to modules, and clear errors otherwise.
 
 use crate::support::{arg, build_c, root, weft_in};
+use std::path::Path;
 
 #[test]
 fn builds_wat_and_c_sources_that_then_run() {
@@ -377,9 +378,10 @@ fn svcomp_witnesses_of_both_properties_replay() {
 #[test]
 fn svcomp_witnesses_of_the_search_phase_replay() {
     let dir = tempfile::tempdir().unwrap();
-    let properties = root().join("bench/svcomp/properties");
-    std::fs::write(
-        dir.path().join("zeros.c"),
+    write_unreach_call_task(
+        dir.path(),
+        "zeros",
+        false,
         r#"#include <pthread.h>
 extern _Bool __VERIFIER_nondet_bool(void);
 extern void reach_error(void);
@@ -400,16 +402,7 @@ int main(void) {
     return 0;
 }
 "#,
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("zeros.yml"),
-        format!(
-            "format_version: '2.0'\ninput_files: 'zeros.c'\nproperties:\n  - property_file: {}\n    expected_verdict: false\noptions:\n  language: C\n  data_model: ILP32\n",
-            properties.join("unreach-call.prp").display()
-        ),
-    )
-    .unwrap();
+    );
     let run = weft_in(
         dir.path(),
         &[
@@ -425,13 +418,7 @@ int main(void) {
     let report = run.json();
     let task = &report["tasks"][0];
     assert_eq!(task["verdict"], "false", "{}{}", run.stdout, run.stderr);
-    let witness = task["witness"].as_str().unwrap();
-    let saved = std::fs::read_to_string(dir.path().join(witness)).unwrap();
-    let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
-    assert_eq!(saved["found_by"]["strategy"], "dpor", "{saved}");
-    let replay = weft_in(dir.path(), &["replay", witness]);
-    assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
-    assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
+    assert_the_search_phase_witness_replays(dir.path(), task);
 }
 
 /// Under `unreach-call`, a race stops the search: it searches again
@@ -444,7 +431,6 @@ int main(void) {
 #[test]
 fn svcomp_searches_a_racy_program_again_switching_at_its_racy_accesses() {
     let dir = tempfile::tempdir().unwrap();
-    let properties = root().join("bench/svcomp/properties");
     let programs = [
         (
             "flag",
@@ -492,15 +478,7 @@ int main(void) {
         ),
     ];
     for (name, holds, source) in programs {
-        std::fs::write(dir.path().join(format!("{name}.c")), source).unwrap();
-        std::fs::write(
-            dir.path().join(format!("{name}.yml")),
-            format!(
-                "format_version: '2.0'\ninput_files: '{name}.c'\nproperties:\n  - property_file: {}\n    expected_verdict: {holds}\noptions:\n  language: C\n  data_model: ILP32\n",
-                properties.join("unreach-call.prp").display()
-            ),
-        )
-        .unwrap();
+        write_unreach_call_task(dir.path(), name, holds, source);
         let task = format!("{name}.yml");
         let args = [
             "svcomp",
@@ -525,14 +503,37 @@ int main(void) {
             );
             continue;
         }
-        let witness = task["witness"].as_str().unwrap();
-        let saved = std::fs::read_to_string(dir.path().join(witness)).unwrap();
-        let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
-        assert_eq!(saved["found_by"]["strategy"], "dpor", "{saved}");
-        let replay = weft_in(dir.path(), &["replay", witness]);
-        assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
-        assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
+        assert_the_search_phase_witness_replays(dir.path(), task);
     }
+}
+
+/// Writes the C program `source` as `name.c` in `dir`, and `name.yml`, an
+/// SV-COMP task of it under `unreach-call` whose expected verdict is
+/// `holds`.
+fn write_unreach_call_task(dir: &Path, name: &str, holds: bool, source: &str) {
+    let properties = root().join("bench/svcomp/properties");
+    std::fs::write(dir.join(format!("{name}.c")), source).unwrap();
+    std::fs::write(
+        dir.join(format!("{name}.yml")),
+        format!(
+            "format_version: '2.0'\ninput_files: '{name}.c'\nproperties:\n  - property_file: {}\n    expected_verdict: {holds}\noptions:\n  language: C\n  data_model: ILP32\n",
+            properties.join("unreach-call.prp").display()
+        ),
+    )
+    .unwrap();
+}
+
+/// Checks that the witness of `task` (an entry of `weft svcomp --json`
+/// run in `dir`) was found by the exhaustive search and that `weft
+/// replay` reproduces it.
+fn assert_the_search_phase_witness_replays(dir: &Path, task: &serde_json::Value) {
+    let witness = task["witness"].as_str().unwrap();
+    let saved = std::fs::read_to_string(dir.join(witness)).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(saved["found_by"]["strategy"], "dpor", "{saved}");
+    let replay = weft_in(dir, &["replay", witness]);
+    assert_eq!(replay.code, 1, "{}{}", replay.stdout, replay.stderr);
+    assert!(replay.stdout.contains("reproduced"), "{}", replay.stdout);
 }
 
 #[test]

@@ -98,7 +98,7 @@ pub struct RaceCheck {
     /// execution, ascending: in [`RaceMode::Fail`], a race between two of
     /// them is no failure (the search switches at both, so it explores
     /// their orders), only reported.
-    scheduled: Arc<[SiteId]>,
+    scheduled: Vec<SiteId>,
     /// In [`RaceMode::Fail`]: the first race, as the failure of an
     /// execution that otherwise passes.
     first: Option<Failure>,
@@ -140,7 +140,7 @@ impl RaceCheck {
             symbols,
             report: RaceReport::default(),
             library,
-            scheduled: scheduled.into(),
+            scheduled,
             first: None,
             spawned: false,
         }

@@ -57,9 +57,7 @@ impl Rewriter<'_> {
         }
         let markers = Markers {
             atomic: name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX)),
-            library_step: (self.options.library_steps
-                && name.is_some_and(abi::is_library_step_function))
-            .then_some(func),
+            library_step: self.is_library_step(func).then_some(func),
         };
         if markers.atomic {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_BEGIN)));

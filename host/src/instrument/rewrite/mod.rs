@@ -37,6 +37,7 @@ use super::survey::{MemoryPlan, Survey};
 use super::{AccessKind, InstrumentOptions};
 use crate::abi::{self, Signature};
 use scratch::Scratch;
+use std::collections::HashSet;
 use wasm_encoder::reencode::{Error, Reencode, utils};
 use wasm_encoder::{CodeSection, Encode, Function, ImportSection, Instruction, TypeSection};
 use wasmparser::{FunctionBody, Operator};
@@ -64,9 +65,12 @@ pub(crate) struct Rewriter<'s> {
     /// Encoded instructions that put the module's own mutable globals back
     /// to their initial values (run first by the entry wrappers).
     global_resets: Vec<u8>,
-    /// With library steps: the functions of [`abi::RUST_STD_SLOW_PATHS`]
-    /// (original indices).
-    slow_paths: std::collections::HashSet<u32>,
+    /// With library steps: the functions that are one step each (see
+    /// [`abi::is_library_step_function`]), by original index.
+    library_steps: HashSet<u32>,
+    /// With library steps: those of them that are a slow path of
+    /// [`abi::RUST_STD_SLOW_PATHS`].
+    slow_paths: HashSet<u32>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -78,7 +82,7 @@ impl<'s> Rewriter<'s> {
         entries: Option<EntryWrappers>,
         log_at: &'s dyn Fn(u32) -> bool,
     ) -> Self {
-        Rewriter {
+        let mut rewriter = Rewriter {
             survey,
             options,
             log_at,
@@ -92,20 +96,33 @@ impl<'s> Rewriter<'s> {
             entries,
             next_global: survey.imported_globals,
             global_resets: Vec::new(),
-            slow_paths: if options.library_steps {
-                survey
-                    .func_names
-                    .iter()
-                    .filter(|(_, name)| {
-                        abi::rust_std_library_step(name)
-                            .is_some_and(|method| abi::RUST_STD_SLOW_PATHS.contains(&method))
-                    })
-                    .map(|(&index, _)| index)
-                    .collect()
-            } else {
-                Default::default()
-            },
+            library_steps: HashSet::new(),
+            slow_paths: HashSet::new(),
+        };
+        if options.library_steps {
+            rewriter.find_library_steps();
         }
+        rewriter
+    }
+
+    /// Reads each function's name once: which are library steps, and
+    /// which of those are slow paths of Rust std's locks.
+    fn find_library_steps(&mut self) {
+        for (&index, name) in &self.survey.func_names {
+            if !abi::is_library_step_function(name) {
+                continue;
+            }
+            self.library_steps.insert(index);
+            let method = abi::rust_std_library_step(name);
+            if method.is_some_and(|method| abi::RUST_STD_SLOW_PATHS.contains(&method)) {
+                self.slow_paths.insert(index);
+            }
+        }
+    }
+
+    /// Whether function `func` (original index) is one library step.
+    pub(super) fn is_library_step(&self, func: u32) -> bool {
+        self.library_steps.contains(&func)
     }
 
     /// Whether accesses to the shared memory are logged (a module without
