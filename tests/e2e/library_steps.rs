@@ -417,6 +417,25 @@ fn main() {
         &[1, 2, 6, 9],
     ),
     (
+        "rust-readers",
+        r#"use std::sync::RwLock;
+static VALUE: RwLock<i32> = RwLock::new(0);
+fn main() {
+    let writer = std::thread::spawn(|| for v in 1..=2 { *VALUE.write().unwrap() = v; });
+    let readers: Vec<_> = (0..2)
+        .map(|_| std::thread::spawn(|| (0..2).fold(0, |seen, _| seen * 3 + *VALUE.read().unwrap())))
+        .collect();
+    writer.join().unwrap();
+    let seen = readers.into_iter().fold(0, |all, r| all * 9 + r.join().unwrap());
+    std::process::exit(seen);
+}
+"#,
+        &[
+            0, 1, 2, 4, 5, 8, 9, 10, 11, 13, 14, 17, 18, 19, 20, 22, 23, 26, 36, 37, 38, 40, 41,
+            44, 45, 46, 47, 49, 50, 53, 72, 73, 74, 76, 77, 80,
+        ],
+    ),
+    (
         "rust-condvar",
         r#"use std::sync::{Condvar, Mutex};
 static SEEN: Mutex<u32> = Mutex::new(0);

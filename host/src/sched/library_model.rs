@@ -200,7 +200,10 @@ impl LibraryModel {
                 Some("RwLock::wake_writer_or_readers") => LibraryRole::RwUnlock,
                 _ => continue,
             };
-            model.fast_paths.insert(site, role);
+            let kind = sites.get(site).map(|site| site.kind);
+            if kind.is_some_and(|kind| fast_path_kind_fits(role, kind)) {
+                model.fast_paths.insert(site, role);
+            }
         }
         for id in 0..sites.len() {
             let site = sites.get(id as u32).expect("a site of the table");
@@ -243,6 +246,20 @@ impl LibraryModel {
     /// word that is private wherever it is touched.
     pub fn takes_private_word(&self, site: u32) -> bool {
         self.lock_word_sites.get(site as usize) == Some(&true)
+    }
+}
+
+/// Whether an operation of `kind` can be the inlined fast path of a call of
+/// `role`: a lock's compare-exchange (and a read lock's look at the state
+/// before it), a mutex's swap that releases it, a read-write lock's
+/// subtraction that does.
+fn fast_path_kind_fits(role: LibraryRole, kind: AccessKind) -> bool {
+    match role {
+        LibraryRole::Lock | LibraryRole::WriteLock => kind == AccessKind::AtomicCmpxchg,
+        LibraryRole::ReadLock => matches!(kind, AccessKind::AtomicCmpxchg | AccessKind::AtomicLoad),
+        LibraryRole::Unlock => kind == AccessKind::AtomicXchg,
+        LibraryRole::RwUnlock => kind == AccessKind::AtomicRmw,
+        _ => false,
     }
 }
 

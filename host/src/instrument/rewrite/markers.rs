@@ -229,8 +229,8 @@ mod tests {
         // Site 0 is the addition, site 1 the compare-exchange; function 0
         // the slow path.
         assert_eq!(rewritten.sites.guards(), [(1, 0)]);
-        // A slow path's call that another block leads to (as when a
-        // compiler merges the calls of two fast paths) has no fast path.
+        // A call that no path reaches from the compare-exchange (a branch
+        // leaves the block first) has no fast path.
         let shared = wat.replace("if\n", "if\n                    br 0\n");
         let shared = crate::instrument::instrument(&wat::parse_str(&shared).unwrap(), &with_steps);
         assert!(shared.unwrap().sites.guards().is_empty());

@@ -21,6 +21,7 @@
 mod accesses;
 mod bulk;
 mod calls;
+mod fast_paths;
 mod markers;
 mod replaced;
 mod scratch;
@@ -36,6 +37,7 @@ use super::sites::{Site, SiteId, SiteTable};
 use super::survey::{MemoryPlan, Survey};
 use super::{AccessKind, InstrumentOptions};
 use crate::abi::{self, Signature};
+use fast_paths::FastPathFlow;
 use scratch::Scratch;
 use std::collections::HashSet;
 use wasm_encoder::reencode::{Error, Reencode, utils};
@@ -169,9 +171,12 @@ impl<'s> Rewriter<'s> {
         let mut f = Function::new(locals);
         let markers = self.emit_entry_markers(&mut f, func, name);
         let last = operators.len().saturating_sub(1);
-        let mut fast_path = None;
+        let mut flow = (!self.slow_paths.is_empty()).then(FastPathFlow::new);
         for (index, (pos, op)) in operators.into_iter().enumerate() {
-            fast_path = self.fast_path_after(&op, fast_path);
+            if let Some(flow) = &flow {
+                self.note_fast_paths(flow, &op);
+            }
+            let first_site = self.sites.len() as SiteId;
             let resumes = self.emit_markers_before(&mut f, markers, &op, index == last);
             let claimed = self.emit_call(&mut f, &op, func, pos, &scratch)?
                 || self.emit_bulk_instruction(&mut f, &op, func, pos, &scratch)?
@@ -179,58 +184,30 @@ impl<'s> Rewriter<'s> {
                 || self.emit_access(&mut f, &op, func, pos, &scratch)?
                 || self.emit_replaced(&mut f, &op, func, pos);
             if !claimed {
-                f.instruction(&self.instruction(op)?);
+                f.instruction(&self.instruction(op.clone())?);
             }
             if resumes {
                 self.emit_resume_marker(&mut f, markers);
+            }
+            if let Some(flow) = &mut flow {
+                let site = (self.sites.len() as SiteId > first_site).then_some(first_site);
+                flow.after(&op, site);
             }
         }
         Ok(f)
     }
 
-    /// With library steps: the site of the atomic write `op` follows
-    /// (`latest`) in straight-line code, updated past `op`. When `op`
-    /// calls one of [`abi::RUST_STD_SLOW_PATHS`] right after such a write
-    /// (no other instrumented instruction, call, branch or block boundary
-    /// between them but an `if` or `br_if` on its result), the write is
-    /// noted as the slow path's fast path. Called before `op` is
-    /// rewritten, so the site `op` gets is the next one. Code shaped
-    /// otherwise (a slow path's call shared by several fast paths) is left
-    /// as it is: its writes stay the program's steps.
-    fn fast_path_after(&mut self, op: &Operator, latest: Option<SiteId>) -> Option<SiteId> {
-        if self.slow_paths.is_empty() {
-            return None;
-        }
-        let next = self.sites.len() as SiteId;
-        // Another instrumented instruction came between.
-        let latest = latest.filter(|&site| site + 1 == next);
-        match op {
-            Operator::Call { function_index } => {
-                if self.slow_paths.contains(function_index)
-                    && let Some(site) = latest
-                {
-                    self.sites.guard(site, *function_index);
-                }
-                None
-            }
-            Operator::I32AtomicRmwCmpxchg { .. }
-            | Operator::I32AtomicRmwXchg { .. }
-            | Operator::I32AtomicRmwAdd { .. }
-            | Operator::I32AtomicRmwSub { .. } => Some(next),
-            Operator::End
-            | Operator::Else
-            | Operator::Block { .. }
-            | Operator::Loop { .. }
-            | Operator::Br { .. }
-            | Operator::BrTable { .. }
-            | Operator::Return
-            | Operator::Unreachable
-            | Operator::CallIndirect { .. }
-            | Operator::CallRef { .. }
-            | Operator::ReturnCall { .. }
-            | Operator::ReturnCallIndirect { .. }
-            | Operator::ReturnCallRef { .. } => None,
-            _ => latest,
+    /// With library steps: when `op` calls one of
+    /// [`abi::RUST_STD_SLOW_PATHS`], notes the atomic operations that may
+    /// run right before it (see [`fast_paths`]) as that slow path's fast
+    /// paths inlined into the program.
+    fn note_fast_paths(&mut self, flow: &FastPathFlow, op: &Operator) {
+        let Operator::Call { function_index } = op else {
+            return;
+        };
+        let slow_path = self.slow_paths.contains(function_index);
+        for site in flow.fast_paths_of_call(slow_path) {
+            self.sites.guard(site, *function_index);
         }
     }
 
