@@ -379,14 +379,68 @@ int main(void) {
     ),
 ];
 
-/// Rust programs, each named, exiting with what its threads saw (in base
-/// 4, so that every order has its own code), and with every exit code it
-/// can have. Rust inlines the fast path of its locks into the program; the
-/// slow paths are std's. Without library steps, most are too large to
-/// search in full, so the codes are checked as well.
-const RUST_PROGRAMS: &[(&str, &str, &[i32])] = &[
+/// Programs, each named by its file, exiting with what its threads saw
+/// (each order its own code), and with every exit code it can have. Rust
+/// inlines the fast path of its locks into the program; the slow paths are
+/// std's. Without library steps, most are too large to search in full, so
+/// the codes are checked as well.
+const PROGRAMS_WITH_EXIT_CODES: &[(&str, &str, &[i32])] = &[
     (
-        "rust-mutex",
+        // Two producers put two items each through one slot, one consumer
+        // takes them: a woken lock that finds the mutex taken again, and
+        // condition waits woken by a signal inside the critical section
+        // of the thread they then wait for.
+        "bounded-buffer.c",
+        r#"#include <pthread.h>
+#include <stdlib.h>
+#define CONSUMERS 1
+#define PER_PRODUCER 2
+#define PER_CONSUMER (2 * PER_PRODUCER / CONSUMERS)
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t not_full = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t not_empty = PTHREAD_COND_INITIALIZER;
+static int slot, full;
+static int got[CONSUMERS][PER_CONSUMER];
+static void put(int item) {
+    pthread_mutex_lock(&lock);
+    while (full) pthread_cond_wait(&not_full, &lock);
+    slot = item; full = 1;
+    pthread_cond_signal(&not_empty);
+    pthread_mutex_unlock(&lock);
+}
+static int take(void) {
+    pthread_mutex_lock(&lock);
+    while (!full) pthread_cond_wait(&not_empty, &lock);
+    int item = slot;
+    full = 0;
+    pthread_cond_signal(&not_full);
+    pthread_mutex_unlock(&lock);
+    return item;
+}
+static void *producer(void *arg) {
+    for (int i = 0; i < PER_PRODUCER; i++) put((int)(long)arg * PER_PRODUCER + i);
+    return 0;
+}
+static void *consumer(void *arg) {
+    int *mine = got[(long)arg];
+    for (int i = 0; i < PER_CONSUMER; i++) mine[i] = take();
+    return 0;
+}
+int main(void) {
+    pthread_t t[2 + CONSUMERS];
+    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, producer, (void *)i);
+    for (long i = 0; i < CONSUMERS; i++) pthread_create(&t[2 + i], 0, consumer, (void *)i);
+    for (int i = 0; i < 2 + CONSUMERS; i++) pthread_join(t[i], 0);
+    int code = 0;
+    for (int c = 0; c < CONSUMERS; c++)
+        for (int i = 0; i < PER_CONSUMER; i++) code = code * 4 + got[c][i];
+    return code;
+}
+"#,
+        &[27, 39, 45, 135, 141, 177],
+    ),
+    (
+        "rust-mutex.rs",
         r#"use std::sync::Mutex;
 static SEEN: Mutex<u32> = Mutex::new(0);
 fn main() {
@@ -400,7 +454,7 @@ fn main() {
         &[90, 102, 105, 150, 153, 165],
     ),
     (
-        "rust-rwlock",
+        "rust-rwlock.rs",
         r#"use std::sync::RwLock;
 static VALUE: RwLock<u32> = RwLock::new(0);
 fn main() {
@@ -417,7 +471,7 @@ fn main() {
         &[1, 2, 6, 9],
     ),
     (
-        "rust-readers",
+        "rust-readers.rs",
         r#"use std::sync::RwLock;
 static VALUE: RwLock<i32> = RwLock::new(0);
 fn main() {
@@ -436,7 +490,7 @@ fn main() {
         ],
     ),
     (
-        "rust-condvar",
+        "rust-condvar.rs",
         r#"use std::sync::{Condvar, Mutex};
 static SEEN: Mutex<u32> = Mutex::new(0);
 static CHANGED: Condvar = Condvar::new();
@@ -456,7 +510,7 @@ fn main() {
         &[27, 30],
     ),
     (
-        "rust-once-and-try-lock",
+        "rust-once-and-try-lock.rs",
         r#"use std::sync::{Mutex, OnceLock};
 static FIRST: OnceLock<u32> = OnceLock::new();
 static HELD: Mutex<()> = Mutex::new(());
@@ -482,10 +536,14 @@ fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
     let programs = PROGRAMS
         .iter()
         .map(|(name, source)| (*name, build_c(dir.path(), name, source), None))
-        .chain(RUST_PROGRAMS.iter().map(|(name, source, codes)| {
-            let module = build_source(dir.path(), &format!("{name}.rs"), source);
-            (*name, module, Some(*codes))
-        }));
+        .chain(
+            PROGRAMS_WITH_EXIT_CODES
+                .iter()
+                .map(|(name, source, codes)| {
+                    let module = build_source(dir.path(), name, source);
+                    (*name, module, Some(*codes))
+                }),
+        );
     for (name, module, codes) in programs {
         let wasm = std::fs::read(&module).unwrap();
         match compare_library_steps(&wasm) {

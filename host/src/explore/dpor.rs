@@ -351,6 +351,11 @@ impl HappensBefore {
             for i in dependent {
                 if clock.get(steps[i].thread) < position[i]
                     && let Some(race) = reversal(steps, i, k)
+                    // A lock's race moved to the holder's acquisition,
+                    // which happens before this step anyway (the holder
+                    // woke it in its critical section): no order to
+                    // reverse.
+                    && clock.get(steps[race.0].thread) < position[race.0]
                 {
                     races.push(race);
                 }
@@ -406,15 +411,18 @@ impl HappensBefore {
 /// - a call that blocked, and the step that woke it (a mutex's unlock, a
 ///   thread's exit): had the call come after, it would not have blocked;
 /// - a thread's exit and a join of it;
-/// - a mutex's unlock and a lock of it: the lock, moved before the unlock,
-///   would wait for it. What can change is which thread takes the mutex
-///   first: the race is the unlocking thread's latest step before that the
-///   lock depends on (its own lock of the mutex) and the lock. The same
-///   holds for a read-write lock's unlock and a read or write lock of it
-///   (a read lock that would not wait, behind another reader, commutes
+/// - a mutex's unlock and a lock of it (a call, or a blocked one going on
+///   after a wake): the lock, moved before the unlock, would wait for it.
+///   What can change is which thread takes the mutex first: the race is
+///   the unlocking thread's own acquisition of the mutex (else its latest
+///   step before that the lock depends on, a `trylock`) and the lock. The
+///   same holds for a read-write lock's unlock and a read or write lock of
+///   it (a read lock that would not wait, behind another reader, commutes
 ///   with that reader's own read lock), and for `pthread_cond_wait`, which
 ///   releases its mutex where it begins and takes it again in the step it
-///   is woken in.
+///   is woken in. When that acquisition happens before the lock anyway
+///   (the holder signalled the lock's thread in its critical section),
+///   [`HappensBefore::of`] drops the race: the lock cannot come first.
 fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
     let (a, b) = (&steps[first], &steps[second]);
     if a.failed_fast_path() {
@@ -431,13 +439,23 @@ fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize,
     }
     // A condition wait releases its mutex where it begins.
     let releases_mutex = a.library == Some(LibraryRole::Unlock) || a.calls(LibraryRole::CondWait);
-    let takes_mutex = b.calls(LibraryRole::Lock) || b.retakes_mutex();
     let releases_rw = a.library == Some(LibraryRole::RwUnlock);
-    let takes_rw = b.calls(LibraryRole::ReadLock) || b.calls(LibraryRole::WriteLock);
-    if (releases_mutex && takes_mutex) || (releases_rw && takes_rw) {
-        let taken = (0..first)
-            .rev()
-            .find(|&j| steps[j].thread == a.thread && steps[j].dependent(b));
+    let takes = |step: &StepRecord, mutex: bool| match step.library {
+        Some(LibraryRole::Lock) => mutex,
+        Some(LibraryRole::ReadLock | LibraryRole::WriteLock) => !mutex,
+        _ => mutex && step.retakes_mutex(),
+    };
+    if (releases_mutex && takes(b, true)) || (releases_rw && takes(b, false)) {
+        // The holder's acquisition (not a signal to `b` in its critical
+        // section), else its latest step `b` depends on (a `trylock`).
+        let holders = || {
+            (0..first)
+                .rev()
+                .filter(|&j| steps[j].thread == a.thread && steps[j].dependent(b))
+        };
+        let taken = holders()
+            .find(|&j| takes(&steps[j], releases_mutex))
+            .or_else(|| holders().next());
         return Some((taken.unwrap_or(first), second));
     }
     Some((first, second))
@@ -697,6 +715,34 @@ mod tests {
             retaken,
         ];
         assert_eq!(reversal(&waited, 1, 2), Some((0, 2)));
+        // A holder that signals the waiter in its critical section: the
+        // race of its unlock and the waiter's retake is with its
+        // acquisition (not with the signal the retake depends on too),
+        // and that acquisition happens before the retake through the
+        // signal, so there is no race at all.
+        const NODE: u32 = 128;
+        let mut retaken = library_step(1, LibraryRole::CondWait, false, &[(Cas, NODE), (Cas, M)]);
+        retaken.woken_by = Some(0);
+        let signalled = vec![
+            library_step(1, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(1, LibraryRole::CondWait, true, &[(Cas, M), (Wait, NODE)]),
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Other, true, &[(Cas, NODE), (Notify, NODE)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M)]),
+            retaken,
+        ];
+        assert_eq!(reversal(&signalled, 4, 5), Some((2, 5)));
+        let order = HappensBefore::of(&signalled);
+        assert!(!order.races.iter().any(|&(_, second)| second == 5));
+        // A lock woken from its wait takes the mutex as a call does.
+        let mut woken = library_step(1, LibraryRole::Lock, false, &[(Cas, M)]);
+        woken.woken_by = Some(2);
+        let retried = vec![
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M)]),
+            woken,
+        ];
+        assert_eq!(reversal(&retried, 1, 2), Some((0, 2)));
     }
 
     /// A tiny program: each thread runs its list of operations (atomic
