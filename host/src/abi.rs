@@ -118,17 +118,18 @@ pub const RT_ATOMIC_END: Signature = Signature {
     results: &[],
 };
 
-/// `weft_rt.library_begin(function)` / `weft_rt.library_end()`: inserted
+/// `weft_rt.library_begin(function, argument)` / `weft_rt.library_end()`: inserted
 /// around the bodies of the C library's synchronisation, thread and
 /// allocation functions ([`LIBRARY_STEP_FUNCTIONS`]) when a module is
 /// instrumented with
 /// [`library_steps`](crate::instrument::InstrumentOptions::library_steps):
 /// a call is one step of the search (no other thread runs inside it unless
 /// it blocks), as model checkers see `pthread_mutex_lock`. `function` is
-/// the function's index in the original module.
+/// the function's index in the original module, `argument` its first
+/// argument when that is an `i32` (the mutex, the thread joined), else 0.
 pub const RT_LIBRARY_BEGIN: Signature = Signature {
     name: "library_begin",
-    params: &[Val::I32],
+    params: &[Val::I32, Val::I32],
     results: &[],
 };
 

@@ -342,8 +342,6 @@ impl Survey {
         (p.as_slice() == params && r.as_slice() == results).then_some(*index)
     }
 
-    /// Number of parameters of the defined function with this index in the
-    /// defined-function space.
     /// wasi-libc's thread start function ([`crate::abi::THREAD_START_C`]), when
     /// the name section names a defined function so with type
     /// `(i32, i32) -> ()`.
@@ -369,11 +367,22 @@ impl Survey {
             })
     }
 
+    /// Number of parameters of the defined function with this index in the
+    /// defined-function space.
     pub fn params_of_defined(&self, defined: usize) -> u32 {
         self.defined_func_types
             .get(defined)
             .and_then(|ty| self.func_sigs.get(*ty as usize)?.as_ref())
             .map_or(0, |(params, _)| params.len() as u32)
+    }
+
+    /// Whether the defined function with this index in the
+    /// defined-function space takes an `i32` first.
+    pub fn first_param_is_i32(&self, defined: usize) -> bool {
+        self.defined_func_types
+            .get(defined)
+            .and_then(|ty| self.func_sigs.get(*ty as usize)?.as_ref())
+            .is_some_and(|(params, _)| params.first() == Some(&ValType::I32))
     }
 }
 

@@ -245,25 +245,31 @@ fn atomic_end(caller: Caller<'_, ThreadData>) {
 /// The operation a thread stands at when it calls a library function that
 /// is one step: a call, which commutes with everything by itself (what the
 /// step does inside the library decides what it depends on).
-fn library_call(function: u32) -> crate::sched::NextOp {
+fn library_call(function: u32, argument: u32) -> crate::sched::NextOp {
     crate::sched::NextOp {
         kind: crate::instrument::AccessKind::Call,
         addr: function,
         len: 0,
-        src: 0,
+        src: argument,
         site: u32::MAX,
     }
 }
 
-/// `weft_rt.library_begin(function)`: the thread calls a library function
-/// that is one step. Outside any other step of the kind (and any atomic
+/// `weft_rt.library_begin(function, argument)`: the thread calls a library
+/// function that is one step, with `argument` first (see
+/// [`abi::RT_LIBRARY_BEGIN`]). Outside any other step of the kind (and any atomic
 /// section), the call is a scheduling point, after which the thread goes
 /// on inside the library without another thread running first, unless it
 /// blocks.
-async fn library_begin(caller: &mut Caller<'_, ThreadData>, function: i32) -> Result<()> {
+async fn library_begin(
+    caller: &mut Caller<'_, ThreadData>,
+    function: i32,
+    argument: i32,
+) -> Result<()> {
     let me = caller.data().tid;
     let outermost = caller.data().exec.get().threads[me as usize].library_depth == 0;
-    library_step_resumes(caller, function, outermost).await?;
+    let call = library_call(function as u32, argument as u32);
+    library_step_resumes(caller, call, outermost).await?;
     let mut exec = caller.data().exec.get();
     let depth = &mut exec.threads[me as usize].library_depth;
     *depth = depth.saturating_add(1);
@@ -297,17 +303,17 @@ async fn library_resume(caller: &mut Caller<'_, ThreadData>, function: i32) -> R
         let thread = &mut exec.threads[me as usize];
         thread.paused_library_depths.pop().unwrap_or_default()
     };
-    library_step_resumes(caller, function, depth > 0).await?;
+    library_step_resumes(caller, library_call(function as u32, 0), depth > 0).await?;
     caller.data().exec.get().threads[me as usize].library_depth = depth;
     Ok(())
 }
 
-/// A library step of `function` starts (when `starts`): outside an atomic
-/// section it is a scheduling point, and the step counts its points from
-/// there.
+/// A library step, the call `call`, starts (when `starts`): outside an
+/// atomic section it is a scheduling point, and the step counts its points
+/// from there.
 async fn library_step_resumes(
     caller: &mut Caller<'_, ThreadData>,
-    function: i32,
+    call: crate::sched::NextOp,
     starts: bool,
 ) -> Result<()> {
     let me = caller.data().tid;
@@ -315,9 +321,9 @@ async fn library_step_resumes(
     if starts && !in_section {
         {
             let mut exec = caller.data().exec.get();
-            let function = function as u32;
+            let function = call.addr;
             exec.record(me, EventKind::LibraryCall { function }, 0, None);
-            exec.stand_at(me, library_call(function));
+            exec.stand_at(me, call);
         }
         rt_imports::yield_point(caller).await;
     }
@@ -387,8 +393,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap_async(
         abi::RT_MODULE,
         abi::RT_LIBRARY_BEGIN.name,
-        |mut caller, (function,): (i32,)| {
-            Box::new(async move { library_begin(&mut caller, function).await })
+        |mut caller, (function, argument): (i32, i32)| {
+            Box::new(async move { library_begin(&mut caller, function, argument).await })
         },
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_END.name, library_end)?;

@@ -162,6 +162,32 @@ fn ops_dependent((a, a_wrote): (&NextOp, bool), (b, b_wrote): (&NextOp, bool)) -
     })
 }
 
+/// Bytes of a thread's descriptor that a join reads: wasi-libc's
+/// `pthread_join` reads the joined thread's exit state from its
+/// descriptor, which a plain load does, and which the thread's exit
+/// writes (its first words).
+const JOINED_THREAD_BYTES: u32 = 64;
+
+/// A join's read of the joined thread's descriptor, when `op` calls a
+/// join (of `role`) with the thread as its argument. A join that does not
+/// wait reads it without an atomic operation the search would see; with
+/// this read, the thread's exit happens before the join, as it does.
+/// (Were the descriptor elsewhere, the join would only conflict with less:
+/// its reversals with that exit are skipped anyway.)
+fn joined_thread(role: Option<LibraryRole>, op: Option<NextOp>) -> Option<(NextOp, bool)> {
+    let op = op.filter(|op| role == Some(LibraryRole::Join) && op.kind == AccessKind::Call)?;
+    (op.src != 0).then_some((
+        NextOp {
+            kind: AccessKind::AtomicLoad,
+            addr: op.src,
+            len: JOINED_THREAD_BYTES,
+            src: 0,
+            site: u32::MAX,
+        },
+        false,
+    ))
+}
+
 /// What a thread read since it last wrote, to recognise a loop that waits
 /// for a value to change: (site, address, length, value).
 #[derive(Clone, Debug, Default)]
@@ -634,7 +660,7 @@ impl DporScheduler {
             thread: step.thread,
             op,
             wrote: false,
-            more: Vec::new(),
+            more: joined_thread(library, op).into_iter().collect(),
             woken_by: step.woken_by,
             spawned: false,
             global: false,

@@ -64,6 +64,12 @@ impl Rewriter<'_> {
         }
         if let Some(step) = markers.library_step {
             f.instruction(&Instruction::I32Const(step as i32));
+            let defined = func.saturating_sub(self.survey.func_imports) as usize;
+            if self.survey.first_param_is_i32(defined) {
+                f.instruction(&Instruction::LocalGet(0));
+            } else {
+                f.instruction(&Instruction::I32Const(0));
+            }
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_BEGIN)));
         }
         markers
@@ -186,6 +192,8 @@ mod tests {
             body,
             [
                 "i32.const 0",
+                // The first argument, the thread joined.
+                "local.get 0",
                 "call weft_rt.library_begin",
                 "local.get 0",
                 "call weft_rt.library_pause",
