@@ -90,6 +90,12 @@ hunt *args: samples
     cargo build --quiet --release -p weft
     python3 bench/hunt.py {{args}}
 
+# The exhaustive search (dpor, races as failures) on every correct sample:
+# schedules and time, `--before OTHER_WEFT` for another build beside it.
+prove *args: samples
+    cargo build --quiet --release -p weft
+    python3 bench/prove.py {{args}}
+
 # Published crates' own test suites through `weft test` as cargo's runner,
 # in release and debug, beside native `cargo test`, and historical bugs of
 # published versions against their fixes (fetched by cargo at run time;
