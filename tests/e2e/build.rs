@@ -495,6 +495,32 @@ int main(void) {
         let expected = if holds { "true" } else { "false" };
         let shown = format!("{}{}", run.stdout, run.stderr);
         assert_eq!(task["verdict"], expected, "{name}: {shown}");
+        // `weft explore`'s exhaustive search for the call, with races
+        // checked, does the same.
+        let module = format!("out/{name}.wasm");
+        let explored = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                &module,
+                "--strategy",
+                "dpor",
+                "--property",
+                "unreach-call",
+                "--races",
+                "fail",
+                "--json",
+            ],
+        );
+        let shown = format!("{}{}", explored.stdout, explored.stderr);
+        assert_eq!(explored.json()["verdict"], expected, "{name}: {shown}");
+        if !holds {
+            assert_eq!(explored.code, 1, "{shown}");
+            let replay = explored.json()["replay_file"].as_str().unwrap().to_string();
+            let replayed = weft_in(dir.path(), &["replay", &replay]);
+            assert_eq!(replayed.code, 1, "{}{}", replayed.stdout, replayed.stderr);
+            assert!(replayed.stdout.contains("reach"), "{}", replayed.stdout);
+        }
         if holds {
             let reason = task["reason"].as_str().unwrap_or_default();
             assert!(

@@ -3,6 +3,7 @@
 //! up. It reads no arguments and prints nothing: the command and
 //! [`crate::Check`] are both built on it.
 
+use super::racy_sites::search_again_at_racy_sites;
 use super::{Exhausted, Exploration, ExploreOptions, Progress, Withheld, explore};
 use crate::execution::Setup;
 use crate::imunit::driver::unfired_events;
@@ -11,8 +12,9 @@ use crate::race::RaceMode;
 use crate::replay::minimize::{Budget, Minimization, minimize_failure};
 use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
-use crate::svcomp::{Coverage, Verdict};
+use crate::svcomp::{Coverage, Property, Verdict};
 use anyhow::Result;
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 /// An exploration's time limit ran out before its first execution ended.
@@ -93,11 +95,27 @@ pub struct Explored {
 pub fn explore_program(
     wasm: Vec<u8>,
     mut program: Program,
-    request: Request,
-    progress: impl FnMut(Progress),
+    mut request: Request,
+    mut progress: impl FnMut(Progress),
 ) -> Result<Explored> {
+    let mut exploration = explore(&mut program, &request.options, &mut progress)?;
+    // The exhaustive search for a call stopped by a data race (which
+    // violates nothing): search again switching at the racing accesses.
+    if request.options.run.property == Some(Property::UnreachCall)
+        && request.options.strategy == Strategy::Dpor
+        && request.options.run.races == RaceMode::Fail
+    {
+        let spent = exploration.elapsed;
+        search_again_at_racy_sites(
+            &mut program,
+            &mut request.options,
+            &mut exploration,
+            BTreeSet::new(),
+            spent,
+            &mut progress,
+        )?;
+    }
     let options = &request.options;
-    let mut exploration = explore(&mut program, options, progress)?;
     if exploration.executions == 0
         && exploration.failure.is_none()
         && let Some(limit) = options.time_limit
@@ -267,6 +285,12 @@ impl Explored {
         };
         if let Some(found) = &exploration.race_points {
             headline.push_str(&format!("; {}", found.describe()));
+        }
+        let sites = options.run.run.point_sites.len();
+        if sites > 0 {
+            headline.push_str(&format!(
+                ", switching also at {sites} plain-access sites of racy variables (data races stopped the searches before)"
+            ));
         }
         if let Some(property) = options.run.property {
             let coverage = self.coverage();

@@ -10,6 +10,7 @@ pub(crate) mod distinct;
 pub(crate) mod dpor;
 pub(crate) mod driver;
 pub(crate) mod race_points;
+pub(crate) mod racy_sites;
 pub mod sampling;
 pub(crate) mod turns;
 

@@ -6,11 +6,11 @@
 
 use super::{Coverage, Property, Verdict};
 use crate::execution::Setup;
+use crate::explore::racy_sites::search_again_at_racy_sites;
 use crate::explore::{Exploration, ExploreError, ExploreOptions, explore};
-use crate::failure::FailureKind;
 use crate::instrument::SiteId;
 use crate::instrument::{InstrumentOptions, Points};
-use crate::race::{RaceMode, RaceReport};
+use crate::race::RaceMode;
 use crate::replay::minimize::{Budget, minimize_failure};
 use crate::runtime::{Program, RunConfig};
 use crate::sched::Strategy;
@@ -95,34 +95,33 @@ pub fn verify(
             jobs: 1,
             ..ExploreOptions::default()
         };
-        let mut searched = run_phase(program, search.clone(), property)?;
-        executions += searched.exploration.executions;
+        let mut search = search;
+        let mut exploration = explore(program, &search, |_| {})?;
+        executions += exploration.executions;
         // A race stopped the search for a call: search again switching at
-        // the racing plain accesses too, until no race outside them shows.
-        let mut scheduled: BTreeSet<SiteId> = hunted_at
-            .as_ref()
-            .map(|points| points.sites.iter().copied().collect())
-            .unwrap_or_default();
-        let mut researched = 0;
-        while property == Property::UnreachCall
-            && searched.verdict == Verdict::Unknown
-            && let Some(raced) = racing_sites(program, &searched.exploration)
-        {
-            scheduled.extend(raced);
-            let remaining = time_limit.saturating_sub(started.elapsed());
-            if scheduled.len() == researched || remaining.is_zero() {
-                break;
-            }
-            let mut again = search.clone();
-            again.time_limit = Some(remaining);
-            again.run.run.point_sites = scheduled.iter().copied().collect();
-            searched = run_phase(program, again, property)?;
-            executions += searched.exploration.executions;
-            researched = scheduled.len();
+        // the racing plain accesses too (and at the hunt's racy sites),
+        // until no race outside them shows.
+        if property == Property::UnreachCall {
+            let hunted: BTreeSet<SiteId> = hunted_at
+                .as_ref()
+                .map(|points| points.sites.iter().copied().collect())
+                .unwrap_or_default();
+            let spent = exploration.elapsed;
+            let again = search_again_at_racy_sites(
+                program,
+                &mut search,
+                &mut exploration,
+                hunted,
+                spent,
+                |_| {},
+            )?;
+            executions += again.executions;
         }
-        if researched > 0 {
+        let sites = search.run.run.point_sites.len();
+        let mut searched = judge(exploration, &search, property);
+        if sites > 0 {
             searched.reason.push_str(&format!(
-                " (switching also at {researched} plain-access sites of racy variables)"
+                " (switching also at {sites} plain-access sites of racy variables)"
             ));
         }
         if searched.verdict != Verdict::Unknown || outcome.exploration.failure.is_none() {
@@ -166,17 +165,6 @@ pub fn verify(
     })
 }
 
-/// The plain-access sites of the data race that ended `exploration`, if a
-/// data race did.
-fn racing_sites(program: &Program, exploration: &Exploration) -> Option<Vec<SiteId>> {
-    let found = exploration.failure.as_ref()?;
-    if found.failure.kind != FailureKind::DataRace {
-        return None;
-    }
-    let report = found.result.reports.get::<RaceReport>()?;
-    Some(report.plain_sites(program.sites()))
-}
-
 /// One exploration of a property, judged.
 struct Phase {
     exploration: Exploration,
@@ -193,14 +181,19 @@ fn run_phase(
     property: Property,
 ) -> Result<Phase, ExploreError> {
     let exploration = explore(program, &options, |_| {})?;
+    Ok(judge(exploration, &options, property))
+}
+
+/// Judges an exploration run with `options`.
+fn judge(exploration: Exploration, options: &ExploreOptions, property: Property) -> Phase {
     let coverage = Coverage {
         points: Points::Sync,
         races_fail: options.run.races == RaceMode::Fail,
     };
-    Ok(Phase {
+    Phase {
         verdict: Verdict::of(&exploration, property, coverage),
         reason: Verdict::reason(&exploration, property, coverage),
         setup: exploration.setup(&options.run),
         exploration,
-    })
+    }
 }
