@@ -18,25 +18,15 @@ use crate::runtime::Program;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-/// What searching again added up to.
-#[derive(Debug, Default)]
-pub struct SearchedAgain {
-    /// The plain-access sites the last search switched at besides
-    /// synchronisation (0 when it did not search again).
-    pub sites: usize,
-    /// Executions of the searches run again.
-    pub executions: u64,
-    /// Their wall time.
-    pub elapsed: Duration,
-}
-
 /// While the race check stopped `exploration` (run with `options`), adds
 /// the racing plain-access sites to `options`' scheduling points and runs
 /// it again, in the time `options` has left after `spent`, until no race
 /// outside the points shows, no site is new, or the time is up.
 /// `scheduled` are sites to switch at from the start, if any search runs
 /// again (those a hunt found racing). `exploration` and `options` end as
-/// the last search's.
+/// the last search's (its points are the sites it switched at, none when
+/// it did not search again). Returns the executions of the searches run
+/// again.
 ///
 /// # Errors
 ///
@@ -46,28 +36,27 @@ pub fn search_again_at_racy_sites(
     options: &mut ExploreOptions,
     exploration: &mut Exploration,
     mut scheduled: BTreeSet<SiteId>,
-    spent: Duration,
+    mut spent: Duration,
     mut progress: impl FnMut(Progress),
-) -> Result<SearchedAgain, ExploreError> {
-    let mut again = SearchedAgain::default();
+) -> Result<u64, ExploreError> {
+    let mut executions = 0;
     let time_limit = options.time_limit;
-    let mut spent = spent;
     while let Some(raced) = racing_sites(program, exploration) {
         scheduled.extend(raced);
         let remaining = time_limit.map(|limit| limit.saturating_sub(spent));
-        if scheduled.len() == again.sites || remaining.is_some_and(|r| r.is_zero()) {
+        if scheduled.len() == options.run.run.point_sites.len()
+            || remaining.is_some_and(|r| r.is_zero())
+        {
             break;
         }
         options.time_limit = remaining;
         options.run.run.point_sites = scheduled.iter().copied().collect();
         *exploration = explore(program, options, &mut progress)?;
         spent += exploration.elapsed;
-        again.sites = scheduled.len();
-        again.executions += exploration.executions;
-        again.elapsed += exploration.elapsed;
+        executions += exploration.executions;
     }
     options.time_limit = time_limit;
-    Ok(again)
+    Ok(executions)
 }
 
 /// The plain-access sites of the data race that ended `exploration`, if a

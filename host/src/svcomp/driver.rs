@@ -87,7 +87,7 @@ pub fn verify(
     if outcome.verdict != Verdict::False {
         // Races are failures in the search: with none, switching at
         // synchronisation covers every behaviour (see `Property::covered_by`).
-        let search = ExploreOptions {
+        let mut search = ExploreOptions {
             strategy: Strategy::Dpor,
             iterations: None,
             time_limit: Some(time_limit.saturating_sub(started.elapsed())),
@@ -95,7 +95,6 @@ pub fn verify(
             jobs: 1,
             ..ExploreOptions::default()
         };
-        let mut search = search;
         let mut exploration = explore(program, &search, |_| {})?;
         executions += exploration.executions;
         // A race stopped the search for a call: search again switching at
@@ -107,7 +106,7 @@ pub fn verify(
                 .map(|points| points.sites.iter().copied().collect())
                 .unwrap_or_default();
             let spent = exploration.elapsed;
-            let again = search_again_at_racy_sites(
+            executions += search_again_at_racy_sites(
                 program,
                 &mut search,
                 &mut exploration,
@@ -115,7 +114,6 @@ pub fn verify(
                 spent,
                 |_| {},
             )?;
-            executions += again.executions;
         }
         let sites = search.run.run.point_sites.len();
         let mut searched = judge(exploration, &search, property);

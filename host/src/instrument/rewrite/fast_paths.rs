@@ -64,11 +64,11 @@ impl FastPathFlow {
         }
     }
 
-    /// The fast paths of a slow path's call that `op` is: the atomic
-    /// operations that may have run right before it. Call for every
-    /// instruction, in order, before [`FastPathFlow::after`].
-    pub fn fast_paths_of_call(&self, slow_path: bool) -> Vec<SiteId> {
-        if !slow_path || self.lost {
+    /// The fast paths of a slow path's call that is the next instruction:
+    /// the atomic operations that may have run right before it (asked
+    /// before [`FastPathFlow::after`] follows the call).
+    pub fn fast_paths_of_call(&self) -> Vec<SiteId> {
+        if self.lost {
             return Vec::new();
         }
         let mut sites: Vec<SiteId> = self
@@ -236,7 +236,7 @@ mod tests {
                 let op = reader.read().unwrap();
                 let slow = matches!(op, Operator::Call { function_index: 0 });
                 if slow {
-                    found.push(flow.fast_paths_of_call(true));
+                    found.push(flow.fast_paths_of_call());
                 }
                 let accesses = format!("{op:?}").contains("memarg");
                 let site = accesses.then(|| {

@@ -205,8 +205,10 @@ impl<'s> Rewriter<'s> {
         let Operator::Call { function_index } = op else {
             return;
         };
-        let slow_path = self.slow_paths.contains(function_index);
-        for site in flow.fast_paths_of_call(slow_path) {
+        if !self.slow_paths.contains(function_index) {
+            return;
+        }
+        for site in flow.fast_paths_of_call() {
             self.sites.guard(site, *function_index);
         }
     }
