@@ -545,17 +545,43 @@ pub const RUST_STD_LIBRARY_STEP_METHODS: &[&str] = &[
     "Thread::new",
 ];
 
-/// The entry of [`RUST_STD_LIBRARY_STEP_METHODS`] (or `Barrier::wait`) that
-/// the function named `name` is, mangled (legacy or v0) or demangled.
+/// The operations of Rust std's channels (`std::sync::mpsc`, built on
+/// `std::sync::mpmc`) whose calls are one step each: a send or receive on
+/// each kind of channel (`list`, unbounded; `array`, bounded; `zero`,
+/// rendezvous), blocking or not, by `Channel::method` in a module under
+/// `std::sync::mpmc::`. Each is linearizable and hands the message over
+/// whole; a blocked one waits through the thread parker. So is marking a
+/// channel disconnected when its last sender goes (`disconnect_senders`,
+/// or `disconnect` of either side). Its last receiver's going is left
+/// out: it drops the messages left in the channel, which runs the
+/// program's own `Drop`.
+pub const RUST_STD_CHANNEL_METHODS: &[&str] = &[
+    "Channel::send",
+    "Channel::recv",
+    "Channel::try_send",
+    "Channel::try_recv",
+    "Channel::disconnect_senders",
+    "Channel::disconnect",
+];
+
+/// The entry of [`RUST_STD_LIBRARY_STEP_METHODS`] or
+/// [`RUST_STD_CHANNEL_METHODS`] (or `Barrier::wait`) that the function
+/// named `name` is, mangled (legacy or v0) or demangled.
 pub fn rust_std_library_step(name: &str) -> Option<&'static str> {
     if !name.contains("std") {
         return None;
     }
     let demangled = rustc_demangle::try_demangle(name).map(|d| format!("{d:#}"));
-    // v0 names an inherent method `<std::...::Mutex>::lock`.
-    let path = demangled.as_deref().unwrap_or(name).replace(['<', '>'], "");
+    let path = without_generics(demangled.as_deref().unwrap_or(name));
     if path.starts_with("std::sync::") && path.ends_with("::Barrier::wait") {
         return Some("Barrier::wait");
+    }
+    if let Some(flavor) = path.strip_prefix("std::sync::mpmc::") {
+        return RUST_STD_CHANNEL_METHODS.iter().copied().find(|method| {
+            flavor
+                .strip_suffix(method)
+                .is_some_and(|kind| matches!(kind, "list::" | "array::" | "zero::"))
+        });
     }
     if !path.starts_with("std::sys::") {
         return None;
@@ -581,6 +607,27 @@ pub const RUST_STD_SLOW_PATHS: &[&str] = &[
     "RwLock::write_contended",
     "RwLock::wake_writer_or_readers",
 ];
+
+/// A demangled path without its generic arguments and angle brackets:
+/// `<std::sync::mpmc::list::Channel<u64>>::send` (v0 names an inherent
+/// method of a type in brackets) and `std::sync::mpmc::list::Channel<T>::send`
+/// (legacy) are both `std::sync::mpmc::list::Channel::send`.
+fn without_generics(path: &str) -> String {
+    let mut kept = String::with_capacity(path.len());
+    let mut depth = 0usize;
+    let mut previous = ' ';
+    for c in path.chars() {
+        match c {
+            '<' if depth > 0 || previous.is_alphanumeric() || previous == '_' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            '<' | '>' => {}
+            _ if depth == 0 => kept.push(c),
+            _ => {}
+        }
+        previous = c;
+    }
+    kept
+}
 
 /// Whether a call of the function named `name` (in the name section) is
 /// one step under [`RT_LIBRARY_BEGIN`]: one of the C library's
@@ -800,6 +847,28 @@ mod tests {
             None
         );
         assert_eq!(rust_std_library_step("my_crate::Mutex::lock"), None);
+        // A channel's operations, generic over the message, either way.
+        let legacy_send = "_ZN3std4sync4mpmc4list16Channel$LT$T$GT$4send17hbd449390e9b8c4d3E";
+        assert_eq!(rust_std_library_step(legacy_send), Some("Channel::send"));
+        assert_eq!(
+            rust_std_library_step(
+                "<std::sync::mpmc::zero::Channel<(u32, alloc::vec::Vec<u8>)>>::try_recv"
+            ),
+            Some("Channel::try_recv")
+        );
+        assert_eq!(
+            rust_std_library_step("std::sync::mpmc::array::Channel<T>::recv"),
+            Some("Channel::recv")
+        );
+        // Dropping the last receiver drops the messages left: not a step.
+        assert_eq!(
+            rust_std_library_step("std::sync::mpmc::list::Channel<T>::disconnect_receivers"),
+            None
+        );
+        assert_eq!(
+            rust_std_library_step("std::sync::mpmc::waker::Channel::send"),
+            None
+        );
         assert!(is_library_step_function(v0) && is_library_step_function("pthread_mutex_lock"));
         assert!(!is_library_step_function("main"));
     }

@@ -438,6 +438,9 @@ pub struct Seen {
     /// For `dpor`: whether it claims to have explored every schedule, or
     /// why not.
     pub withheld: Option<Withheld>,
+    /// Whether the executions were a sample standing for a search too
+    /// large to run (see [`compare_library_steps`]).
+    pub sampled: bool,
 }
 
 impl Seen {
@@ -574,19 +577,19 @@ pub fn compare_library_steps(wasm: &[u8]) -> Result<Compared, String> {
     let Some(steps) = side(true)? else {
         return Ok(Compared::TooLarge);
     };
-    let (every, sampled) = match side(false)? {
-        Some(every) => (every, false),
+    let every = match side(false)? {
+        Some(every) => every,
         None => {
             let instrument = InstrumentOptions {
                 log_accesses: true,
                 ..InstrumentOptions::default()
             };
             let mut loaded = crate::execution::load(wasm, instrument).map_err(|e| e.to_string())?;
-            (by_sampling(&mut loaded, &setup), true)
+            by_sampling(&mut loaded, &setup)
         }
     };
     let unseen: Vec<&String> = steps.outcomes.difference(&every.outcomes).collect();
-    if !sampled && !unseen.is_empty() {
+    if !every.sampled && !unseen.is_empty() {
         return Err(format!(
             "with library calls as steps, dpor saw outcomes it did not see inside the library: {unseen:?}"
         ));
@@ -637,7 +640,10 @@ pub const SAMPLED_EXECUTIONS: u64 = 4_000;
 /// The outcomes of [`SAMPLED_EXECUTIONS`] executions of `program`, every
 /// other one random and PCT (depth 3).
 fn by_sampling(program: &mut Program, setup: &Setup) -> Seen {
-    let mut seen = Seen::default();
+    let mut seen = Seen {
+        sampled: true,
+        ..Seen::default()
+    };
     for seed in 0..SAMPLED_EXECUTIONS {
         let scheduler: Box<dyn crate::sched::Scheduler> = if seed % 2 == 0 {
             Box::new(crate::sched::RandomScheduler::new(seed))
