@@ -70,8 +70,12 @@ pub struct Detector {
     /// What the threads that ended knew, together: a program that creates
     /// threads one after another keeps one clock for them all, not one each.
     ended: VectorClock,
-    /// What is known of each address accessed atomically.
+    /// What is known of each address accessed atomically in this
+    /// execution: the words of [`Detector::execution`]; the others are
+    /// earlier executions', kept for their memory.
     atomics: FxHashMap<u32, AtomicWord>,
+    /// The execution the detector is in, counted from its creation.
+    execution: u64,
     /// What each byte remembers of its plain accesses.
     shadow: ShadowMemory,
     /// Whether covered accesses are skipped (see the module's doc).
@@ -86,6 +90,8 @@ pub struct Detector {
 /// What the detector knows of an address accessed atomically.
 #[derive(Clone, Debug, Default)]
 struct AtomicWord {
+    /// The execution that accessed it (see [`Detector::atomics`]).
+    execution: u64,
     /// What its writers knew: a later atomic access synchronises with them.
     written: VectorClock,
     /// Each thread's last atomic access to it and last atomic write: their
@@ -106,7 +112,19 @@ struct LastAtomic {
     write: Option<(u32, SiteId)>,
 }
 
+/// Atomic words an execution may leave in [`Detector::atomics`] for the
+/// next ones; past them, the next execution starts afresh.
+const KEPT_ATOMIC_WORDS: usize = 4096;
+
 impl AtomicWord {
+    /// The word as execution `execution` first finds it, in the memory of
+    /// an earlier execution's word.
+    fn renew(&mut self, execution: u64) {
+        self.execution = execution;
+        self.written.clear();
+        self.last.clear();
+    }
+
     /// Records an atomic access of `thread` at its time `time`.
     fn remember(&mut self, thread: ThreadId, time: u32, site: SiteId, writes: bool) {
         let slot = thread as usize;
@@ -210,6 +228,7 @@ impl Detector {
             threads: vec![main],
             ended: VectorClock::default(),
             atomics: FxHashMap::default(),
+            execution: 0,
             shadow: ShadowMemory::default(),
             first_race_only: false,
             recent: Recent::default(),
@@ -227,11 +246,15 @@ impl Detector {
     /// Back to the state at the start of an execution, keeping the memory
     /// it allocated for the next one.
     pub fn reset(&mut self) {
-        self.threads.truncate(1);
-        self.threads[0] = VectorClock::default();
+        for clock in &mut self.threads {
+            clock.clear();
+        }
         self.threads[0].tick(0);
-        self.ended = VectorClock::default();
-        self.atomics.clear();
+        self.ended.clear();
+        self.execution += 1;
+        if self.atomics.len() > KEPT_ATOMIC_WORDS {
+            self.atomics.clear();
+        }
         self.shadow.reset();
         self.recent.forget();
         self.mixed = false;
@@ -244,6 +267,15 @@ impl Detector {
     /// dependent.
     pub fn mixed(&self) -> bool {
         self.mixed
+    }
+
+    /// What this execution knows of the word at `addr`, if it accessed it
+    /// atomically.
+    #[inline]
+    fn atomic_word(&self, addr: u32) -> Option<&AtomicWord> {
+        self.atomics
+            .get(&addr)
+            .filter(|word| word.execution == self.execution)
     }
 
     #[inline]
@@ -259,34 +291,42 @@ impl Detector {
     /// did.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
         self.recent.forget();
-        let mut clock = self.clock_mut(parent).clone();
-        clock.tick(child);
-        *self.clock_mut(child) = clock;
-        self.clock_mut(parent).tick(parent);
+        let parent_clock = std::mem::take(self.clock_mut(parent));
+        let child_clock = self.clock_mut(child);
+        child_clock.clone_from(&parent_clock);
+        child_clock.tick(child);
+        let parent_clock_again = self.clock_mut(parent);
+        *parent_clock_again = parent_clock;
+        parent_clock_again.tick(parent);
     }
 
     /// `thread` (not the main thread) ended: nothing it does comes after,
     /// and only [`Detector::outlived`] reads its clock again.
     pub fn ended(&mut self, thread: ThreadId) {
         self.recent.forget();
-        let clock = std::mem::take(self.clock_mut(thread));
-        self.ended.join(&clock);
+        self.clock_mut(thread);
+        let clock = &mut self.threads[thread as usize];
+        self.ended.join(clock);
+        clock.clear();
     }
 
     /// The main thread, in `pthread_exit`, saw every other thread end
     /// (it learns that once they all have): it knows what they all knew.
     pub fn outlived(&mut self, main: ThreadId) {
         self.recent.forget();
-        let ended = self.ended.clone();
+        let ended = std::mem::take(&mut self.ended);
         self.clock_mut(main).join(&ended);
+        self.ended = ended;
     }
 
     /// `notifier`'s notify ended `woken`'s wait.
     pub fn wake(&mut self, notifier: ThreadId, woken: ThreadId) {
         self.recent.forget();
-        let clock = self.clock_mut(notifier).clone();
+        let clock = std::mem::take(self.clock_mut(notifier));
         self.clock_mut(woken).join(&clock);
-        self.clock_mut(notifier).tick(notifier);
+        let notifier_clock = self.clock_mut(notifier);
+        *notifier_clock = clock;
+        notifier_clock.tick(notifier);
     }
 
     /// `thread` made an atomic access at `site` to `addr` (`writes`: one
@@ -331,6 +371,9 @@ impl Detector {
     fn synchronise(&mut self, thread: ThreadId, site: SiteId, addr: u32, writes: bool) {
         let clock = &mut self.threads[thread as usize];
         let location = self.atomics.entry(addr).or_default();
+        if location.execution != self.execution {
+            location.renew(self.execution);
+        }
         clock.join(&location.written);
         location.remember(thread, clock.get(thread), site, writes);
         if writes {
@@ -347,7 +390,7 @@ impl Detector {
     /// otherwise. It races with nothing.
     #[inline]
     pub fn plain_sync_only(&mut self, thread: ThreadId, site: SiteId, addr: u32, write: bool) {
-        if self.atomics.contains_key(&addr) {
+        if self.atomic_word(addr).is_some() {
             self.recent.forget();
             self.clock_mut(thread);
             self.synchronise(thread, site, addr, write);
@@ -404,8 +447,7 @@ impl Detector {
                 // knew then: the last accesses alone tell what is ordered.
                 let clock = &self.threads[thread as usize];
                 let earlier = self
-                    .atomics
-                    .get(&addr)
+                    .atomic_word(addr)
                     .and_then(|word| word.unordered(thread, clock, write));
                 let ordered = earlier.is_none();
                 self.mixed |= !ordered;

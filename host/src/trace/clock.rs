@@ -5,10 +5,26 @@ use crate::trace::ThreadId;
 
 /// A logical time of every thread, by thread id; threads beyond its length
 /// are at time 0.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct VectorClock(Vec<u32>);
 
+impl Clone for VectorClock {
+    fn clone(&self) -> Self {
+        VectorClock(self.0.clone())
+    }
+
+    /// Keeps `self`'s allocation (the derived one would not).
+    fn clone_from(&mut self, source: &Self) {
+        self.0.clone_from(&source.0);
+    }
+}
+
 impl VectorClock {
+    /// Every thread back at time 0, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
     /// The time of `thread`.
     #[inline]
     pub fn get(&self, thread: ThreadId) -> u32 {
