@@ -80,6 +80,15 @@ impl PointBuffer {
         unsafe { self.word(ACCESS_LOG.recording).write(1) };
     }
 
+    /// Whether the thread logged a word since the last
+    /// [`PointBuffer::drain_log`].
+    #[inline]
+    pub fn logged_since_drain(&self) -> bool {
+        // SAFETY: `new`'s contract; the thread is in a host call or
+        // finished.
+        unsafe { self.word(ACCESS_LOG.len).read() != self.word(ACCESS_LOG.read).read() }
+    }
+
     /// Hands `visit` every word the thread logged since the last call,
     /// oldest first.
     pub fn drain_log(&self, mut visit: impl FnMut(u64)) {

@@ -5,7 +5,7 @@
 use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
 use super::looping::LoopWatch;
 use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
-use super::point_buffer::MAX_BUDGET;
+use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use super::shared_memory::GuestMemory;
 use super::step_watch::StepWatch;
 use super::thread::{Thread, ThreadState};
@@ -335,6 +335,7 @@ impl ExecState {
     /// Tells the analyses the accesses thread `me` logged since its last
     /// hook (modules that log their accesses), in order. Stops early if an
     /// analysis ends the execution.
+    #[inline]
     pub fn drain_log(&mut self, me: ThreadId) {
         if self.log_bitmap.is_none() {
             return;
@@ -342,6 +343,14 @@ impl ExecState {
         let Some(buffer) = self.threads.get(me as usize).and_then(|t| t.points) else {
             return;
         };
+        // Most hooks find nothing new: a point's several hooks drain once.
+        if buffer.logged_since_drain() {
+            self.drain_logged(me, buffer);
+        }
+    }
+
+    /// [`ExecState::drain_log`] of a log that holds words.
+    fn drain_logged(&mut self, me: ThreadId, buffer: PointBuffer) {
         let mut words = std::mem::take(&mut self.log_words);
         words.clear();
         buffer.drain_log(|word| words.push(word));
