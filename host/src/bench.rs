@@ -1,5 +1,6 @@
 //! Measurements of the hot paths: a scheduling point that does not switch,
-//! a context switch, an execution's fixed cost, each thread's, a plain
+//! a context switch (and what wasmtime alone takes for one), an
+//! execution's fixed cost, each thread's, a plain
 //! access under the race check, and whole executions per second.
 //!
 //! `weft bench` prints them; run it on a release build.
@@ -185,6 +186,11 @@ pub struct BenchReport {
     pub decision_ns: f64,
     /// Cost of a context switch, in nanoseconds, beyond a decision point.
     pub switch_ns: f64,
+    /// Cost of a context switch in wasmtime alone, in nanoseconds: an
+    /// asynchronous host call that suspends the thread and the resume of
+    /// another, on weft's engine, with nothing of weft's between. The floor
+    /// under a decision point that switches (`decision_ns + switch_ns`).
+    pub wasmtime_switch_ns: f64,
     /// Fixed cost of an execution, in nanoseconds: starting it (reusing
     /// the instance, putting globals back, restoring the memory pages it
     /// changed) and ending it, for a program of one thread that does
@@ -272,6 +278,8 @@ pub fn measure(
         micro(),
     )?;
     let switch_ns = (per(switching, switch_steps) - per(deciding, decision_steps)).max(0.0);
+    let (floor, floor_switches) = crate::runtime::switch_floor::measure(micro())?;
+    let wasmtime_switch_ns = per(floor, floor_switches);
     let (plain_stores, _) = time_module(&stores_module(), Box::new(KeepRunning), micro())?;
     let (logged_stores, _) = time_module_as(
         &stores_module(),
@@ -327,6 +335,7 @@ pub fn measure(
         hook_ns,
         decision_ns,
         switch_ns,
+        wasmtime_switch_ns,
         execution_ns,
         thread_ns,
         race_log_ns,

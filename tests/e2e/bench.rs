@@ -8,7 +8,7 @@ fn bench_reports_every_figure_for_a_sample() {
     let (out, _dir) = weft(&["bench", arg(&module), "--executions", "40", "--json"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let report = out.json();
-    for field in ["hook_ns", "decision_ns", "switch_ns"] {
+    for field in ["hook_ns", "decision_ns", "switch_ns", "wasmtime_switch_ns"] {
         let ns = report[field].as_f64().unwrap();
         assert!(ns.is_finite() && ns >= 0.0, "{field}: {ns}");
     }

@@ -37,6 +37,7 @@ pub fn run(args: BenchArgs) -> Result<u8> {
                 "hook_ns": report.hook_ns,
                 "decision_ns": report.decision_ns,
                 "switch_ns": report.switch_ns,
+                "wasmtime_switch_ns": report.wasmtime_switch_ns,
                 "execution_ns": report.execution_ns,
                 "thread_ns": report.thread_ns,
                 "race_log_ns": report.race_log_ns,
@@ -65,6 +66,11 @@ pub fn run(args: BenchArgs) -> Result<u8> {
         println!(
             "context switch:                  {:>8.1} ns",
             report.switch_ns
+        );
+        println!(
+            "  in wasmtime alone, with a host call: {:>5.1} ns (the floor under a point that switches, {:.1} ns)",
+            report.wasmtime_switch_ns,
+            report.decision_ns + report.switch_ns
         );
         println!(
             "an execution (start and end):    {:>8.0} ns",

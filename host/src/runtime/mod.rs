@@ -19,6 +19,7 @@
 //! - `shared_memory`, `point_buffer`, `resident_pages`: the memory kept
 //!   between executions and the buffer of points passed inside wasm;
 //! - `looping`: telling a livelock from a long run;
+//! - `switch_floor`: what a context switch costs wasmtime alone;
 //! - [`compile_cache`]: instrumented and compiled modules kept on disk between commands;
 //! - [`analysis`]: the trait through which analyses observe and steer an
 //!   execution.
@@ -40,6 +41,7 @@ mod shared_memory;
 mod state;
 mod step_watch;
 mod store_data;
+pub(crate) mod switch_floor;
 mod thread;
 mod wasi;
 

@@ -502,7 +502,8 @@ fn linker(
     Ok(linker)
 }
 
-fn engine() -> wasmtime::Result<Engine> {
+/// The engine every program runs on (and the switch floor is measured on).
+pub(super) fn engine() -> wasmtime::Result<Engine> {
     let mut pool = wasmtime::PoolingAllocationConfig::default();
     pool.total_core_instances(POOL_SLOTS)
         .total_stacks(POOL_SLOTS)

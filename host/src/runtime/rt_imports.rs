@@ -22,6 +22,7 @@ use wasmtime::{Result, bail};
 
 /// A future that is pending exactly once: awaiting it suspends the calling
 /// guest thread until the executor polls that thread again.
+#[derive(Default)]
 pub(crate) struct Park {
     polled: bool,
 }
