@@ -320,7 +320,10 @@ impl Program {
             engine,
             module,
             linker,
-            sites: self.sites.clone(),
+            // A copy of its own: an execution clones its handle at many
+            // points, and a count shared between workers on two cores
+            // would bounce between their caches at each.
+            sites: Arc::new(SiteTable::clone(&self.sites)),
             memory: self.memory.clone(),
             hash: self.hash,
             options: self.options,
