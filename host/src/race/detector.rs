@@ -278,6 +278,16 @@ impl Detector {
             .filter(|word| word.execution == self.execution)
     }
 
+    /// The clocks of two different threads (a parent and its child, a
+    /// notifier and the thread it woke, which was waiting), given clocks if
+    /// they had none.
+    fn two_clocks(&mut self, a: ThreadId, b: ThreadId) -> [&mut VectorClock; 2] {
+        self.clock_mut(a.max(b));
+        self.threads
+            .get_disjoint_mut([a as usize, b as usize])
+            .expect("two different threads")
+    }
+
     #[inline]
     fn clock_mut(&mut self, thread: ThreadId) -> &mut VectorClock {
         let slot = thread as usize;
@@ -291,13 +301,10 @@ impl Detector {
     /// did.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
         self.recent.forget();
-        let parent_clock = std::mem::take(self.clock_mut(parent));
-        let child_clock = self.clock_mut(child);
-        child_clock.clone_from(&parent_clock);
+        let [parent_clock, child_clock] = self.two_clocks(parent, child);
+        child_clock.clone_from(parent_clock);
         child_clock.tick(child);
-        let parent_clock_again = self.clock_mut(parent);
-        *parent_clock_again = parent_clock;
-        parent_clock_again.tick(parent);
+        parent_clock.tick(parent);
     }
 
     /// `thread` (not the main thread) ended: nothing it does comes after,
@@ -322,10 +329,8 @@ impl Detector {
     /// `notifier`'s notify ended `woken`'s wait.
     pub fn wake(&mut self, notifier: ThreadId, woken: ThreadId) {
         self.recent.forget();
-        let clock = std::mem::take(self.clock_mut(notifier));
-        self.clock_mut(woken).join(&clock);
-        let notifier_clock = self.clock_mut(notifier);
-        *notifier_clock = clock;
+        let [notifier_clock, woken_clock] = self.two_clocks(notifier, woken);
+        woken_clock.join(notifier_clock);
         notifier_clock.tick(notifier);
     }
 
