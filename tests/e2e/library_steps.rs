@@ -6,7 +6,7 @@
 //! in far fewer executions.
 
 use crate::support::{arg, build_c, build_source, weft_in, without_dwarf};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use weft::fuzzing::exhaustive::{Compared, compare_library_steps};
 
 /// Each program's name and source; every one returns what its threads saw.
@@ -530,46 +530,26 @@ fn main() {
     ),
 ];
 
-/// Rust std's channels, as [`PROGRAMS_WITH_EXIT_CODES`] (a test of their
-/// own, to run beside the others).
-const CHANNEL_PROGRAMS: &[(&str, &str, &[i32])] = &[
-    (
-        // Unbounded (a list), bounded (an array) and rendezvous: two
-        // senders send two messages each, the receiver takes them in one
-        // of six orders.
-        "rust-channel.rs",
-        r#"fn main() {
-    let (tx, rx) = std::sync::mpsc::channel::<u32>();
-    let t: Vec<_> = (0..2)
-        .map(|id| { let tx = tx.clone(); std::thread::spawn(move || for i in 0..2 { tx.send(id * 2 + i).unwrap(); }) })
-        .collect();
-    drop(tx);
-    let code = rx.iter().fold(0, |code, v| code * 4 + v);
-    for t in t { t.join().unwrap(); }
-    std::process::exit(code as i32);
-}
-"#,
-        &[27, 39, 45, 135, 141, 177],
-    ),
+/// Rust std's channels: unbounded (a list), bounded (an array) and
+/// rendezvous, each by the expression that makes it, in a program of its
+/// own file ([`CHANNEL_PROGRAM`]).
+const CHANNELS: &[(&str, &str)] = &[
+    ("rust-channel.rs", "std::sync::mpsc::channel::<u32>()"),
     (
         "rust-sync-channel.rs",
-        r#"fn main() {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<u32>(1);
-    let t: Vec<_> = (0..2)
-        .map(|id| { let tx = tx.clone(); std::thread::spawn(move || for i in 0..2 { tx.send(id * 2 + i).unwrap(); }) })
-        .collect();
-    drop(tx);
-    let code = rx.iter().fold(0, |code, v| code * 4 + v);
-    for t in t { t.join().unwrap(); }
-    std::process::exit(code as i32);
-}
-"#,
-        &[27, 39, 45, 135, 141, 177],
+        "std::sync::mpsc::sync_channel::<u32>(1)",
     ),
     (
         "rust-rendezvous.rs",
-        r#"fn main() {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<u32>(0);
+        "std::sync::mpsc::sync_channel::<u32>(0)",
+    ),
+];
+
+/// Two senders send two messages each through the channel `MAKE_CHANNEL`
+/// makes; the receiver exits with the order it took them in, one of
+/// [`CHANNEL_ORDERS`].
+const CHANNEL_PROGRAM: &str = r#"fn main() {
+    let (tx, rx) = MAKE_CHANNEL;
     let t: Vec<_> = (0..2)
         .map(|id| { let tx = tx.clone(); std::thread::spawn(move || for i in 0..2 { tx.send(id * 2 + i).unwrap(); }) })
         .collect();
@@ -578,10 +558,10 @@ const CHANNEL_PROGRAMS: &[(&str, &str, &[i32])] = &[
     for t in t { t.join().unwrap(); }
     std::process::exit(code as i32);
 }
-"#,
-        &[27, 39, 45, 135, 141, 177],
-    ),
-];
+"#;
+
+/// The exit codes of [`CHANNEL_PROGRAM`]: each of the six orders.
+const CHANNEL_ORDERS: &[i32] = &[27, 39, 45, 135, 141, 177];
 
 #[test]
 fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
@@ -589,7 +569,14 @@ fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
     let programs = PROGRAMS
         .iter()
         .map(|(name, source)| (*name, build_c(dir.path(), name, source), None))
-        .chain(with_exit_codes(dir.path(), PROGRAMS_WITH_EXIT_CODES));
+        .chain(
+            PROGRAMS_WITH_EXIT_CODES
+                .iter()
+                .map(|(name, source, codes)| {
+                    let module = build_source(dir.path(), name, source);
+                    (*name, module, Some(*codes))
+                }),
+        );
     let failures = compare_each(programs);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -597,18 +584,13 @@ fn library_calls_as_steps_see_every_outcome_in_fewer_executions() {
 #[test]
 fn channel_operations_as_steps_see_every_order() {
     let dir = tempfile::tempdir().unwrap();
-    let failures = compare_each(with_exit_codes(dir.path(), CHANNEL_PROGRAMS));
+    let programs = CHANNELS.iter().map(|(name, make)| {
+        let source = CHANNEL_PROGRAM.replace("MAKE_CHANNEL", make);
+        let module = build_source(dir.path(), name, &source);
+        (*name, module, Some(CHANNEL_ORDERS))
+    });
+    let failures = compare_each(programs);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// Builds each program of a table with exit codes in `dir`.
-fn with_exit_codes<'a>(
-    dir: &'a Path,
-    table: &'a [(&'a str, &'a str, &'a [i32])],
-) -> impl Iterator<Item = (&'a str, PathBuf, Option<&'a [i32]>)> + 'a {
-    table
-        .iter()
-        .map(move |(name, source, codes)| (*name, build_source(dir, name, source), Some(*codes)))
 }
 
 /// Searches each program with library calls as steps and without
