@@ -70,12 +70,17 @@ pub struct Detector {
     /// What the threads that ended knew, together: a program that creates
     /// threads one after another keeps one clock for them all, not one each.
     ended: VectorClock,
-    /// What is known of each address accessed atomically in this
-    /// execution: the words of [`Detector::execution`]; the others are
-    /// earlier executions', kept for their memory.
-    atomics: FxHashMap<u32, AtomicWord>,
-    /// The execution the detector is in, counted from its creation.
-    execution: u64,
+    /// Where in `words` each address accessed atomically in this
+    /// execution is.
+    atomics: FxHashMap<u32, u32>,
+    /// What is known of those addresses, in the order the execution first
+    /// accessed them: the first `words_used`; the others are earlier
+    /// executions', kept for their memory. (Filled from the start, the
+    /// words an execution uses lie together, however many addresses the
+    /// executions before it used.)
+    words: Vec<AtomicWord>,
+    /// How many of `words` this execution uses.
+    words_used: usize,
     /// What each byte remembers of its plain accesses.
     shadow: ShadowMemory,
     /// Whether covered accesses are skipped (see the module's doc).
@@ -90,8 +95,6 @@ pub struct Detector {
 /// What the detector knows of an address accessed atomically.
 #[derive(Clone, Debug, Default)]
 struct AtomicWord {
-    /// The execution that accessed it (see [`Detector::atomics`]).
-    execution: u64,
     /// What its writers knew: a later atomic access synchronises with them.
     written: VectorClock,
     /// Each thread's last atomic access to it and last atomic write: their
@@ -112,17 +115,32 @@ struct LastAtomic {
     write: Option<(u32, SiteId)>,
 }
 
-/// Atomic words an execution may leave in [`Detector::atomics`] for the
-/// next ones; past them, the next execution starts afresh.
-const KEPT_ATOMIC_WORDS: usize = 4096;
-
 impl AtomicWord {
-    /// The word as execution `execution` first finds it, in the memory of
-    /// an earlier execution's word.
-    fn renew(&mut self, execution: u64) {
-        self.execution = execution;
+    /// The word as an execution first finds it, in the memory of an
+    /// earlier execution's word.
+    fn renew(&mut self) {
         self.written.clear();
         self.last.clear();
+    }
+
+    /// The clocks of an atomic access of `thread`, whose clock is `clock`,
+    /// at `site` to the word.
+    #[inline]
+    fn synchronise(
+        &mut self,
+        clock: &mut VectorClock,
+        thread: ThreadId,
+        site: SiteId,
+        writes: bool,
+    ) {
+        clock.join(&self.written);
+        self.remember(thread, clock.get(thread), site, writes);
+        if writes {
+            // The thread now knows all the word knew: the word takes the
+            // thread's clock.
+            self.written.clone_from(clock);
+            clock.tick(thread);
+        }
     }
 
     /// Records an atomic access of `thread` at its time `time`.
@@ -176,15 +194,28 @@ impl AtomicWord {
     }
 }
 
+/// The clock of `thread` among `threads` (a default one if it had none).
+#[inline]
+fn clock_of(threads: &mut Vec<VectorClock>, thread: ThreadId) -> &mut VectorClock {
+    let slot = thread as usize;
+    if threads.len() <= slot {
+        threads.resize(slot + 1, VectorClock::default());
+    }
+    &mut threads[slot]
+}
+
 /// Slots of [`Recent`] (a power of two).
 const RECENT_SLOTS: usize = 16;
 
 /// Clean plain accesses of one thread since its clock last changed: a
-/// direct-mapped cache of `(addr, len, write)` by address.
+/// direct-mapped cache of `(addr, len, write)` by address. Every atomic
+/// access empties it, so emptying it is one store (of `valid`).
 #[derive(Debug, Default)]
 struct Recent {
     thread: Option<ThreadId>,
-    slots: [Option<(u32, u32, bool)>; RECENT_SLOTS],
+    /// Bit `n`: slot `n` holds an access of `thread`.
+    valid: u16,
+    slots: [(u32, u32, bool); RECENT_SLOTS],
 }
 
 impl Recent {
@@ -194,9 +225,13 @@ impl Recent {
 
     /// Whether a clean access of `thread` covers this one.
     fn covers(&self, thread: ThreadId, addr: u32, len: u32, write: bool) -> bool {
+        let slot = Self::slot(addr);
+        let (a, l, w) = self.slots[slot];
         self.thread == Some(thread)
-            && self.slots[Self::slot(addr)]
-                .is_some_and(|(a, l, w)| a == addr && l == len && (w || !write))
+            && self.valid & (1 << slot) != 0
+            && a == addr
+            && l == len
+            && (w || !write)
     }
 
     fn remember(&mut self, thread: ThreadId, addr: u32, len: u32, write: bool) {
@@ -204,12 +239,14 @@ impl Recent {
             self.forget();
             self.thread = Some(thread);
         }
-        self.slots[Self::slot(addr)] = Some((addr, len, write));
+        let slot = Self::slot(addr);
+        self.slots[slot] = (addr, len, write);
+        self.valid |= 1 << slot;
     }
 
     fn forget(&mut self) {
         self.thread = None;
-        self.slots = [None; RECENT_SLOTS];
+        self.valid = 0;
     }
 }
 
@@ -228,7 +265,8 @@ impl Detector {
             threads: vec![main],
             ended: VectorClock::default(),
             atomics: FxHashMap::default(),
-            execution: 0,
+            words: Vec::new(),
+            words_used: 0,
             shadow: ShadowMemory::default(),
             first_race_only: false,
             recent: Recent::default(),
@@ -251,10 +289,8 @@ impl Detector {
         }
         self.threads[0].tick(0);
         self.ended.clear();
-        self.execution += 1;
-        if self.atomics.len() > KEPT_ATOMIC_WORDS {
-            self.atomics.clear();
-        }
+        self.atomics.clear();
+        self.words_used = 0;
         self.shadow.reset();
         self.recent.forget();
         self.mixed = false;
@@ -275,7 +311,25 @@ impl Detector {
     fn atomic_word(&self, addr: u32) -> Option<&AtomicWord> {
         self.atomics
             .get(&addr)
-            .filter(|word| word.execution == self.execution)
+            .map(|&index| &self.words[index as usize])
+    }
+
+    /// Where in `words` the word at `addr` is (made ready for this
+    /// execution), and whether this access is the execution's first to it.
+    #[inline]
+    fn word_index(&mut self, addr: u32) -> (usize, bool) {
+        let next = self.words_used as u32;
+        let index = *self.atomics.entry(addr).or_insert(next);
+        let first = index == next;
+        if first {
+            if self.words.len() == self.words_used {
+                self.words.push(AtomicWord::default());
+            } else {
+                self.words[self.words_used].renew();
+            }
+            self.words_used += 1;
+        }
+        (index as usize, first)
     }
 
     /// The clocks of two different threads (a parent and its child, a
@@ -290,11 +344,7 @@ impl Detector {
 
     #[inline]
     fn clock_mut(&mut self, thread: ThreadId) -> &mut VectorClock {
-        let slot = thread as usize;
-        if self.threads.len() <= slot {
-            self.threads.resize(slot + 1, VectorClock::default());
-        }
-        &mut self.threads[slot]
+        clock_of(&mut self.threads, thread)
     }
 
     /// `parent` created `child`: the child starts knowing all its parent
@@ -347,12 +397,18 @@ impl Detector {
         writes: bool,
     ) -> Option<Race> {
         self.recent.forget();
-        self.clock_mut(thread);
-        let unordered = self
-            .shadow
-            .mark_sync(thread, &self.threads[thread as usize], addr);
+        let (index, first) = self.word_index(addr);
+        // A word's first atomic access in an execution marks it; its byte
+        // stays marked (a marked byte is never recorded again) until the
+        // execution ends, so marking it again would find nothing.
+        let unordered = first
+            .then(|| {
+                self.shadow
+                    .mark_sync(thread, clock_of(&mut self.threads, thread), addr)
+            })
+            .flatten();
         self.mixed |= unordered.is_some();
-        self.synchronise(thread, site, addr, writes);
+        self.words[index].synchronise(clock_of(&mut self.threads, thread), thread, site, writes);
         unordered
             .filter(|plain| plain.write || writes)
             .map(|plain| Race {
@@ -371,22 +427,12 @@ impl Detector {
     }
 
     /// The clocks of an access of `thread` at `site` to the word at `addr`
-    /// as an atomic one.
+    /// as an atomic one. (A byte of a marked word that a narrower plain
+    /// access split off keeps the mark, and starts a word of its own.)
     #[inline]
     fn synchronise(&mut self, thread: ThreadId, site: SiteId, addr: u32, writes: bool) {
-        let clock = &mut self.threads[thread as usize];
-        let location = self.atomics.entry(addr).or_default();
-        if location.execution != self.execution {
-            location.renew(self.execution);
-        }
-        clock.join(&location.written);
-        location.remember(thread, clock.get(thread), site, writes);
-        if writes {
-            // The thread now knows all the location knew: the location
-            // takes the thread's clock.
-            location.written.clone_from(clock);
-            clock.tick(thread);
-        }
+        let (index, _) = self.word_index(addr);
+        self.words[index].synchronise(clock_of(&mut self.threads, thread), thread, site, writes);
     }
 
     /// `thread` made a plain access at `site` to `addr` that is looked at
@@ -395,11 +441,16 @@ impl Detector {
     /// otherwise. It races with nothing.
     #[inline]
     pub fn plain_sync_only(&mut self, thread: ThreadId, site: SiteId, addr: u32, write: bool) {
-        if self.atomic_word(addr).is_some() {
-            self.recent.forget();
-            self.clock_mut(thread);
-            self.synchronise(thread, site, addr, write);
-        }
+        let Some(&index) = self.atomics.get(&addr) else {
+            return;
+        };
+        self.recent.forget();
+        self.words[index as usize].synchronise(
+            clock_of(&mut self.threads, thread),
+            thread,
+            site,
+            write,
+        );
     }
 
     /// `thread` made a plain access at `site` to the `len` bytes from
@@ -649,6 +700,32 @@ mod tests {
         d.plain_sync_only(1, 98, 200, true);
         d.plain_sync_only(0, 98, 200, false);
         assert!(d.plain(0, 2, false, 64, 4).is_some());
+    }
+
+    #[test]
+    fn a_word_of_a_new_execution_knows_nothing_of_the_words_before() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(1, 99, 200, true);
+        d.reset();
+        d.spawn(0, 1);
+        // The first word of this execution, where 200 was kept: a read of
+        // it must not learn what thread 1 knew at its write before.
+        d.atomic(0, 97, 300, false);
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        d.atomic(0, 97, 300, false);
+        assert!(d.plain(0, 2, false, 64, 4).is_some());
+    }
+
+    #[test]
+    fn a_byte_split_off_an_atomic_word_synchronises_as_a_word_of_its_own() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(0, 1, 200, true);
+        // A one-byte store into the word splits it; its bytes keep the mark.
+        assert_eq!(d.plain(0, 2, true, 201, 1), None);
+        // Thread 1 knows nothing of that store.
+        assert!(d.plain(1, 3, false, 201, 1).is_some());
     }
 
     #[test]
