@@ -97,12 +97,16 @@ pub struct Detector {
 struct AtomicWord {
     /// What its writers knew: a later atomic access synchronises with them.
     written: VectorClock,
-    /// Each thread's last atomic access to it and last atomic write: their
+    /// Each thread's last atomic access to it and last atomic write, for
+    /// the threads that accessed it, in the order they first did: their
     /// epochs are what a plain access must come after (see
     /// [`AtomicWord::unordered`]), and they are the side a race names.
-    /// Indexed by thread, as a vector clock is: every atomic access
-    /// updates it.
-    last: Vec<Option<LastAtomic>>,
+    /// Every atomic access updates it.
+    last: Vec<LastAtomic>,
+    /// Where each thread's entry of `last` is, by thread: its index plus
+    /// one (0: none). Most words are accessed by a few of the threads, and
+    /// an entry is seven times the size of a slot.
+    slots: Vec<u32>,
 }
 
 /// One thread's last atomic access to a word, and its last atomic write.
@@ -121,6 +125,7 @@ impl AtomicWord {
     fn renew(&mut self) {
         self.written.clear();
         self.last.clear();
+        self.slots.clear();
     }
 
     /// The clocks of an atomic access of `thread`, whose clock is `clock`,
@@ -146,14 +151,22 @@ impl AtomicWord {
     /// Records an atomic access of `thread` at its time `time`.
     fn remember(&mut self, thread: ThreadId, time: u32, site: SiteId, writes: bool) {
         let slot = thread as usize;
-        if self.last.len() <= slot {
-            self.last.resize(slot + 1, None);
+        if self.slots.len() <= slot {
+            self.slots.resize(slot + 1, 0);
         }
-        let last = self.last[slot].get_or_insert(LastAtomic {
-            thread,
-            access: (time, site, writes),
-            write: None,
-        });
+        let at = match self.slots[slot] {
+            0 => {
+                self.last.push(LastAtomic {
+                    thread,
+                    access: (time, site, writes),
+                    write: None,
+                });
+                self.slots[slot] = self.last.len() as u32;
+                self.last.len() - 1
+            }
+            index => index as usize - 1,
+        };
+        let last = &mut self.last[at];
         last.access = (time, site, writes);
         if writes {
             last.write = Some((time, site));
@@ -169,17 +182,21 @@ impl AtomicWord {
         clock: &VectorClock,
         write: bool,
     ) -> Option<RacingAccess> {
-        let others = self.last.iter().flatten().filter(|l| l.thread != thread);
+        // The thread with the lowest id first, whatever order they came in.
+        let others = self.last.iter().filter(|l| l.thread != thread);
         let after = |time: u32, l: &LastAtomic| time > clock.get(l.thread);
-        let unordered_write = others.clone().find_map(|l| {
-            l.write
-                .filter(|&(time, _)| after(time, l))
-                .map(|(_, site)| RacingAccess {
-                    thread: l.thread,
-                    site,
-                    write: true,
-                })
-        });
+        let unordered_write = others
+            .clone()
+            .filter_map(|l| {
+                l.write
+                    .filter(|&(time, _)| after(time, l))
+                    .map(|(_, site)| RacingAccess {
+                        thread: l.thread,
+                        site,
+                        write: true,
+                    })
+            })
+            .min_by_key(|access| access.thread);
         if unordered_write.is_some() || !write {
             return unordered_write;
         }
@@ -190,7 +207,7 @@ impl AtomicWord {
                 site: l.access.1,
                 write: l.access.2,
             })
-            .next()
+            .min_by_key(|access| access.thread)
     }
 }
 
@@ -726,6 +743,20 @@ mod tests {
         assert_eq!(d.plain(0, 2, true, 201, 1), None);
         // Thread 1 knows nothing of that store.
         assert!(d.plain(1, 3, false, 201, 1).is_some());
+    }
+
+    #[test]
+    fn of_several_unordered_atomic_writes_the_race_names_the_lowest_thread() {
+        let mut d = Detector::new();
+        for child in 1..=3 {
+            d.spawn(0, child);
+        }
+        d.atomic(2, 20, 200, true);
+        d.atomic(1, 10, 200, true);
+        // Thread 3 learns nothing of them: a plain write by it races with
+        // both, and thread 1's is named, though thread 2's came first.
+        let race = d.plain(3, 30, true, 200, 4).expect("a race");
+        assert_eq!((race.earlier.thread, race.earlier.site), (1, 10));
     }
 
     #[test]

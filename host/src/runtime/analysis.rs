@@ -176,7 +176,9 @@ impl Access {
 /// Accesses read from a thread's access log, oldest first (see
 /// [`Analysis::logged`]).
 pub struct Logged<'a> {
-    pub(super) words: &'a [u64],
+    /// The words as they lie in the thread's ring: the older part, then
+    /// the newer one.
+    pub(super) parts: [&'a [u64]; 2],
     pub(super) sites: &'a SiteTable,
 }
 
@@ -185,12 +187,12 @@ impl Logged<'_> {
     /// site table; an entry that is not would be an instrumentation error,
     /// and is left out.)
     pub fn iter(&self) -> impl Iterator<Item = Access> + '_ {
-        let mut words = self.words.iter();
+        let mut words = self.parts[0].iter().chain(self.parts[1]);
         std::iter::from_fn(move || {
             loop {
                 let &word = words.next()?;
                 let (site, operand) = (word as u32, (word >> 32) as u32);
-                let Some(info) = self.sites.get(site) else {
+                let Some(info) = self.sites.logged(site) else {
                     debug_assert!(false, "unknown logged site {site}");
                     continue;
                 };

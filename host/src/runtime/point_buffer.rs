@@ -89,25 +89,30 @@ impl PointBuffer {
         unsafe { self.word(ACCESS_LOG.len).read() != self.word(ACCESS_LOG.read).read() }
     }
 
-    /// Hands `visit` every word the thread logged since the last call,
-    /// oldest first.
-    pub fn drain_log(&self, mut visit: impl FnMut(u64)) {
+    /// Hands `visit` the words the thread logged since the last call,
+    /// oldest first, as they lie in the ring (the older part, then the part
+    /// from the ring's start when they wrap), without copying them.
+    pub fn drain_log<R>(&self, visit: impl FnOnce(&[u64], &[u64]) -> R) -> R {
         // SAFETY: `new`'s contract; the thread is in a host call or
-        // finished; ring indices lie within the log (a module that logs has
-        // the memory `holds_log` checked at start).
+        // finished, so nothing writes the ring while `visit` reads it; ring
+        // indices lie within the log (a module that logs has the memory
+        // `holds_log` checked at start), whose entries are 8-byte aligned.
         unsafe {
             let written = self.word(ACCESS_LOG.len).read();
             let read = self.word(ACCESS_LOG.read).read();
             // The guest calls `log_full` before unread entries could be
             // overwritten; a count past the capacity is a weft bug.
-            let unread = written.wrapping_sub(read).min(ACCESS_LOG.capacity as u32);
+            let unread = written.wrapping_sub(read).min(ACCESS_LOG.capacity as u32) as usize;
             let entries = self.base.add(ACCESS_LOG.entries as usize).cast::<u64>();
-            let mask = ACCESS_LOG.capacity as u32 - 1;
-            for n in 0..unread {
-                let at = written.wrapping_sub(unread).wrapping_add(n) & mask;
-                visit(entries.add(at as usize).read());
-            }
+            let capacity = ACCESS_LOG.capacity as usize;
+            let first = written.wrapping_sub(unread as u32) as usize & (capacity - 1);
+            let older = unread.min(capacity - first);
+            let visited = visit(
+                std::slice::from_raw_parts(entries.add(first), older),
+                std::slice::from_raw_parts(entries, unread - older),
+            );
             self.word(ACCESS_LOG.read).write(written);
+            visited
         }
     }
 
@@ -155,5 +160,47 @@ impl PointBuffer {
                 visit(self.word(at).read(), self.word(at + 4).read());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Appends `words` to the log as the guest does.
+    fn log(buffer: &PointBuffer, words: std::ops::Range<u64>) {
+        let entries = unsafe { buffer.base.add(ACCESS_LOG.entries as usize).cast::<u64>() };
+        for word in words {
+            let len = unsafe { buffer.word(ACCESS_LOG.len).read() };
+            let at = len as usize & (ACCESS_LOG.capacity as usize - 1);
+            unsafe {
+                entries.add(at).write(word);
+                buffer.word(ACCESS_LOG.len).write(len + 1);
+            }
+        }
+    }
+
+    fn drained(buffer: &PointBuffer) -> Vec<u64> {
+        buffer.drain_log(|older, newer| older.iter().chain(newer).copied().collect())
+    }
+
+    #[test]
+    fn the_log_is_drained_oldest_first_across_the_rings_end() {
+        let mut memory = vec![0u64; (ACCESS_LOG.flags as usize + 8) / 8];
+        let bytes = memory.len() * 8;
+        let buffer = unsafe { PointBuffer::new(memory.as_mut_ptr().cast(), bytes) };
+        buffer.start_log(&[0], true);
+        let capacity = ACCESS_LOG.capacity;
+        log(&buffer, 0..capacity - 3);
+        assert_eq!(drained(&buffer), (0..capacity - 3).collect::<Vec<_>>());
+        assert!(!buffer.logged_since_drain());
+        // Three entries at the ring's end, two at its start.
+        log(&buffer, capacity - 3..capacity + 2);
+        assert!(buffer.logged_since_drain());
+        assert_eq!(
+            drained(&buffer),
+            (capacity - 3..capacity + 2).collect::<Vec<_>>()
+        );
+        assert_eq!(drained(&buffer), Vec::<u64>::new());
     }
 }

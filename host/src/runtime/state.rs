@@ -110,8 +110,6 @@ pub(crate) struct ExecState {
     /// Whether the main thread logs its plain accesses from the start
     /// ([`super::RunConfig::log_from_start`]).
     pub log_from_start: bool,
-    /// The words read from a thread's access log, kept between reads.
-    log_words: Vec<u64>,
 }
 
 impl ExecState {
@@ -160,7 +158,6 @@ impl ExecState {
             enabled_stale: true,
             log_bitmap: None,
             log_from_start: false,
-            log_words: Vec::new(),
         }
     }
 
@@ -351,18 +348,14 @@ impl ExecState {
 
     /// [`ExecState::drain_log`] of a log that holds words.
     fn drain_logged(&mut self, me: ThreadId, buffer: PointBuffer) {
-        let mut words = std::mem::take(&mut self.log_words);
-        words.clear();
-        buffer.drain_log(|word| words.push(word));
-        if !words.is_empty() {
-            let sites = self.sites.clone();
+        let sites = self.sites.clone();
+        buffer.drain_log(|older, newer| {
             let log = Logged {
-                words: &words,
+                parts: [older, newer],
                 sites: &sites,
             };
             self.each_analysis(|a, cx| a.logged(cx, me, &log));
-        }
-        self.log_words = words;
+        });
     }
 
     /// Records an event of thread `me` (after the points it passed on its
