@@ -1,7 +1,8 @@
 //! Whose code an instruction is: the program's, or a language runtime's own
 //! bookkeeping, told by the source files DWARF names for its frames, or
 //! where the module has no DWARF for the code (a release build), by the
-//! name of the function that holds it (see [`super::libc_functions`]).
+//! function that holds it: its name (see [`super::libc_functions`]) or its
+//! Rust symbol (see [`super::rust_symbols`]).
 //!
 //! - The C library's thread library (threads, locks, thread-specific data)
 //!   and atomics helpers: the innermost frame is in one of their files.
@@ -88,11 +89,12 @@ impl Owner {
     }
 
     /// The owner of the code of function `name` (as the name section has
-    /// it), for code DWARF does not describe. Rust's `std` is not told
-    /// apart by name: its functions take the program's closures and types,
-    /// inlined into them with no trace in the name, and `std` synchronises
-    /// with atomics only, so checking its plain accesses costs time but
-    /// reports no false race.
+    /// it, demangled), for code DWARF does not describe. Rust's `std` is
+    /// not told apart by its demangled name: a generic function of `std`
+    /// the program instantiated holds the program's closures and types,
+    /// with no trace in the name. Its symbol tells (see [`Owner::at`]);
+    /// what it leaves to the program is checked, which costs time but
+    /// reports no false race (`std` synchronises with atomics only).
     pub fn of_function(name: &str) -> Owner {
         let listed = |names: &[&str]| names.binary_search(&name).is_ok();
         if listed(libc_functions::PRIVATE) {
@@ -118,9 +120,12 @@ impl Owner {
         }
         let frames = symbols.frames(code_offset);
         if frames.is_empty() {
-            return symbols
-                .function_at(code_offset)
-                .map_or(Owner::Program, Owner::of_function);
+            // No DWARF for the code: what its function's symbol says.
+            return if symbols.rust_std_function_at(code_offset) {
+                Owner::Runtime
+            } else {
+                named
+            };
         }
         let files: Vec<&str> = frames
             .iter()

@@ -4,10 +4,12 @@
 //! - [`bookkeeping`]: whether code is the program's or a runtime's.
 //! - [`libc_functions`]: the C library's thread library and allocator, by
 //!   function name.
+//! - [`rust_symbols`]: Rust `std`'s own functions, by their symbols.
 //! - [`symbols`]: names and source lines of code sites.
 //! - [`variables`]: where a global variable (or one of its fields) lives.
 
 pub mod bookkeeping;
 pub mod libc_functions;
+pub mod rust_symbols;
 pub mod symbols;
 pub mod variables;

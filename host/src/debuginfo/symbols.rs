@@ -1,6 +1,7 @@
 //! Names for code sites: function names from the module's name section and
 //! source `file:line` from its DWARF, read from the original module.
 
+use super::rust_symbols;
 use crate::instrument::{Site, SiteTable};
 
 use std::borrow::Cow;
@@ -97,6 +98,9 @@ pub type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
 /// Symbol information of one module.
 pub struct Symbols {
     functions: HashMap<u32, String>,
+    /// The functions whose symbols say they are Rust `std`'s own code (see
+    /// [`super::rust_symbols`]), by index.
+    rust_std_functions: std::collections::HashSet<u32>,
     /// Where each function body starts (as a code offset, see
     /// [`Site::code_offset`]) and its index, by start.
     bodies: Vec<(u32, u32)>,
@@ -111,6 +115,7 @@ impl Symbols {
     /// missing or malformed sections just mean fewer names.
     pub fn new(wasm: &[u8]) -> Self {
         let mut functions = HashMap::new();
+        let mut mangled = Vec::new();
         let mut sections: HashMap<String, Vec<u8>> = HashMap::new();
         let mut bodies = Vec::new();
         let mut imported_functions = 0;
@@ -146,6 +151,7 @@ impl Symbols {
             if reader.name() == "name" {
                 for (index, name) in crate::instrument::function_names(&reader) {
                     functions.insert(index, demangle(&name));
+                    mangled.push((index, name));
                 }
             } else if reader.name().starts_with(".debug_") {
                 sections.insert(reader.name().to_string(), reader.data().to_vec());
@@ -171,6 +177,7 @@ impl Symbols {
             .unwrap_or_default();
         Symbols {
             functions,
+            rust_std_functions: rust_std_functions(&mangled),
             bodies,
             dwarf,
             sections: parsed,
@@ -337,6 +344,18 @@ impl Symbols {
         self.function_name(*index)
     }
 
+    /// Whether the function whose body holds `code_offset` is Rust `std`'s
+    /// own code by its symbol (see [`super::rust_symbols`]).
+    pub fn rust_std_function_at(&self, code_offset: u32) -> bool {
+        let after = self
+            .bodies
+            .partition_point(|&(start, _)| start <= code_offset);
+        after
+            .checked_sub(1)
+            .and_then(|at| self.bodies.get(at))
+            .is_some_and(|(_, index)| self.rust_std_functions.contains(index))
+    }
+
     /// Names every site of a table.
     pub fn all(&self, sites: &SiteTable) -> Vec<SiteName> {
         (0..sites.len() as u32)
@@ -381,6 +400,23 @@ fn is_library_path(file: &str) -> bool {
     MARKERS.iter().any(|m| file.contains(m))
 }
 
+/// The functions of `mangled` (index, name as the name section has it)
+/// whose symbols are `std`'s own code: none unless the program's Rust
+/// symbols are legacy-mangled (see [`super::rust_symbols`]).
+fn rust_std_functions(mangled: &[(u32, String)]) -> std::collections::HashSet<u32> {
+    if !mangled
+        .iter()
+        .any(|(_, name)| rust_symbols::is_legacy_rust(name))
+    {
+        return Default::default();
+    }
+    mangled
+        .iter()
+        .filter(|(_, name)| rust_symbols::is_v0_naming_std(name))
+        .map(|(index, _)| *index)
+        .collect()
+}
+
 fn demangle(name: &str) -> String {
     let demangled: Cow<str> = match rustc_demangle::try_demangle(name) {
         Ok(d) => Cow::Owned(format!("{d:#}")),
@@ -397,4 +433,60 @@ fn last_segment(name: &str) -> &str {
         _ => name,
     };
     name.rsplit("::").next().unwrap_or(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module of empty functions named `names`, and where each body
+    /// starts (as a code offset).
+    fn module(names: &[&str]) -> (Vec<u8>, Vec<u32>) {
+        use wasm_encoder::{
+            CodeSection, Function, FunctionSection, IndirectNameMap, Module, NameMap, NameSection,
+            TypeSection,
+        };
+        let mut types = TypeSection::new();
+        types.ty().function([], []);
+        let mut functions = FunctionSection::new();
+        let mut code = CodeSection::new();
+        let mut function_names = NameMap::new();
+        for (index, name) in names.iter().enumerate() {
+            functions.function(0);
+            let mut body = Function::new([]);
+            body.instruction(&wasm_encoder::Instruction::End);
+            code.function(&body);
+            function_names.append(index as u32, name);
+        }
+        let mut names_section = NameSection::new();
+        names_section.functions(&function_names);
+        names_section.locals(&IndirectNameMap::new());
+        let mut module = Module::new();
+        module
+            .section(&types)
+            .section(&functions)
+            .section(&code)
+            .section(&names_section);
+        let wasm = module.finish();
+        let symbols = Symbols::new(&wasm);
+        let starts = symbols.bodies.iter().map(|&(start, _)| start).collect();
+        (wasm, starts)
+    }
+
+    #[test]
+    fn std_functions_are_told_by_their_symbols_beside_a_legacy_mangled_program() {
+        let std = "_RNvMs_NtNtCs1cbpOjQgv0Q_3std6thread6threadNtB4_6Thread3new";
+        let program = "_ZN10increments4main17h53cf01c759c563cbE";
+        let (wasm, starts) = module(&[program, std, "malloc"]);
+        let symbols = Symbols::new(&wasm);
+        let std_at: Vec<bool> = starts
+            .iter()
+            .map(|&start| symbols.rust_std_function_at(start + 1))
+            .collect();
+        assert_eq!(std_at, [false, true, false]);
+        // A program mangled as std is (v0 throughout) is told by nothing.
+        let (wasm, starts) = module(&[std, "malloc"]);
+        let symbols = Symbols::new(&wasm);
+        assert!(!starts.iter().any(|&s| symbols.rust_std_function_at(s + 1)));
+    }
 }
