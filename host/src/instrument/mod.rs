@@ -27,7 +27,7 @@ mod rewrite;
 pub mod sites;
 mod survey;
 
-pub use sites::{AccessKind, LoggedSite, Site, SiteId, SiteTable};
+pub use sites::{AccessKind, Site, SiteId, SiteTable};
 pub(crate) use survey::function_names;
 pub use survey::{DataInit, MOST_TABLE_ELEMENTS, MOST_TABLES, MemoryPlan, SharedMemoryPlan};
 

@@ -144,81 +144,19 @@ impl Site {
     }
 }
 
-/// What reading a logged access takes from its site, in 8 bytes: the
-/// access log is read entry by entry, and a quarter of a [`Site`]'s size
-/// keeps four times as many sites in the cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LoggedSite {
-    /// [`Site::mem_offset`], cut to 32 bits: added to the dynamic address
-    /// with wrapping, it gives [`Site::address`].
-    offset: u32,
-    /// [`Site::kind`].
-    pub kind: AccessKind,
-    /// [`Site::width`].
-    pub width: u8,
-}
-
-impl LoggedSite {
-    fn of(site: &Site) -> Self {
-        LoggedSite {
-            offset: site.mem_offset as u32,
-            kind: site.kind,
-            width: site.width,
-        }
-    }
-
-    /// [`Site::address`]: the effective address, cut to 32 bits, for the
-    /// dynamic address operand `base`.
-    #[inline]
-    pub fn address(&self, base: i32) -> u32 {
-        (base as u32).wrapping_add(self.offset)
-    }
-}
-
 /// All sites of one instrumented module, indexed by [`SiteId`].
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(from = "StoredSites", into = "StoredSites")]
 pub struct SiteTable {
     sites: Vec<Site>,
-    /// What reading the access log takes of each site, by id.
-    logged: Vec<LoggedSite>,
     /// Fast paths inlined into the program (see [`SiteTable::guards`]), as
     /// (site, function), by site.
     guards: Vec<(SiteId, u32)>,
-}
-
-/// A [`SiteTable`] as the compile cache stores it: without what is
-/// computed from the sites.
-#[derive(Serialize, Deserialize)]
-struct StoredSites {
-    sites: Vec<Site>,
-    guards: Vec<(SiteId, u32)>,
-}
-
-impl From<StoredSites> for SiteTable {
-    fn from(stored: StoredSites) -> Self {
-        SiteTable {
-            logged: stored.sites.iter().map(LoggedSite::of).collect(),
-            sites: stored.sites,
-            guards: stored.guards,
-        }
-    }
-}
-
-impl From<SiteTable> for StoredSites {
-    fn from(table: SiteTable) -> Self {
-        StoredSites {
-            sites: table.sites,
-            guards: table.guards,
-        }
-    }
 }
 
 impl SiteTable {
     /// Adds a site and returns its id.
     pub(crate) fn push(&mut self, site: Site) -> SiteId {
         let id = self.sites.len() as SiteId;
-        self.logged.push(LoggedSite::of(&site));
         self.sites.push(site);
         id
     }
@@ -226,13 +164,6 @@ impl SiteTable {
     /// The site with this id, if the id is valid.
     pub fn get(&self, id: SiteId) -> Option<&Site> {
         self.sites.get(id as usize)
-    }
-
-    /// What reading a logged access at the site with this id takes, if the
-    /// id is valid.
-    #[inline]
-    pub fn logged(&self, id: SiteId) -> Option<&LoggedSite> {
-        self.logged.get(id as usize)
     }
 
     /// Notes that the atomic operation at `site` is the fast path of the
@@ -257,44 +188,5 @@ impl SiteTable {
     /// Whether the module has no instrumented instruction.
     pub fn is_empty(&self) -> bool {
         self.sites.is_empty()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn site(kind: AccessKind, mem_offset: u64, width: u8) -> Site {
-        Site {
-            kind,
-            func: 0,
-            code_offset: 0,
-            mem_offset,
-            width,
-            callee: None,
-        }
-    }
-
-    #[test]
-    fn a_logged_site_reads_as_its_site() {
-        let mut table = SiteTable::default();
-        let sites = [
-            site(AccessKind::Load, 16, 4),
-            site(AccessKind::AtomicRmw, u64::from(u32::MAX), 8),
-            site(AccessKind::Store, 1 << 33, 1),
-        ];
-        for site in sites {
-            let id = table.push(site);
-            let logged = *table.logged(id).expect("a logged site");
-            assert_eq!((logged.kind, logged.width), (site.kind, site.width));
-            for base in [0, 1, 4096, i32::MAX, -1, i32::MIN] {
-                assert_eq!(logged.address(base), site.address(base));
-            }
-        }
-        // The compile cache's copy reads the same.
-        let stored = serde_json::to_string(&table).expect("serialised");
-        let read: SiteTable = serde_json::from_str(&stored).expect("deserialised");
-        assert_eq!(read.logged, table.logged);
-        assert!(table.logged(3).is_none());
     }
 }

@@ -192,7 +192,7 @@ impl Logged<'_> {
             loop {
                 let &word = words.next()?;
                 let (site, operand) = (word as u32, (word >> 32) as u32);
-                let Some(info) = self.sites.logged(site) else {
+                let Some(info) = self.sites.get(site) else {
                     debug_assert!(false, "unknown logged site {site}");
                     continue;
                 };
