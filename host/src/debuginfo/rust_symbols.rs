@@ -56,37 +56,61 @@ mod tests {
 
     #[test]
     fn the_program_is_told_from_the_standard_library_by_its_mangling() {
-        for program in [
-            "_ZN10increments4main17h53cf01c759c563cbE",
-            "_ZN3std6thread9lifecycle15spawn_unchecked17h9321b83b0184704bE",
-            "_ZN5alloc4sync16Arc$LT$T$C$A$GT$9drop_slow17h7b6832c69cb5a1ddE.llvm.14971993226461153416",
-        ] {
-            assert!(is_legacy_rust(program), "{program}");
-            assert!(!is_v0_naming_std(program), "{program}");
-        }
-        for std in [
-            "_RNvNvNtNtNtNtCs1cbpOjQgv0Q_3std3sys12thread_local5guard3key6enable3run",
-            "_RNvMs_NtNtCs1cbpOjQgv0Q_3std6thread6threadNtB4_6Thread3new",
-            "_RINvNtCscFLQViUS3Yz_4core3ptr13drop_in_placeNtNtNtCs1cbpOjQgv0Q_3std6thread9spawnhook10SpawnHooksEBM_",
-            "_RNvMs4_NtCsdnZ9ZgO8gZC_5alloc7raw_vecINtB5_11RawVecInnerNtNtCs1cbpOjQgv0Q_3std5alloc6SystemE14grow_amortizedBW_",
-            "_RNvC3std4main",
-        ] {
-            assert!(is_v0_naming_std(std), "{std}");
-            assert!(!is_legacy_rust(std), "{std}");
-        }
-        // The standard library's code that does not name std: alloc's and
-        // core's own, which DWARF would not call std's either.
-        for other in [
-            "_RNvNtCsdnZ9ZgO8gZC_5alloc4sync32arcinner_layout_for_value_layout",
-            "_RNvXsc_NtNtCscFLQViUS3Yz_4core3num5errorNtB5_13ParseIntErrorNtNtB9_3fmt5Debug3fmt",
+        // (symbol, legacy-mangled Rust, v0 naming std)
+        let cases = [
+            ("_ZN10increments4main17h53cf01c759c563cbE", true, false),
+            (
+                "_ZN3std6thread9lifecycle15spawn_unchecked17h9321b83b0184704bE",
+                true,
+                false,
+            ),
+            (
+                "_ZN5alloc4sync16Arc$LT$T$C$A$GT$9drop_slow17h7b6832c69cb5a1ddE.llvm.14971993226461153416",
+                true,
+                false,
+            ),
+            (
+                "_RNvNvNtNtNtNtCs1cbpOjQgv0Q_3std3sys12thread_local5guard3key6enable3run",
+                false,
+                true,
+            ),
+            (
+                "_RNvMs_NtNtCs1cbpOjQgv0Q_3std6thread6threadNtB4_6Thread3new",
+                false,
+                true,
+            ),
+            (
+                "_RINvNtCscFLQViUS3Yz_4core3ptr13drop_in_placeNtNtNtCs1cbpOjQgv0Q_3std6thread9spawnhook10SpawnHooksEBM_",
+                false,
+                true,
+            ),
+            (
+                "_RNvMs4_NtCsdnZ9ZgO8gZC_5alloc7raw_vecINtB5_11RawVecInnerNtNtCs1cbpOjQgv0Q_3std5alloc6SystemE14grow_amortizedBW_",
+                false,
+                true,
+            ),
+            ("_RNvC3std4main", false, true),
+            // The standard library's code that does not name std: alloc's
+            // and core's own, which DWARF would not call std's either.
+            (
+                "_RNvNtCsdnZ9ZgO8gZC_5alloc4sync32arcinner_layout_for_value_layout",
+                false,
+                false,
+            ),
+            (
+                "_RNvXsc_NtNtCscFLQViUS3Yz_4core3num5errorNtB5_13ParseIntErrorNtNtB9_3fmt5Debug3fmt",
+                false,
+                false,
+            ),
             // An identifier that merely spells `3std`.
-            "_RNvCs1cbpOjQgv0Q_4core5x3std",
-            "malloc",
-            "__wasi_thread_start_C",
-            "_ZN3std3foo",
-        ] {
-            assert!(!is_v0_naming_std(other), "{other}");
-            assert!(!is_legacy_rust(other), "{other}");
+            ("_RNvCs1cbpOjQgv0Q_4core5x3std", false, false),
+            ("malloc", false, false),
+            ("__wasi_thread_start_C", false, false),
+            ("_ZN3std3foo", false, false),
+        ];
+        for (symbol, legacy, std) in cases {
+            assert_eq!(is_legacy_rust(symbol), legacy, "{symbol}");
+            assert_eq!(is_v0_naming_std(symbol), std, "{symbol}");
         }
     }
 }

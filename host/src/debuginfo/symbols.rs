@@ -337,23 +337,22 @@ impl Symbols {
     /// The demangled name of the function whose body holds `code_offset`,
     /// if the name section has it.
     pub fn function_at(&self, code_offset: u32) -> Option<&str> {
+        self.function_name(self.function_index_at(code_offset)?)
+    }
+
+    /// The index of the function whose body holds `code_offset`.
+    fn function_index_at(&self, code_offset: u32) -> Option<u32> {
         let after = self
             .bodies
             .partition_point(|&(start, _)| start <= code_offset);
-        let (_, index) = self.bodies.get(after.checked_sub(1)?)?;
-        self.function_name(*index)
+        Some(self.bodies.get(after.checked_sub(1)?)?.1)
     }
 
     /// Whether the function whose body holds `code_offset` is Rust `std`'s
     /// own code by its symbol (see [`super::rust_symbols`]).
     pub fn rust_std_function_at(&self, code_offset: u32) -> bool {
-        let after = self
-            .bodies
-            .partition_point(|&(start, _)| start <= code_offset);
-        after
-            .checked_sub(1)
-            .and_then(|at| self.bodies.get(at))
-            .is_some_and(|(_, index)| self.rust_std_functions.contains(index))
+        self.function_index_at(code_offset)
+            .is_some_and(|index| self.rust_std_functions.contains(&index))
     }
 
     /// Names every site of a table.
@@ -439,9 +438,9 @@ fn last_segment(name: &str) -> &str {
 mod tests {
     use super::*;
 
-    /// A module of empty functions named `names`, and where each body
-    /// starts (as a code offset).
-    fn module(names: &[&str]) -> (Vec<u8>, Vec<u32>) {
+    /// The symbols of a module of empty functions named `names`, and where
+    /// each body starts (as a code offset).
+    fn module(names: &[&str]) -> (Symbols, Vec<u32>) {
         use wasm_encoder::{
             CodeSection, Function, FunctionSection, IndirectNameMap, Module, NameMap, NameSection,
             TypeSection,
@@ -467,26 +466,23 @@ mod tests {
             .section(&functions)
             .section(&code)
             .section(&names_section);
-        let wasm = module.finish();
-        let symbols = Symbols::new(&wasm);
+        let symbols = Symbols::new(&module.finish());
         let starts = symbols.bodies.iter().map(|&(start, _)| start).collect();
-        (wasm, starts)
+        (symbols, starts)
     }
 
     #[test]
     fn std_functions_are_told_by_their_symbols_beside_a_legacy_mangled_program() {
         let std = "_RNvMs_NtNtCs1cbpOjQgv0Q_3std6thread6threadNtB4_6Thread3new";
         let program = "_ZN10increments4main17h53cf01c759c563cbE";
-        let (wasm, starts) = module(&[program, std, "malloc"]);
-        let symbols = Symbols::new(&wasm);
+        let (symbols, starts) = module(&[program, std, "malloc"]);
         let std_at: Vec<bool> = starts
             .iter()
             .map(|&start| symbols.rust_std_function_at(start + 1))
             .collect();
         assert_eq!(std_at, [false, true, false]);
         // A program mangled as std is (v0 throughout) is told by nothing.
-        let (wasm, starts) = module(&[std, "malloc"]);
-        let symbols = Symbols::new(&wasm);
+        let (symbols, starts) = module(&[std, "malloc"]);
         assert!(!starts.iter().any(|&s| symbols.rust_std_function_at(s + 1)));
     }
 }

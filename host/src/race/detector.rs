@@ -425,7 +425,7 @@ impl Detector {
             })
             .flatten();
         self.mixed |= unordered.is_some();
-        self.words[index].synchronise(clock_of(&mut self.threads, thread), thread, site, writes);
+        self.synchronise_word(index, thread, site, writes);
         unordered
             .filter(|plain| plain.write || writes)
             .map(|plain| Race {
@@ -449,6 +449,13 @@ impl Detector {
     #[inline]
     fn synchronise(&mut self, thread: ThreadId, site: SiteId, addr: u32, writes: bool) {
         let (index, _) = self.word_index(addr);
+        self.synchronise_word(index, thread, site, writes);
+    }
+
+    /// [`AtomicWord::synchronise`] of word `index` of `words`, with the
+    /// clock of `thread`.
+    #[inline]
+    fn synchronise_word(&mut self, index: usize, thread: ThreadId, site: SiteId, writes: bool) {
         self.words[index].synchronise(clock_of(&mut self.threads, thread), thread, site, writes);
     }
 
@@ -462,12 +469,7 @@ impl Detector {
             return;
         };
         self.recent.forget();
-        self.words[index as usize].synchronise(
-            clock_of(&mut self.threads, thread),
-            thread,
-            site,
-            write,
-        );
+        self.synchronise_word(index as usize, thread, site, write);
     }
 
     /// `thread` made a plain access at `site` to the `len` bytes from
@@ -704,13 +706,20 @@ mod tests {
         assert_eq!((race.earlier.thread, race.earlier.site), (2, 12));
     }
 
-    #[test]
-    fn a_reset_forgets_which_words_are_atomic() {
+    /// A detector in its second execution, with thread 1 spawned, after an
+    /// execution whose thread 1 wrote 200 atomically.
+    fn after_an_atomic_write_to_200() -> Detector {
         let mut d = Detector::new();
         d.spawn(0, 1);
         d.atomic(1, 99, 200, true);
         d.reset();
         d.spawn(0, 1);
+        d
+    }
+
+    #[test]
+    fn a_reset_forgets_which_words_are_atomic() {
+        let mut d = after_an_atomic_write_to_200();
         assert_eq!(d.plain(1, 1, true, 64, 4), None);
         // Were 200 still a synchronisation word, these would order the
         // write before the read.
@@ -721,11 +730,7 @@ mod tests {
 
     #[test]
     fn a_word_of_a_new_execution_knows_nothing_of_the_words_before() {
-        let mut d = Detector::new();
-        d.spawn(0, 1);
-        d.atomic(1, 99, 200, true);
-        d.reset();
-        d.spawn(0, 1);
+        let mut d = after_an_atomic_write_to_200();
         // The first word of this execution, where 200 was kept: a read of
         // it must not learn what thread 1 knew at its write before.
         d.atomic(0, 97, 300, false);
