@@ -66,7 +66,7 @@ pub struct Race {
 #[derive(Debug)]
 pub struct Detector {
     /// Each thread's clock, by id (empty once the thread ended).
-    threads: Vec<VectorClock>,
+    threads: Vec<ThreadClock>,
     /// What the threads that ended knew, together: a program that creates
     /// threads one after another keeps one clock for them all, not one each.
     ended: VectorClock,
@@ -109,10 +109,30 @@ struct AtomicWord {
     /// [`AtomicWord::unordered`]), and they are the side a race names.
     /// Every atomic access updates it.
     last: Vec<LastAtomic>,
-    /// Where each thread's entry of `last` is, by thread: its index plus
-    /// one (0: none). Most words are accessed by a few of the threads, and
+    /// Where each thread's entry of `last` is, by thread: its index, if
+    /// the entry there is the thread's (slots are not cleared between
+    /// executions). Most words are accessed by a few of the threads, and
     /// an entry is seven times the size of a slot.
     slots: Vec<u32>,
+}
+
+/// A thread's clock, and its own time when it last took in what another
+/// thread knew.
+#[derive(Clone, Debug, Default)]
+struct ThreadClock {
+    clock: VectorClock,
+    /// Its own entry of `clock` at its last join: a word it wrote at that
+    /// time or later and has not learnt anything since holds its clock
+    /// but for its own entry.
+    joined_at: u32,
+}
+
+impl ThreadClock {
+    /// `thread`, whose clock this is, takes in all `other` knows.
+    fn join(&mut self, thread: ThreadId, other: &VectorClock) {
+        self.clock.join(other);
+        self.joined_at = self.clock.get(thread);
+    }
 }
 
 /// One thread's last atomic access to a word, and its last atomic write.
@@ -131,34 +151,34 @@ impl AtomicWord {
     fn renew(&mut self) {
         self.written.clear();
         self.written_at = (0, 0);
+        // A slot is trusted only when it points at its thread's entry.
         self.last.clear();
-        self.slots.clear();
     }
 
     /// The clocks of an atomic access of `thread`, whose clock is `clock`,
     /// at `site` to the word.
     #[inline]
-    fn synchronise(
-        &mut self,
-        clock: &mut VectorClock,
-        thread: ThreadId,
-        site: SiteId,
-        writes: bool,
-    ) {
+    fn synchronise(&mut self, own: &mut ThreadClock, thread: ThreadId, site: SiteId, writes: bool) {
         let (writer, time) = self.written_at;
-        if clock.get(writer) < time {
-            clock.join(&self.written);
+        if own.clock.get(writer) < time {
+            own.join(thread, &self.written);
         } else {
-            debug_assert!(self.written.happened_before(clock), "a skipped join");
+            debug_assert!(self.written.happened_before(&own.clock), "a skipped join");
         }
-        let now = clock.get(thread);
+        let now = own.clock.get(thread);
         self.remember(thread, now, site, writes);
         if writes {
             // The thread now knows all the word knew: the word takes the
-            // thread's clock.
-            self.written.clone_from(clock);
+            // thread's clock. If the thread wrote it last and has learnt
+            // nothing since, only the thread's own entry moved on.
+            if writer == thread && time != 0 && own.joined_at <= time {
+                self.written.set(thread, now);
+                debug_assert_eq!(self.written, own.clock, "a partial copy");
+            } else {
+                self.written.clone_from(&own.clock);
+            }
             self.written_at = (thread, now);
-            clock.tick(thread);
+            own.clock.tick(thread);
         }
     }
 
@@ -168,19 +188,19 @@ impl AtomicWord {
         if self.slots.len() <= slot {
             self.slots.resize(slot + 1, 0);
         }
-        let at = match self.slots[slot] {
-            0 => {
+        let at = self.slots[slot] as usize;
+        let last = match self.last.get_mut(at) {
+            Some(last) if last.thread == thread => last,
+            _ => {
+                self.slots[slot] = self.last.len() as u32;
                 self.last.push(LastAtomic {
                     thread,
                     access: (time, site, writes),
                     write: None,
                 });
-                self.slots[slot] = self.last.len() as u32;
-                self.last.len() - 1
+                self.last.last_mut().expect("just pushed")
             }
-            index => index as usize - 1,
         };
-        let last = &mut self.last[at];
         last.access = (time, site, writes);
         if writes {
             last.write = Some((time, site));
@@ -227,10 +247,10 @@ impl AtomicWord {
 
 /// The clock of `thread` among `threads` (a default one if it had none).
 #[inline]
-fn clock_of(threads: &mut Vec<VectorClock>, thread: ThreadId) -> &mut VectorClock {
+fn clock_of(threads: &mut Vec<ThreadClock>, thread: ThreadId) -> &mut ThreadClock {
     let slot = thread as usize;
     if threads.len() <= slot {
-        threads.resize(slot + 1, VectorClock::default());
+        threads.resize(slot + 1, ThreadClock::default());
     }
     &mut threads[slot]
 }
@@ -290,8 +310,8 @@ impl Default for Detector {
 impl Detector {
     /// The state at the start of an execution: the main thread (0) exists.
     pub fn new() -> Self {
-        let mut main = VectorClock::default();
-        main.tick(0);
+        let mut main = ThreadClock::default();
+        main.clock.tick(0);
         Detector {
             threads: vec![main],
             ended: VectorClock::default(),
@@ -315,10 +335,11 @@ impl Detector {
     /// Back to the state at the start of an execution, keeping the memory
     /// it allocated for the next one.
     pub fn reset(&mut self) {
-        for clock in &mut self.threads {
-            clock.clear();
+        for thread in &mut self.threads {
+            thread.clock.clear();
+            thread.joined_at = 0;
         }
-        self.threads[0].tick(0);
+        self.threads[0].clock.tick(0);
         self.ended.clear();
         self.atomics.clear();
         self.words_used = 0;
@@ -366,7 +387,7 @@ impl Detector {
     /// The clocks of two different threads (a parent and its child, a
     /// notifier and the thread it woke, which was waiting), given clocks if
     /// they had none.
-    fn two_clocks(&mut self, a: ThreadId, b: ThreadId) -> [&mut VectorClock; 2] {
+    fn two_clocks(&mut self, a: ThreadId, b: ThreadId) -> [&mut ThreadClock; 2] {
         self.clock_mut(a.max(b));
         self.threads
             .get_disjoint_mut([a as usize, b as usize])
@@ -374,7 +395,7 @@ impl Detector {
     }
 
     #[inline]
-    fn clock_mut(&mut self, thread: ThreadId) -> &mut VectorClock {
+    fn clock_mut(&mut self, thread: ThreadId) -> &mut ThreadClock {
         clock_of(&mut self.threads, thread)
     }
 
@@ -383,9 +404,10 @@ impl Detector {
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
         self.recent.forget();
         let [parent_clock, child_clock] = self.two_clocks(parent, child);
-        child_clock.clone_from(parent_clock);
-        child_clock.tick(child);
-        parent_clock.tick(parent);
+        child_clock.clock.clone_from(&parent_clock.clock);
+        child_clock.clock.tick(child);
+        child_clock.joined_at = child_clock.clock.get(child);
+        parent_clock.clock.tick(parent);
     }
 
     /// `thread` (not the main thread) ended: nothing it does comes after,
@@ -393,7 +415,7 @@ impl Detector {
     pub fn ended(&mut self, thread: ThreadId) {
         self.recent.forget();
         self.clock_mut(thread);
-        let clock = &mut self.threads[thread as usize];
+        let clock = &mut self.threads[thread as usize].clock;
         self.ended.join(clock);
         clock.clear();
     }
@@ -403,7 +425,7 @@ impl Detector {
     pub fn outlived(&mut self, main: ThreadId) {
         self.recent.forget();
         let ended = std::mem::take(&mut self.ended);
-        self.clock_mut(main).join(&ended);
+        self.clock_mut(main).join(main, &ended);
         self.ended = ended;
     }
 
@@ -411,8 +433,8 @@ impl Detector {
     pub fn wake(&mut self, notifier: ThreadId, woken: ThreadId) {
         self.recent.forget();
         let [notifier_clock, woken_clock] = self.two_clocks(notifier, woken);
-        woken_clock.join(notifier_clock);
-        notifier_clock.tick(notifier);
+        woken_clock.join(woken, &notifier_clock.clock);
+        notifier_clock.clock.tick(notifier);
     }
 
     /// `thread` made an atomic access at `site` to `addr` (`writes`: one
@@ -435,7 +457,7 @@ impl Detector {
         let unordered = first
             .then(|| {
                 self.shadow
-                    .mark_sync(thread, clock_of(&mut self.threads, thread), addr)
+                    .mark_sync(thread, &clock_of(&mut self.threads, thread).clock, addr)
             })
             .flatten();
         self.mixed |= unordered.is_some();
@@ -503,7 +525,7 @@ impl Detector {
         }
         // Gives the thread a clock if it has none yet.
         self.clock_mut(thread);
-        let clock = &self.threads[thread as usize];
+        let clock = &self.threads[thread as usize].clock;
         let later = RacingAccess {
             thread,
             site,
@@ -534,7 +556,7 @@ impl Detector {
                 // A thread's last access to the word is its latest, and
                 // knowing a thread's time at an access is knowing all it
                 // knew then: the last accesses alone tell what is ordered.
-                let clock = &self.threads[thread as usize];
+                let clock = &self.threads[thread as usize].clock;
                 let earlier = self
                     .atomic_word(addr)
                     .and_then(|word| word.unordered(thread, clock, write));
@@ -586,7 +608,11 @@ mod tests {
             d.atomic(0, 3, 8, false);
         }
         // Memory grows with the threads, not with their square.
-        assert!(d.threads[1..].iter().all(|c| *c == VectorClock::default()));
+        assert!(
+            d.threads[1..]
+                .iter()
+                .all(|t| t.clock == VectorClock::default())
+        );
         assert_eq!(d.plain(0, 4, true, 64, 4), None, "joined: ordered");
         // Without the join, only `pthread_exit`'s wait orders a thread's
         // writes before what main does next.
@@ -852,13 +878,15 @@ mod tests {
 
     #[test]
     fn a_clock_that_has_seen_the_last_write_knows_all_the_word_does() {
-        // Random programs of spawns, wakes, ends and atomic accesses: every
-        // join the detector skips would have changed nothing (the
-        // assertion in `AtomicWord::synchronise`).
+        // Random programs of spawns, wakes, ends and atomic accesses, one
+        // detector reset between them: every join the detector skips would
+        // have changed nothing, and a word a thread wrote again holds its
+        // clock (the assertions in `AtomicWord::synchronise`).
         use rand_core::RngCore;
         let mut rng = rand_pcg::Pcg32::new(7, 11);
+        let mut d = Detector::new();
         for _ in 0..500 {
-            let mut d = Detector::new();
+            d.reset();
             let mut live: Vec<ThreadId> = vec![0];
             let mut next = 1;
             for _ in 0..300 {
@@ -890,5 +918,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_words_threads_are_told_apart_after_a_reset() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.spawn(0, 2);
+        d.atomic(2, 5, 64, true);
+        d.reset();
+        d.spawn(0, 1);
+        d.spawn(0, 2);
+        // Thread 1 takes the word's first entry, which thread 2 had in the
+        // execution before.
+        d.atomic(1, 6, 64, false);
+        d.atomic(2, 7, 64, true);
+        let race = d.plain(1, 8, false, 64, 4).expect("a race");
+        assert_eq!(
+            race.earlier,
+            RacingAccess {
+                thread: 2,
+                site: 7,
+                write: true
+            }
+        );
     }
 }
