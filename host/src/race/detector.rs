@@ -183,6 +183,7 @@ impl AtomicWord {
     }
 
     /// Records an atomic access of `thread` at its time `time`.
+    #[inline]
     fn remember(&mut self, thread: ThreadId, time: u32, site: SiteId, writes: bool) {
         let slot = thread as usize;
         if self.slots.len() <= slot {

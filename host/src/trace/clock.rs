@@ -41,8 +41,12 @@ impl VectorClock {
     }
 
     /// Advances `thread` by one.
+    #[inline]
     pub fn tick(&mut self, thread: ThreadId) {
-        self.set(thread, self.get(thread) + 1);
+        match self.0.get_mut(thread as usize) {
+            Some(time) => *time += 1,
+            None => self.set(thread, 1),
+        }
     }
 
     /// Takes in everything `other` knows: the pointwise maximum.
