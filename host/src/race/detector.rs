@@ -100,8 +100,9 @@ struct AtomicWord {
     /// The last writer and its time at the write (0 before any write):
     /// `written` is that thread's clock at that time. A thread lets a copy
     /// of its clock out only at a write, a spawn or a wake, and moves its
-    /// own time on right after, so a clock that has reached this time of
-    /// the writer already knows all of `written`.
+    /// own time on right after (or at its end, after which it does
+    /// nothing), so a clock that has reached this time of the writer
+    /// already knows all of `written`.
     written_at: (ThreadId, u32),
     /// Each thread's last atomic access to it and last atomic write, for
     /// the threads that accessed it, in the order they first did: their
@@ -155,8 +156,8 @@ impl AtomicWord {
         self.last.clear();
     }
 
-    /// The clocks of an atomic access of `thread`, whose clock is `clock`,
-    /// at `site` to the word.
+    /// The clocks of an atomic access of `thread`, whose clock is `own`, at
+    /// `site` to the word.
     #[inline]
     fn synchronise(&mut self, own: &mut ThreadClock, thread: ThreadId, site: SiteId, writes: bool) {
         let (writer, time) = self.written_at;
