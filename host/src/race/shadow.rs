@@ -290,14 +290,23 @@ impl PageTable {
     #[inline]
     fn slot(&mut self, number: u64) -> &mut u32 {
         let (table, slot) = (number as usize / TABLE, number as usize % TABLE);
+        if !matches!(self.tables.get(table), Some(Some(_))) {
+            self.new_table(table);
+        }
+        match &mut self.tables[table] {
+            Some(slots) => &mut slots[slot],
+            None => unreachable!("the table was just made"),
+        }
+    }
+
+    /// Allocates second-level table `table`.
+    #[cold]
+    fn new_table(&mut self, table: usize) {
         if self.tables.len() <= table {
             self.tables.resize_with(table + 1, || None);
         }
-        let entry = &mut self.tables[table];
-        if entry.is_none() {
-            self.allocated.push(table);
-        }
-        &mut entry.get_or_insert_with(|| Box::new([0; TABLE]))[slot]
+        self.tables[table] = Some(Box::new([0; TABLE]));
+        self.allocated.push(table);
     }
 
     /// Forgets every page, keeping the tables.
@@ -481,6 +490,7 @@ impl ShadowMemory {
     /// `site` to the `len` bytes from `addr`, and returns the first earlier
     /// access it races with, if any. Every byte is recorded whether it races
     /// or not.
+    #[inline]
     pub fn access(
         &mut self,
         thread: ThreadId,
@@ -496,9 +506,19 @@ impl ShadowMemory {
             thread,
         };
         let visit = Visit { now, clock, write };
-        if let Some(checked) = self.access_words(visit, addr, len) {
-            return checked;
+        match self.access_words(visit, addr, len) {
+            Some(checked) => checked,
+            None => self.access_bytes(visit, addr, len),
         }
+    }
+
+    /// Any access, page by page: the slow path, kept out of line so that
+    /// [`ShadowMemory::access`] and its fast path
+    /// ([`ShadowMemory::access_words`]) stay small enough to inline into
+    /// the detector (in one function with this one, the fast path spilled
+    /// half its registers).
+    #[inline(never)]
+    fn access_bytes(&mut self, visit: Visit<'_>, addr: u32, len: u32) -> Checked {
         let end = u64::from(addr) + u64::from(len);
         let mut first = None;
         let mut byte = u64::from(addr);
