@@ -540,15 +540,18 @@ impl Detector {
                 }
                 None
             }
-            Checked::Race(earlier) => Some(Race {
-                addr: earlier.addr,
-                earlier: RacingAccess {
-                    thread: earlier.thread,
-                    site: earlier.site,
-                    write: earlier.write,
-                },
-                later,
-            }),
+            Checked::Race => {
+                let earlier = self.shadow.last_race();
+                Some(Race {
+                    addr: earlier.addr,
+                    earlier: RacingAccess {
+                        thread: earlier.thread,
+                        site: earlier.site,
+                        write: earlier.write,
+                    },
+                    later,
+                })
+            }
             Checked::SyncWord => {
                 // A plain access to a word the program also accesses
                 // atomically races with the atomic accesses it conflicts

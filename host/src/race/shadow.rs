@@ -160,7 +160,7 @@ fn unshared(cell: Cell, sets: &mut ReadSets) -> Cell {
 }
 
 /// An earlier access that a new one races with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Conflict {
     /// The first byte both touch.
     pub addr: u32,
@@ -177,8 +177,9 @@ pub struct Conflict {
 pub enum Checked {
     /// Recorded; it races with nothing.
     Clean,
-    /// Recorded; it races with this earlier access.
-    Race(Conflict),
+    /// Recorded; it races with the earlier access
+    /// [`ShadowMemory::last_race`] names.
+    Race,
     /// Its first byte is a synchronisation word (see
     /// [`ShadowMemory::mark_sync`]): not recorded.
     SyncWord,
@@ -187,26 +188,40 @@ pub enum Checked {
 /// The earlier access a cell's access races with, and whether it wrote.
 type CellConflict = Option<(Stamp, bool)>;
 
-/// The first conflict of an access to a block of bytes: the offset of the
-/// byte in the block, the earlier access and whether it wrote.
-type BlockConflict = Option<(usize, (Stamp, bool))>;
-
 /// One plain access being recorded: `now` by the thread whose clock is
-/// `clock`, a write or a read.
-#[derive(Clone, Copy)]
+/// `clock`, a write or a read, and the first race found so far.
+///
+/// The first race is kept here, not returned up through each level, and
+/// an access returns only what kind of result it has (the race itself is
+/// [`ShadowMemory::last_race`]): a conflict returned through memory is
+/// written in pieces and read back whole, and on every access the
+/// processor stalled on that load, which cannot take its value from
+/// several pending stores.
 struct Visit<'a> {
     now: Stamp,
     clock: &'a VectorClock,
     write: bool,
+    first: Option<Conflict>,
 }
 
-/// `visit` of the bytes `cell` stands for.
-#[inline]
-fn access_cell(cell: &mut Cell, sets: &mut ReadSets, visit: Visit<'_>) -> CellConflict {
-    if visit.write {
-        write_cell(cell, sets, visit.now, visit.clock)
-    } else {
-        read_cell(cell, sets, visit.now, visit.clock)
+impl Visit<'_> {
+    /// Records the access of the bytes `cell` stands for, from `addr`;
+    /// a race is kept if it is the access's first.
+    #[inline]
+    fn cell(&mut self, cell: &mut Cell, sets: &mut ReadSets, addr: u64) {
+        let found = if self.write {
+            write_cell(cell, sets, self.now, self.clock)
+        } else {
+            read_cell(cell, sets, self.now, self.clock)
+        };
+        if let (None, Some((earlier, write))) = (self.first, found) {
+            self.first = Some(Conflict {
+                addr: addr as u32,
+                thread: earlier.thread,
+                site: earlier.site,
+                write,
+            });
+        }
     }
 }
 
@@ -342,6 +357,8 @@ pub struct ShadowMemory {
     bytes: Vec<[Cell; GRANULE]>,
     /// The sets of concurrent reads.
     sets: ReadSets,
+    /// The race of the last access that found one.
+    last_race: Conflict,
 }
 
 impl ShadowMemory {
@@ -487,9 +504,10 @@ impl ShadowMemory {
     }
 
     /// Records a plain access of `thread`, whose clock is `clock`, at
-    /// `site` to the `len` bytes from `addr`, and returns the first earlier
-    /// access it races with, if any. Every byte is recorded whether it races
-    /// or not.
+    /// `site` to the `len` bytes from `addr`, and says whether it races
+    /// with an earlier access (the first one is then
+    /// [`ShadowMemory::last_race`]). Every byte is recorded whether it
+    /// races or not.
     #[inline]
     pub fn access(
         &mut self,
@@ -505,10 +523,17 @@ impl ShadowMemory {
             site,
             thread,
         };
-        let visit = Visit { now, clock, write };
-        match self.access_words(visit, addr, len) {
+        let mut visit = Visit {
+            now,
+            clock,
+            write,
+            first: None,
+        };
+        match self.access_words(&mut visit, addr, len) {
             Some(checked) => checked,
-            None => self.access_bytes(visit, addr, len),
+            // The slow path builds its own visit: a visit built here and
+            // read there would stall as its conflict would.
+            None => self.access_bytes(thread, clock, site, write, addr, len),
         }
     }
 
@@ -518,9 +543,26 @@ impl ShadowMemory {
     /// the detector (in one function with this one, the fast path spilled
     /// half its registers).
     #[inline(never)]
-    fn access_bytes(&mut self, visit: Visit<'_>, addr: u32, len: u32) -> Checked {
+    fn access_bytes(
+        &mut self,
+        thread: ThreadId,
+        clock: &VectorClock,
+        site: SiteId,
+        write: bool,
+        addr: u32,
+        len: u32,
+    ) -> Checked {
+        let mut visit = Visit {
+            now: Stamp {
+                time: clock.get(thread),
+                site,
+                thread,
+            },
+            clock,
+            write,
+            first: None,
+        };
         let end = u64::from(addr) + u64::from(len);
-        let mut first = None;
         let mut byte = u64::from(addr);
         while byte < end {
             let page_start = byte / PAGE * PAGE;
@@ -530,27 +572,41 @@ impl ShadowMemory {
             if byte == u64::from(addr) && self.byte_cell(page, from).is_sync() {
                 return Checked::SyncWord;
             }
-            let conflict = self.access_page(page, from, (page_end - page_start) as usize, visit);
-            if first.is_none()
-                && let Some((at, (earlier, earlier_write))) = conflict
-            {
-                first = Some(Conflict {
-                    addr: (page_start + at as u64) as u32,
-                    thread: earlier.thread,
-                    site: earlier.site,
-                    write: earlier_write,
-                });
-            }
+            self.access_page(
+                page,
+                page_start,
+                from,
+                (page_end - page_start) as usize,
+                &mut visit,
+            );
             byte = page_end;
         }
-        first.map_or(Checked::Clean, Checked::Race)
+        self.outcome(&visit)
+    }
+
+    /// The earlier access that the last access found [`Checked::Race`]
+    /// races with (first by address).
+    pub fn last_race(&self) -> Conflict {
+        self.last_race
+    }
+
+    /// What the access `visit` found, its race kept if it has one.
+    #[inline]
+    fn outcome(&mut self, visit: &Visit<'_>) -> Checked {
+        match visit.first {
+            None => Checked::Clean,
+            Some(conflict) => {
+                self.last_race = conflict;
+                Checked::Race
+            }
+        }
     }
 
     /// The common case first: an access to whole words (at most 16 bytes)
     /// of a page already split, whose granules are whole. `None` when the
     /// access is not one.
     #[inline]
-    fn access_words(&mut self, visit: Visit<'_>, addr: u32, len: u32) -> Option<Checked> {
+    fn access_words(&mut self, visit: &mut Visit<'_>, addr: u32, len: u32) -> Option<Checked> {
         let offset = (u64::from(addr) % PAGE) as usize;
         if !addr.is_multiple_of(GRANULE as u32)
             || !len.is_multiple_of(GRANULE as u32)
@@ -571,45 +627,40 @@ impl ShadowMemory {
         if words[0].is_sync() {
             return Some(Checked::SyncWord);
         }
-        let mut first = None;
         for (n, word) in words.iter_mut().enumerate() {
-            if let (None, Some((earlier, earlier_write))) =
-                (first, access_cell(word, &mut self.sets, visit))
-            {
-                first = Some(Conflict {
-                    addr: addr + (n * GRANULE) as u32,
-                    thread: earlier.thread,
-                    site: earlier.site,
-                    write: earlier_write,
-                });
-            }
+            visit.cell(word, &mut self.sets, u64::from(addr) + (n * GRANULE) as u64);
         }
-        Some(first.map_or(Checked::Clean, Checked::Race))
+        Some(self.outcome(visit))
     }
 
-    /// An access to bytes `from..to` of page `page` (split if it must be).
+    /// An access to bytes `from..to` of page `page`, which starts at
+    /// address `start` (split if it must be).
     fn access_page(
         &mut self,
         page: usize,
+        start: u64,
         from: usize,
         to: usize,
-        visit: Visit<'_>,
-    ) -> BlockConflict {
+        visit: &mut Visit<'_>,
+    ) {
         let whole = from == 0 && to == PAGE as usize;
         if let (true, Page::Uniform(cell)) = (whole, &mut self.pages[page]) {
-            return access_cell(cell, &mut self.sets, visit).map(|found| (0, found));
+            visit.cell(cell, &mut self.sets, start);
+            return;
         }
         let block = self.split_page(page);
-        let mut first = None;
         let mut byte = from;
         while byte < to {
-            let start = byte / GRANULE * GRANULE;
-            let end = to.min(start + GRANULE);
-            let found =
-                self.access_granule(block, start / GRANULE, byte - start..end - start, visit);
-            if first.is_none() {
-                first = found.map(|(at, earlier)| (start + at, earlier));
-            }
+            let granule = byte / GRANULE * GRANULE;
+            let end = to.min(granule + GRANULE);
+            let range = byte - granule..end - granule;
+            self.access_granule(
+                block,
+                granule / GRANULE,
+                start + granule as u64,
+                range,
+                visit,
+            );
             byte = end;
         }
         if let (true, true, Page::Granules { sync: false, .. }) =
@@ -618,34 +669,35 @@ impl ShadowMemory {
             // Every byte was written by this access alone.
             self.pages[page] = Page::Uniform(Cell::written(visit.now));
         }
-        first
     }
 
-    /// An access to bytes `range` of granule `granule` of block `block`.
+    /// An access to bytes `range` of granule `granule` of block `block`,
+    /// which starts at address `start`.
     fn access_granule(
         &mut self,
         block: usize,
         granule: usize,
+        start: u64,
         range: std::ops::Range<usize>,
-        visit: Visit<'_>,
-    ) -> BlockConflict {
+        visit: &mut Visit<'_>,
+    ) {
         let whole = range == (0..GRANULE);
         let cell = &mut self.blocks[block][granule];
         if whole && !cell.is_split() {
-            return access_cell(cell, &mut self.sets, visit).map(|found| (0, found));
+            visit.cell(cell, &mut self.sets, start);
+            return;
         }
         let bytes = self.split_granule(block, granule);
-        let mut first = None;
         for at in range {
-            let found = access_cell(&mut self.bytes[bytes][at], &mut self.sets, visit);
-            if first.is_none() {
-                first = found.map(|earlier| (at, earlier));
-            }
+            visit.cell(
+                &mut self.bytes[bytes][at],
+                &mut self.sets,
+                start + at as u64,
+            );
         }
         if whole && visit.write && !self.bytes[bytes].iter().any(Cell::is_sync) {
             self.blocks[block][granule] = Cell::written(visit.now);
         }
-        first
     }
 }
 
@@ -661,11 +713,10 @@ mod tests {
         clock
     }
 
-    fn race(checked: Checked) -> Conflict {
-        match checked {
-            Checked::Race(conflict) => conflict,
-            other => panic!("expected a race, got {other:?}"),
-        }
+    /// The race of an access that must have found one.
+    fn race(checked: Checked, memory: &ShadowMemory) -> Conflict {
+        assert_eq!(checked, Checked::Race);
+        memory.last_race()
     }
 
     #[test]
@@ -678,12 +729,12 @@ mod tests {
             Checked::Clean
         );
         assert!(memory.pages.iter().all(|p| matches!(p, Page::Uniform(_))));
-        let conflict = race(memory.access(1, &one, 2, false, page + 10, 2));
+        let conflict = race(memory.access(1, &one, 2, false, page + 10, 2), &memory);
         assert_eq!(conflict.addr, page + 10);
         assert!(conflict.write);
         assert!(matches!(memory.pages[1], Page::Granules { .. }));
         // The rest of the split page still remembers the fill.
-        race(memory.access(1, &one, 3, true, 2 * page - 1, 1));
+        race(memory.access(1, &one, 3, true, 2 * page - 1, 1), &memory);
     }
 
     #[test]
@@ -713,7 +764,7 @@ mod tests {
         let (zero, one) = (clock(&[1, 0]), clock(&[0, 1]));
         assert_eq!(memory.access(0, &zero, 1, true, 8, 2), Checked::Clean);
         assert_eq!(memory.access(1, &one, 2, true, 10, 2), Checked::Clean);
-        let conflict = race(memory.access(1, &one, 3, false, 8, 4));
+        let conflict = race(memory.access(1, &one, 3, false, 8, 4), &memory);
         assert_eq!((conflict.addr, conflict.thread), (8, 0));
     }
 
@@ -730,7 +781,7 @@ mod tests {
         // 2's on byte 7 only.
         let knows_one = clock(&[2, 1, 0]);
         assert_eq!(memory.access(0, &knows_one, 4, true, 6, 1), Checked::Clean);
-        let conflict = race(memory.access(0, &knows_one, 4, true, 7, 1));
+        let conflict = race(memory.access(0, &knows_one, 4, true, 7, 1), &memory);
         assert_eq!((conflict.thread, conflict.write), (2, false));
     }
 
@@ -740,7 +791,7 @@ mod tests {
         let (zero, one) = (clock(&[1, 0]), clock(&[0, 1]));
         for _ in 0..3 {
             assert_eq!(memory.access(0, &zero, 1, true, 70_000, 4), Checked::Clean);
-            race(memory.access(1, &one, 2, true, 70_000, 4));
+            race(memory.access(1, &one, 2, true, 70_000, 4), &memory);
             memory.reset();
         }
     }
@@ -762,6 +813,6 @@ mod tests {
         // still races.
         memory.mark_sync(0, &VectorClock::default(), 33);
         assert_eq!(memory.access(1, &one, 4, true, 33, 1), Checked::SyncWord);
-        race(memory.access(1, &one, 5, false, 32, 1));
+        race(memory.access(1, &one, 5, false, 32, 1), &memory);
     }
 }
