@@ -931,7 +931,7 @@ mod tests {
                 let thread = rng.next_u32() % threads;
                 let own = clocks[thread as usize].get(thread) + 1;
                 clocks[thread as usize].set(thread, own);
-                if rng.next_u32() % 4 == 0 {
+                if rng.next_u32().is_multiple_of(4) {
                     // The thread learns another's present.
                     let other = rng.next_u32() % threads;
                     let other_clock = clocks[other as usize].clone();
@@ -953,12 +953,12 @@ mod tests {
                     0 => PAGE as u32,
                     _ => len.min(4),
                 };
-                let addr = if rng.next_u32() % 3 == 0 {
+                let addr = if rng.next_u32().is_multiple_of(3) {
                     addr
                 } else {
                     addr / align * align
                 };
-                if rng.next_u32() % 40 == 0 {
+                if rng.next_u32().is_multiple_of(40) {
                     assert_eq!(
                         memory.mark_sync(thread, &clock, addr),
                         model.mark_sync(thread, &clock, addr),
@@ -966,7 +966,7 @@ mod tests {
                     );
                     continue;
                 }
-                let write = rng.next_u32() % 2 == 0;
+                let write = rng.next_u32().is_multiple_of(2);
                 let checked = memory.access(thread, &clock, step, write, addr, len);
                 let (expected, conflict) = model.access(thread, &clock, step, write, addr, len);
                 assert_eq!(checked, expected, "access of {len} at {addr}, step {step}");
