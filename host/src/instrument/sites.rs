@@ -144,19 +144,76 @@ impl Site {
     }
 }
 
+/// What reading a logged access needs of its site, in 8 bytes (see
+/// [`SiteTable::code`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SiteCode {
+    /// What the instruction does.
+    pub kind: AccessKind,
+    /// Width of the access in bytes.
+    pub width: u8,
+    /// The instruction's static offset ([`Site::mem_offset`]; the offset of
+    /// an access to a 32-bit memory fits in 32 bits, and 64-bit memories
+    /// are refused).
+    offset: u32,
+}
+
+impl SiteCode {
+    fn of(site: &Site) -> Self {
+        SiteCode {
+            kind: site.kind,
+            width: site.width,
+            offset: site.mem_offset as u32,
+        }
+    }
+
+    /// [`Site::address`]: the access's address, cut to 32 bits, when the
+    /// guest's address operand is `base`.
+    #[inline]
+    pub fn address(self, base: u32) -> u32 {
+        base.wrapping_add(self.offset)
+    }
+}
+
 /// All sites of one instrumented module, indexed by [`SiteId`].
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(from = "StoredSites")]
 pub struct SiteTable {
     sites: Vec<Site>,
     /// Fast paths inlined into the program (see [`SiteTable::guards`]), as
     /// (site, function), by site.
     guards: Vec<(SiteId, u32)>,
+    /// Each site's [`SiteCode`], by site (made from `sites`, not stored).
+    #[serde(skip)]
+    codes: Vec<SiteCode>,
+}
+
+/// A [`SiteTable`] as it is stored.
+#[derive(Deserialize)]
+struct StoredSites {
+    sites: Vec<Site>,
+    guards: Vec<(SiteId, u32)>,
+}
+
+impl From<StoredSites> for SiteTable {
+    fn from(stored: StoredSites) -> Self {
+        SiteTable {
+            codes: stored.sites.iter().map(SiteCode::of).collect(),
+            sites: stored.sites,
+            guards: stored.guards,
+        }
+    }
 }
 
 impl SiteTable {
     /// Adds a site and returns its id.
     pub(crate) fn push(&mut self, site: Site) -> SiteId {
+        debug_assert!(
+            u32::try_from(site.mem_offset).is_ok(),
+            "the offset of a 32-bit memory's access"
+        );
         let id = self.sites.len() as SiteId;
+        self.codes.push(SiteCode::of(&site));
         self.sites.push(site);
         id
     }
@@ -164,6 +221,14 @@ impl SiteTable {
     /// The site with this id, if the id is valid.
     pub fn get(&self, id: SiteId) -> Option<&Site> {
         self.sites.get(id as usize)
+    }
+
+    /// What reading a logged access at site `id` needs, if the id is
+    /// valid. Every logged access reads its site's: eight lie in a cache
+    /// line (two [`Site`]s do).
+    #[inline]
+    pub fn code(&self, id: SiteId) -> Option<SiteCode> {
+        self.codes.get(id as usize).copied()
     }
 
     /// Notes that the atomic operation at `site` is the fast path of the
@@ -188,5 +253,54 @@ impl SiteTable {
     /// Whether the module has no instrumented instruction.
     pub fn is_empty(&self) -> bool {
         self.sites.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(kind: AccessKind, mem_offset: u64, width: u8) -> Site {
+        Site {
+            kind,
+            func: 1,
+            code_offset: 2,
+            mem_offset,
+            width,
+            callee: None,
+        }
+    }
+
+    #[test]
+    fn a_sites_code_reads_as_the_site_does() {
+        let mut table = SiteTable::default();
+        let offsets = [0, 4, 0x7fff_ffff, 0xffff_fff0, u64::from(u32::MAX)];
+        for (n, &offset) in offsets.iter().enumerate() {
+            let kind = [AccessKind::Load, AccessKind::AtomicRmw, AccessKind::Store][n % 3];
+            let id = table.push(site(kind, offset, 1 << (n % 4)));
+            let (site, code) = (*table.get(id).unwrap(), table.code(id).unwrap());
+            assert_eq!((code.kind, code.width), (site.kind, site.width));
+            for base in [0, 1, 16, 0x8000_0000u32, u32::MAX - 3, u32::MAX] {
+                assert_eq!(
+                    code.address(base),
+                    site.address(base as i32),
+                    "{offset} + {base}"
+                );
+            }
+        }
+        assert_eq!(table.code(offsets.len() as SiteId), None);
+    }
+
+    #[test]
+    fn a_stored_table_gets_its_codes_back() {
+        let mut table = SiteTable::default();
+        table.push(site(AccessKind::Store, 12, 4));
+        table.push(site(AccessKind::Fill, 0, 0));
+        table.guard(0, 9);
+        let bytes = postcard::to_stdvec(&table).unwrap();
+        let read: SiteTable = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(read.codes, table.codes);
+        assert_eq!(read.sites, table.sites);
+        assert_eq!(read.guards(), table.guards());
     }
 }

@@ -192,16 +192,16 @@ impl Logged<'_> {
             loop {
                 let &word = words.next()?;
                 let (site, operand) = (word as u32, (word >> 32) as u32);
-                let Some(info) = self.sites.get(site) else {
+                let Some(code) = self.sites.code(site) else {
                     debug_assert!(false, "unknown logged site {site}");
                     continue;
                 };
-                return Some(match info.kind {
+                return Some(match code.kind {
                     AccessKind::Copy | AccessKind::Fill => {
                         let extra = words.next().copied().unwrap_or_default();
                         Access {
                             site,
-                            kind: info.kind,
+                            kind: code.kind,
                             width: 0,
                             addr: operand,
                             len: extra as u32,
@@ -211,9 +211,9 @@ impl Logged<'_> {
                     kind => Access {
                         site,
                         kind,
-                        width: info.width,
-                        addr: info.address(operand as i32),
-                        len: u32::from(info.width),
+                        width: code.width,
+                        addr: code.address(operand),
+                        len: u32::from(code.width),
                         src: 0,
                     },
                 });
