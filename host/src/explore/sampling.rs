@@ -127,6 +127,15 @@ struct Tally<'a> {
 }
 
 impl Tally<'_> {
+    /// The number, counting from `next`, of the execution whose result
+    /// ends the exploration if none is discarded or fails first (`None`
+    /// without an execution count).
+    fn last_needed(&self, next: u64) -> Option<u64> {
+        let counted = self.executions - self.discarded;
+        let left = self.options.iterations?.saturating_sub(counted);
+        Some(next + left.saturating_sub(1))
+    }
+
     /// Whether the exploration ends before taking another execution.
     fn done(&self) -> bool {
         let counted = self.executions - self.discarded;
@@ -275,6 +284,10 @@ fn run_workers(
     let shard = options.shard;
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
+    // From the execution that can end the exploration on, a worker sends
+    // each result at once: a batch held back would keep the others
+    // running executions nobody asked for, up to a batch's worth each.
+    let last_needed = tally.last_needed(first);
     let mut workers = program
         .workers(options.jobs.saturating_sub(1))
         .map_err(|e| ExploreError(format!("cannot start a worker: {e}")))?;
@@ -296,7 +309,8 @@ fn run_workers(
                     }
                     let result = run(worker, turns, options.seed, setup, index);
                     let summary = check_host(&result).map(|()| Summary::of(&result));
-                    let urgent = !matches!(summary, Ok(Summary { failed: false, .. }));
+                    let urgent = !matches!(summary, Ok(Summary { failed: false, .. }))
+                        || last_needed.is_some_and(|last| n >= last);
                     batch.push((n, summary.map_err(|e| e.0)));
                     if urgent || batch.len() == BATCH || sent.elapsed() >= BATCH_TIME {
                         if sender.send(std::mem::take(&mut batch)).is_err() {
