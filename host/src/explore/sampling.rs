@@ -285,7 +285,7 @@ fn run_workers(
     let next = AtomicU64::new(first);
     let stop = AtomicBool::new(false);
     // From the execution that can end the exploration on, a worker sends
-    // each result at once: a batch held back would keep the others
+    // each result at once: a batch held back would keep the workers
     // running executions nobody asked for, up to a batch's worth each.
     let last_needed = tally.last_needed(first);
     let mut workers = program
