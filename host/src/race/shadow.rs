@@ -205,7 +205,23 @@ struct Visit<'a> {
     first: Option<Conflict>,
 }
 
-impl Visit<'_> {
+impl<'a> Visit<'a> {
+    /// An access of `thread`, whose clock is `clock`, at `site`, with no
+    /// race found yet.
+    #[inline]
+    fn new(thread: ThreadId, clock: &'a VectorClock, site: SiteId, write: bool) -> Self {
+        Visit {
+            now: Stamp {
+                time: clock.get(thread),
+                site,
+                thread,
+            },
+            clock,
+            write,
+            first: None,
+        }
+    }
+
     /// Records the access of the bytes `cell` stands for, from `addr`;
     /// a race is kept if it is the access's first.
     #[inline]
@@ -570,17 +586,7 @@ impl ShadowMemory {
         addr: u32,
         len: u32,
     ) -> Checked {
-        let now = Stamp {
-            time: clock.get(thread),
-            site,
-            thread,
-        };
-        let mut visit = Visit {
-            now,
-            clock,
-            write,
-            first: None,
-        };
+        let mut visit = Visit::new(thread, clock, site, write);
         match self.access_words(&mut visit, addr, len) {
             Some(checked) => checked,
             // The slow path builds its own visit: a visit built here and
@@ -604,16 +610,7 @@ impl ShadowMemory {
         addr: u32,
         len: u32,
     ) -> Checked {
-        let mut visit = Visit {
-            now: Stamp {
-                time: clock.get(thread),
-                site,
-                thread,
-            },
-            clock,
-            write,
-            first: None,
-        };
+        let mut visit = Visit::new(thread, clock, site, write);
         let end = u64::from(addr) + u64::from(len);
         let mut byte = u64::from(addr);
         while byte < end {
