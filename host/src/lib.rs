@@ -78,6 +78,7 @@ pub(crate) mod explain;
 pub mod explore;
 pub mod failure;
 pub mod fuzzing;
+pub mod heap;
 pub mod imunit;
 pub(crate) mod input;
 pub mod instrument;

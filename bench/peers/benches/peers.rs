@@ -78,6 +78,8 @@ fn shown(rate: f64) -> String {
 }
 
 fn main() -> anyhow::Result<()> {
+    // As the `weft` command does.
+    weft::heap::keep_freed_memory();
     let args: Vec<String> = std::env::args().collect();
     let budget = args
         .iter()

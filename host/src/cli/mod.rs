@@ -76,6 +76,7 @@ pub const EXIT_INCONCLUSIVE: u8 = 3;
 
 /// Runs the command line and returns the process exit code.
 pub fn main() -> ExitCode {
+    crate::heap::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
