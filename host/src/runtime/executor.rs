@@ -38,7 +38,7 @@ type ThreadFuture = Pin<Box<dyn Future<Output = ThreadEnd>>>;
 
 /// Threads (by id) whose store and instance are kept for the next execution
 /// once they finish; later ones are dropped when they finish.
-pub(super) const WARM_THREADS: usize = 64;
+pub(super) const WARM_THREADS: usize = 128;
 
 /// The store and instance of a thread that finished, kept for the thread
 /// with the same id in the next execution over the same shared memory.

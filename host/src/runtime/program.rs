@@ -483,7 +483,7 @@ pub const MOST_THREADS: u32 = POOL_SLOTS - executor::WARM_THREADS as u32;
 /// Instances, fiber stacks and tables kept ready by the pooling allocator:
 /// an execution creates one instance and one fiber per thread, so reusing
 /// them instead of mapping fresh ones is most of the per-execution cost.
-const POOL_SLOTS: u32 = 256;
+const POOL_SLOTS: u32 = 320;
 
 /// A linker of `engine` with the runtime's imports and those `links` add.
 fn linker(
