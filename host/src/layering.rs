@@ -12,6 +12,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("build", 0),
     ("input", 0),
     ("user_folders", 0),
+    ("heap", 0),
     ("instrument", 1),
     ("trace", 2),
     ("debuginfo", 2),
