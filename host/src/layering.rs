@@ -13,6 +13,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("input", 0),
     ("user_folders", 0),
     ("heap", 0),
+    ("library", 0),
     ("instrument", 1),
     ("trace", 2),
     ("debuginfo", 2),

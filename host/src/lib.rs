@@ -84,6 +84,7 @@ pub(crate) mod input;
 pub mod instrument;
 #[cfg(test)]
 mod layering;
+pub(crate) mod library;
 pub(crate) mod outputs;
 pub mod race;
 pub mod replay;

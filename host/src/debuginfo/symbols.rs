@@ -371,7 +371,7 @@ impl Symbols {
         if let Some(rest) = file.strip_prefix(&self.cwd) {
             return rest.trim_start_matches('/').to_string();
         }
-        for marker in ["/library/", "/wasi-libc/", "/libcxx/"] {
+        for marker in ["/library/", "/wasi-libc/", "/libcxx/", "/libcxxabi/"] {
             if let Some(at) = file.rfind(marker) {
                 return file[at + 1..].to_string();
             }

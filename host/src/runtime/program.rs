@@ -10,9 +10,10 @@ use super::state::ExecHandle;
 use super::store_data::ThreadData;
 use super::{Analysis, ExecutionResult, RunConfig, rt_imports, sdk_imports, wasi};
 use crate::abi;
-use crate::debuginfo::bookkeeping::Owner;
+use crate::debuginfo::bookkeeping::owner_at;
 use crate::debuginfo::symbols::LazySymbols;
 use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};
+use crate::library::Owner;
 use crate::sched::Scheduler;
 use std::sync::Arc;
 use wasmtime::{Config, Engine, Linker, Module};
@@ -131,7 +132,7 @@ fn rewrite(
         // A runtime's private state is not logged: the race check leaves it
         // out, and logging it was most of what the check cost.
         let instrumented = instrument::instrument_logging(wasm, options, &|offset| {
-            Owner::at(symbols, offset) != Owner::Runtime
+            owner_at(symbols, offset) != Owner::Private
         })?;
         let library = (0..instrumented.sites.len())
             .map(|id| {
@@ -140,7 +141,7 @@ fn rewrite(
                     .get(id as instrument::SiteId)
                     .is_some_and(|site| {
                         site.kind.is_plain()
-                            && Owner::at(symbols, site.code_offset) != Owner::Program
+                            && owner_at(symbols, site.code_offset) != Owner::Program
                     })
             })
             .collect();
