@@ -112,9 +112,119 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
     let mut cmd = tools.zig("cc");
     cmd.args(OLD_C_FLAGS).args(flags);
     tools.include_sdk(&mut cmd);
-    let inputs: Vec<&OsStr> = sources.iter().map(|s| s.as_os_str()).collect();
+    let mut inputs: Vec<&OsStr> = sources.iter().map(|s| s.as_os_str()).collect();
+    let void_main = VoidMain::in_files(sources.iter().copied());
+    let caller = match void_main {
+        Some(void_main) => {
+            cmd.arg(void_main.define());
+            Some(void_main.write_caller(tools.sdk.path())?)
+        }
+        None => None,
+    };
+    if let Some(caller) = &caller {
+        inputs.push(caller.as_os_str());
+    }
     tools.link(&mut cmd, &inputs, output);
     run_linker(cmd, "zig cc", sources[0], output)
+}
+
+/// A program whose `main` returns `void` (old C, which gcc builds with a
+/// warning). wasi-libc's start-up calls only an `int main`, and clang keeps
+/// a `void main` under its own name, which nothing calls: the program would
+/// have no `main` at all. So the program is compiled with `main` renamed
+/// ([`VoidMain::define`]) and linked with a file whose `int main` calls it
+/// and returns 0 ([`VoidMain::write_caller`]). (gcc's program returns
+/// whatever the last call left in a register; 0 is what most runs exit
+/// with.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum VoidMain {
+    /// `void main()` or `void main(void)`.
+    NoArguments,
+    /// `void main(int argc, char **argv)`.
+    Arguments,
+}
+
+impl VoidMain {
+    /// The name `main` is renamed to: one per kind, so that a link of
+    /// objects compiled earlier tells which it is by the symbol.
+    fn renamed(self) -> &'static str {
+        match self {
+            VoidMain::NoArguments => "weft_void_main",
+            VoidMain::Arguments => "weft_void_main_args",
+        }
+    }
+
+    /// The compiler flag that renames the program's `main`.
+    pub(super) fn define(self) -> String {
+        format!("-Dmain={}", self.renamed())
+    }
+
+    /// The `void main` that the C source `text` defines, if it defines one.
+    pub(super) fn in_source(text: &str) -> Option<VoidMain> {
+        let mut rest = text;
+        while let Some(at) = rest.find("void") {
+            let before = rest[..at].chars().next_back();
+            let after = rest[at + 4..].trim_start();
+            rest = &rest[at + 4..];
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let Some(parameters) = after.strip_prefix("main") else {
+                continue;
+            };
+            let Some(parameters) = parameters.trim_start().strip_prefix('(') else {
+                continue;
+            };
+            let inside = parameters.split(')').next().unwrap_or("").trim();
+            return Some(if inside.is_empty() || inside == "void" {
+                VoidMain::NoArguments
+            } else {
+                VoidMain::Arguments
+            });
+        }
+        None
+    }
+
+    /// The `void main` that the files `inputs` define: a C source's, or an
+    /// object's compiled with [`VoidMain::define`] (by its symbol).
+    pub(super) fn in_files<'a>(inputs: impl Iterator<Item = &'a Path>) -> Option<VoidMain> {
+        for input in inputs {
+            let Ok(bytes) = std::fs::read(input) else {
+                continue;
+            };
+            let found = if input.extension().is_some_and(|e| e == "c") {
+                VoidMain::in_source(&String::from_utf8_lossy(&bytes))
+            } else {
+                [VoidMain::Arguments, VoidMain::NoArguments]
+                    .into_iter()
+                    .find(|kind| {
+                        let name = kind.renamed().as_bytes();
+                        bytes.windows(name.len()).any(|window| window == name)
+                    })
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
+    /// Writes to `dir` the C file whose `int main` calls the renamed one
+    /// (compiled with the rename too, so it undoes it first).
+    pub(super) fn write_caller(self, dir: &Path) -> Result<PathBuf, BuildError> {
+        let name = self.renamed();
+        let call = match self {
+            VoidMain::NoArguments => format!("{name}()"),
+            VoidMain::Arguments => format!("{name}(argc, argv)"),
+        };
+        let caller = format!(
+            "#undef main\nvoid {name}();\nint main(int argc, char **argv)\n{{\n    (void)argc;\n    (void)argv;\n    {call};\n    return 0;\n}}\n"
+        );
+        let path = dir.join("weft_void_main.c");
+        std::fs::write(&path, caller)
+            .map_err(|e| BuildError::Io(format!("cannot write `{}`: {e}", path.display())))?;
+        Ok(path)
+    }
 }
 
 /// Macros that drop the x86-only attributes of glibc's headers from a file
@@ -435,5 +545,24 @@ fn wasi_sysroot() -> Result<PathBuf, BuildError> {
             "no threaded wasi-libc at `{}`: run `rustup target add wasm32-wasip1-threads` or set WEFT_WASI_SYSROOT",
             dir.display()
         )))
+    }
+}
+
+#[cfg(test)]
+mod void_main_tests {
+    use super::VoidMain;
+
+    #[test]
+    fn a_void_main_is_told_with_its_arguments() {
+        let no_arguments = Some(VoidMain::NoArguments);
+        assert_eq!(VoidMain::in_source("void main()\n{"), no_arguments);
+        assert_eq!(VoidMain::in_source("void main(void) {"), no_arguments);
+        assert_eq!(
+            VoidMain::in_source("void\nmain (int argc, char **argv)"),
+            Some(VoidMain::Arguments)
+        );
+        assert_eq!(VoidMain::in_source("int main(void)"), None);
+        assert_eq!(VoidMain::in_source("void mainloop(void)"), None);
+        assert_eq!(VoidMain::in_source("avoid main()"), None);
     }
 }

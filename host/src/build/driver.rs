@@ -13,7 +13,7 @@
 //! passed on unchanged, with weft's explanation after it where weft knows
 //! more (a missing header, a call whose signature does not match).
 
-use super::c::{OLD_C_FLAGS, Toolchain};
+use super::c::{OLD_C_FLAGS, Toolchain, VoidMain};
 use super::cpp::{THREADED_LIBCXX, libraries};
 use super::{
     BuildError, SdkDir, defines_main, mismatched_calls, missing_functions, missing_headers,
@@ -192,13 +192,17 @@ fn is_source(path: &Path) -> bool {
 pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
     let call = Call::read(args);
     let tools = Toolchain::shared()?;
+    let input_paths = || call.inputs.iter().map(|&at| Path::new(&args[at]));
+    let void_main = (driver == Driver::C)
+        .then(|| VoidMain::in_files(input_paths()))
+        .flatten();
     if !call.links {
         let mut compile = compiler(driver, &tools);
-        compile.args(args);
+        compile.args(void_main.map(VoidMain::define)).args(args);
         return run(driver, compile).map(|(code, _)| code);
     }
-    // The folder of this call's own files: a C++ link's objects, and the
-    // probe that finds libc++.
+    // The folder of this call's own files: a C++ link's objects, the probe
+    // that finds libc++, the caller of a `void main`.
     let scratch = SdkDir::new("cxx", &[])?;
     let mut args = args.to_vec();
     if driver == Driver::Cpp {
@@ -224,6 +228,10 @@ pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
         }
     }
     let mut inputs = without_libc_parts(&args);
+    if let Some(void_main) = void_main {
+        inputs.push(void_main.define().into());
+        inputs.push(void_main.write_caller(scratch.path())?.into_os_string());
+    }
     if driver == Driver::Cpp {
         inputs.extend(libraries(&tools, scratch.path())?.map(PathBuf::into_os_string));
     }
