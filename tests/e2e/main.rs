@@ -24,6 +24,7 @@ mod limits;
 mod litmus;
 mod memory_reuse;
 mod minimize;
+mod ordinary_programs;
 mod pages;
 mod projects;
 mod races;
