@@ -55,6 +55,46 @@ fn reference_solutions_pass() {
     }
 }
 
+/// C source `text` with a `printf` at the start of each thread routine
+/// (`static void *name(void *arg) {`), as a student adds to watch the
+/// threads run.
+fn with_prints_in_threads(text: &str) -> String {
+    let mut printed = String::new();
+    let mut routines = 0;
+    for line in text.lines() {
+        printed.push_str(line);
+        printed.push('\n');
+        let routine = line.starts_with("static void *")
+            && line.contains("(void *")
+            && line.trim_end().ends_with('{');
+        if routine {
+            routines += 1;
+            printed.push_str("    printf(\"thread %p running\\n\", arg);\n");
+        }
+    }
+    assert!(routines > 0, "no thread routine in:\n{text}");
+    if !printed.contains("#include <stdio.h>") {
+        printed.insert_str(0, "#include <stdio.h>\n");
+    }
+    printed
+}
+
+#[test]
+fn reference_solutions_whose_threads_print_pass() {
+    for exercise in exercises() {
+        let solution = exercise.join("solution/main.c");
+        let Ok(text) = std::fs::read_to_string(&solution) else {
+            continue;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let printing = dir.path().join("main.c");
+        std::fs::write(&printing, with_prints_in_threads(&text)).unwrap();
+        let (code, json) = grade(dir.path(), &exercise, &printing, "5s");
+        assert_eq!(code, 0, "{}: {}", exercise.display(), json["output"]);
+        assert_eq!(json["score"], 1);
+    }
+}
+
 #[test]
 fn wrong_solutions_fail_with_their_explanation() {
     for exercise in exercises() {
