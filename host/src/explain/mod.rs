@@ -1,9 +1,8 @@
 //! Failures told in plain words, for people learning concurrency: "thread 1
 //! read `balance` = 100 at bank.c:12; thread 2 read it too; ... so one
-//! update was lost".
+//! update was lost". What a library call does comes from the library model
+//! ([`crate::library::operations`]).
 //!
-//! - [`library`]: the synchronisation functions of the guests' libraries,
-//!   known by name.
 //! - [`recorder`]: the analysis that records what threads did to shared
 //!   data, with values, and which library operations they performed.
 //! - [`story`]: those facts told as sentences, with a conclusion naming the
@@ -15,7 +14,6 @@
 //!   stories shortened.
 //! - [`retell`](mod@retell): runs a failing schedule again with the recorder.
 
-pub mod library;
 mod namer;
 mod patterns;
 pub mod recorder;

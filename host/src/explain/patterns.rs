@@ -5,10 +5,10 @@
 //! at the facts of one execution and returns the sentence that explains
 //! it, if the pattern is there.
 
-use super::library::LibraryOp;
 use super::namer::{Namer, and_list, value, with_value};
 use super::recorder::Fact;
 use crate::instrument::{AccessKind, SiteId};
+use crate::library::operations::LibraryOp;
 use crate::trace::ThreadId;
 use std::collections::{HashMap, HashSet};
 

@@ -23,10 +23,10 @@
 //! whose innermost inlined frame is such a function (Rust's lock fast path)
 //! is one too.
 
-use super::library::{LibraryOp, classify};
 use crate::debuginfo::symbols::LazySymbols;
 use crate::debuginfo::variables::without_offset;
 use crate::instrument::{AccessKind, SiteId, SiteTable};
+use crate::library::operations::{LibraryOp, classify};
 use crate::runtime::analysis::{Access, Analysis, Cx, Happening, Interest, Logged, Report};
 use crate::trace::ThreadId;
 use std::collections::{HashMap, HashSet};

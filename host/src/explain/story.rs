@@ -5,7 +5,6 @@
 //! read and a write, a cycle of threads each waiting for a lock the next
 //! one holds, a wait that no thread is left to end).
 
-use super::library::LibraryOp;
 use super::namer::{Namer, and_list, value, with_value};
 use super::patterns::{
     Fate, Wait, cycle_sentence, half_done, lock_cycle, lost_update, op_fate, read_across,
@@ -16,6 +15,7 @@ use super::steps::Steps;
 use crate::debuginfo::symbols::LazySymbols;
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteTable};
+use crate::library::operations::LibraryOp;
 use crate::trace::ThreadId;
 use std::collections::{HashMap, HashSet};
 

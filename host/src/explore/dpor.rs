@@ -156,7 +156,7 @@ impl DporSearch {
             LibraryModel::new(
                 program.sites(),
                 symbols.function_names(),
-                crate::abi::is_library_step_function,
+                crate::library::steps::is_library_step_function,
             )
         });
         DporSearch {

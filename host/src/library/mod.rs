@@ -8,8 +8,17 @@
 //!   caller's.
 //! - [`c_functions`]: the C library's functions by name, for code without
 //!   DWARF.
+//! - [`operations`]: the synchronisation a call performs, as a story tells
+//!   it (lock, unlock, wait on a condition, join, ...).
+//! - [`roles`]: the role of a call in the order of the exhaustive search's
+//!   steps, and which of the library's own operations inside a step are
+//!   its private bookkeeping.
+//! - [`steps`]: which calls are one step each of the exhaustive search.
 
 pub(crate) mod c_functions;
+pub mod operations;
+pub mod roles;
 pub mod sources;
+pub mod steps;
 
 pub use sources::Owner;

@@ -1,6 +1,6 @@
 //! Which atomic operations are the fast paths of a Rust lock inlined into
 //! the program: the operations that may run last before a call of the
-//! lock's slow path (one of [`crate::abi::RUST_STD_SLOW_PATHS`]).
+//! lock's slow path (one of [`crate::library::steps::RUST_STD_SLOW_PATHS`]).
 //!
 //! An optimised build inlines `Mutex::lock`'s compare-exchange,
 //! `RwLock::read`'s load and compare-exchange and the unlocks' swap or

@@ -68,10 +68,10 @@ pub(crate) struct Rewriter<'s> {
     /// to their initial values (run first by the entry wrappers).
     global_resets: Vec<u8>,
     /// With library steps: the functions that are one step each (see
-    /// [`abi::is_library_step_function`]), by original index.
+    /// [`crate::library::steps::is_library_step_function`]), by original index.
     library_steps: HashSet<u32>,
     /// With library steps: those of them that are a slow path of
-    /// [`abi::RUST_STD_SLOW_PATHS`].
+    /// [`crate::library::steps::RUST_STD_SLOW_PATHS`].
     slow_paths: HashSet<u32>,
 }
 
@@ -111,12 +111,14 @@ impl<'s> Rewriter<'s> {
     /// which of those are slow paths of Rust std's locks.
     fn find_library_steps(&mut self) {
         for (&index, name) in &self.survey.func_names {
-            if !abi::is_library_step_function(name) {
+            if !crate::library::steps::is_library_step_function(name) {
                 continue;
             }
             self.library_steps.insert(index);
-            let method = abi::rust_std_library_step(name);
-            if method.is_some_and(|method| abi::RUST_STD_SLOW_PATHS.contains(&method)) {
+            let method = crate::library::steps::rust_std_library_step(name);
+            if method
+                .is_some_and(|method| crate::library::steps::RUST_STD_SLOW_PATHS.contains(&method))
+            {
                 self.slow_paths.insert(index);
             }
         }
@@ -198,7 +200,7 @@ impl<'s> Rewriter<'s> {
     }
 
     /// With library steps: when `op` calls one of
-    /// [`abi::RUST_STD_SLOW_PATHS`], notes the atomic operations that may
+    /// [`crate::library::steps::RUST_STD_SLOW_PATHS`], notes the atomic operations that may
     /// run right before it (see [`fast_paths`]) as that slow path's fast
     /// paths inlined into the program.
     fn note_fast_paths(&mut self, flow: &FastPathFlow, op: &Operator) {

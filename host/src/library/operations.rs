@@ -1,7 +1,7 @@
 //! What the synchronisation functions of the guests' libraries do, known by
 //! name: wasi-libc's pthreads (`pthread_mutex_lock`, `pthread_cond_wait`,
 //! ...) and Rust's `std::sync` (`futex::Mutex::lock`, `Condvar::wait`,
-//! ...). A story says "thread 1 locked `m`" instead of listing the atomic
+//! ...), as a story tells them: "thread 1 locked `m`" instead of the atomic
 //! instructions inside the library, the way a sanitizer intercepts these
 //! functions by name.
 

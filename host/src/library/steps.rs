@@ -1,0 +1,275 @@
+//! The library calls that are one step each of the exhaustive search (see
+//! `instrument::InstrumentOptions::library_steps`): the C library's by
+//! name, Rust std's by the end of their demangled path.
+
+/// The C library's functions (wasi-libc, by their names in the name
+/// section) whose calls are one step each under
+/// [`crate::abi::RT_LIBRARY_BEGIN`]: locks, condition variables, semaphores, barriers,
+/// thread creation and join, the allocator and stdio's output. None calls
+/// back into the program but through a function pointer (the thread start
+/// function calls the thread's routine so, and `pthread_exit` its cleanup
+/// handlers and destructors), and a call through a function pointer ends
+/// the step (`pthread_once`, whose routine is called
+/// directly, is left out), and none spins without blocking on a futex (`pthread_spin_lock`
+/// does, and is left out), so a step always ends.
+pub const LIBRARY_STEP_FUNCTIONS: &[&str] = &[
+    "__pthread_create",
+    "__pthread_detach",
+    "__pthread_exit",
+    "__wasi_thread_start_C",
+    "wasi_thread_start",
+    "__pthread_join",
+    "__pthread_mutex_lock",
+    "__pthread_mutex_timedlock",
+    "__pthread_mutex_trylock",
+    "__pthread_mutex_trylock_owner",
+    "__pthread_mutex_unlock",
+    "__pthread_rwlock_rdlock",
+    "__pthread_rwlock_timedrdlock",
+    "__pthread_rwlock_timedwrlock",
+    "__pthread_rwlock_tryrdlock",
+    "__pthread_rwlock_trywrlock",
+    "__pthread_rwlock_unlock",
+    "__pthread_rwlock_wrlock",
+    "__pthread_timedjoin_np",
+    "__pthread_tryjoin_np",
+    "__private_cond_signal",
+    "aligned_alloc",
+    "calloc",
+    "dlcalloc",
+    "dlfree",
+    "dlmalloc",
+    "dlposix_memalign",
+    "dlrealloc",
+    "fflush",
+    "fprintf",
+    "fputc",
+    "fputs",
+    "free",
+    "fwrite",
+    "internal_memalign",
+    "malloc",
+    "posix_memalign",
+    "printf",
+    "pthread_barrier_wait",
+    "pthread_cond_broadcast",
+    "pthread_cond_signal",
+    "pthread_cond_timedwait",
+    "pthread_cond_wait",
+    "pthread_create",
+    "pthread_detach",
+    "pthread_join",
+    "pthread_mutex_lock",
+    "pthread_mutex_timedlock",
+    "pthread_mutex_trylock",
+    "pthread_mutex_unlock",
+    "pthread_rwlock_rdlock",
+    "pthread_rwlock_timedrdlock",
+    "pthread_rwlock_timedwrlock",
+    "pthread_rwlock_tryrdlock",
+    "pthread_rwlock_trywrlock",
+    "pthread_rwlock_unlock",
+    "pthread_rwlock_wrlock",
+    "putchar",
+    "puts",
+    "realloc",
+    "sem_post",
+    "sem_timedwait",
+    "sem_trywait",
+    "sem_wait",
+    "vfprintf",
+    "__pthread_cond_timedwait",
+    "__lockfile",
+    "__unlockfile",
+    "__ofl_lock",
+    // Calls a thread's thread-specific data destructors (the program's)
+    // through function pointers when the thread ends: wrapped, so that
+    // they run as steps of their own.
+    "__pthread_tsd_run_dtors",
+];
+
+/// Rust std's functions whose calls are one step each under
+/// [`crate::abi::RT_LIBRARY_BEGIN`], by the end of their demangled path: the methods
+/// of the futex-based mutex, read-write lock, condition variable, `Once`
+/// and thread parker, and of the thread type, in a module under
+/// `std::sys` (their paths there change between Rust releases; their
+/// type and method names have not), and `Barrier::wait` under
+/// `std::sync`. Their fast paths (one compare-exchange or swap) are
+/// inlined into the program in optimised builds and stay its own steps;
+/// these are the calls that spin, wait, wake and create. Like the C
+/// library's, none calls back into the program but through a function
+/// pointer (`Once::call` calls its closure so), and none spins without
+/// waiting on a futex in the end.
+pub const RUST_STD_LIBRARY_STEP_METHODS: &[&str] = &[
+    "Mutex::lock",
+    "Mutex::lock_contended",
+    "Mutex::try_lock",
+    "Mutex::unlock",
+    "Mutex::wake",
+    "RwLock::read",
+    "RwLock::read_contended",
+    "RwLock::read_unlock",
+    "RwLock::try_read",
+    "RwLock::try_write",
+    "RwLock::wake_writer",
+    "RwLock::wake_writer_or_readers",
+    "RwLock::write",
+    "RwLock::write_contended",
+    "RwLock::write_unlock",
+    "Condvar::notify_all",
+    "Condvar::notify_one",
+    "Condvar::wait",
+    "Condvar::wait_optional_timeout",
+    "Condvar::wait_timeout",
+    "Once::call",
+    "Parker::park",
+    "Parker::park_timeout",
+    "Parker::unpark",
+    "Thread::join",
+    "Thread::new",
+];
+
+/// The operations of Rust std's channels (`std::sync::mpsc`, built on
+/// `std::sync::mpmc`) whose calls are one step each: a send or receive on
+/// each kind of channel (`list`, unbounded; `array`, bounded; `zero`,
+/// rendezvous), blocking or not, by `Channel::method` in a module under
+/// `std::sync::mpmc::`. Each is linearizable and hands the message over
+/// whole; a blocked one waits through the thread parker. So is marking a
+/// channel disconnected when its last sender goes (`disconnect_senders`,
+/// or `disconnect` of either side). Its last receiver's going is left
+/// out: it drops the messages left in the channel, which runs the
+/// program's own `Drop`.
+pub const RUST_STD_CHANNEL_METHODS: &[&str] = &[
+    "Channel::send",
+    "Channel::recv",
+    "Channel::try_send",
+    "Channel::try_recv",
+    "Channel::disconnect_senders",
+    "Channel::disconnect",
+];
+
+/// The entry of [`RUST_STD_LIBRARY_STEP_METHODS`] or
+/// [`RUST_STD_CHANNEL_METHODS`] (or `Barrier::wait`) that the function
+/// named `name` is, mangled (legacy or v0) or demangled.
+pub fn rust_std_library_step(name: &str) -> Option<&'static str> {
+    if !name.contains("std") {
+        return None;
+    }
+    let demangled = rustc_demangle::try_demangle(name).map(|d| format!("{d:#}"));
+    let path = without_generics(demangled.as_deref().unwrap_or(name));
+    if path.starts_with("std::sync::") && path.ends_with("::Barrier::wait") {
+        return Some("Barrier::wait");
+    }
+    if let Some(flavor) = path.strip_prefix("std::sync::mpmc::") {
+        return RUST_STD_CHANNEL_METHODS.iter().copied().find(|method| {
+            flavor
+                .strip_suffix(method)
+                .is_some_and(|kind| matches!(kind, "list::" | "array::" | "zero::"))
+        });
+    }
+    if !path.starts_with("std::sys::") {
+        return None;
+    }
+    RUST_STD_LIBRARY_STEP_METHODS
+        .iter()
+        .copied()
+        .find(|method| {
+            path.strip_suffix(method)
+                .is_some_and(|module| module.ends_with("::"))
+        })
+}
+
+/// The methods of [`RUST_STD_LIBRARY_STEP_METHODS`] that Rust std calls
+/// only when the atomic operation just before, inlined into the program,
+/// did not do the whole job: a lock's compare-exchange failed, or an
+/// unlock's swap found waiters. That operation is the method's fast path
+/// (see `SiteTable::guard`).
+pub const RUST_STD_SLOW_PATHS: &[&str] = &[
+    "Mutex::lock_contended",
+    "Mutex::wake",
+    "RwLock::read_contended",
+    "RwLock::write_contended",
+    "RwLock::wake_writer_or_readers",
+];
+
+/// A demangled path without its generic arguments and angle brackets:
+/// `<std::sync::mpmc::list::Channel<u64>>::send` (v0 names an inherent
+/// method of a type in brackets) and `std::sync::mpmc::list::Channel<T>::send`
+/// (legacy) are both `std::sync::mpmc::list::Channel::send`.
+fn without_generics(path: &str) -> String {
+    let mut kept = String::with_capacity(path.len());
+    let mut depth = 0usize;
+    let mut previous = ' ';
+    for c in path.chars() {
+        match c {
+            '<' if depth > 0 || previous.is_alphanumeric() || previous == '_' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            '<' | '>' => {}
+            _ if depth == 0 => kept.push(c),
+            _ => {}
+        }
+        previous = c;
+    }
+    kept
+}
+
+/// Whether a call of the function named `name` (in the name section) is
+/// one step under [`crate::abi::RT_LIBRARY_BEGIN`]: one of the C library's
+/// [`LIBRARY_STEP_FUNCTIONS`] or of Rust std's
+/// ([`rust_std_library_step`]).
+pub fn is_library_step_function(name: &str) -> bool {
+    LIBRARY_STEP_FUNCTIONS.contains(&name) || rust_std_library_step(name).is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_std_steps_are_known_mangled_either_way_and_demangled() {
+        let v0 = "_RNvMNtNtNtNtCs1cbpOjQgv0Q_3std3sys4sync5mutex5futexNtB2_5Mutex14lock_contended";
+        assert_eq!(rust_std_library_step(v0), Some("Mutex::lock_contended"));
+        let legacy = "_ZN3std3sys4sync5mutex5futex5Mutex14lock_contended17h0123456789abcdefE";
+        assert_eq!(rust_std_library_step(legacy), Some("Mutex::lock_contended"));
+        // An older release's module path, demangled.
+        let older = "std::sys::pal::unix::locks::futex_rwlock::RwLock::write_contended";
+        assert_eq!(
+            rust_std_library_step(older),
+            Some("RwLock::write_contended")
+        );
+        assert_eq!(
+            rust_std_library_step("std::sync::barrier::Barrier::wait"),
+            Some("Barrier::wait")
+        );
+        // Another type's method of the same name, and a program's own.
+        assert_eq!(
+            rust_std_library_step("std::sys::sync::ReentrantMutex::lock"),
+            None
+        );
+        assert_eq!(rust_std_library_step("my_crate::Mutex::lock"), None);
+        // A channel's operations, generic over the message, either way.
+        let legacy_send = "_ZN3std4sync4mpmc4list16Channel$LT$T$GT$4send17hbd449390e9b8c4d3E";
+        assert_eq!(rust_std_library_step(legacy_send), Some("Channel::send"));
+        assert_eq!(
+            rust_std_library_step(
+                "<std::sync::mpmc::zero::Channel<(u32, alloc::vec::Vec<u8>)>>::try_recv"
+            ),
+            Some("Channel::try_recv")
+        );
+        assert_eq!(
+            rust_std_library_step("std::sync::mpmc::array::Channel<T>::recv"),
+            Some("Channel::recv")
+        );
+        // Dropping the last receiver drops the messages left: not a step.
+        assert_eq!(
+            rust_std_library_step("std::sync::mpmc::list::Channel<T>::disconnect_receivers"),
+            None
+        );
+        assert_eq!(
+            rust_std_library_step("std::sync::mpmc::waker::Channel::send"),
+            None
+        );
+        assert!(is_library_step_function(v0) && is_library_step_function("pthread_mutex_lock"));
+        assert!(!is_library_step_function("main"));
+    }
+}
