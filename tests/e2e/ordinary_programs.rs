@@ -186,7 +186,13 @@ fn c_programs_that_print_and_log_report_nothing() {
 
 #[test]
 fn c_programs_that_allocate_and_call_the_c_library_report_nothing() {
-    passes(&["handoff.c", "libc-calls.c", "old-style.c", "void-main.c"]);
+    passes(&[
+        "handoff.c",
+        "libc-calls.c",
+        "old-style.c",
+        "void-main.c",
+        "claim.c",
+    ]);
 }
 
 #[test]
@@ -201,7 +207,7 @@ fn the_races_of_c_programs_that_print_are_their_own() {
 
 #[test]
 fn the_races_of_c_programs_that_allocate_are_their_own() {
-    races_are_the_programs(&["handoff-racy.c", "libc-calls-racy.c"]);
+    races_are_the_programs(&["handoff-racy.c", "libc-calls-racy.c", "claim-racy.c"]);
 }
 
 #[test]
