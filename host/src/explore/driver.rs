@@ -50,6 +50,7 @@ impl Request {
             log_calls: false,
             log_accesses: races != RaceMode::Off,
             library_steps: strategy == Strategy::Dpor,
+            cmpxchg_outcomes: races != RaceMode::Off,
         }
     }
 

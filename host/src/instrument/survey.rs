@@ -103,6 +103,10 @@ pub(crate) struct Survey {
     /// At least as many as the sites the rewrite can create: the memory
     /// accesses, bulk instructions, waits, notifies and calls.
     pub site_bound: u64,
+    /// The functions active element segments place in table 0 at constant
+    /// offsets, as (slot, function index): what a function pointer (a slot)
+    /// calls, when no instruction changes the table.
+    pub table_slots: Vec<(u32, u32)>,
 }
 
 impl Survey {
@@ -129,6 +133,7 @@ impl Survey {
             data_named: Vec::new(),
             mutates_tables: false,
             site_bound: 0,
+            table_slots: Vec::new(),
         };
         let mut data_named = std::collections::BTreeSet::new();
         let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
@@ -232,6 +237,7 @@ impl Survey {
                 Payload::CodeSectionEntry(body) => {
                     survey.scan_code(&body, &mut data_named)?;
                 }
+                Payload::ElementSection(reader) => survey.read_table_slots(reader)?,
                 Payload::DataSection(reader) => {
                     for data in reader {
                         let data = data?;
@@ -340,6 +346,74 @@ impl Survey {
         };
         let (p, r) = self.func_sigs.get(ty as usize)?.as_ref()?;
         (p.as_slice() == params && r.as_slice() == results).then_some(*index)
+    }
+
+    /// Notes the functions the active segments of `reader` place in table
+    /// 0 at constant offsets (see [`Survey::table_slots`]).
+    fn read_table_slots(
+        &mut self,
+        reader: wasmparser::ElementSectionReader<'_>,
+    ) -> Result<(), InstrumentError> {
+        for element in reader {
+            let element = element?;
+            let wasmparser::ElementKind::Active {
+                table_index,
+                offset_expr,
+            } = element.kind
+            else {
+                continue;
+            };
+            let Ok(wasmparser::Operator::I32Const { value: offset }) =
+                offset_expr.get_operators_reader().read()
+            else {
+                continue;
+            };
+            if table_index.unwrap_or(0) != 0 {
+                continue;
+            }
+            if let wasmparser::ElementItems::Functions(functions) = element.items {
+                for (n, function) in functions.into_iter().enumerate() {
+                    self.table_slots
+                        .push(((offset as u32).wrapping_add(n as u32), function?));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The parameter and result types of function `index` (imported or
+    /// defined).
+    pub fn func_sig(&self, index: u32) -> Option<(&[ValType], &[ValType])> {
+        let ty = match index.checked_sub(self.func_imports) {
+            Some(defined) => *self.defined_func_types.get(defined as usize)?,
+            None => *self.imported_func_types.get(index as usize)?,
+        };
+        let (params, results) = self.func_sigs.get(ty as usize)?.as_ref()?;
+        Some((params, results))
+    }
+
+    /// The functions in table 0 that a thread could be started with
+    /// although their type is not a start routine's `(i32) -> i32`: old C's
+    /// `void *worker()` (no parameters: `() -> i32`) and `void
+    /// worker(void *)` (no result: `(i32) -> ()`), which C compilers for
+    /// other targets call through a `void *(*)(void *)` without trouble
+    /// and wasm's `call_indirect` traps on. As (slot, function, whether it
+    /// takes the argument, whether it returns a value).
+    pub fn loose_start_routines(&self) -> Vec<(u32, u32, bool, bool)> {
+        if self.mutates_tables {
+            return Vec::new();
+        }
+        self.table_slots
+            .iter()
+            .filter_map(|&(slot, function)| {
+                let (params, results) = self.func_sig(function)?;
+                match (params, results) {
+                    ([], [ValType::I32]) => Some((slot, function, false, true)),
+                    ([ValType::I32], []) => Some((slot, function, true, false)),
+                    _ => None,
+                }
+            })
+            .collect()
     }
 
     /// wasi-libc's thread start function ([`crate::abi::THREAD_START_C`]), when

@@ -140,13 +140,92 @@ impl Owner {
         let listed = |names: &[&str]| names.binary_search(&name).is_ok();
         if listed(super::c_functions::PRIVATE) {
             Owner::Private
-        } else if listed(super::c_functions::LIBRARY) {
+        } else if listed(super::c_functions::LIBRARY) || is_cxx_library_function(name) {
             Owner::Library
         } else {
             Owner::Program
         }
     }
 }
+
+/// The C++ library's namespaces, in demangled names (libc++ puts its
+/// names in an inline namespace).
+const CXX_NAMESPACES: [&str; 3] = ["std::__1::", "std::__2::", "__cxxabiv1::"];
+
+/// What the names of the C++ library's own machinery hold, once template
+/// arguments and parameters are left out: the streams and their locales,
+/// threads, locks, condition variables, futures, shared pointers' counts.
+const CXX_LIBRARY_NAMES: [&str; 24] = [
+    "basic_ostream",
+    "basic_istream",
+    "basic_iostream",
+    "basic_ios",
+    "ios_base",
+    "basic_streambuf",
+    "basic_filebuf",
+    "__stdoutbuf",
+    "__stdinbuf",
+    "locale",
+    "ctype",
+    "num_put",
+    "num_get",
+    "numpunct",
+    "codecvt",
+    "thread",
+    "mutex",
+    "condition_variable",
+    "__assoc_",
+    "future",
+    "promise",
+    "call_once",
+    "__shared_count",
+    "__shared_weak_count",
+];
+
+/// Whether the function with the demangled `name` is the C++ library's
+/// own machinery (for code without DWARF): a name in its namespaces whose
+/// path or return type (template arguments left out, so that a program's
+/// `std::vector<std::thread>` stays the program's) names its streams,
+/// threads, locks or futures, or a function of its run-time support
+/// (`__cxa_*`).
+fn is_cxx_library_function(name: &str) -> bool {
+    if name.starts_with("__cxa_") {
+        return true;
+    }
+    if !CXX_NAMESPACES
+        .iter()
+        .any(|namespace| name.contains(namespace))
+    {
+        return false;
+    }
+    let mut path = String::with_capacity(name.len());
+    let mut depth = 0usize;
+    for c in name.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth = depth.saturating_sub(1),
+            '(' if depth == 0 => break,
+            c if depth == 0 => path.push(c),
+            _ => {}
+        }
+    }
+    CXX_LIBRARY_NAMES
+        .iter()
+        .any(|fragment| path.contains(fragment))
+        && !CXX_CALLS_THE_PROGRAM
+            .iter()
+            .any(|fragment| path.contains(fragment))
+}
+
+/// The C++ library's functions that call what the program gives them (a
+/// thread's or a task's callable), which an optimiser inlines into them:
+/// their code may be the program's.
+const CXX_CALLS_THE_PROGRAM: [&str; 4] = [
+    "__thread_proxy",
+    "__thread_execute",
+    "__async_func",
+    "__deferred_assoc_state",
+];
 
 /// Whether the innermost frame's `file` is the C library's own code.
 fn is_c_library(file: &str) -> bool {
@@ -260,6 +339,28 @@ mod tests {
         assert_eq!(Owner::of_function("strlen"), Owner::Program);
         assert_eq!(Owner::of_function("memcpy"), Owner::Program);
         assert_eq!(Owner::of_function("qsort"), Owner::Program);
+        // The C++ library's machinery, and a program's use of a container.
+        for library in [
+            "std::__1::__assoc_sub_state::__sub_wait(std::__1::unique_lock<std::__1::mutex>&)",
+            "void std::__1::__assoc_state<int>::set_value<int>(int&&)",
+            "std::__1::basic_ostream<char, std::__1::char_traits<char>>& std::__1::operator<<<std::__1::char_traits<char>>(std::__1::basic_ostream<char, std::__1::char_traits<char>>&, char const*)",
+            "std::__1::mutex::lock()",
+            "__cxa_guard_acquire",
+        ] {
+            assert_eq!(Owner::of_function(library), Owner::Library, "{library}");
+        }
+        assert_eq!(
+            Owner::of_function(
+                "std::__1::vector<std::__1::thread, std::__1::allocator<std::__1::thread>>::push_back(std::__1::thread&&)"
+            ),
+            Owner::Program
+        );
+        assert_eq!(
+            Owner::of_function(
+                "void* std::__1::__thread_proxy<std::__1::tuple<void (*)()>>(void*)"
+            ),
+            Owner::Program
+        );
         assert_eq!(Owner::of_function("cleanup"), Owner::Program);
         assert_eq!(Owner::of_function("worker"), Owner::Program);
     }

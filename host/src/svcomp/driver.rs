@@ -25,6 +25,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     log_calls: false,
     log_accesses: true,
     library_steps: true,
+    cmpxchg_outcomes: true,
 };
 
 /// What the search for one property found.

@@ -34,7 +34,9 @@ impl Rewriter<'_> {
             let site = self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
             self.emit_point(f, site, scratch);
             if let Some(log) = self.log_functions() {
-                if let Operands::AddrTwoValues(ty) = hooked.operands {
+                if let Operands::AddrTwoValues(ty) = hooked.operands
+                    && self.options.cmpxchg_outcomes
+                {
                     logged_after = Some((log, site, ty, hooked.width));
                 } else {
                     log.emit_call(f, scratch.addr, site, false);
@@ -417,6 +419,7 @@ mod tests {
                 i32.atomic.rmw8.cmpxchg_u))"#;
         let mut logging = options();
         logging.log_accesses = true;
+        logging.cmpxchg_outcomes = true;
         let body = body_of(wat, logging, "claim");
         let ran = body
             .iter()
@@ -451,5 +454,14 @@ mod tests {
         );
         // Nothing is logged before it.
         assert!(!body[..ran].contains(&call_log.to_string()), "{body:?}");
+        // Replay files made before outcomes were logged log it before.
+        logging.cmpxchg_outcomes = false;
+        let before = body_of(wat, logging, "claim");
+        let ran = before
+            .iter()
+            .position(|l| l == "i32.atomic.rmw8.cmpxchg_u")
+            .expect("the compare-exchange");
+        assert!(before[..ran].contains(&call_log.to_string()), "{before:?}");
+        assert_eq!(before.len(), ran + 1, "{before:?}");
     }
 }

@@ -101,16 +101,66 @@ impl Rewriter<'_> {
         f.instruction(&Instruction::I64Const(-1));
         f.instruction(&Instruction::I64Eq);
         f.instruction(&Instruction::If(BlockType::Result(ValType::I32)));
+        let loose = if table_index == 0 {
+            self.survey.loose_start_routines()
+        } else {
+            Vec::new()
+        };
+        if !loose.is_empty() {
+            f.instruction(&Instruction::Block(BlockType::Result(ValType::I32)));
+            self.emit_loose_start_routine_calls(f, &loose, arg, routine);
+        }
         f.instruction(&Instruction::LocalGet(arg));
         f.instruction(&Instruction::LocalGet(routine));
         f.instruction(&Instruction::CallIndirect {
             type_index,
             table_index,
         });
+        if !loose.is_empty() {
+            f.instruction(&Instruction::End);
+        }
         f.instruction(&Instruction::Else);
         f.instruction(&Instruction::LocalGet(exit_value));
         f.instruction(&Instruction::I32WrapI64);
         f.instruction(&Instruction::End);
+    }
+
+    /// Inside a block whose result is the routine's: when the routine
+    /// (local `routine`, a slot of table 0) is one of the functions `loose`
+    /// of table 0 whose type is not a start routine's but one old C passes
+    /// to `pthread_create` (see `Survey::loose_start_routines`), calls it
+    /// directly, with the argument (local `arg`) if it takes one, and
+    /// leaves its result (or 0, a null pointer) as the block's. gcc's and
+    /// clang's native code run such programs; wasm's `call_indirect` would
+    /// trap on the mismatched type.
+    fn emit_loose_start_routine_calls(
+        &self,
+        f: &mut Function,
+        loose: &[(u32, u32, bool, bool)],
+        arg: u32,
+        routine: u32,
+    ) {
+        for &(slot, function, takes_arg, returns) in loose {
+            f.instruction(&Instruction::LocalGet(routine));
+            f.instruction(&Instruction::I32Const(slot as i32));
+            f.instruction(&Instruction::I32Eq);
+            f.instruction(&Instruction::If(BlockType::Empty));
+            if takes_arg {
+                f.instruction(&Instruction::LocalGet(arg));
+            }
+            // Defined functions move past the runtime's imports.
+            let index = if function < self.survey.func_imports {
+                function
+            } else {
+                function + abi::RT_IMPORTS.len() as u32
+            };
+            f.instruction(&Instruction::Call(index));
+            if !returns {
+                f.instruction(&Instruction::I32Const(0));
+            }
+            f.instruction(&Instruction::Br(1));
+            f.instruction(&Instruction::End);
+        }
     }
 }
 
@@ -173,6 +223,55 @@ mod tests {
                 "i32.wrap_i64",
                 "end",
                 "drop",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_old_c_routine_of_another_type_is_called_directly() {
+        // `void *worker()` (no parameter) and `void worker(void *)` (no
+        // result) in the table beside a proper routine.
+        let wat = r#"(module
+            (type $routine (func (param i32) (result i32)))
+            (table 4 funcref)
+            (elem (i32.const 1) func $proper $no_parameter $no_result)
+            (func $proper (param i32) (result i32) local.get 0)
+            (func $no_parameter (result i32) i32.const 7)
+            (func $no_result (param i32))
+            (func $__wasi_thread_start_C (param i32 i32)
+                local.get 1
+                local.get 0
+                call_indirect (type $routine)
+                drop))"#;
+        let body = body_of(wat, options(), "__wasi_thread_start_C");
+        let start = body.iter().position(|l| l == "if (result i32)").unwrap();
+        let end = body.iter().position(|l| l == "else").unwrap();
+        assert_eq!(
+            body[start + 1..end],
+            [
+                "block (result i32)",
+                // Slot 2: no parameter, its result.
+                "local.get 4",
+                "i32.const 2",
+                "i32.eq",
+                "if",
+                "call $no_parameter",
+                "br 1 (;@2;)",
+                "end",
+                // Slot 3: the argument, a null result.
+                "local.get 4",
+                "i32.const 3",
+                "i32.eq",
+                "if",
+                "local.get 3",
+                "call $no_result",
+                "i32.const 0",
+                "br 1 (;@2;)",
+                "end",
+                "local.get 3",
+                "local.get 4",
+                "call_indirect (type $routine)",
+                "end",
             ]
         );
     }
