@@ -273,9 +273,7 @@ pub struct PointBuffer {
 /// capacity`; `read` (an i32 only the host uses) counts those the host
 /// read. Every plain access to the shared memory is logged, and so is every
 /// access at a scheduling point, after the point (whether the host or a
-/// budget passed it); a compare-exchange after it ran, its site marked
-/// (bit [`AccessLog::FAILED_SHIFT`]) when it found another value than the
-/// one expected and so wrote nothing. Each time `len` passes a multiple of `flush_every`,
+/// budget passed it). Each time `len` passes a multiple of `flush_every`,
 /// the guest calls [`LOG_FULL`], so the host reads the log before it wraps;
 /// that call depends only on the thread's own accesses, so the fuel a
 /// thread spends does not depend on when the host read its log. A thread
@@ -321,10 +319,6 @@ pub struct AccessLog {
 }
 
 impl AccessLog {
-    /// The bit of an entry's site that marks a compare-exchange that
-    /// failed: it only read.
-    pub const FAILED_SHIFT: u32 = 31;
-
     /// The size of memory 1 of a module with `sites` sites.
     pub fn memory_bytes(&self, sites: u64) -> u64 {
         self.flags + sites.div_ceil(8)

@@ -191,7 +191,7 @@ fn c_programs_that_allocate_and_call_the_c_library_report_nothing() {
         "libc-calls.c",
         "old-style.c",
         "void-main.c",
-        "claim.c",
+        "old-threads.c",
     ]);
 }
 
@@ -207,7 +207,7 @@ fn the_races_of_c_programs_that_print_are_their_own() {
 
 #[test]
 fn the_races_of_c_programs_that_allocate_are_their_own() {
-    races_are_the_programs(&["handoff-racy.c", "libc-calls-racy.c", "claim-racy.c"]);
+    races_are_the_programs(&["handoff-racy.c", "libc-calls-racy.c", "old-threads-racy.c"]);
 }
 
 #[test]

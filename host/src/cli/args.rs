@@ -226,7 +226,6 @@ impl ModuleArgs {
             log_calls: self.log_calls,
             log_accesses: self.race_mode() != crate::race::RaceMode::Off,
             library_steps: self.library_steps,
-            cmpxchg_outcomes: self.race_mode() != crate::race::RaceMode::Off,
         }
     }
 

@@ -50,7 +50,6 @@ impl Request {
             log_calls: false,
             log_accesses: races != RaceMode::Off,
             library_steps: strategy == Strategy::Dpor,
-            cmpxchg_outcomes: races != RaceMode::Off,
         }
     }
 

@@ -41,16 +41,6 @@ impl LogFunctions {
         emit_log_call(f, &[addr], site, check, self.log);
     }
 
-    /// Logs the access of an atomic operation whose address is in local
-    /// `addr` and whose site (maybe marked, see
-    /// [`abi::AccessLog::FAILED_SHIFT`]) is in local `site`.
-    pub fn emit_call_at_site_in(&self, f: &mut Function, addr: u32, site: u32) {
-        f.instruction(&Instruction::LocalGet(addr));
-        f.instruction(&Instruction::LocalGet(site));
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::Call(self.log));
-    }
-
     /// Logs the bulk access at `site` whose operands are in locals
     /// `operands` (destination, source or value, length), with `check` as
     /// [`LogFunctions::emit_call`].

@@ -78,14 +78,6 @@ pub struct InstrumentOptions {
     /// the instructions inside the library.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub library_steps: bool,
-    /// With `log_accesses`: log a compare-exchange after it ran, marked
-    /// when it failed (then it only read, and the race check takes it as a
-    /// load). Without (replay files written before weft told the two
-    /// apart, which lack the field), it is logged before it runs and taken
-    /// as a write. The code it adds moves fuel, so a replay file records
-    /// which its execution had.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub cmpxchg_outcomes: bool,
 }
 
 /// Errors of [`instrument`].

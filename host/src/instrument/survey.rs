@@ -107,6 +107,10 @@ pub(crate) struct Survey {
     /// offsets, as (slot, function index): what a function pointer (a slot)
     /// calls, when no instruction changes the table.
     pub table_slots: Vec<(u32, u32)>,
+    /// For each function body that names the slot of a function whose
+    /// type is a loose start routine's (see [`Survey::loose_start_routines`])
+    /// as a constant: those slots, and the functions the body calls.
+    pub loose_slot_uses: Vec<(Vec<u32>, Vec<u32>)>,
 }
 
 impl Survey {
@@ -134,6 +138,7 @@ impl Survey {
             mutates_tables: false,
             site_bound: 0,
             table_slots: Vec::new(),
+            loose_slot_uses: Vec::new(),
         };
         let mut data_named = std::collections::BTreeSet::new();
         let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
@@ -313,12 +318,17 @@ impl Survey {
         data_named: &mut std::collections::BTreeSet<u32>,
     ) -> Result<(), InstrumentError> {
         let mut reader = body.get_operators_reader()?;
+        let (mut loose_slots, mut callees) = (Vec::new(), Vec::new());
         while !reader.eof() {
             let op = reader.read()?;
             if may_have_site(&op) {
                 self.site_bound += 1;
             }
             match op {
+                Operator::I32Const { value } if self.loose_slot(value as u32) => {
+                    loose_slots.push(value as u32);
+                }
+                Operator::Call { function_index } => callees.push(function_index),
                 Operator::MemoryInit { data_index, .. } => {
                     data_named.insert(data_index);
                 }
@@ -334,7 +344,28 @@ impl Survey {
                 _ => {}
             }
         }
+        if !loose_slots.is_empty() {
+            self.loose_slot_uses.push((loose_slots, callees));
+        }
         Ok(())
+    }
+
+    /// Whether `slot` of table 0 holds a function whose type is a loose
+    /// start routine's: `() -> i32` or `(i32) -> ()`.
+    fn loose_slot(&self, slot: u32) -> bool {
+        self.table_slots
+            .iter()
+            .any(|&(at, function)| at == slot && self.loose_type(function).is_some())
+    }
+
+    /// Whether function `function` takes an argument and returns a value,
+    /// if its type is a loose start routine's.
+    fn loose_type(&self, function: u32) -> Option<(bool, bool)> {
+        match self.func_sig(function)? {
+            ([], [ValType::I32]) => Some((false, true)),
+            ([ValType::I32], []) => Some((true, false)),
+            _ => None,
+        }
     }
 
     /// The function exported as `name`, if its type is `params -> results`.
@@ -392,26 +423,40 @@ impl Survey {
         Some((params, results))
     }
 
-    /// The functions in table 0 that a thread could be started with
-    /// although their type is not a start routine's `(i32) -> i32`: old C's
-    /// `void *worker()` (no parameters: `() -> i32`) and `void
-    /// worker(void *)` (no result: `(i32) -> ()`), which C compilers for
-    /// other targets call through a `void *(*)(void *)` without trouble
-    /// and wasm's `call_indirect` traps on. As (slot, function, whether it
-    /// takes the argument, whether it returns a value).
+    /// The functions in table 0 that a thread is started with although
+    /// their type is not a start routine's `(i32) -> i32`: old C's `void
+    /// *worker()` (no parameters: `() -> i32`) and `void worker(void *)`
+    /// (no result: `(i32) -> ()`), which C compilers for other targets call
+    /// through a `void *(*)(void *)` without trouble and wasm's
+    /// `call_indirect` traps on. Such a function's slot is a constant in a
+    /// function that calls `pthread_create` (only those: the code that
+    /// calls them moves every thread start's fuel, so a module whose
+    /// threads start with proper routines keeps its traces). As (slot,
+    /// function, whether it takes the argument, whether it returns a
+    /// value).
     pub fn loose_start_routines(&self) -> Vec<(u32, u32, bool, bool)> {
         if self.mutates_tables {
             return Vec::new();
         }
-        self.table_slots
+        let creates = |function: &u32| {
+            self.func_names
+                .get(function)
+                .is_some_and(|name| matches!(name.as_str(), "pthread_create" | "__pthread_create"))
+        };
+        let mut slots: Vec<u32> = self
+            .loose_slot_uses
             .iter()
-            .filter_map(|&(slot, function)| {
-                let (params, results) = self.func_sig(function)?;
-                match (params, results) {
-                    ([], [ValType::I32]) => Some((slot, function, false, true)),
-                    ([ValType::I32], []) => Some((slot, function, true, false)),
-                    _ => None,
-                }
+            .filter(|(_, callees)| callees.iter().any(creates))
+            .flat_map(|(slots, _)| slots.iter().copied())
+            .collect();
+        slots.sort_unstable();
+        slots.dedup();
+        slots
+            .into_iter()
+            .filter_map(|slot| {
+                let &(_, function) = self.table_slots.iter().find(|&&(at, _)| at == slot)?;
+                let (takes_arg, returns) = self.loose_type(function)?;
+                Some((slot, function, takes_arg, returns))
             })
             .collect()
     }

@@ -186,7 +186,7 @@ impl RaceCheck {
             | AccessKind::AtomicXchg
             | AccessKind::AtomicCmpxchg => {
                 self.detector
-                    .atomic(thread, access.site, access.addr, access.writes())
+                    .atomic(thread, access.site, access.addr, access.kind.writes())
             }
             AccessKind::Wait | AccessKind::Notify | AccessKind::Call => None,
         };

@@ -17,7 +17,6 @@
 use super::outcome::{BlockedThread, Outcome};
 use super::state::ExecState;
 use super::thread::ThreadState;
-use crate::abi;
 use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::sched::{NextOp, ThreadView};
 use crate::trace::ThreadId;
@@ -159,19 +158,9 @@ pub struct Access {
     pub len: u32,
     /// For `memory.copy`: the first byte read.
     pub src: u32,
-    /// For a compare-exchange read from the access log: it found another
-    /// value than the one it expected, so it only read. (At its scheduling
-    /// point, before it runs, this is not known yet: false.)
-    pub failed: bool,
 }
 
 impl Access {
-    /// Whether the access wrote memory (a compare-exchange that failed did
-    /// not).
-    pub fn writes(&self) -> bool {
-        self.kind.writes() && !self.failed
-    }
-
     /// The access as the scheduler sees a thread's next operation.
     pub fn next_op(&self) -> NextOp {
         NextOp {
@@ -202,9 +191,7 @@ impl Logged<'_> {
         std::iter::from_fn(move || {
             loop {
                 let &word = words.next()?;
-                let (marked, operand) = (word as u32, (word >> 32) as u32);
-                let failed = marked >> abi::AccessLog::FAILED_SHIFT != 0;
-                let site = marked & !(1 << abi::AccessLog::FAILED_SHIFT);
+                let (site, operand) = (word as u32, (word >> 32) as u32);
                 let Some(code) = self.sites.code(site) else {
                     debug_assert!(false, "unknown logged site {site}");
                     continue;
@@ -219,7 +206,6 @@ impl Logged<'_> {
                             addr: operand,
                             len: extra as u32,
                             src: (extra >> 32) as u32,
-                            failed: false,
                         }
                     }
                     kind => Access {
@@ -229,7 +215,6 @@ impl Logged<'_> {
                         addr: code.address(operand),
                         len: u32::from(code.width),
                         src: 0,
-                        failed,
                     },
                 });
             }

@@ -91,7 +91,6 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
         addr,
         len: site_info.width as u32,
         src: 0,
-        failed: false,
     };
     reached_access(&mut exec, me, &access)
 }
@@ -108,7 +107,6 @@ fn bulk(caller: Caller<'_, ThreadData>, dst: i32, src: i32, len: i32, site: i32)
         addr: dst as u32,
         len: len as u32,
         src: src as u32,
-        failed: false,
     };
     reached_access(&mut exec, me, &access)
 }

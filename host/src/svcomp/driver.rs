@@ -25,7 +25,6 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     log_calls: false,
     log_accesses: true,
     library_steps: true,
-    cmpxchg_outcomes: true,
 };
 
 /// What the search for one property found.

@@ -6,8 +6,7 @@ use super::scratch::Scratch;
 use super::{Result, Rewriter};
 use crate::abi;
 use crate::instrument::Points;
-use crate::instrument::access_log::LogFunctions;
-use crate::instrument::ops::{self, Access, Operands, Scalar};
+use crate::instrument::ops::{self, Access, Operands};
 use wasm_encoder::reencode::Reencode;
 use wasm_encoder::{BlockType, Function, Instruction};
 use wasmparser::Operator;
@@ -28,19 +27,11 @@ impl Rewriter<'_> {
             return Ok(false);
         };
         Self::save_operands(f, access, scratch);
-        // A compare-exchange is logged after it ran, with whether it failed.
-        let mut logged_after = None;
         if let Some(hooked) = hooked {
             let site = self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
             self.emit_point(f, site, scratch);
             if let Some(log) = self.log_functions() {
-                if let Operands::AddrTwoValues(ty) = hooked.operands
-                    && self.options.cmpxchg_outcomes
-                {
-                    logged_after = Some((log, site, ty, hooked.width));
-                } else {
-                    log.emit_call(f, scratch.addr, site, false);
-                }
+                log.emit_call(f, scratch.addr, site, false);
             }
         } else if let (Some(logged), Some(log)) = (self.logged(op, pos), self.log_functions()) {
             let site = self.site(logged.kind, func, pos, logged.memarg.offset, logged.width);
@@ -51,55 +42,7 @@ impl Rewriter<'_> {
         }
         Self::restore_operands(f, access, scratch);
         f.instruction(&self.instruction(op.clone())?);
-        if let Some((log, site, ty, width)) = logged_after {
-            Self::emit_cmpxchg_log(f, log, site, ty, width, scratch);
-        }
         Ok(true)
-    }
-
-    /// Logs the compare-exchange at `site` that just ran (its result on
-    /// the stack, its operands in `scratch`), its site marked with
-    /// [`abi::AccessLog::FAILED`] when it found another value than the one
-    /// expected: then it wrote nothing, and is a load (C11 and wasm say
-    /// so). The result stays on the stack.
-    fn emit_cmpxchg_log(
-        f: &mut Function,
-        log: LogFunctions,
-        site: i32,
-        ty: Scalar,
-        width: u8,
-        scratch: &Scratch,
-    ) {
-        let (expected, result) = (scratch.value(ty, 0), scratch.value(ty, 1));
-        let marked = scratch.i32s[0];
-        f.instruction(&Instruction::LocalSet(result));
-        f.instruction(&Instruction::LocalGet(result));
-        f.instruction(&Instruction::LocalGet(expected));
-        // A narrow compare-exchange compares the expected value's low bytes
-        // and returns the bytes it found, zero-extended.
-        match (ty, width) {
-            (Scalar::I64, 8) => {}
-            (Scalar::I64, _) => {
-                f.instruction(&Instruction::I64Const((1i64 << (8 * u32::from(width))) - 1));
-                f.instruction(&Instruction::I64And);
-            }
-            (_, 4) => {}
-            (_, _) => {
-                f.instruction(&Instruction::I32Const((1i32 << (8 * u32::from(width))) - 1));
-                f.instruction(&Instruction::I32And);
-            }
-        }
-        f.instruction(&match ty {
-            Scalar::I64 => Instruction::I64Ne,
-            _ => Instruction::I32Ne,
-        });
-        f.instruction(&Instruction::I32Const(abi::AccessLog::FAILED_SHIFT as i32));
-        f.instruction(&Instruction::I32Shl);
-        f.instruction(&Instruction::I32Const(site));
-        f.instruction(&Instruction::I32Or);
-        f.instruction(&Instruction::LocalSet(marked));
-        log.emit_call_at_site_in(f, scratch.addr, marked);
-        f.instruction(&Instruction::LocalGet(result));
     }
 
     /// Whether `op` is an access that needs the scratch locals.
@@ -406,62 +349,5 @@ mod tests {
         assert!(body[start + 1..middle].contains(&"i64.store 1 offset=32".to_string()));
         assert!(body[middle + 1..end].contains(&"call weft_rt.point".to_string()));
         assert_eq!(budgeted, host);
-    }
-
-    #[test]
-    fn a_logged_compare_exchange_is_logged_after_it_ran_marked_when_it_failed() {
-        let wat = r#"(module
-            (memory 1 1 shared)
-            (func $claim (param i32) (result i32)
-                local.get 0
-                i32.const 0
-                i32.const 2
-                i32.atomic.rmw8.cmpxchg_u))"#;
-        let mut logging = options();
-        logging.log_accesses = true;
-        logging.cmpxchg_outcomes = true;
-        let body = body_of(wat, logging, "claim");
-        let ran = body
-            .iter()
-            .position(|l| l == "i32.atomic.rmw8.cmpxchg_u")
-            .expect("the compare-exchange");
-        // Scratch: the address in 1, the expected value in 2, the
-        // replacement (then the result) in 3.
-        let logged: Vec<&str> = body[ran + 1..].iter().map(String::as_str).collect();
-        let call_log = logged[14];
-        assert!(call_log.starts_with("call "), "{logged:?}");
-        assert_eq!(
-            logged,
-            [
-                "local.set 3",
-                "local.get 3",
-                "local.get 2",
-                // The byte it compared.
-                "i32.const 255",
-                "i32.and",
-                "i32.ne",
-                "i32.const 31",
-                "i32.shl",
-                "i32.const 0",
-                "i32.or",
-                "local.set 2",
-                "local.get 1",
-                "local.get 2",
-                "i32.const 0",
-                call_log,
-                "local.get 3",
-            ]
-        );
-        // Nothing is logged before it.
-        assert!(!body[..ran].contains(&call_log.to_string()), "{body:?}");
-        // Replay files made before outcomes were logged log it before.
-        logging.cmpxchg_outcomes = false;
-        let before = body_of(wat, logging, "claim");
-        let ran = before
-            .iter()
-            .position(|l| l == "i32.atomic.rmw8.cmpxchg_u")
-            .expect("the compare-exchange");
-        assert!(before[..ran].contains(&call_log.to_string()), "{before:?}");
-        assert_eq!(before.len(), ran + 1, "{before:?}");
     }
 }

@@ -230,14 +230,21 @@ mod tests {
     #[test]
     fn an_old_c_routine_of_another_type_is_called_directly() {
         // `void *worker()` (no parameter) and `void worker(void *)` (no
-        // result) in the table beside a proper routine.
+        // result) in the table beside a proper routine, each given to
+        // `pthread_create`; a callback of the second type that no thread
+        // starts with is left out.
         let wat = r#"(module
             (type $routine (func (param i32) (result i32)))
-            (table 4 funcref)
-            (elem (i32.const 1) func $proper $no_parameter $no_result)
+            (table 5 funcref)
+            (elem (i32.const 1) func $proper $no_parameter $no_result $callback)
             (func $proper (param i32) (result i32) local.get 0)
             (func $no_parameter (result i32) i32.const 7)
             (func $no_result (param i32))
+            (func $callback (param i32) (drop (i32.const 4)))
+            (func $pthread_create (param i32 i32 i32 i32) (result i32) i32.const 0)
+            (func $main
+                (drop (call $pthread_create (i32.const 0) (i32.const 0) (i32.const 2) (i32.const 0)))
+                (drop (call $pthread_create (i32.const 0) (i32.const 0) (i32.const 3) (i32.const 0))))
             (func $__wasi_thread_start_C (param i32 i32)
                 local.get 1
                 local.get 0
