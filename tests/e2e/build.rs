@@ -947,3 +947,25 @@ int main(void)
     let out = weft_in(dir.path(), &["explore", arg(&module)]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+#[test]
+fn weft_cc_refuses_to_write_over_its_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("main.c");
+    let text = "int main(void) { return 0; }\n";
+    std::fs::write(&source, text).unwrap();
+    for args in [
+        ["cc", "main.c", "-o", "main.c"].as_slice(),
+        ["cc", "-c", "main.c", "-o", "./main.c"].as_slice(),
+    ] {
+        let out = weft_in(dir.path(), args);
+        assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("input file 'main.c' is the same as output file"),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(std::fs::read_to_string(&source).unwrap(), text);
+    }
+}

@@ -117,3 +117,32 @@ fn bench_on_a_looping_guest_ends_at_its_time_limit() {
         out.stdout
     );
 }
+
+#[test]
+fn a_time_limit_too_long_for_the_clock_is_no_limit() {
+    // Added to the clock as it is, the largest limit `humantime` reads
+    // overflowed and weft panicked.
+    let dir = tempfile::tempdir().unwrap();
+    let module = sample("lost-update");
+    for (command, limit) in [
+        ("explore", "--time-limit"),
+        ("run", "--execution-time-limit"),
+    ] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                command,
+                arg(&module),
+                "--no-save",
+                limit,
+                "18446744073709551615s",
+            ],
+        );
+        assert!(out.code == 0 || out.code == 1, "{command}: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("panicked"),
+            "{command}: {}",
+            out.stderr
+        );
+    }
+}

@@ -132,6 +132,21 @@ impl Call {
         }
     }
 
+    /// The input that `-o` names as the output too, if one is.
+    fn input_written_over<'a>(&self, args: &'a [OsString]) -> Option<&'a Path> {
+        if self.output_at.is_empty() {
+            return None;
+        }
+        let output = std::fs::canonicalize(&self.output).ok();
+        self.inputs
+            .iter()
+            .map(|&at| Path::new(&args[at]))
+            .find(|input| {
+                *input == self.output
+                    || output.is_some() && std::fs::canonicalize(input).ok() == output
+            })
+    }
+
     /// The first input, for messages.
     fn first_input<'a>(&self, args: &'a [OsString]) -> &'a Path {
         self.inputs
@@ -191,6 +206,16 @@ fn is_source(path: &Path) -> bool {
 /// compiler said and returns its code.
 pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
     let call = Call::read(args);
+    if let Some(input) = call.input_written_over(args) {
+        // As gcc refuses it: the source would be lost.
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}: fatal error: input file '{}' is the same as output file",
+            driver.name(),
+            input.display()
+        );
+        return Ok(1);
+    }
     let tools = Toolchain::shared()?;
     let input_paths = || call.inputs.iter().map(|&at| Path::new(&args[at]));
     let void_main = (driver == Driver::C)
@@ -306,6 +331,15 @@ mod tests {
     /// `args` as a build tool passes them.
     fn os(args: &[&str]) -> Vec<OsString> {
         args.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_is_told() {
+        let args = os(&["-c", "x.c", "-o", "x.c"]);
+        let call = Call::read(&args);
+        assert_eq!(call.input_written_over(&args), Some(Path::new("x.c")));
+        let args = os(&["main.c", "-o", "main"]);
+        assert_eq!(Call::read(&args).input_written_over(&args), None);
     }
 
     #[test]

@@ -137,11 +137,17 @@ pub struct ModuleArgs {
     pub gen_methods: Vec<String>,
 }
 
-/// A duration longer than zero (`30s`, `2m`).
+/// The longest time limit weft keeps: a hundred years, longer than any
+/// run. A longer one (`18446744073709551615s`) means no limit, as `timeout`
+/// takes it; kept as it is, it would overflow the clock it is added to.
+const LONGEST_TIME_LIMIT: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
+/// A duration longer than zero (`30s`, `2m`), at most
+/// [`LONGEST_TIME_LIMIT`].
 pub fn parse_positive_duration(text: &str) -> Result<Duration, String> {
     match humantime::parse_duration(text) {
         Ok(duration) if duration.is_zero() => Err("must be longer than zero".into()),
-        Ok(duration) => Ok(duration),
+        Ok(duration) => Ok(duration.min(LONGEST_TIME_LIMIT)),
         Err(e) => Err(e.to_string()),
     }
 }
