@@ -294,14 +294,14 @@ impl Checked {
         match self.failure() {
             Some(failure) if failure.kind == kind => failure,
             Some(failure) => panic!(
-                "weft expected a {} failure in {} and found a {} failure:\n{self}",
-                kind.name(),
+                "weft expected {} in {} and found {}:\n{self}",
+                kind.a_failure(),
                 self.module.display(),
-                failure.kind.name()
+                failure.kind.a_failure()
             ),
             None => panic!(
-                "weft expected a {} failure in {} and found none:\n{self}",
-                kind.name(),
+                "weft expected {} in {} and found none:\n{self}",
+                kind.a_failure(),
                 self.module.display()
             ),
         }

@@ -79,6 +79,18 @@ impl FailureKind {
             FailureKind::DataRace => "data-race",
         }
     }
+
+    /// "a deadlock failure", "an assertion failure": the kind in a
+    /// sentence, with its article.
+    pub fn a_failure(self) -> String {
+        let name = self.name();
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name} failure")
+    }
 }
 
 /// A guest failure: what kind, in which thread, and what it said.
@@ -139,6 +151,14 @@ fn message_shape(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failure_in_a_sentence_has_its_article() {
+        assert_eq!(FailureKind::Assertion.a_failure(), "an assertion failure");
+        assert_eq!(FailureKind::Exit.a_failure(), "an exit failure");
+        assert_eq!(FailureKind::Deadlock.a_failure(), "a deadlock failure");
+        assert_eq!(FailureKind::DataRace.a_failure(), "a data-race failure");
+    }
 
     fn assertion(message: &str) -> Failure {
         Failure {

@@ -217,8 +217,13 @@ pub fn run(args: MergeArgs) -> Result<u8> {
         let executions = merged["executions"].as_u64().unwrap_or(0);
         let missing = merged["shards_missing"].as_u64().unwrap_or(0);
         let shards = format!(
-            "{} shards{}",
+            "{} {}{}",
             results.len(),
+            if results.len() == 1 {
+                "shard"
+            } else {
+                "shards"
+            },
             if missing > 0 {
                 format!(" ({missing} missing)")
             } else {

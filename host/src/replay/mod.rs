@@ -77,8 +77,8 @@ pub enum ReplayError {
 fn describe(failure: Option<&Failure>) -> String {
     match failure {
         Some(f) => format!(
-            "a {} failure (\"{}\")",
-            f.kind.name(),
+            "{} (\"{}\")",
+            f.kind.a_failure(),
             f.message.lines().next().unwrap_or_default()
         ),
         None => "no failure".into(),

@@ -86,8 +86,13 @@ pub fn table(rows: &[Row]) -> String {
         .count();
     let _ = writeln!(
         out,
-        "{} verdicts: {correct} correct, {} wrong, {} unknown ({} true, {} false)",
+        "{} {}: {correct} correct, {} wrong, {} unknown ({} true, {} false)",
         rows.len(),
+        if rows.len() == 1 {
+            "verdict"
+        } else {
+            "verdicts"
+        },
         rows.iter().filter(|r| r.wrong()).count(),
         count(Verdict::Unknown),
         count(Verdict::True),

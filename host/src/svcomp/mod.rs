@@ -78,8 +78,8 @@ impl Verdict {
         ) {
             (_, Verdict::False) => format!("{} is violated", property.name()),
             (Some(found), _) => format!(
-                "a {} failure, which does not violate {}",
-                found.failure.kind.name(),
+                "{}, which does not violate {}",
+                found.failure.kind.a_failure(),
                 property.name()
             ),
             (None, Verdict::True) => "every schedule was explored".into(),
