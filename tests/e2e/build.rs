@@ -969,3 +969,22 @@ fn weft_cc_refuses_to_write_over_its_source() {
         assert_eq!(std::fs::read_to_string(&source).unwrap(), text);
     }
 }
+
+#[test]
+fn weft_cc_names_a_missing_source_as_gcc_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        ["cc", "-c", "missing.c"].as_slice(),
+        ["cc", "missing.c", "-o", "missing"].as_slice(),
+    ] {
+        let out = weft_in(dir.path(), args);
+        assert_eq!(out.code, 1, "{args:?}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("weft cc: error: missing.c: No such file or directory"),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("checking cache"), "{}", out.stderr);
+    }
+}

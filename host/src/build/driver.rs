@@ -132,6 +132,16 @@ impl Call {
         }
     }
 
+    /// The first input file that does not exist (standard input, `-`, and
+    /// response files, `@args`, are not files).
+    fn missing_input<'a>(&self, args: &'a [OsString]) -> Option<&'a Path> {
+        self.inputs
+            .iter()
+            .map(|&at| Path::new(&args[at]))
+            .filter(|input| input.as_os_str() != "-" && !input.to_string_lossy().starts_with('@'))
+            .find(|input| !input.exists())
+    }
+
     /// The input that `-o` names as the output too, if one is.
     fn input_written_over<'a>(&self, args: &'a [OsString]) -> Option<&'a Path> {
         if self.output_at.is_empty() {
@@ -206,6 +216,16 @@ fn is_source(path: &Path) -> bool {
 /// compiler said and returns its code.
 pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
     let call = Call::read(args);
+    if let Some(missing) = call.missing_input(args) {
+        // As gcc says it, before zig's cache tells of a file it cannot open.
+        let _ = writeln!(
+            std::io::stderr(),
+            "{}: error: {}: No such file or directory",
+            driver.name(),
+            missing.display()
+        );
+        return Ok(1);
+    }
     if let Some(input) = call.input_written_over(args) {
         // As gcc refuses it: the source would be lost.
         let _ = writeln!(
