@@ -88,6 +88,14 @@ impl Selection {
                 "--include-ignored" => selection.include_ignored = true,
                 "--list" => selection.list = true,
                 "--skip" => selection.skip.push(value()?),
+                "--test-threads" => {
+                    // Checked as libtest checks it, though weft runs one
+                    // test at a time.
+                    let threads = value()?;
+                    if !threads.parse::<usize>().is_ok_and(|n| n > 0) {
+                        bail!("argument for --test-threads must be a number > 0 (got `{threads}`)");
+                    }
+                }
                 _ if IGNORED_WITH_VALUE.contains(&name) => {
                     value()?;
                 }
@@ -146,6 +154,16 @@ mod tests {
     fn parse(args: &[&str]) -> Selection {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         Selection::parse(None, &args).unwrap()
+    }
+
+    #[test]
+    fn test_threads_must_be_a_number_above_zero() {
+        for bad in [["--test-threads", "abc"], ["--test-threads", "0"]] {
+            let args: Vec<String> = bad.iter().map(|a| a.to_string()).collect();
+            let error = Selection::parse(None, &args).unwrap_err().to_string();
+            assert!(error.contains("must be a number > 0"), "{error}");
+        }
+        parse(&["--test-threads=2"]);
     }
 
     #[test]
