@@ -7,15 +7,9 @@ use crate::imunit::tests_in_module::TestCase;
 use anyhow::{Result, bail};
 
 /// libtest's options that take a value and change nothing under weft
-/// (weft runs one test at a time, and prints its own report).
-const IGNORED_WITH_VALUE: [&str; 6] = [
-    "--test-threads",
-    "--color",
-    "--format",
-    "--logfile",
-    "--shuffle-seed",
-    "-Z",
-];
+/// (weft runs one test at a time, and prints its own report);
+/// `--test-threads` too, once its value is checked.
+const IGNORED_WITH_VALUE: [&str; 5] = ["--color", "--format", "--logfile", "--shuffle-seed", "-Z"];
 
 /// libtest's flags that change nothing under weft.
 const IGNORED_FLAGS: [&str; 10] = [

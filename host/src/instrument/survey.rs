@@ -103,14 +103,26 @@ pub(crate) struct Survey {
     /// At least as many as the sites the rewrite can create: the memory
     /// accesses, bulk instructions, waits, notifies and calls.
     pub site_bound: u64,
-    /// The functions active element segments place in table 0 at constant
-    /// offsets, as (slot, function index): what a function pointer (a slot)
+    /// The slots of table 0 where active element segments place, at
+    /// constant offsets, a function whose type is a loose start routine's
+    /// (see [`Survey::loose_start_routines`]): what such a function pointer
     /// calls, when no instruction changes the table.
-    pub table_slots: Vec<(u32, u32)>,
-    /// For each function body that names the slot of a function whose
-    /// type is a loose start routine's (see [`Survey::loose_start_routines`])
-    /// as a constant: those slots, and the functions the body calls.
+    pub loose_slots: std::collections::HashMap<u32, LooseRoutine>,
+    /// For each function body that names one of [`Survey::loose_slots`] as
+    /// a constant: those slots, and the functions the body calls.
     pub loose_slot_uses: Vec<(Vec<u32>, Vec<u32>)>,
+}
+
+/// A function whose type is not a thread start routine's `(i32) -> i32`
+/// but one old C gives `pthread_create`: `() -> i32` or `(i32) -> ()`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LooseRoutine {
+    /// Its index.
+    pub function: u32,
+    /// Whether it takes the thread's argument.
+    pub takes_arg: bool,
+    /// Whether it returns a value (the thread's result).
+    pub returns: bool,
 }
 
 impl Survey {
@@ -137,7 +149,7 @@ impl Survey {
             data_named: Vec::new(),
             mutates_tables: false,
             site_bound: 0,
-            table_slots: Vec::new(),
+            loose_slots: std::collections::HashMap::new(),
             loose_slot_uses: Vec::new(),
         };
         let mut data_named = std::collections::BTreeSet::new();
@@ -242,7 +254,7 @@ impl Survey {
                 Payload::CodeSectionEntry(body) => {
                     survey.scan_code(&body, &mut data_named)?;
                 }
-                Payload::ElementSection(reader) => survey.read_table_slots(reader)?,
+                Payload::ElementSection(reader) => survey.read_loose_slots(reader)?,
                 Payload::DataSection(reader) => {
                     for data in reader {
                         let data = data?;
@@ -325,7 +337,7 @@ impl Survey {
                 self.site_bound += 1;
             }
             match op {
-                Operator::I32Const { value } if self.loose_slot(value as u32) => {
+                Operator::I32Const { value } if self.loose_slots.contains_key(&(value as u32)) => {
                     loose_slots.push(value as u32);
                 }
                 Operator::Call { function_index } => callees.push(function_index),
@@ -350,38 +362,32 @@ impl Survey {
         Ok(())
     }
 
-    /// Whether `slot` of table 0 holds a function whose type is a loose
-    /// start routine's: `() -> i32` or `(i32) -> ()`.
-    fn loose_slot(&self, slot: u32) -> bool {
-        self.table_slots
-            .iter()
-            .any(|&(at, function)| at == slot && self.loose_type(function).is_some())
-    }
-
-    /// Whether function `function` takes an argument and returns a value,
-    /// if its type is a loose start routine's.
-    fn loose_type(&self, function: u32) -> Option<(bool, bool)> {
-        match self.func_sig(function)? {
-            ([], [ValType::I32]) => Some((false, true)),
-            ([ValType::I32], []) => Some((true, false)),
-            _ => None,
-        }
+    /// Function `function` as a loose start routine, if its type is one's.
+    fn loose_routine(&self, function: u32) -> Option<LooseRoutine> {
+        let (takes_arg, returns) = match self.func_sig(function)? {
+            ([], [ValType::I32]) => (false, true),
+            ([ValType::I32], []) => (true, false),
+            _ => return None,
+        };
+        Some(LooseRoutine {
+            function,
+            takes_arg,
+            returns,
+        })
     }
 
     /// The function exported as `name`, if its type is `params -> results`.
     pub fn func_export(&self, name: &str, params: &[ValType], results: &[ValType]) -> Option<u32> {
         let (_, index) = self.func_exports.iter().find(|(n, _)| n == name)?;
-        let ty = match index.checked_sub(self.func_imports) {
-            Some(defined) => *self.defined_func_types.get(defined as usize)?,
-            None => *self.imported_func_types.get(*index as usize)?,
-        };
-        let (p, r) = self.func_sigs.get(ty as usize)?.as_ref()?;
-        (p.as_slice() == params && r.as_slice() == results).then_some(*index)
+        let (p, r) = self.func_sig(*index)?;
+        (p == params && r == results).then_some(*index)
     }
 
-    /// Notes the functions the active segments of `reader` place in table
-    /// 0 at constant offsets (see [`Survey::table_slots`]).
-    fn read_table_slots(
+    /// Notes the slots where the active segments of `reader` place a loose
+    /// start routine in table 0 at constant offsets (see
+    /// [`Survey::loose_slots`]); a later segment's function in a slot
+    /// replaces an earlier one's, as instantiation does.
+    fn read_loose_slots(
         &mut self,
         reader: wasmparser::ElementSectionReader<'_>,
     ) -> Result<(), InstrumentError> {
@@ -404,8 +410,11 @@ impl Survey {
             }
             if let wasmparser::ElementItems::Functions(functions) = element.items {
                 for (n, function) in functions.into_iter().enumerate() {
-                    self.table_slots
-                        .push(((offset as u32).wrapping_add(n as u32), function?));
+                    let slot = (offset as u32).wrapping_add(n as u32);
+                    match self.loose_routine(function?) {
+                        Some(routine) => self.loose_slots.insert(slot, routine),
+                        None => self.loose_slots.remove(&slot),
+                    };
                 }
             }
         }
@@ -431,10 +440,8 @@ impl Survey {
     /// `call_indirect` traps on. Such a function's slot is a constant in a
     /// function that calls `pthread_create` (only those: the code that
     /// calls them moves every thread start's fuel, so a module whose
-    /// threads start with proper routines keeps its traces). As (slot,
-    /// function, whether it takes the argument, whether it returns a
-    /// value).
-    pub fn loose_start_routines(&self) -> Vec<(u32, u32, bool, bool)> {
+    /// threads start with proper routines keeps its traces). By slot.
+    pub fn loose_start_routines(&self) -> Vec<(u32, LooseRoutine)> {
         if self.mutates_tables {
             return Vec::new();
         }
@@ -453,11 +460,7 @@ impl Survey {
         slots.dedup();
         slots
             .into_iter()
-            .filter_map(|slot| {
-                let &(_, function) = self.table_slots.iter().find(|&&(at, _)| at == slot)?;
-                let (takes_arg, returns) = self.loose_type(function)?;
-                Some((slot, function, takes_arg, returns))
-            })
+            .filter_map(|slot| Some((slot, *self.loose_slots.get(&slot)?)))
             .collect()
     }
 

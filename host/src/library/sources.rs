@@ -198,17 +198,8 @@ fn is_cxx_library_function(name: &str) -> bool {
     {
         return false;
     }
-    let mut path = String::with_capacity(name.len());
-    let mut depth = 0usize;
-    for c in name.chars() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth = depth.saturating_sub(1),
-            '(' if depth == 0 => break,
-            c if depth == 0 => path.push(c),
-            _ => {}
-        }
-    }
+    let generic_free = super::steps::without_generics(name);
+    let path = generic_free.split('(').next().unwrap_or_default();
     CXX_LIBRARY_NAMES
         .iter()
         .any(|fragment| path.contains(fragment))

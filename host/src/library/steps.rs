@@ -195,8 +195,9 @@ pub const RUST_STD_SLOW_PATHS: &[&str] = &[
 /// A demangled path without its generic arguments and angle brackets:
 /// `<std::sync::mpmc::list::Channel<u64>>::send` (v0 names an inherent
 /// method of a type in brackets) and `std::sync::mpmc::list::Channel<T>::send`
-/// (legacy) are both `std::sync::mpmc::list::Channel::send`.
-fn without_generics(path: &str) -> String {
+/// (legacy) are both `std::sync::mpmc::list::Channel::send`. (C++'s
+/// demangled names read the same way.)
+pub(super) fn without_generics(path: &str) -> String {
     let mut kept = String::with_capacity(path.len());
     let mut depth = 0usize;
     let mut previous = ' ';

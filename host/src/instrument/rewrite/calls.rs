@@ -8,6 +8,7 @@ use super::{Result, Rewriter};
 use crate::abi;
 use crate::instrument::AccessKind;
 use crate::instrument::sites::Site;
+use crate::instrument::survey::LooseRoutine;
 use wasm_encoder::reencode::Reencode;
 use wasm_encoder::{BlockType, Function, Instruction, ValType};
 use wasmparser::Operator;
@@ -36,7 +37,7 @@ impl Rewriter<'_> {
                 f.instruction(&Instruction::I32Const(site));
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_CALL)));
             }
-            self.emit_start_routine_call(f, type_index, table_index, scratch);
+            self.emit_start_routine_call(f, type_index, table_index, scratch)?;
             if let Some(site) = site {
                 f.instruction(&Instruction::I32Const(site));
                 f.instruction(&Instruction::Call(self.rt_func(&abi::RT_RETURNED)));
@@ -86,12 +87,12 @@ impl Rewriter<'_> {
     /// routine: made only when `weft_rt.exit_value` says so, else its value
     /// stands for the routine's result (see [`abi::EXIT_VALUE`]).
     fn emit_start_routine_call(
-        &self,
+        &mut self,
         f: &mut Function,
         type_index: u32,
         table_index: u32,
         scratch: &Scratch,
-    ) {
+    ) -> Result<()> {
         let [arg, routine] = scratch.i32s;
         let exit_value = scratch.i64s[0];
         f.instruction(&Instruction::LocalSet(routine));
@@ -108,7 +109,7 @@ impl Rewriter<'_> {
         };
         if !loose.is_empty() {
             f.instruction(&Instruction::Block(BlockType::Result(ValType::I32)));
-            self.emit_loose_start_routine_calls(f, &loose, arg, routine);
+            self.emit_loose_start_routine_calls(f, &loose, arg, routine)?;
         }
         f.instruction(&Instruction::LocalGet(arg));
         f.instruction(&Instruction::LocalGet(routine));
@@ -123,6 +124,7 @@ impl Rewriter<'_> {
         f.instruction(&Instruction::LocalGet(exit_value));
         f.instruction(&Instruction::I32WrapI64);
         f.instruction(&Instruction::End);
+        Ok(())
     }
 
     /// Inside a block whose result is the routine's: when the routine
@@ -134,13 +136,18 @@ impl Rewriter<'_> {
     /// clang's native code run such programs; wasm's `call_indirect` would
     /// trap on the mismatched type.
     fn emit_loose_start_routine_calls(
-        &self,
+        &mut self,
         f: &mut Function,
-        loose: &[(u32, u32, bool, bool)],
+        loose: &[(u32, LooseRoutine)],
         arg: u32,
         routine: u32,
-    ) {
-        for &(slot, function, takes_arg, returns) in loose {
+    ) -> Result<()> {
+        for &(slot, loose) in loose {
+            let LooseRoutine {
+                function,
+                takes_arg,
+                returns,
+            } = loose;
             f.instruction(&Instruction::LocalGet(routine));
             f.instruction(&Instruction::I32Const(slot as i32));
             f.instruction(&Instruction::I32Eq);
@@ -148,19 +155,14 @@ impl Rewriter<'_> {
             if takes_arg {
                 f.instruction(&Instruction::LocalGet(arg));
             }
-            // Defined functions move past the runtime's imports.
-            let index = if function < self.survey.func_imports {
-                function
-            } else {
-                function + abi::RT_IMPORTS.len() as u32
-            };
-            f.instruction(&Instruction::Call(index));
+            f.instruction(&Instruction::Call(self.function_index(function)?));
             if !returns {
                 f.instruction(&Instruction::I32Const(0));
             }
             f.instruction(&Instruction::Br(1));
             f.instruction(&Instruction::End);
         }
+        Ok(())
     }
 }
 
