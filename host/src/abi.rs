@@ -335,6 +335,20 @@ pub const LOG_FULL: Signature = Signature {
     results: &[Val::I32],
 };
 
+/// `library_access(site, a0, a1, a2, a3, result) -> i32`: a call of a C
+/// library function that touches its caller's memory (see
+/// [`crate::library::caller_memory`]) returned, at the call site `site`,
+/// with arguments `a0`.. (0 past the ones it takes) and `result` (0 for a
+/// function without one); the host tells the analyses the ranges it read
+/// and wrote as the caller's accesses. Called only while the thread logs
+/// its plain accesses (see [`ACCESS_LOG`]). Returns non-zero when the guest
+/// must call [`PARK`] because the execution ended.
+pub const LIBRARY_ACCESS: Signature = Signature {
+    name: "library_access",
+    params: &[Val::I32; 6],
+    results: &[Val::I32],
+};
+
 /// `exit_value() -> i64`: inserted in wasi-libc's thread start function
 /// ([`THREAD_START_C`]) in place of the call of the thread's start routine:
 /// -1 normally (the routine is called), else the value the thread passed to
@@ -391,7 +405,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 24] = [
+pub const RT_IMPORTS: [Signature; 25] = [
     POINT,
     PARK,
     WAIT32,
@@ -416,6 +430,7 @@ pub const RT_IMPORTS: [Signature; 24] = [
     RT_LIBRARY_PAUSE,
     RT_LIBRARY_RESUME,
     RT_SIGNATURE_MISMATCH,
+    LIBRARY_ACCESS,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

@@ -1,12 +1,14 @@
 //! Ordinary programs (`tests/ordinary/`): threads that print, log to one
-//! shared `FILE`, read and write streams, allocate in one thread and free
+//! shared `FILE`, read and write streams, copy and print the program's
+//! buffers with the C library's string and stdio functions, allocate in one thread and free
 //! in another, call the C library's thread-safe functions, and C++ and
 //! Rust threads with their standard libraries' printing, locks and
 //! condition variables. The default exploration reports nothing on them,
 //! built unoptimised and optimised, with and without DWARF; each has a
 //! racy twin (a lock removed, a flag made plain) whose race is reported on
 //! the program's own variable at the program's own line, never inside a
-//! library. A twin marks its racy lines with `RACE on <variable>`.
+//! library (a buffer that `strcpy` writes or `printf` prints is reported
+//! at the line that calls them). A twin marks its racy lines with `RACE on <variable>`.
 
 use crate::support::{arg, root, weft_in, without_dwarf};
 use std::path::{Path, PathBuf};
@@ -181,7 +183,7 @@ fn functions_named(message: &str) -> Vec<String> {
 
 #[test]
 fn c_programs_that_print_and_log_report_nothing() {
-    passes(&["printing.c", "shared-log.c", "files.c"]);
+    passes(&["printing.c", "shared-log.c", "files.c", "buffers.c"]);
 }
 
 #[test]
@@ -202,7 +204,12 @@ fn cpp_and_rust_programs_that_print_report_nothing() {
 
 #[test]
 fn the_races_of_c_programs_that_print_are_their_own() {
-    races_are_the_programs(&["printing-racy.c", "shared-log-racy.c", "files-racy.c"]);
+    races_are_the_programs(&[
+        "printing-racy.c",
+        "shared-log-racy.c",
+        "files-racy.c",
+        "buffers-racy.c",
+    ]);
 }
 
 #[test]

@@ -118,6 +118,28 @@ fn cases() -> Vec<Case> {
             },
         });
     }
+    // The race check as the commands run it: the C library's calls that
+    // touch the program's memory are told to the host.
+    let caller_memory = InstrumentOptions {
+        caller_memory: true,
+        ..logging
+    };
+    for name in [
+        "racy-counter-c",
+        "bounded-buffer-c",
+        "logger-c",
+        "thread-pool-c",
+    ] {
+        cases.push(Case {
+            label: format!("{name}/races-caller-memory"),
+            sample: name.into(),
+            options: caller_memory,
+            run: Setup {
+                races: RaceMode::Fail,
+                ..base.clone()
+            },
+        });
+    }
     // The sites of plain-reorder-c's two variables, made scheduling points
     // as `--races schedule` would.
     let reorder = std::fs::read(sample("plain-reorder-c")).unwrap();

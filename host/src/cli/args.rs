@@ -231,6 +231,7 @@ impl ModuleArgs {
             points: self.points,
             log_calls: self.log_calls,
             log_accesses: self.race_mode() != crate::race::RaceMode::Off,
+            caller_memory: self.race_mode() != crate::race::RaceMode::Off,
             library_steps: self.library_steps,
         }
     }

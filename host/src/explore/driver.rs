@@ -49,6 +49,7 @@ impl Request {
             points,
             log_calls: false,
             log_accesses: races != RaceMode::Off,
+            caller_memory: races != RaceMode::Off,
             library_steps: strategy == Strategy::Dpor,
         }
     }

@@ -107,12 +107,19 @@ pub fn discover(
     if !bytes.is_empty() {
         let racy: Arc<BTreeSet<u32>> = Arc::new(bytes.clone());
         let touching_bytes = || -> Box<dyn Analysis> { Box::new(Touching::new(racy.clone())) };
-        search.round(Some(&touching_bytes), |result, _| {
+        search.round(Some(&touching_bytes), |result, sites| {
             let Some(found) = result.reports.get::<TouchingSites>() else {
                 return false;
             };
             let before = touching.len();
-            touching.extend(found.0.iter().copied());
+            // Only instructions can be scheduling points, not a library
+            // call's bytes.
+            let instructions = found
+                .0
+                .iter()
+                .copied()
+                .filter(|&site| sites.get(site).is_some_and(|s| s.kind.is_plain()));
+            touching.extend(instructions);
             touching.len() > before
         })?;
     }

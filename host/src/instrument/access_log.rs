@@ -77,6 +77,75 @@ pub(crate) fn bodies(rt: impl Fn(&Signature) -> u32) -> [Function; 2] {
     [log_body(&rt), log_bulk_body(&rt)]
 }
 
+/// The wrapper the rewrite calls in place of a C library function that
+/// touches its caller's memory (see [`crate::library::caller_memory`]):
+/// takes the function's `params` `i32` arguments and the call's site,
+/// calls function `callee` and returns what it returns (`returns`: one
+/// `i32`). While the thread records its plain accesses, the call runs with
+/// recording off (nothing the function or what it calls does is the
+/// caller's access but for the ranges), and after it returns the wrapper
+/// turns recording back on and tells the host of the call
+/// ([`abi::LIBRARY_ACCESS`]), parking when the host says so.
+pub(crate) fn library_call_wrapper(
+    callee: u32,
+    params: u32,
+    returns: bool,
+    rt: impl Fn(&Signature) -> u32,
+) -> Function {
+    let site = params;
+    let recording = params + 1;
+    let result = params + 2;
+    let mut f = Function::new([(1 + u32::from(returns), ValType::I32)]);
+    let set_recording = |f: &mut Function, value: Instruction<'_>| {
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&value);
+        f.instruction(&Instruction::I32Store(log_memory(
+            abi::ACCESS_LOG.recording,
+            2,
+        )));
+    };
+    f.instruction(&Instruction::I32Const(0));
+    f.instruction(&Instruction::I32Load(log_memory(
+        abi::ACCESS_LOG.recording,
+        2,
+    )));
+    f.instruction(&Instruction::LocalSet(recording));
+    set_recording(&mut f, Instruction::I32Const(0));
+    for arg in 0..params {
+        f.instruction(&Instruction::LocalGet(arg));
+    }
+    f.instruction(&Instruction::Call(callee));
+    if returns {
+        f.instruction(&Instruction::LocalSet(result));
+    }
+    f.instruction(&Instruction::LocalGet(recording));
+    f.instruction(&Instruction::If(BlockType::Empty));
+    set_recording(&mut f, Instruction::LocalGet(recording));
+    f.instruction(&Instruction::LocalGet(site));
+    for arg in 0..4 {
+        f.instruction(&if arg < params {
+            Instruction::LocalGet(arg)
+        } else {
+            Instruction::I32Const(0)
+        });
+    }
+    f.instruction(&if returns {
+        Instruction::LocalGet(result)
+    } else {
+        Instruction::I32Const(0)
+    });
+    f.instruction(&Instruction::Call(rt(&abi::LIBRARY_ACCESS)));
+    f.instruction(&Instruction::If(BlockType::Empty));
+    f.instruction(&Instruction::Call(rt(&abi::PARK)));
+    f.instruction(&Instruction::End);
+    f.instruction(&Instruction::End);
+    if returns {
+        f.instruction(&Instruction::LocalGet(result));
+    }
+    f.instruction(&Instruction::End);
+    f
+}
+
 /// `log(addr, site, check)`.
 fn log_body(rt: &impl Fn(&Signature) -> u32) -> Function {
     let (addr, site, check, entry) = (0, 1, 2, 3);

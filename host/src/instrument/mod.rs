@@ -72,6 +72,14 @@ pub struct InstrumentOptions {
     /// execution makes their site one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub log_accesses: bool,
+    /// With `log_accesses`: log the memory each of the program's calls of
+    /// a C library function reads or writes on its behalf (`memcpy`,
+    /// `strcpy`, `fwrite`, `printf`'s `%s`, ...: see
+    /// [`crate::library::caller_memory`]) as the program's accesses at
+    /// the call, and not the function's own accesses. (Replay files made
+    /// before it existed leave it out, and replay as they were made.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub caller_memory: bool,
     /// Make each call of the C library's synchronisation, thread and
     /// allocation functions one step (see [`crate::abi::RT_LIBRARY_BEGIN`]):
     /// the exhaustive search then sees the program's synchronisation, not
@@ -203,13 +211,15 @@ pub fn instrument(
     wasm: &[u8],
     options: &InstrumentOptions,
 ) -> Result<Instrumented, InstrumentError> {
-    instrument_logging(wasm, options, &|_| true)
+    instrument_logging(wasm, options, &|_| crate::library::Owner::Program)
 }
 
-/// [`instrument`], where a module that
-/// [logs its accesses](InstrumentOptions::log_accesses) logs a plain access
-/// only if `log` holds for its code offset (as [`Site::code_offset`]); the
-/// others are left as they are, and have no site.
+/// [`instrument`], where `owner` says whose code is at each code offset
+/// (as [`Site::code_offset`]): a module that
+/// [logs its accesses](InstrumentOptions::log_accesses) logs no plain access
+/// of a library's private state (they are left as they are, and have no
+/// site), and with [`InstrumentOptions::caller_memory`] only the program's
+/// own calls of the C library are told to the host.
 ///
 /// # Errors
 ///
@@ -217,7 +227,7 @@ pub fn instrument(
 pub fn instrument_logging(
     wasm: &[u8],
     options: &InstrumentOptions,
-    log: &dyn Fn(u32) -> bool,
+    owner: &dyn Fn(u32) -> crate::library::Owner,
 ) -> Result<Instrumented, InstrumentError> {
     wasmparser::Validator::new_with_features(features()).validate_all(wasm)?;
     let (without_start, start_func) = entries::split_start(wasm);
@@ -242,7 +252,7 @@ pub fn instrument_logging(
     } else {
         &without_start[..]
     };
-    let mut rewriter = rewrite::Rewriter::new(&survey, *options, wrappers, log);
+    let mut rewriter = rewrite::Rewriter::new(&survey, *options, wrappers, owner);
     let mut module = wasm_encoder::Module::new();
     rewriter
         .parse_core_module(&mut module, wasmparser::Parser::new(0), source)

@@ -5,6 +5,7 @@
 //! passes the id to the host hook, which uses it to learn what kind of access
 //! happens where without decoding anything at run time.
 
+use crate::library::caller_memory::Touch;
 use serde::{Deserialize, Serialize};
 
 /// Index of a [`Site`] in a [`SiteTable`].
@@ -40,6 +41,12 @@ pub enum AccessKind {
     Fill,
     /// A call instruction, logged when calls are (not a memory access).
     Call,
+    /// A call of a C library function that touches memory its caller
+    /// passes, in the way its site's [`Site::touch`] says: with the race check, the
+    /// bytes it read and wrote are logged as the caller's accesses at the
+    /// call (see [`crate::library::caller_memory`]). Not a scheduling
+    /// point.
+    LibraryCall,
 }
 
 impl AccessKind {
@@ -105,6 +112,7 @@ impl AccessKind {
             Self::Copy => "memory.copy",
             Self::Fill => "memory.fill",
             Self::Call => "call",
+            Self::LibraryCall => "library call",
         }
     }
 }
@@ -124,9 +132,13 @@ pub struct Site {
     pub mem_offset: u64,
     /// Width of the access in bytes.
     pub width: u8,
-    /// For a [`AccessKind::Call`] site: the called function (original
-    /// index), or `None` for an indirect call.
+    /// For a [`AccessKind::Call`] or [`AccessKind::LibraryCall`] site: the
+    /// called function (original index), or `None` for an indirect call.
     pub callee: Option<u32>,
+    /// For a [`AccessKind::LibraryCall`] site: how the called function
+    /// touches its caller's memory.
+    #[serde(default)]
+    pub touch: Option<Touch>,
 }
 
 impl Site {
@@ -268,6 +280,7 @@ mod tests {
             mem_offset,
             width,
             callee: None,
+            touch: None,
         }
     }
 

@@ -14,9 +14,14 @@
 //!   steps, and which of the library's own operations inside a step are
 //!   its private bookkeeping.
 //! - [`steps`]: which calls are one step each of the exhaustive search.
+//! - [`caller_memory`] (with [`printf`]): which memory a call reads or
+//!   writes on its caller's behalf, which the race check takes as the
+//!   caller's accesses at the call.
 
 pub(crate) mod c_functions;
+pub mod caller_memory;
 pub mod operations;
+pub mod printf;
 pub mod roles;
 pub mod sources;
 pub mod steps;

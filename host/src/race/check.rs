@@ -188,7 +188,9 @@ impl RaceCheck {
                 self.detector
                     .atomic(thread, access.site, access.addr, access.kind.writes())
             }
-            AccessKind::Wait | AccessKind::Notify | AccessKind::Call => None,
+            AccessKind::Wait | AccessKind::Notify | AccessKind::Call | AccessKind::LibraryCall => {
+                None
+            }
         };
         if let Some(race) = race {
             self.found(cx, race);
@@ -204,7 +206,7 @@ impl RaceCheck {
         // Atomic accesses are scheduling points anyway.
         let explored = [race.earlier.site, race.later.site].iter().all(|site| {
             self.scheduled.binary_search(site).is_ok()
-                || self.sites.get(*site).is_some_and(|s| !s.kind.is_plain())
+                || self.sites.get(*site).is_some_and(|s| s.kind.is_atomic())
         });
         if !explored {
             self.report.unexplored += 1;
@@ -227,6 +229,18 @@ impl RaceCheck {
                 Some(AccessKind::Copy) if access.write => "memory.copy wrote".to_string(),
                 Some(AccessKind::Copy) => "memory.copy read".to_string(),
                 Some(AccessKind::Fill) => "memory.fill wrote".to_string(),
+                Some(AccessKind::LibraryCall) => {
+                    // The call's bytes, as the caller's access at the call.
+                    let callee = site
+                        .and_then(|s| s.callee)
+                        .and_then(|f| {
+                            self.symbols
+                                .with(|s| s.function_name(f).map(str::to_string))
+                        })
+                        .unwrap_or_else(|| "a library call".to_string());
+                    let verb = if access.write { "wrote" } else { "read" };
+                    format!("{verb} through {callee}")
+                }
                 Some(kind) => {
                     let width = site.map_or(0, |s| s.width);
                     let verb = if access.write { "wrote" } else { "read" };

@@ -183,6 +183,19 @@ pub struct Logged<'a> {
 }
 
 impl Logged<'_> {
+    /// The two words that stand for `range` of a library call at `site`
+    /// (see [`AccessKind::LibraryCall`]): `site | addr << 32`, then
+    /// `len | write << 32`.
+    pub(super) fn library_words(
+        site: SiteId,
+        range: &crate::library::caller_memory::Range,
+    ) -> [u64; 2] {
+        [
+            u64::from(site) | u64::from(range.addr) << 32,
+            u64::from(range.len) | u64::from(range.write) << 32,
+        ]
+    }
+
     /// The accesses, oldest first. (Every logged site is in the module's
     /// site table; an entry that is not would be an instrumentation error,
     /// and is left out.)
@@ -206,6 +219,24 @@ impl Logged<'_> {
                             addr: operand,
                             len: extra as u32,
                             src: (extra >> 32) as u32,
+                        }
+                    }
+                    AccessKind::LibraryCall => {
+                        // The bytes a library call touched for its caller:
+                        // a plain read or write of them all.
+                        let extra = words.next().copied().unwrap_or_default();
+                        let write = (extra >> 32) != 0;
+                        Access {
+                            site,
+                            kind: if write {
+                                AccessKind::Store
+                            } else {
+                                AccessKind::Load
+                            },
+                            width: 0,
+                            addr: operand,
+                            len: extra as u32,
+                            src: 0,
                         }
                     }
                     kind => Access {

@@ -48,6 +48,19 @@ pub(crate) fn write(caller: &mut Caller<'_, ThreadData>, addr: u64, bytes: &[u8]
     }
 }
 
+impl crate::library::caller_memory::GuestBytes for GuestMemory {
+    /// The byte at `addr`, if the guest sees it.
+    fn byte(&self, addr: u32) -> Option<u8> {
+        if addr as usize >= self.visible_bytes() {
+            return None;
+        }
+        let cell = self.cells().get(addr as usize)?;
+        // SAFETY: only one guest thread runs at a time, and it is in a host
+        // call, so nothing writes the memory concurrently.
+        Some(unsafe { *cell.get() })
+    }
+}
+
 /// The little-endian value of `width` (at most 8) bytes at `addr` of a
 /// shared memory; 0 out of bounds.
 pub(crate) fn shared_value(memory: &GuestMemory, addr: u32, width: u8) -> u64 {

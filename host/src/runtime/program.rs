@@ -131,9 +131,8 @@ fn rewrite(
     symbols.with(|symbols| {
         // A runtime's private state is not logged: the race check leaves it
         // out, and logging it was most of what the check cost.
-        let instrumented = instrument::instrument_logging(wasm, options, &|offset| {
-            owner_at(symbols, offset) != Owner::Private
-        })?;
+        let instrumented =
+            instrument::instrument_logging(wasm, options, &|offset| owner_at(symbols, offset))?;
         let library = (0..instrumented.sites.len())
             .map(|id| {
                 instrumented

@@ -293,6 +293,25 @@ fn log_full(caller: Caller<'_, ThreadData>) -> i32 {
     i32::from(exec.end.is_some())
 }
 
+/// `weft_rt.library_access`: the program's call of a C library function
+/// that touches its memory returned (see [`abi::LIBRARY_ACCESS`]); the
+/// analyses hear what it touched. Returns whether the thread must park.
+fn library_access(
+    caller: Caller<'_, ThreadData>,
+    site: i32,
+    a0: i32,
+    a1: i32,
+    a2: i32,
+    a3: i32,
+    result: i32,
+) -> i32 {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let args = [a0, a1, a2, a3].map(|a| a as u32);
+    exec.library_accessed(me, site as u32, args, result as u32);
+    i32::from(exec.end.is_some())
+}
+
 /// `weft_rt.exit_value`: the value the thread passed to `pthread_exit`, as
 /// its start routine's result, or -1 when the routine is to be called (see
 /// [`abi::EXIT_VALUE`]).
@@ -418,6 +437,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         signature_mismatch,
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::LOG_FULL.name, log_full)?;
+    linker.func_wrap(abi::RT_MODULE, abi::LIBRARY_ACCESS.name, library_access)?;
     linker.func_wrap(abi::RT_MODULE, abi::EXIT_VALUE.name, exit_value)?;
     linker.func_wrap(
         abi::RT_MODULE,

@@ -358,6 +358,40 @@ impl ExecState {
         });
     }
 
+    /// Tells the analyses what the call of a C library function at `site`
+    /// by thread `me`, with arguments `args` and `result`, read and wrote
+    /// of the caller's memory (see [`crate::library::caller_memory`]), as
+    /// accesses of the caller logged at the call, after the accesses the
+    /// thread logged before it.
+    pub fn library_accessed(&mut self, me: ThreadId, site: SiteId, args: [u32; 4], result: u32) {
+        if self.log_bitmap.is_none() {
+            return;
+        }
+        self.drain_log(me);
+        let Some(touch) = self.sites.get(site).and_then(|s| s.touch) else {
+            self.finish(Outcome::HostError(format!(
+                "instrumentation error: site {site} is no library call"
+            )));
+            return;
+        };
+        let Some(memory) = self.memory.clone() else {
+            return;
+        };
+        let words: Vec<u64> = crate::library::caller_memory::ranges(touch, args, result, &*memory)
+            .iter()
+            .flat_map(|range| Logged::library_words(site, range))
+            .collect();
+        if words.is_empty() || self.end.is_some() {
+            return;
+        }
+        let sites = self.sites.clone();
+        let log = Logged {
+            parts: [&words, &[]],
+            sites: &sites,
+        };
+        self.each_analysis(|a, cx| a.logged(cx, me, &log));
+    }
+
     /// Records an event of thread `me` (after the points it passed on its
     /// budget).
     pub fn record(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {

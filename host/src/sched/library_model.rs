@@ -159,6 +159,7 @@ mod tests {
             mem_offset: 0,
             width: 4,
             callee: None,
+            touch: None,
         }
     }
 

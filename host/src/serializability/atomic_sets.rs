@@ -254,6 +254,7 @@ impl SetRecorder {
             AccessKind::Wait
             | AccessKind::Notify
             | AccessKind::Call
+            | AccessKind::LibraryCall
             | AccessKind::Copy
             | AccessKind::Fill => return false,
         };

@@ -24,6 +24,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     points: Points::Sync,
     log_calls: false,
     log_accesses: true,
+    caller_memory: true,
     library_steps: true,
 };
 

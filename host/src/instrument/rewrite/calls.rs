@@ -67,6 +67,7 @@ impl Rewriter<'_> {
             mem_offset: 0,
             width: 0,
             callee,
+            touch: None,
         }) as i32
     }
 

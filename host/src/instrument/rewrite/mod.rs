@@ -7,6 +7,9 @@
 //! - [`markers`]: what a function's name asks of the runtime at its entry
 //!   and exits (SV-COMP's functions, atomic sections, library steps);
 //! - [`calls`]: logged calls and the call of a thread's start routine;
+//! - [`library_calls`]: the program's calls of C library functions that
+//!   touch its memory, through wrappers that tell the host what they
+//!   touched;
 //! - [`bulk`]: bulk instructions (points, bounds guards, log entries);
 //! - [`segments`]: `memory.init` and `data.drop` of the shared memory's
 //!   segments, which an instance must keep;
@@ -22,6 +25,7 @@ mod accesses;
 mod bulk;
 mod calls;
 mod fast_paths;
+mod library_calls;
 mod markers;
 mod replaced;
 mod scratch;
@@ -37,6 +41,7 @@ use super::sites::{Site, SiteId, SiteTable};
 use super::survey::{MemoryPlan, Survey};
 use super::{AccessKind, InstrumentOptions};
 use crate::abi::{self, Signature};
+use crate::library::Owner;
 use fast_paths::FastPathFlow;
 use scratch::Scratch;
 use std::collections::HashSet;
@@ -49,9 +54,16 @@ type Result<T> = std::result::Result<T, Error<InstrumentError>>;
 pub(crate) struct Rewriter<'s> {
     survey: &'s Survey,
     options: InstrumentOptions,
-    /// Whether the plain access at a code offset is logged (when accesses
-    /// are).
-    log_at: &'s dyn Fn(u32) -> bool,
+    /// Whose code is at a code offset: a library's private state is not
+    /// logged (when accesses are), and only the program's own calls of
+    /// the C library go through the wrappers of [`library_calls`].
+    owner_at: &'s dyn Fn(u32) -> Owner,
+    /// With `caller_memory`: the functions whose calls from the program
+    /// go through wrappers, by original index (see [`library_calls`]).
+    wrapped: Vec<library_calls::Wrapped>,
+    /// Whether the function being rewritten is one of `wrapped`: its own
+    /// accesses are not logged.
+    in_wrapped: bool,
     pub sites: SiteTable,
     /// Index of the next defined function whose body is parsed.
     next_defined: u32,
@@ -77,17 +89,20 @@ pub(crate) struct Rewriter<'s> {
 
 impl<'s> Rewriter<'s> {
     /// A rewriter of `survey`'s module that appends `entries`, if any, and
-    /// logs the plain accesses at the code offsets `log_at` holds for.
+    /// logs the plain accesses of code that `owner_at` does not call a
+    /// library's private state.
     pub fn new(
         survey: &'s Survey,
         options: InstrumentOptions,
         entries: Option<EntryWrappers>,
-        log_at: &'s dyn Fn(u32) -> bool,
+        owner_at: &'s dyn Fn(u32) -> Owner,
     ) -> Self {
         let mut rewriter = Rewriter {
             survey,
             options,
-            log_at,
+            owner_at,
+            wrapped: Vec::new(),
+            in_wrapped: false,
             sites: SiteTable::default(),
             next_defined: 0,
             emitted_types: false,
@@ -103,6 +118,9 @@ impl<'s> Rewriter<'s> {
         };
         if options.library_steps {
             rewriter.find_library_steps();
+        }
+        if options.caller_memory && rewriter.logs_accesses() {
+            rewriter.wrapped = rewriter.find_wrapped_functions();
         }
         rewriter
     }
@@ -143,6 +161,7 @@ impl<'s> Rewriter<'s> {
         let defined = self.next_defined;
         self.next_defined += 1;
         let func = self.survey.func_imports + defined;
+        self.in_wrapped = self.wrapped_position(func).is_some();
         let name = self.survey.func_names.get(&func).map(String::as_str);
         if let Some(replaced) = self.replaced_body(defined, name) {
             return Ok(replaced);
@@ -181,6 +200,7 @@ impl<'s> Rewriter<'s> {
             let first_site = self.sites.len() as SiteId;
             let resumes = self.emit_markers_before(&mut f, markers, &op, index == last);
             let claimed = self.emit_call(&mut f, &op, func, pos, &scratch)?
+                || self.emit_library_call(&mut f, &op, func, pos)
                 || self.emit_bulk_instruction(&mut f, &op, func, pos, &scratch)?
                 || self.emit_data_drop(&mut f, &op)
                 || self.emit_access(&mut f, &op, func, pos, &scratch)?
@@ -270,7 +290,7 @@ impl<'s> Rewriter<'s> {
 
     /// Whether a plain access at `pos` is logged (when accesses are).
     fn logs_at(&self, pos: usize) -> bool {
-        (self.log_at)(self.code_offset(pos))
+        !self.in_wrapped && (self.owner_at)(self.code_offset(pos)) != Owner::Private
     }
 
     /// A new site for the access of `kind` at `pos` in function `func`.
@@ -283,6 +303,7 @@ impl<'s> Rewriter<'s> {
             mem_offset: offset,
             width,
             callee: None,
+            touch: None,
         }) as i32
     }
 }

@@ -34,6 +34,13 @@ impl Rewriter<'_> {
                 types.ty().function(params.iter().copied(), []);
             }
         }
+        for wrapped in &self.wrapped {
+            // The function's arguments, then the call's site.
+            types.ty().function(
+                vec![ValType::I32; wrapped.params as usize + 1],
+                vec![ValType::I32; usize::from(wrapped.returns)],
+            );
+        }
         self.emitted_types = true;
     }
 
@@ -65,7 +72,8 @@ impl Rewriter<'_> {
         self.emitted_imports = true;
     }
 
-    /// Declares the entry wrappers and the logging functions.
+    /// Declares the entry wrappers, the logging functions and the wrappers
+    /// of library calls.
     pub(super) fn append_functions(&mut self, functions: &mut wasm_encoder::FunctionSection) {
         if let Some(entries) = self.entries {
             for (_, _, passes_args) in entries.wrappers() {
@@ -76,6 +84,9 @@ impl Rewriter<'_> {
             for n in 0..access_log::PARAMS.len() as u32 {
                 functions.function(self.log_type(n));
             }
+        }
+        for position in 0..self.wrapped.len() {
+            functions.function(self.wrapper_function_type(position));
         }
     }
 
@@ -142,8 +153,8 @@ impl Rewriter<'_> {
         Ok(())
     }
 
-    /// Appends the bodies of the entry wrappers and of the logging
-    /// functions. A wrapper resets the globals, runs the start function and
+    /// Appends the bodies of the entry wrappers, of the logging functions
+    /// and of the wrappers of library calls. A wrapper resets the globals, runs the start function and
     /// calls its export's function.
     pub(super) fn append_bodies(&mut self, code: &mut CodeSection) -> Result<()> {
         if let Some(entries) = self.entries {
@@ -168,6 +179,14 @@ impl Rewriter<'_> {
                 code.function(&body);
             }
         }
+        for wrapped in self.wrapped.clone() {
+            let callee = self.function_index(wrapped.callee)?;
+            let body =
+                access_log::library_call_wrapper(callee, wrapped.params, wrapped.returns, |sig| {
+                    self.rt_func(sig)
+                });
+            code.function(&body);
+        }
         Ok(())
     }
 
@@ -178,7 +197,7 @@ impl Rewriter<'_> {
     }
 
     /// Type index of the `n`-th appended logging function's type.
-    fn log_type(&self, n: u32) -> u32 {
+    pub(super) fn log_type(&self, n: u32) -> u32 {
         self.wrapper_type(if self.entries.is_some() { 2 } else { 0 }) + n
     }
 }
