@@ -8,7 +8,7 @@
 //! racy twin (a lock removed, a flag made plain) whose race is reported on
 //! the program's own variable at the program's own line, never inside a
 //! library (a buffer that `strcpy` writes or `printf` prints is reported
-//! at the line that calls them). A twin marks its racy lines with `RACE on <variable>`.
+//! at the line that calls them). A compare-exchange that fails only reads. A twin marks its racy lines with `RACE on <variable>`.
 
 use crate::support::{arg, root, weft_in, without_dwarf};
 use std::path::{Path, PathBuf};
@@ -194,6 +194,7 @@ fn c_programs_that_allocate_and_call_the_c_library_report_nothing() {
         "old-style.c",
         "void-main.c",
         "old-threads.c",
+        "claims.c",
     ]);
 }
 
@@ -214,7 +215,12 @@ fn the_races_of_c_programs_that_print_are_their_own() {
 
 #[test]
 fn the_races_of_c_programs_that_allocate_are_their_own() {
-    races_are_the_programs(&["handoff-racy.c", "libc-calls-racy.c", "old-threads-racy.c"]);
+    races_are_the_programs(&[
+        "handoff-racy.c",
+        "libc-calls-racy.c",
+        "old-threads-racy.c",
+        "claims-racy.c",
+    ]);
 }
 
 #[test]

@@ -119,9 +119,11 @@ fn cases() -> Vec<Case> {
         });
     }
     // The race check as the commands run it: the C library's calls that
-    // touch the program's memory are told to the host.
-    let caller_memory = InstrumentOptions {
+    // touch the program's memory are told to the host, and the program's
+    // failed compare-exchanges are loads.
+    let as_run = InstrumentOptions {
         caller_memory: true,
+        failed_cas_reads: true,
         ..logging
     };
     for name in [
@@ -131,9 +133,9 @@ fn cases() -> Vec<Case> {
         "thread-pool-c",
     ] {
         cases.push(Case {
-            label: format!("{name}/races-caller-memory"),
+            label: format!("{name}/races-as-run"),
             sample: name.into(),
-            options: caller_memory,
+            options: as_run,
             run: Setup {
                 races: RaceMode::Fail,
                 ..base.clone()

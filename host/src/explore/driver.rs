@@ -50,6 +50,7 @@ impl Request {
             log_calls: false,
             log_accesses: races != RaceMode::Off,
             caller_memory: races != RaceMode::Off,
+            failed_cas_reads: races != RaceMode::Off,
             library_steps: strategy == Strategy::Dpor,
         }
     }

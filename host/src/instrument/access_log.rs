@@ -38,20 +38,37 @@ impl LogFunctions {
     /// with `check`, it is a scheduling point first when the execution
     /// makes `site` one.
     pub fn emit_call(&self, f: &mut Function, addr: u32, site: i32, check: bool) {
-        emit_log_call(f, &[addr], site, check, self.log);
+        emit_log_call(f, &[addr], |f| push_site(f, site), check, self.log);
+    }
+
+    /// Logs the access of a scheduling point (never a check of its own)
+    /// whose address is in local `addr` at the site that `site` pushes.
+    pub fn emit_call_at(&self, f: &mut Function, addr: u32, site: impl FnOnce(&mut Function)) {
+        emit_log_call(f, &[addr], site, false, self.log);
     }
 
     /// Logs the bulk access at `site` whose operands are in locals
     /// `operands` (destination, source or value, length), with `check` as
     /// [`LogFunctions::emit_call`].
     pub fn emit_bulk_call(&self, f: &mut Function, operands: [u32; 3], site: i32, check: bool) {
-        emit_log_call(f, &operands, site, check, self.log_bulk);
+        emit_log_call(f, &operands, |f| push_site(f, site), check, self.log_bulk);
     }
 }
 
-/// `callee(locals..., site, check)`; a plain access (`check`) only while
-/// the thread records its plain accesses.
-fn emit_log_call(f: &mut Function, locals: &[u32], site: i32, check: bool, callee: u32) {
+/// Pushes the constant `site`.
+fn push_site(f: &mut Function, site: i32) {
+    f.instruction(&Instruction::I32Const(site));
+}
+
+/// `callee(locals..., site, check)`, `site` pushing the site; a plain
+/// access (`check`) only while the thread records its plain accesses.
+fn emit_log_call(
+    f: &mut Function,
+    locals: &[u32],
+    site: impl FnOnce(&mut Function),
+    check: bool,
+    callee: u32,
+) {
     if check {
         f.instruction(&Instruction::I32Const(0));
         f.instruction(&Instruction::I32Load(log_memory(
@@ -63,7 +80,7 @@ fn emit_log_call(f: &mut Function, locals: &[u32], site: i32, check: bool, calle
     for &local in locals {
         f.instruction(&Instruction::LocalGet(local));
     }
-    f.instruction(&Instruction::I32Const(site));
+    site(f);
     f.instruction(&Instruction::I32Const(i32::from(check)));
     f.instruction(&Instruction::Call(callee));
     if check {

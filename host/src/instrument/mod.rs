@@ -80,6 +80,14 @@ pub struct InstrumentOptions {
     /// before it existed leave it out, and replay as they were made.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub caller_memory: bool,
+    /// With `log_accesses`: log a compare-exchange of the program's own
+    /// code that fails (finds another value than the one it expected) as
+    /// the atomic load C11 says it is, not as a write: it neither races
+    /// with a plain read nor passes the thread's clock on. (A library's
+    /// compare-exchanges stay read-modify-writes, as wasm performs them:
+    /// the library's synchronisation is built on that.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed_cas_reads: bool,
     /// Make each call of the C library's synchronisation, thread and
     /// allocation functions one step (see [`crate::abi::RT_LIBRARY_BEGIN`]):
     /// the exhaustive search then sees the program's synchronisation, not

@@ -25,6 +25,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     log_calls: false,
     log_accesses: true,
     caller_memory: true,
+    failed_cas_reads: true,
     library_steps: true,
 };
 

@@ -5,10 +5,12 @@
 use super::scratch::Scratch;
 use super::{Result, Rewriter};
 use crate::abi;
+use crate::instrument::AccessKind;
 use crate::instrument::Points;
-use crate::instrument::ops::{self, Access, Operands};
+use crate::instrument::ops::{self, Access, Operands, Scalar};
+use crate::library::Owner;
 use wasm_encoder::reencode::Reencode;
-use wasm_encoder::{BlockType, Function, Instruction};
+use wasm_encoder::{BlockType, Function, Instruction, MemArg};
 use wasmparser::Operator;
 
 impl Rewriter<'_> {
@@ -31,7 +33,12 @@ impl Rewriter<'_> {
             let site = self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
             self.emit_point(f, site, scratch);
             if let Some(log) = self.log_functions() {
-                log.emit_call(f, scratch.addr, site, false);
+                match self.failed_cas_site(hooked, func, pos) {
+                    Some(failed) => log.emit_call_at(f, scratch.addr, |f| {
+                        Self::emit_cas_outcome_site(f, hooked, scratch, site, failed);
+                    }),
+                    None => log.emit_call(f, scratch.addr, site, false),
+                }
             }
         } else if let (Some(logged), Some(log)) = (self.logged(op, pos), self.log_functions()) {
             let site = self.site(logged.kind, func, pos, logged.memarg.offset, logged.width);
@@ -43,6 +50,75 @@ impl Rewriter<'_> {
         Self::restore_operands(f, access, scratch);
         f.instruction(&self.instruction(op.clone())?);
         Ok(true)
+    }
+
+    /// With `failed_cas_reads`, for a compare-exchange of the program's own
+    /// code: a second site, the atomic load that the compare-exchange is
+    /// when it fails, which its log entry names then.
+    fn failed_cas_site(&mut self, access: Access, func: u32, pos: usize) -> Option<i32> {
+        let program = (self.owner_at)(self.code_offset(pos)) == Owner::Program;
+        if !self.options.failed_cas_reads || access.kind != AccessKind::AtomicCmpxchg || !program {
+            return None;
+        }
+        let offset = access.memarg.offset;
+        Some(self.site(AccessKind::AtomicLoad, func, pos, offset, access.width))
+    }
+
+    /// Pushes `succeeded` when the compare-exchange `access`, whose operands
+    /// are in `scratch`, is about to find the value it expects, else
+    /// `failed`. Only this thread runs until it does, so memory holds what
+    /// it will find.
+    fn emit_cas_outcome_site(
+        f: &mut Function,
+        access: Access,
+        scratch: &Scratch,
+        succeeded: i32,
+        failed: i32,
+    ) {
+        let Operands::AddrTwoValues(ty) = access.operands else {
+            unreachable!("a compare-exchange takes two values");
+        };
+        let memarg = MemArg {
+            offset: access.memarg.offset,
+            align: 0,
+            memory_index: 0,
+        };
+        f.instruction(&Instruction::I32Const(succeeded));
+        f.instruction(&Instruction::I32Const(failed));
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        let wide = ty == Scalar::I64;
+        f.instruction(&match (wide, access.width) {
+            (false, 1) => Instruction::I32Load8U(memarg),
+            (false, 2) => Instruction::I32Load16U(memarg),
+            (false, _) => Instruction::I32Load(memarg),
+            (true, 1) => Instruction::I64Load8U(memarg),
+            (true, 2) => Instruction::I64Load16U(memarg),
+            (true, 4) => Instruction::I64Load32U(memarg),
+            (true, _) => Instruction::I64Load(memarg),
+        });
+        // The expected value, cut to the width compared.
+        f.instruction(&Instruction::LocalGet(scratch.value(ty, 0)));
+        let mask: Option<u64> = match (wide, access.width) {
+            (_, 1) => Some(0xff),
+            (_, 2) => Some(0xffff),
+            (true, 4) => Some(0xffff_ffff),
+            _ => None,
+        };
+        if let Some(mask) = mask {
+            if wide {
+                f.instruction(&Instruction::I64Const(mask as i64));
+                f.instruction(&Instruction::I64And);
+            } else {
+                f.instruction(&Instruction::I32Const(mask as i32));
+                f.instruction(&Instruction::I32And);
+            }
+        }
+        f.instruction(&if wide {
+            Instruction::I64Eq
+        } else {
+            Instruction::I32Eq
+        });
+        f.instruction(&Instruction::Select);
     }
 
     /// Whether `op` is an access that needs the scratch locals.
@@ -257,6 +333,44 @@ fn fuel(instructions: &[Instruction<'_>]) -> u32 {
 mod tests {
     use super::super::testing::{body_of, options};
     use crate::instrument::Points;
+
+    #[test]
+    fn a_compare_exchange_logs_the_load_it_is_when_it_will_fail() {
+        let wat = r#"(module
+            (memory 1 1 shared)
+            (func $claim (param i32) (result i32)
+                local.get 0
+                i32.const 0
+                i32.const 7
+                i32.atomic.rmw8.cmpxchg_u offset=2))"#;
+        let mut logging = options();
+        logging.log_accesses = true;
+        logging.failed_cas_reads = true;
+        let body = body_of(wat, logging, "claim");
+        // Site 0 when memory holds the expected byte, else site 1; the
+        // address is in scratch local 1, the expected value in 2.
+        let outcome = [
+            "i32.const 0",
+            "i32.const 1",
+            "local.get 1",
+            "i32.load8_u offset=2",
+            "local.get 2",
+            "i32.const 255",
+            "i32.and",
+            "i32.eq",
+            "select",
+        ];
+        assert!(
+            body.windows(outcome.len()).any(|w| w == outcome),
+            "{body:#?}"
+        );
+        logging.failed_cas_reads = false;
+        let body = body_of(wat, logging, "claim");
+        assert!(
+            !body.iter().any(|line| line == "i32.load8_u offset=2"),
+            "{body:#?}"
+        );
+    }
 
     #[test]
     fn without_a_shared_memory_an_atomic_store_is_a_host_point() {
