@@ -120,7 +120,7 @@ pub const RT_ATOMIC_END: Signature = Signature {
 
 /// `weft_rt.library_begin(function, argument)` / `weft_rt.library_end()`: inserted
 /// around the bodies of the C library's synchronisation, thread and
-/// allocation functions ([`crate::library::steps::LIBRARY_STEP_FUNCTIONS`]) when a module is
+/// allocation functions (see [`crate::library::steps::is_library_step_function`]) when a module is
 /// instrumented with
 /// [`library_steps`](crate::instrument::InstrumentOptions::library_steps):
 /// a call is one step of the search (no other thread runs inside it unless
@@ -142,7 +142,7 @@ pub const RT_LIBRARY_END: Signature = Signature {
 
 /// `weft_rt.library_pause()` / `weft_rt.library_resume(function)`:
 /// inserted around a call through a function pointer inside a function of
-/// [`crate::library::steps::LIBRARY_STEP_FUNCTIONS`] (code that may be the program's, a thread's
+/// [`crate::library::steps::is_library_step_function`] (code that may be the program's, a thread's
 /// routine say): the library step, however deeply nested, ends before the
 /// call and a new one starts after it.
 pub const RT_LIBRARY_PAUSE: Signature = Signature {

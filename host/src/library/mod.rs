@@ -2,6 +2,11 @@
 //! (the C library, wasi-libc; the C++ library, libc++; Rust's standard
 //! library) mean for concurrency, as every part of weft asks it.
 //!
+//! - [`functions`]: the C library's functions that mean something for
+//!   concurrency, in one table: the object each acts on and how (as POSIX
+//!   and C11 specify it), whether it may block, whether its calls are
+//!   steps of the exhaustive search, what it touches of its caller's
+//!   memory; the modules below read it.
 //! - [`sources`]: whose code an instruction is (the program's, a library's
 //!   own state, a library's private state), by source file or function
 //!   name: what the race check leaves out and what it checks as the
@@ -20,6 +25,7 @@
 
 pub(crate) mod c_functions;
 pub mod caller_memory;
+pub mod functions;
 pub mod operations;
 pub mod printf;
 pub mod roles;

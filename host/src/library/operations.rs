@@ -51,37 +51,22 @@ impl LibraryOp {
     }
 }
 
-/// Name fragments and what the functions whose (lower-case, demangled)
-/// names hold them do. The first match wins, so the more specific come
-/// first (`cond_wait` before `mutex_lock`, `read_unlock` before `read`).
+/// Name fragments and what the functions of Rust's `std` (and C++'s,
+/// demangled) whose lower-case names hold them do (the C library's are in
+/// [`super::functions`]). The first match wins, so the more specific come
+/// first (`read_unlock` before `read`, `try_lock` before `lock`).
 const PATTERNS: &[(&str, LibraryOp)] = &[
-    ("cond_wait", LibraryOp::CondWait),
-    ("cond_timedwait", LibraryOp::CondWait),
     ("condvar::wait", LibraryOp::CondWait),
-    ("cond_signal", LibraryOp::Signal),
-    ("cond_broadcast", LibraryOp::Signal),
     ("condvar::notify", LibraryOp::Signal),
-    ("rwlock_unlock", LibraryOp::Unlock),
     ("rwlock::read_unlock", LibraryOp::Unlock),
     ("rwlock::write_unlock", LibraryOp::Unlock),
     ("rwlock::wake", LibraryOp::Unlock),
-    ("rwlock_rdlock", LibraryOp::ReadLock),
-    ("rwlock_tryrdlock", LibraryOp::ReadLock),
-    ("rwlock_timedrdlock", LibraryOp::ReadLock),
     ("rwlock::read", LibraryOp::ReadLock),
-    ("rwlock_wrlock", LibraryOp::WriteLock),
-    ("rwlock_trywrlock", LibraryOp::WriteLock),
-    ("rwlock_timedwrlock", LibraryOp::WriteLock),
     ("rwlock::write", LibraryOp::WriteLock),
-    ("mutex_unlock", LibraryOp::Unlock),
     ("mutex::unlock", LibraryOp::Unlock),
     ("mutex::wake", LibraryOp::Unlock),
-    ("mutex_trylock", LibraryOp::TryLock),
     ("mutex::try_lock", LibraryOp::TryLock),
-    ("mutex_lock", LibraryOp::Lock),
-    ("mutex_timedlock", LibraryOp::Lock),
     ("mutex::lock", LibraryOp::Lock),
-    ("pthread_join", LibraryOp::Join),
     ("thread::join", LibraryOp::Join),
     ("join_inner", LibraryOp::Join),
     ("joininner", LibraryOp::Join),
@@ -91,6 +76,9 @@ const PATTERNS: &[(&str, LibraryOp)] = &[
 /// What the library function named `function` does, if it is one a story
 /// tells by name.
 pub fn classify(function: &str) -> Option<LibraryOp> {
+    if let Some(known) = super::functions::c_function(function) {
+        return known.operation();
+    }
     // `<std::sys::sync::mutex::futex::Mutex>::lock` reads as
     // `std::sys::sync::mutex::futex::mutex::lock`.
     let name: String = function

@@ -57,20 +57,7 @@ impl LibraryRole {
                 _ => LibraryRole::Other,
             };
         }
-        match name {
-            "pthread_mutex_lock" | "__pthread_mutex_lock" => LibraryRole::Lock,
-            "pthread_mutex_unlock" | "__pthread_mutex_unlock" => LibraryRole::Unlock,
-            "pthread_join" | "__pthread_join" => LibraryRole::Join,
-            "pthread_cond_wait" | "__pthread_cond_wait" => LibraryRole::CondWait,
-            "pthread_rwlock_rdlock" | "__pthread_rwlock_rdlock" => LibraryRole::ReadLock,
-            "pthread_rwlock_wrlock" | "__pthread_rwlock_wrlock" => LibraryRole::WriteLock,
-            "pthread_rwlock_unlock" | "__pthread_rwlock_unlock" => LibraryRole::RwUnlock,
-            "__pthread_exit"
-            | "__wasi_thread_start_C"
-            | "wasi_thread_start"
-            | "__pthread_tsd_run_dtors" => LibraryRole::ThreadEnd,
-            _ => LibraryRole::Other,
-        }
+        super::functions::c_function(name).map_or(LibraryRole::Other, |f| f.role())
     }
 }
 

@@ -1,92 +1,7 @@
 //! The library calls that are one step each of the exhaustive search (see
 //! `instrument::InstrumentOptions::library_steps`): the C library's by
-//! name, Rust std's by the end of their demangled path.
-
-/// The C library's functions (wasi-libc, by their names in the name
-/// section) whose calls are one step each under
-/// [`crate::abi::RT_LIBRARY_BEGIN`]: locks, condition variables, semaphores, barriers,
-/// thread creation and join, the allocator and stdio's output. None calls
-/// back into the program but through a function pointer (the thread start
-/// function calls the thread's routine so, and `pthread_exit` its cleanup
-/// handlers and destructors), and a call through a function pointer ends
-/// the step (`pthread_once`, whose routine is called
-/// directly, is left out), and none spins without blocking on a futex (`pthread_spin_lock`
-/// does, and is left out), so a step always ends.
-pub const LIBRARY_STEP_FUNCTIONS: &[&str] = &[
-    "__pthread_create",
-    "__pthread_detach",
-    "__pthread_exit",
-    "__wasi_thread_start_C",
-    "wasi_thread_start",
-    "__pthread_join",
-    "__pthread_mutex_lock",
-    "__pthread_mutex_timedlock",
-    "__pthread_mutex_trylock",
-    "__pthread_mutex_trylock_owner",
-    "__pthread_mutex_unlock",
-    "__pthread_rwlock_rdlock",
-    "__pthread_rwlock_timedrdlock",
-    "__pthread_rwlock_timedwrlock",
-    "__pthread_rwlock_tryrdlock",
-    "__pthread_rwlock_trywrlock",
-    "__pthread_rwlock_unlock",
-    "__pthread_rwlock_wrlock",
-    "__pthread_timedjoin_np",
-    "__pthread_tryjoin_np",
-    "__private_cond_signal",
-    "aligned_alloc",
-    "calloc",
-    "dlcalloc",
-    "dlfree",
-    "dlmalloc",
-    "dlposix_memalign",
-    "dlrealloc",
-    "fflush",
-    "fprintf",
-    "fputc",
-    "fputs",
-    "free",
-    "fwrite",
-    "internal_memalign",
-    "malloc",
-    "posix_memalign",
-    "printf",
-    "pthread_barrier_wait",
-    "pthread_cond_broadcast",
-    "pthread_cond_signal",
-    "pthread_cond_timedwait",
-    "pthread_cond_wait",
-    "pthread_create",
-    "pthread_detach",
-    "pthread_join",
-    "pthread_mutex_lock",
-    "pthread_mutex_timedlock",
-    "pthread_mutex_trylock",
-    "pthread_mutex_unlock",
-    "pthread_rwlock_rdlock",
-    "pthread_rwlock_timedrdlock",
-    "pthread_rwlock_timedwrlock",
-    "pthread_rwlock_tryrdlock",
-    "pthread_rwlock_trywrlock",
-    "pthread_rwlock_unlock",
-    "pthread_rwlock_wrlock",
-    "putchar",
-    "puts",
-    "realloc",
-    "sem_post",
-    "sem_timedwait",
-    "sem_trywait",
-    "sem_wait",
-    "vfprintf",
-    "__pthread_cond_timedwait",
-    "__lockfile",
-    "__unlockfile",
-    "__ofl_lock",
-    // Calls a thread's thread-specific data destructors (the program's)
-    // through function pointers when the thread ends: wrapped, so that
-    // they run as steps of their own.
-    "__pthread_tsd_run_dtors",
-];
+//! name (see [`super::functions`]), Rust std's by the end of their
+//! demangled path.
 
 /// Rust std's functions whose calls are one step each under
 /// [`crate::abi::RT_LIBRARY_BEGIN`], by the end of their demangled path: the methods
@@ -216,10 +131,21 @@ pub(super) fn without_generics(path: &str) -> String {
 
 /// Whether a call of the function named `name` (in the name section) is
 /// one step under [`crate::abi::RT_LIBRARY_BEGIN`]: one of the C library's
-/// [`LIBRARY_STEP_FUNCTIONS`] or of Rust std's
+/// that [`super::functions::C_FUNCTIONS`] marks as a step (locks,
+/// condition variables, semaphores, barriers, thread creation, join and
+/// exit, the allocator and stdio's output), or of Rust std's
 /// ([`rust_std_library_step`]).
+///
+/// None of the C library's calls back into the program but through a
+/// function pointer (the thread start function calls the thread's
+/// routine so, and `pthread_exit` its cleanup handlers and destructors),
+/// and a call through a function pointer ends the step (`pthread_once`,
+/// whose routine is called directly, is no step), and none spins without
+/// blocking on a futex (`pthread_spin_lock` does, and is no step), so a
+/// step always ends.
 pub fn is_library_step_function(name: &str) -> bool {
-    LIBRARY_STEP_FUNCTIONS.contains(&name) || rust_std_library_step(name).is_some()
+    super::functions::c_function(name).is_some_and(|f| f.step)
+        || rust_std_library_step(name).is_some()
 }
 
 #[cfg(test)]
