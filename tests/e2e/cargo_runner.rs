@@ -166,6 +166,19 @@ fn cargo_test_runs_every_test_under_weft_and_a_failure_replays() {
         assert!(stdout.contains(line), "{line:?} in:\n{stdout}");
     }
 
+    // `--ignored` runs the ignored test, which fails (libtest runs it only
+    // when asked; weft passed it on to the harness).
+    let out = cargo_test_release(dir.path(), &target_dir, &["--", "--ignored"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    for line in [
+        "test tests::slow ... FAILED",
+        "ignored tests do not run",
+        "test result: FAILED. 0 passed; 1 failed; 0 ignored; 0 measured; 4 filtered out;",
+    ] {
+        assert!(stdout.contains(line), "{line:?} in:\n{stdout}");
+    }
+
     // cargo's filters and libtest's options reach weft.
     let out = cargo_test_release(
         dir.path(),

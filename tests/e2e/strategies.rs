@@ -249,6 +249,59 @@ fn workers_and_shards_report_the_failure_a_single_run_reports() {
 }
 
 #[test]
+fn merged_shards_pass_only_when_every_shard_ran_and_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    // checksum computes longer than this compute budget: every execution
+    // is cut short, and each shard is inconclusive.
+    let shard = |k: u32, extra: &[&str]| {
+        let mut args = vec![
+            "explore".to_string(),
+            sample("checksum").display().to_string(),
+            "--iterations".into(),
+            "2".into(),
+            "--shard".into(),
+            format!("{k}/2"),
+            "--json".into(),
+            "--no-save".into(),
+        ];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = weft_in(dir.path(), &args);
+        let file = dir.path().join(format!("shard{k}-{}.json", extra.len()));
+        std::fs::write(&file, &out.stdout).unwrap();
+        (out.code, file)
+    };
+    let (code, cut0) = shard(0, &["--max-fuel", "200000"]);
+    assert_eq!(code, 3);
+    let (_, cut1) = shard(1, &["--max-fuel", "200000"]);
+    let out = weft_in(dir.path(), &["merge", arg(&cut0), arg(&cut1)]);
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("INCONCLUSIVE: shard 0/2 reached no verdict"),
+        "{}",
+        out.stdout
+    );
+    // Passing shards merge to a pass; with one missing, to no verdict.
+    let (code, pass0) = shard(0, &[]);
+    assert_eq!(code, 0);
+    let (_, pass1) = shard(1, &[]);
+    let out = weft_in(dir.path(), &["merge", arg(&pass0), arg(&pass1)]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = weft_in(dir.path(), &["merge", "--json", arg(&pass0)]);
+    assert_eq!(out.code, 3, "{}", out.stdout);
+    assert_eq!(out.json()["status"], "inconclusive");
+    // A count edited by hand is refused.
+    let text = std::fs::read_to_string(&pass1).unwrap();
+    let edited = text.replace("\"executions\": 2", "\"executions\": 1000000000000");
+    assert_ne!(text, edited);
+    std::fs::write(&pass1, edited).unwrap();
+    let out = weft_in(dir.path(), &["merge", arg(&pass0), arg(&pass1)]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("was changed"), "{}", out.stderr);
+}
+
+#[test]
 fn shard_and_jobs_mistakes_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     let module = sample("lost-update-c");

@@ -5,8 +5,9 @@
 //! result counts all their executions, and its failure is the one of the
 //! lowest execution index: the one a single run would have reported first.
 
-use super::{EXIT_FAILURE, EXIT_PASS};
+use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::explore::Shard;
+use crate::report::digest;
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use serde_json::{Value, json};
@@ -34,6 +35,8 @@ struct ShardResult<'a> {
     distinct_traces: u64,
     /// The exploration index of its failing execution, if one failed.
     failing: Option<u64>,
+    /// Why the shard reached no verdict, when it is inconclusive.
+    inconclusive: Option<String>,
 }
 
 impl<'a> ShardResult<'a> {
@@ -56,6 +59,11 @@ impl<'a> ShardResult<'a> {
         };
         if !identity.is_object() || value.get("executions").is_none() {
             return Err(not_explore());
+        }
+        if !digest::intact(value) {
+            bail!(
+                "`{name}` is not the result weft wrote: a field was changed after (its `digest` does not match); run the shard again"
+            );
         }
         let shard = match value.get("shard") {
             None | Some(Value::Null) => Shard::default(),
@@ -84,10 +92,26 @@ impl<'a> ShardResult<'a> {
                 bail!("`{name}` has a failing execution index {index} but no failure")
             }
         };
+        let status = value.get("status").and_then(Value::as_str);
+        let inconclusive = match (status, failed) {
+            (Some("failure"), true) | (Some("pass"), false) => None,
+            (Some("inconclusive"), false) => Some(
+                value
+                    .get("inconclusive_because")
+                    .and_then(Value::as_str)
+                    .unwrap_or("a limit cut its executions short")
+                    .to_string(),
+            ),
+            _ => bail!(
+                "`{name}`: its status {} does not go with its failure",
+                value.get("status").unwrap_or(&Value::Null)
+            ),
+        };
         Ok(ShardResult {
             name,
             value,
             shard,
+            inconclusive,
             executions: count("executions")?,
             discarded: count("discarded")?,
             distinct_traces: count("distinct_traces")?,
@@ -191,7 +215,44 @@ fn merge(results: &[(String, Value)]) -> Result<Value> {
     fields.insert("shard".into(), json!(null));
     let names: Vec<String> = shards.iter().map(|r| r.shard.to_string()).collect();
     fields.insert("shards".into(), json!(names));
-    fields.insert("shards_missing".into(), json!(count - shards.len() as u64));
+    let missing = count - shards.len() as u64;
+    fields.insert("shards_missing".into(), json!(missing));
+    // Without a failure, the merged result is a pass only when every
+    // shard ran and passed: a shard that reached no verdict, or one that
+    // is missing, leaves executions unaccounted for.
+    if failing.is_none() {
+        let why = shards
+            .iter()
+            .find_map(|r| {
+                r.inconclusive
+                    .as_ref()
+                    .map(|why| format!("shard {} reached no verdict: {why}", r.shard))
+            })
+            .or_else(|| {
+                (missing > 0).then(|| {
+                    let absent: Vec<String> = (0..count)
+                        .filter(|i| !taken.contains(i))
+                        .take(5)
+                        .map(|i| format!("{i}/{count}"))
+                        .collect();
+                    let more = if missing > 5 { ", ..." } else { "" };
+                    format!(
+                        "{missing} of {count} shards missing ({}{more}): their executions were not seen",
+                        absent.join(", ")
+                    )
+                })
+            });
+        fields.insert(
+            "status".into(),
+            json!(if why.is_some() {
+                "inconclusive"
+            } else {
+                "pass"
+            }),
+        );
+        fields.insert("inconclusive_because".into(), json!(why));
+    }
+    digest::seal(&mut merged);
     Ok(merged)
 }
 
@@ -207,6 +268,10 @@ pub fn run(args: MergeArgs) -> Result<u8> {
     }
     let merged = merge(&results)?;
     let failed = merged.get("failure").is_some_and(|f| !f.is_null());
+    let inconclusive = merged
+        .get("inconclusive_because")
+        .and_then(Value::as_str)
+        .filter(|_| !failed);
     if args.json {
         let _ = writeln!(
             super::terminal::stdout(),
@@ -245,9 +310,18 @@ pub fn run(args: MergeArgs) -> Result<u8> {
                 super::terminal::stdout(),
                 "weft: no failure in {executions} executions ({shards})"
             );
+            if let Some(why) = inconclusive {
+                let _ = writeln!(super::terminal::stdout(), "INCONCLUSIVE: {why}");
+            }
         }
     }
-    Ok(if failed { EXIT_FAILURE } else { EXIT_PASS })
+    Ok(if failed {
+        EXIT_FAILURE
+    } else if inconclusive.is_some() {
+        EXIT_INCONCLUSIVE
+    } else {
+        EXIT_PASS
+    })
 }
 
 #[cfg(test)]
@@ -255,10 +329,18 @@ mod tests {
     use super::*;
 
     fn shard(shard: &str, executions: u64, failure: Option<u64>) -> (String, Value) {
+        let (name, mut value) = unsealed(shard, executions, failure);
+        digest::seal(&mut value);
+        (name, value)
+    }
+
+    /// A shard's result as weft writes it but for its digest.
+    fn unsealed(shard: &str, executions: u64, failure: Option<u64>) -> (String, Value) {
         let count: u64 = shard.split_once('/').unwrap().1.parse().unwrap();
         (
             format!("{shard}.json"),
             json!({
+                "status": if failure.is_some() { "failure" } else { "pass" },
                 "module": "m.wasm", "strategy": "portfolio", "seed": 0, "pct_depth": null,
                 "shard": shard, "executions": executions, "discarded": 1, "distinct_traces": 5,
                 "failure": failure.map(|i| json!({"kind": "assertion", "at": i})),
@@ -298,12 +380,15 @@ mod tests {
     fn results_of_different_explorations_do_not_merge() {
         let mut other = shard("1/2", 3, None);
         other.1["exploration"]["seed"] = json!(7);
+        digest::seal(&mut other.1);
         refused(&[shard("0/2", 3, None), other], "`seed` differ");
         let mut other = shard("1/2", 3, None);
         other.1["exploration"]["module_blake3"] = json!("cd");
+        digest::seal(&mut other.1);
         refused(&[shard("0/2", 3, None), other], "different modules");
         let mut other = shard("1/2", 3, None);
         other.1["exploration"]["setup"]["limits"]["max_steps"] = json!(5);
+        digest::seal(&mut other.1);
         refused(
             &[shard("0/2", 3, None), other],
             "`setup.limits.max_steps` differ",
@@ -320,6 +405,7 @@ mod tests {
         refused(&[not_explore], "not the --json result");
         let mut older = shard("0/2", 3, None);
         older.1.as_object_mut().unwrap().remove("exploration");
+        digest::seal(&mut older.1);
         refused(&[older], "older weft");
     }
 
@@ -327,24 +413,64 @@ mod tests {
     fn hand_edited_results_are_refused() {
         let mut banana = shard("0/2", 3, None);
         banana.1["shard"] = json!("banana");
+        digest::seal(&mut banana.1);
         refused(&[banana], "not a shard");
         let mut beyond = shard("0/2", 3, None);
         beyond.1["shard"] = json!("5/2");
+        digest::seal(&mut beyond.1);
         refused(&[beyond], "not a shard");
         let mut split = shard("0/2", 3, None);
         split.1["exploration"]["shards"] = json!(4);
+        digest::seal(&mut split.1);
         refused(&[split], "split into 4 shards");
         for index in [json!("zero"), json!(-5), json!(3)] {
             let mut edited = shard("0/2", 3, Some(2));
             edited.1["failing_execution_index"] = index;
+            digest::seal(&mut edited.1);
             refused(&[edited], "is not an execution of shard 0/2");
         }
         let mut negative = shard("0/2", 3, None);
         negative.1["executions"] = json!(-1);
+        digest::seal(&mut negative.1);
         refused(&[negative], "not a count");
         refused(
             &[shard("0/2", u64::MAX, None), shard("1/2", 2, None)],
             "more than 2^64",
         );
+    }
+
+    #[test]
+    fn a_result_changed_after_weft_wrote_it_is_refused() {
+        let mut edited = shard("0/2", 3, None);
+        edited.1["executions"] = json!(1_000_000_000_000u64);
+        refused(&[edited], "a field was changed");
+        let mut status = shard("0/2", 3, None);
+        status.1["status"] = json!("failure");
+        digest::seal(&mut status.1);
+        refused(&[status], "does not go with its failure");
+        let (_, unsealed) = unsealed("0/2", 3, None);
+        refused(&[("old.json".into(), unsealed)], "a field was changed");
+    }
+
+    #[test]
+    fn inconclusive_or_missing_shards_are_no_pass() {
+        let mut cut = shard("1/2", 3, None);
+        cut.1["status"] = json!("inconclusive");
+        cut.1["inconclusive_because"] = json!("3 of 3 executions cut short by a limit");
+        digest::seal(&mut cut.1);
+        let merged = merge(&[shard("0/2", 3, None), cut.clone()]).unwrap();
+        assert_eq!(merged["status"], "inconclusive");
+        let why = merged["inconclusive_because"].as_str().unwrap();
+        assert!(why.contains("shard 1/2 reached no verdict"), "{why}");
+        let merged = merge(&[shard("0/3", 3, None)]).unwrap();
+        assert_eq!(merged["status"], "inconclusive");
+        let why = merged["inconclusive_because"].as_str().unwrap();
+        assert!(why.contains("2 of 3 shards missing (1/3, 2/3)"), "{why}");
+        // A failure is a failure, whatever the other shards say.
+        let merged = merge(&[shard("0/3", 3, Some(6))]).unwrap();
+        assert_eq!(merged["status"], "failure");
+        let merged = merge(&[shard("0/2", 3, None), shard("1/2", 3, None)]).unwrap();
+        assert_eq!(merged["status"], "pass");
+        assert!(digest::intact(&merged));
     }
 }

@@ -115,18 +115,28 @@ fn listed(program: &mut Program, base: &Setup) -> Result<Vec<TestCase>, ListErro
         .unwrap_or_default();
     Ok(all
         .into_iter()
-        .map(|name| TestCase {
-            args: vec![
+        .map(|name| {
+            let is_ignored = ignored.contains(&name);
+            let mut args = vec![
                 "--exact".into(),
                 name.clone(),
                 "--test-threads".into(),
                 "1".into(),
                 // A panic aborts: uncaptured, its message reaches stderr.
                 "--nocapture".into(),
-            ],
-            ignored: ignored.contains(&name),
-            name,
-            schedules: Vec::new(),
+            ];
+            if is_ignored {
+                // The harness runs an `#[ignore]`d test only when asked to;
+                // weft runs it only when `--ignored` or `--include-ignored`
+                // selected it.
+                args.push("--ignored".into());
+            }
+            TestCase {
+                args,
+                ignored: is_ignored,
+                name,
+                schedules: Vec::new(),
+            }
         })
         .collect())
 }

@@ -5,6 +5,7 @@
 //! ([`junit`]).
 
 pub mod actors;
+pub mod digest;
 pub mod html;
 pub mod infer;
 pub mod interleaving;

@@ -209,6 +209,7 @@ impl Report<'_> {
                 obj.insert(k.clone(), v.clone());
             }
         }
+        super::digest::seal(&mut value);
         let mut text = serde_json::to_string_pretty(&value).expect("json");
         text.push('\n');
         text
