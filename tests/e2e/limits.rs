@@ -339,3 +339,125 @@ int main(void) {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert_eq!(out.json()["executions"], 60, "{}", out.stdout);
 }
+
+/// A program that asks for more memory and another thread than the limits
+/// below give, and goes on without them when refused.
+const MAKES_DO: &str = r#"#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void *work(void *arg) { return arg; }
+int main(void) {
+    char *big = malloc(16 << 20);
+    if (!big) puts("no memory: working in small pieces");
+    else { big[0] = 1; free(big); }
+    pthread_t t;
+    if (pthread_create(&t, NULL, work, NULL) != 0) puts("no thread: working alone");
+    else pthread_join(t, NULL);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_pass_past_a_refused_allocation_or_thread_is_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "makes-do", MAKES_DO);
+    for (limit, value, named) in [
+        ("--max-memory-mib", "8", "raise --max-memory-mib"),
+        ("--max-threads", "1", "raise --max-threads"),
+    ] {
+        for command in [
+            &["explore", "--iterations", "20"][..],
+            &["explore", "--strategy", "dfs"],
+            &["explore", "--strategy", "pct", "--iterations", "5"],
+            &["run"],
+        ] {
+            let mut args = command.to_vec();
+            args.extend([arg(&module), limit, value, "--no-save"]);
+            let out = weft_in(dir.path(), &args);
+            assert_eq!(out.code, 3, "{args:?}: {}", out.stdout);
+            assert!(out.stdout.contains(named), "{args:?}: {}", out.stdout);
+        }
+    }
+    let out = weft_in(dir.path(), &["explore", arg(&module), "--no-save"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+/// Two threads add to a counter without a lock: a lost update.
+const LOST_UPDATE: &str = r#"#include <pthread.h>
+#include <assert.h>
+static int x;
+static void *add(void *arg) { x++; return arg; }
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, add, 0);
+    pthread_create(&b, 0, add, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    assert(x == 2);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_systematic_search_cut_by_the_step_limit_has_no_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "lost", LOST_UPDATE);
+    for strategy in ["dfs", "dpor"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                strategy,
+                "--races",
+                "off",
+                "--max-steps",
+                "20",
+                "--iterations",
+                "2000",
+                "--json",
+                "--no-save",
+            ],
+        );
+        assert_eq!(out.code, 3, "{strategy}: {}", out.stdout);
+        let json = out.json();
+        let why = json["inconclusive_because"].as_str().unwrap();
+        assert!(why.contains("raise --max-steps"), "{strategy}: {why}");
+        // The search ran out of orders before the step limit, in fewer
+        // executions than it was given, instead of running one order
+        // past it again and again.
+        let executions = json["executions"].as_u64().unwrap();
+        assert!(executions < 2000, "{strategy}: {executions}");
+        if strategy == "dfs" {
+            assert!(
+                json["distinct_traces"].as_u64().unwrap() > 1,
+                "{}",
+                out.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bounded_search_that_cannot_see_plain_accesses_claims_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "lost", LOST_UPDATE);
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--strategy",
+            "dfs",
+            "--races",
+            "off",
+            "--preemption-bound",
+            "0",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(out.stdout.contains("no claim"), "{}", out.stdout);
+    assert!(!out.stdout.contains("explored all"), "{}", out.stdout);
+}

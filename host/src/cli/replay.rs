@@ -83,7 +83,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         failure: failure.as_ref(),
         replay_file: Some(args.file.clone()),
         minimization: None,
-        inconclusive: result.outcome.cut().map(|cut| cut.describe()),
+        inconclusive: result.cut().map(|cut| cut.describe()),
         extra: serde_json::json!({ "reproduced": true }),
     };
     Ok(print_report(&report, &output))

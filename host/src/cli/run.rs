@@ -91,7 +91,7 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         failure: failure.as_ref(),
         replay_file,
         minimization,
-        inconclusive: result.outcome.cut().map(|cut| cut.describe()),
+        inconclusive: result.cut().map(|cut| cut.describe()),
         extra: serde_json::json!({ "strategy": args.strategy.name(), "seed": args.seed }),
     };
     Ok(print_report(&report, &args.output))

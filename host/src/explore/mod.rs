@@ -241,8 +241,8 @@ impl Withheld {
     }
 }
 
-/// Why an exhaustive search under `options` can claim nothing whatever
-/// it runs, if it cannot.
+/// Why a systematic search (`dfs`, `dpor`) under `options` can claim
+/// nothing whatever it runs, if it cannot.
 fn withheld_from_start(program: &Program, options: &ExploreOptions) -> Option<Withheld> {
     if options.run.holds_threads() {
         return Some(Withheld::HeldThreads);
@@ -419,7 +419,10 @@ fn explore_with(
     mut progress: impl FnMut(Progress),
 ) -> Result<Exploration, ExploreError> {
     let mut source = match options.strategy {
-        Strategy::Dfs => Source::Dfs(DfsSearch::new(options.preemption_bound), None),
+        Strategy::Dfs => Source::Dfs(
+            DfsSearch::new(options.preemption_bound),
+            withheld_from_start(program, options),
+        ),
         Strategy::Dpor => Source::Dpor(
             DporSearch::of(program),
             withheld_from_start(program, options),
@@ -442,6 +445,10 @@ fn explore_with(
     let mut failing_executions = 0;
     let mut inconclusive = Inconclusive::default();
     let mut first_failure = None;
+    // Executions that reached the step limit, which the search decided no
+    // further (the first of them by index).
+    let mut went_fair = 0;
+    let mut first_fair = None;
     loop {
         // Discarded executions (a false guest assumption) do not count
         // towards `iterations`, but at most DISCARD_FACTOR times as many run.
@@ -499,8 +506,12 @@ fn explore_with(
         if matches!(result.outcome, Outcome::Discarded { .. }) {
             discarded += 1;
         }
-        if let Some(cut) = result.outcome.cut() {
+        if let Some(cut) = result.cut() {
             inconclusive.add(executions - 1, cut);
+        }
+        if result.fair_from.is_some() && !matches!(result.outcome, Outcome::Discarded { .. }) {
+            went_fair += 1;
+            first_fair.get_or_insert(executions - 1);
         }
         match &mut source {
             Source::Dfs(search, withheld) => {
@@ -550,6 +561,20 @@ fn explore_with(
             }
         }
         last = Some(result);
+    }
+    // A search none of whose executions got past the step limit saw
+    // nothing of what comes after it: no verdict.
+    if let Some(first) = first_fair
+        && first_failure.is_none()
+        && went_fair == executions - discarded
+    {
+        let steps = options.run.run.limits.max_steps;
+        let cut = (first, Cut::SearchSteps { steps });
+        inconclusive.executions = went_fair;
+        inconclusive.first = Some(match inconclusive.first {
+            Some(known) if known.0 < first => known,
+            _ => cut,
+        });
     }
     Ok(Exploration {
         executions,

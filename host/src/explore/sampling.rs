@@ -104,7 +104,7 @@ impl Summary {
             trace_hash: result.trace_hash,
             discarded: matches!(result.outcome, Outcome::Discarded { .. }),
             failed: result.outcome.failure().is_some(),
-            cut: result.outcome.cut(),
+            cut: result.cut(),
             stopped: matches!(result.outcome, Outcome::Stopped),
         }
     }

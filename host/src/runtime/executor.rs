@@ -553,8 +553,22 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         fair_from,
         atomic_sections,
         unenumerated,
+        memory_limit_hit,
+        thread_limit_hit,
+        limits,
         ..
     } = state;
+    let refused = if memory_limit_hit {
+        Some(super::Cut::MemoryRefused {
+            bytes: limits.max_memory_bytes,
+        })
+    } else if thread_limit_hit {
+        Some(super::Cut::ThreadRefused {
+            threads: limits.max_threads,
+        })
+    } else {
+        None
+    };
     scheduler.observe(Notice::ExecutionEnded {
         steps: step,
         went_fair: fair_from.is_some(),
@@ -580,6 +594,7 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
             fair_from,
             atomic_sections,
             unenumerated,
+            refused,
             reports,
         },
         scheduler.into_strategy(),

@@ -105,6 +105,28 @@ pub struct ExecutionResult {
     /// The first thing the execution depended on that no schedule decides
     /// (a limit's refusal, random bytes, the clock), if any.
     pub unenumerated: Option<Unenumerated>,
+    /// A limit that refused the program memory or a thread, when the
+    /// program went on without it.
+    pub refused: Option<Cut>,
     /// What the installed analyses recorded.
     pub reports: Reports,
+}
+
+impl ExecutionResult {
+    /// The limit that leaves the execution without a verdict, if one does:
+    /// it was cut short, or it ended without a failure after a limit
+    /// refused it memory or a thread (its path is one a run without the
+    /// limit would not take, so its pass claims nothing). A failure stays
+    /// a failure.
+    pub fn cut(&self) -> Option<Cut> {
+        if let Some(cut) = self.outcome.cut() {
+            return Some(cut);
+        }
+        let ended = self.outcome.failure().is_none()
+            && !matches!(
+                self.outcome,
+                Outcome::Discarded { .. } | Outcome::Stopped | Outcome::HostError(_)
+            );
+        self.refused.filter(|_| ended)
+    }
 }

@@ -81,6 +81,26 @@ pub enum Cut {
         /// The thread that was running.
         thread: ThreadId,
     },
+    /// The memory limit (`--max-memory-mib`) refused to grow the memory,
+    /// and the program went on without it (an allocation returned null):
+    /// it took a path a run with more memory would not take.
+    MemoryRefused {
+        /// The limit, in bytes.
+        bytes: u64,
+    },
+    /// The thread limit (`--max-threads`) refused to create a thread, and
+    /// the program went on without it.
+    ThreadRefused {
+        /// The limit.
+        threads: u32,
+    },
+    /// Under a systematic search (`dfs`, `dpor`), the execution reached
+    /// the step limit before it ended: a fair schedule finished it, and
+    /// the search chose nothing past that step.
+    SearchSteps {
+        /// The step limit.
+        steps: u64,
+    },
 }
 
 impl Cut {
@@ -99,6 +119,16 @@ impl Cut {
             Cut::Time { .. } => {
                 "still running at its wall-time limit (raise --execution-time-limit)".into()
             }
+            Cut::MemoryRefused { bytes } => format!(
+                "refused memory at the memory limit ({} MiB) and went on without it: the program took a path a run with more memory would not (raise --max-memory-mib)",
+                bytes >> 20
+            ),
+            Cut::ThreadRefused { threads } => format!(
+                "refused a thread at the thread limit ({threads}) and went on without it: the program took a path a run with more threads would not (raise --max-threads)"
+            ),
+            Cut::SearchSteps { steps } => format!(
+                "at the step limit ({steps} steps) before it ended: a fair schedule finished it, and the search explored no order past that step (raise --max-steps)"
+            ),
         }
     }
 
@@ -106,6 +136,8 @@ impl Cut {
     pub fn thread(&self) -> ThreadId {
         match *self {
             Cut::Steps { thread, .. } | Cut::Fuel { thread, .. } | Cut::Time { thread } => thread,
+            // No thread in particular: the main one.
+            Cut::MemoryRefused { .. } | Cut::ThreadRefused { .. } | Cut::SearchSteps { .. } => 0,
         }
     }
 }

@@ -124,9 +124,21 @@ impl Scheduler for DfsScheduler {
                 enabled,
                 current,
                 chosen,
+                fair,
                 ..
             } => {
-                self.log_decision(enabled, current, chosen);
+                if fair {
+                    // Past the step limit the fair schedule decides in every
+                    // execution: a decision, but no branch of the search.
+                    self.log.push(Decision {
+                        enabled: vec![chosen],
+                        keeps: None,
+                        leaves: None,
+                        chosen,
+                    });
+                } else {
+                    self.log_decision(enabled, current, chosen);
+                }
             }
             _ => {}
         }

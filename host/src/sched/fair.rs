@@ -64,6 +64,7 @@ impl Scheduler for Fair {
             current,
             step,
             chosen,
+            fair: true,
         });
         Ok(chosen)
     }

@@ -289,6 +289,10 @@ pub enum Notice<'a> {
         step: u64,
         /// The thread that runs.
         chosen: ThreadId,
+        /// Whether it was imposed for fairness, past the step limit (else
+        /// by a planned prefix): no other choice will be made there in
+        /// any execution, so it is no branch for a search.
+        fair: bool,
     },
     /// A guest value in `0..bound` was given without asking the strategy:
     /// `value`, at scheduling point `step`.

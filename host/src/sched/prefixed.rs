@@ -95,6 +95,7 @@ impl<S: Scheduler> Scheduler for Prefixed<S> {
                     current,
                     step,
                     chosen,
+                    fair: false,
                 });
                 Ok(chosen)
             }
