@@ -66,7 +66,7 @@ pub fn run(args: BundleArgs) -> Result<u8> {
         args.file.display(),
         output.display(),
         size.div_ceil(1024),
-        output.display()
+        crate::report::text::shell_word(&output)
     );
     Ok(super::EXIT_PASS)
 }

@@ -173,6 +173,7 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
     let mut failed: Vec<Listed> = Vec::new();
     let mut inconclusive: Vec<Listed> = Vec::new();
     let mut files = FailureFiles::default();
+    let mut slugs = Slugs::default();
     // `#[ignore]`d tests, and those the harness itself skips (a
     // `#[should_panic]` test under `panic = "abort"`).
     let mut skipped: Vec<String> = ignored.iter().map(|t| t.name.clone()).collect();
@@ -213,7 +214,7 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
             };
             let _ = writeln!(out, "test {label} ... {verdict}");
         }
-        let slug = slug(&test.name, number);
+        let slug = slugs.unique(slug(&test.name, number));
         let reported = report_failure(
             &args,
             &wasm,
@@ -339,6 +340,26 @@ fn slug(name: &str, number: Option<usize>) -> String {
         slug.push_str(&format!("-schedule{n}"));
     }
     slug
+}
+
+/// The slugs given to the tests of one run: two names can make one slug
+/// (`x::_y` and `x_::y`), and the files of two tests must not be one.
+#[derive(Default)]
+struct Slugs {
+    used: std::collections::HashSet<String>,
+}
+
+impl Slugs {
+    /// `slug`, or when an earlier test has it, `slug-2`, `slug-3`, ...
+    fn unique(&mut self, slug: String) -> String {
+        let mut candidate = slug.clone();
+        let mut n = 1;
+        while !self.used.insert(candidate.clone()) {
+            n += 1;
+            candidate = format!("{slug}-{n}");
+        }
+        candidate
+    }
 }
 
 /// What was reported about one failing test.
@@ -507,5 +528,15 @@ mod tests {
             Path::new("m.pop.weft.json")
         );
         assert_eq!(slug("queue::pop two", Some(2)), "queue__pop_two-schedule2");
+    }
+
+    #[test]
+    fn two_tests_whose_names_make_one_slug_get_two_files() {
+        let mut slugs = Slugs::default();
+        let first = slugs.unique(slug("x::_y", None));
+        let second = slugs.unique(slug("x_::y", None));
+        assert_eq!(first, "x___y");
+        assert_eq!(second, "x___y-2");
+        assert_eq!(slugs.unique(slug("x__:y", None)), "x___y-3");
     }
 }

@@ -157,7 +157,7 @@ impl Inconclusive {
     pub fn describe(&self, executions: u64) -> Option<String> {
         let (index, cut) = self.first?;
         Some(format!(
-            "{} of {executions} executions cut short by a limit, so no verdict: execution {index} was {}",
+            "{} of {executions} executions cut short by a limit, so no verdict: execution {index}: {}",
             self.executions,
             cut.describe()
         ))

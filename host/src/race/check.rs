@@ -245,7 +245,8 @@ impl RaceCheck {
                     let width = site.map_or(0, |s| s.width);
                     let verb = if access.write { "wrote" } else { "read" };
                     let how = if kind.is_plain() { "" } else { "atomically " };
-                    format!("{how}{verb} {width} bytes")
+                    let bytes = if width == 1 { "byte" } else { "bytes" };
+                    format!("{how}{verb} {width} {bytes}")
                 }
                 None => "accessed".to_string(),
             };

@@ -2,7 +2,8 @@
 //!
 //! It is a gzip-compressed tar archive of two files, the replay file
 //! (`NAME.weft.json`, recording its module's path as the module's file
-//! name) and the module (`MODULE.wasm`): `weft replay BUG.weft` needs
+//! name) and the module (`MODULE.wasm`, or the module's file name however
+//! it ends): `weft replay BUG.weft` needs
 //! nothing else, and `tar xzf BUG.weft` gives back the two files, which
 //! replay as they are. Reading one is bounded like every input: a bundle
 //! that unpacks to more than a module and a replay file may hold is
@@ -111,10 +112,15 @@ impl Bundle {
                 let text = String::from_utf8(bytes)
                     .with_context(|| format!("the replay file in `{shown}` is not text"))?;
                 replay = Some(ReplayFile::parse(&text, &format!("{shown}:{name}"))?);
-            } else if name.ends_with(".wasm") && module.is_none() {
+            } else if module.is_none() && bytes.starts_with(b"\0asm") {
+                // The module, whatever its file is called (a Makefile's
+                // `prog` has no extension).
                 module = Some((name, bytes));
             } else {
-                bail!("`{shown}` holds `{name}`: a bundle holds one replay file and one module");
+                bail!(
+                    "`{shown}` holds `{}`: a bundle holds one replay file and one module",
+                    name.escape_debug()
+                );
             }
         }
         let (Some(replay), Some((module_name, wasm))) = (replay, module) else {
@@ -183,6 +189,22 @@ mod tests {
             }
         );
         assert_eq!(read.replay.decisions, bundle.replay.decisions);
+    }
+
+    #[test]
+    fn a_module_without_the_wasm_extension_is_bundled_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("prog.weft");
+        let bundle = Bundle {
+            replay: replay_file(),
+            module_name: "prog".into(),
+            wasm: b"\0asm\x01\0\0\0".to_vec(),
+        };
+        bundle.write(&path).unwrap();
+        let read = Bundle::read(&path).unwrap();
+        assert_eq!(read.module_name, "prog");
+        assert_eq!(read.wasm, bundle.wasm);
+        assert_eq!(read.replay.module.path, "prog");
     }
 
     #[test]

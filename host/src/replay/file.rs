@@ -171,7 +171,7 @@ impl ReplayFile {
             if let crate::input::InputError::NotText = source {
                 ReplayFileError::Malformed {
                     path: shown.clone(),
-                    message: "it is not text (a module? replay files are JSON)".into(),
+                    message: what_binary_it_is(path).into(),
                 }
             } else {
                 ReplayFileError::Io {
@@ -241,6 +241,22 @@ pub fn module_path_from(replay: &Path, module: &Path) -> std::path::PathBuf {
         return module.to_path_buf();
     };
     pathdiff::diff_paths(&module_abs, &folder).unwrap_or(module_abs)
+}
+
+/// Why the binary file at `path` is no replay file, from its first bytes:
+/// a module, a tar archive (an unpacked-by-half bundle), or other data.
+fn what_binary_it_is(path: &Path) -> &'static str {
+    let mut head = [0u8; 262];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    if head[..read].starts_with(b"\0asm") {
+        "it is a wasm module, not a replay file (replay files are JSON; `weft replay --module` takes the module)"
+    } else if read >= 262 && &head[257..262] == b"ustar" {
+        "it is a tar archive, not a replay file: a bundle is a gzip-compressed tar archive (`tar xf` it, or `gzip` it again)"
+    } else {
+        "it is not text, and replay files are JSON text"
+    }
 }
 
 #[cfg(test)]

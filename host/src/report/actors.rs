@@ -82,7 +82,10 @@ impl ActorsFindings<'_> {
             s.push_str(&format!("{}\n", describe_minimization(m)));
         }
         if let Some(path) = self.replay_file {
-            s.push_str(&format!("\nreplay: weft replay {}\n", path.display()));
+            s.push_str(&format!(
+                "\nreplay: weft replay {}\n",
+                super::text::shell_word(path)
+            ));
         }
         s
     }

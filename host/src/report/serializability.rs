@@ -220,7 +220,7 @@ fn human(
     if let Some(path) = replay {
         s.push_str(&format!(
             "\nreplay the first one: weft replay {}\n",
-            path.display()
+            super::text::shell_word(path)
         ));
     }
     s

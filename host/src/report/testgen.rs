@@ -120,7 +120,10 @@ impl GenFindings<'_> {
             search.covered, search.pairs
         ));
         if let Some(path) = self.replay_file {
-            s.push_str(&format!("replay: weft replay {}\n", path.display()));
+            s.push_str(&format!(
+                "replay: weft replay {}\n",
+                super::text::shell_word(path)
+            ));
         }
         s
     }

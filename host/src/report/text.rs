@@ -238,7 +238,7 @@ impl Report<'_> {
         }
         if let Some(path) = &self.replay_file {
             page.notes
-                .push(format!("replay with: weft replay {}", path.display()));
+                .push(format!("replay with: weft replay {}", shell_word(path)));
         }
         page
     }
@@ -303,12 +303,12 @@ impl Report<'_> {
             }
             if let Some(path) = &self.replay_file {
                 let _ = writeln!(out, "\nreplay file: {}", path.display());
-                let _ = writeln!(out, "replay with: weft replay {}", path.display());
+                let _ = writeln!(out, "replay with: weft replay {}", shell_word(path));
                 if !crate::replay::bundle::is_bundle(path) {
                     let _ = writeln!(
                         out,
                         "for a bug report, one file with the module: weft bundle {}",
-                        path.display()
+                        shell_word(path)
                     );
                 }
             }
@@ -378,5 +378,41 @@ pub fn describe_minimization(m: &Minimization) -> String {
         )
     } else {
         format!("schedule already minimal: {} ({how})", size(m.to))
+    }
+}
+
+/// `path` as one word of a shell command a user may paste: quoted where
+/// the shell would split or expand it (`it's $(id).wasm`), and after `./`
+/// when it would read as an option (`-x.weft.json`).
+pub fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    let text = if text.starts_with('-') {
+        format!("./{text}")
+    } else {
+        text
+    };
+    match shlex::try_quote(&text) {
+        Ok(quoted) => quoted.into_owned(),
+        // Only a NUL byte is refused, which no path holds.
+        Err(_) => text,
+    }
+}
+
+#[cfg(test)]
+mod shell_word_tests {
+    use super::shell_word;
+    use std::path::Path;
+
+    #[test]
+    fn a_suggested_path_survives_a_shell() {
+        assert_eq!(
+            shell_word(Path::new("lost-update.weft.json")),
+            "lost-update.weft.json"
+        );
+        assert_eq!(shell_word(Path::new("-x.weft.json")), "./-x.weft.json");
+        let odd = shell_word(Path::new("it's $(id).weft.json"));
+        assert!(odd.starts_with(['\'', '"']), "{odd}");
+        let words = shlex::split(&format!("weft replay {odd}")).unwrap();
+        assert_eq!(words[2], "it's $(id).weft.json");
     }
 }

@@ -307,9 +307,9 @@ fn drive(
     };
     if initial_pages * 65536 > config.limits.max_memory_bytes {
         return Err(format!(
-            "the module's initial memory ({} MiB) exceeds the memory limit ({} MiB): raise --max-memory-mib",
-            (initial_pages * 65536) >> 20,
-            config.limits.max_memory_bytes >> 20
+            "the module's initial memory ({}) exceeds the memory limit ({}): raise --max-memory-mib",
+            size(initial_pages * 65536),
+            size(config.limits.max_memory_bytes)
         ));
     }
     let shared_memory = program.take_memory()?;
@@ -492,6 +492,18 @@ fn classify(
     Outcome::Trap {
         thread,
         message: trap_message(state, error),
+    }
+}
+
+/// `bytes` in MiB, or in KiB below one MiB (a memory limit of 0 MiB is
+/// 64 KiB short of a one-page module).
+fn size(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 20 {
+        format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+    } else {
+        format!("{} KiB", bytes.div_ceil(1024))
     }
 }
 
