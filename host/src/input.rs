@@ -74,14 +74,39 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, InputError> {
 /// assemble.
 pub fn read_module(path: &Path) -> anyhow::Result<Vec<u8>> {
     use anyhow::Context as _;
+    // Look at the first bytes before reading the whole file: a large file
+    // that is no module is refused without being read.
+    let text = path.extension().is_some_and(|e| e == "wat");
+    if !text {
+        let head =
+            read_head(path).with_context(|| format!("cannot read module `{}`", path.display()))?;
+        let trimmed = head.trim_ascii_start();
+        if !head.starts_with(b"\0asm") && !trimmed.starts_with(b"(") && !trimmed.is_empty() {
+            anyhow::bail!(
+                "`{}` is not a wasm module: it does not start with `\\0asm`, the magic number of WebAssembly modules (nor with `(`, as WAT text does)",
+                path.display()
+            );
+        }
+    }
     let bytes = read_file(path, MODULE_LIMIT)
         .with_context(|| format!("cannot read module `{}`", path.display()))?;
-    if path.extension().is_some_and(|e| e == "wat") || bytes.starts_with(b"(") {
+    if text || bytes.trim_ascii_start().starts_with(b"(") {
         return wat::parse_bytes(&bytes)
             .map(|b| b.into_owned())
             .with_context(|| format!("cannot assemble `{}`", path.display()));
     }
     Ok(bytes)
+}
+
+/// The first bytes (up to 64) of the regular file at `path`.
+fn read_head(path: &Path) -> Result<Vec<u8>, InputError> {
+    let metadata = std::fs::metadata(path)?;
+    if !metadata.is_file() {
+        return Err(InputError::NotAFile);
+    }
+    let mut head = Vec::with_capacity(64);
+    std::fs::File::open(path)?.take(64).read_to_end(&mut head)?;
+    Ok(head)
 }
 
 /// Whether `a` and `b` name the same existing file (so that writing one
@@ -96,6 +121,18 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_that_is_no_module_is_refused_by_its_first_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let zeros = dir.path().join("zeros.wasm");
+        std::fs::write(&zeros, vec![0u8; 1 << 16]).unwrap();
+        let error = read_module(&zeros).unwrap_err().to_string();
+        assert!(error.contains("is not a wasm module"), "{error}");
+        let wat = dir.path().join("m");
+        std::fs::write(&wat, "  (module)").unwrap();
+        assert!(read_module(&wat).unwrap().starts_with(b"\0asm"));
+    }
 
     #[test]
     fn only_regular_files_within_the_limit_are_read() {

@@ -15,6 +15,9 @@ pub enum Kind {
     Replay,
     /// A module: it may replace an older module.
     Module,
+    /// A bundle (a replay file with its module): it may replace an older
+    /// bundle.
+    Bundle,
     /// A report (a page, JUnit XML): it may replace neither a replay file
     /// nor a module nor a source.
     Report,
@@ -88,6 +91,7 @@ impl Outputs {
             let replaceable = match kind {
                 Kind::Replay => "a replay file",
                 Kind::Module => "a wasm module",
+                Kind::Bundle => BUNDLE,
                 Kind::Report => "",
             };
             if let Some(what) = precious(path)
@@ -124,8 +128,11 @@ fn same_target(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// What a bundle, or other gzip data, is called.
+const BUNDLE: &str = "a bundle (a replay file with its module) or other compressed data";
+
 /// What an existing file at `path` is, if writing over it would destroy
-/// work: a wasm module, a weft replay file, a program's source.
+/// work: a wasm module, a weft replay file or bundle, a program's source.
 fn precious(path: &Path) -> Option<&'static str> {
     let metadata = std::fs::metadata(path).ok()?;
     if !metadata.is_file() {
@@ -148,6 +155,11 @@ fn precious(path: &Path) -> Option<&'static str> {
     let head = &head[..read];
     if head.starts_with(b"\0asm") {
         return Some("a wasm module");
+    }
+    if head.starts_with(&[0x1f, 0x8b]) {
+        // gzip: a bundle carries a module and a replay file that no
+        // output of weft's replaces.
+        return Some(BUNDLE);
     }
     let text = String::from_utf8_lossy(head);
     if text.trim_start().starts_with('{')
@@ -228,6 +240,14 @@ mod tests {
                     .unwrap_err();
             assert!(error.contains("would overwrite"), "{error}");
         }
+        // A bundle, by no output.
+        let bundle = dir.path().join("bug.weft");
+        std::fs::write(&bundle, [0x1f, 0x8b, 8, 0]).unwrap();
+        for kind in [Kind::Replay, Kind::Report, Kind::Module] {
+            let error = check(Outputs::new().output("-o", kind, Some(&bundle))).unwrap_err();
+            assert!(error.contains("a bundle"), "{error}");
+        }
+        check(Outputs::new().output("-o", Kind::Bundle, Some(&bundle))).unwrap();
         // Two outputs to one file, spelled differently.
         let spelled = dir.path().join(".").join("r.html");
         let error = check(

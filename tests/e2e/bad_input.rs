@@ -601,7 +601,8 @@ fn a_table_larger_than_weft_supports_is_refused_clearly() {
 /// name in different folders keep apart (their modules, witnesses and
 /// rows), and a task weft cannot check (bad YAML, only a property weft
 /// does not check, an input file that does not build) is `unknown` with
-/// why while the others are verified. A program of two files builds.
+/// why while the others are verified; bad YAML and a program that does not
+/// build are tool errors (exit 2). A program of two files builds.
 #[test]
 fn svcomp_tasks_of_one_name_and_unusable_tasks_keep_apart() {
     let dir = tempfile::tempdir().unwrap();
@@ -670,8 +671,11 @@ fn svcomp_tasks_of_one_name_and_unusable_tasks_keep_apart() {
             "--json",
         ],
     );
-    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    // The tasks weft could not read or build are tool errors: the command
+    // exits 2 once every task was tried.
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
     let report = run.json();
+    assert_eq!(report["errors"], 2, "{}", run.stdout);
     let rows = report["tasks"].as_array().unwrap();
     let row = |task: &str| {
         rows.iter()
@@ -703,6 +707,10 @@ fn svcomp_tasks_of_one_name_and_unusable_tasks_keep_apart() {
             .contains("not valid-memsafety")
     );
     assert_eq!(row("nobuild")["verdict"], "unknown");
+    assert_eq!(row("nobuild")["error"], true);
+    assert_eq!(row("broken")["error"], true);
+    assert_eq!(row("memsafety")["error"], false);
+    assert_eq!(row("two")["correct"], true);
     assert!(
         row("nobuild")["reason"]
             .as_str()

@@ -43,7 +43,7 @@ pub fn run(args: BundleArgs) -> Result<u8> {
     Outputs::new()
         .input("the replay file", &args.file)
         .input("the module", &module)
-        .output("--output", Kind::Replay, Some(&output))
+        .output("--output", Kind::Bundle, Some(&output))
         .check()?;
     replay(&file, &wasm).with_context(|| {
         format!(

@@ -61,7 +61,11 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
     Outputs::new()
         .input("the replay file", &args.file)
         .input("the module", &module)
-        .output("--output", Kind::Replay, Some(&output_path))
+        .output(
+            "--output",
+            if bundled { Kind::Bundle } else { Kind::Replay },
+            Some(&output_path),
+        )
         .output("--html", Kind::Report, args.html.as_deref())
         .check()?;
     let start = Instant::now();

@@ -4,7 +4,7 @@
 use super::args::parse_positive_duration;
 use super::files::{Run, write_replay};
 use super::output::print_findings;
-use super::{EXIT_FAILURE, EXIT_PASS};
+use super::{EXIT_ERROR, EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::report::html::Page;
 use crate::report::interleaving;
@@ -22,7 +22,8 @@ use std::time::{Duration, Instant};
 /// `no-data-race`) and print the verdicts as verification tools do: `false`
 /// with a replay file as witness, `true` only when an exhaustive search
 /// covered the property, else `unknown`. Exits with 1 when a verdict
-/// contradicts the task's expected one.
+/// contradicts the task's expected one, else with 2 when a task could not
+/// be read or its program built (a tool error).
 #[derive(Args, Debug)]
 pub struct SvcompArgs {
     /// Task definitions (`.yml`), or folders holding them.
@@ -66,18 +67,26 @@ pub fn run(args: SvcompArgs) -> Result<u8> {
             Ok(task) => task,
             Err(e) => {
                 unreadable.push(format!("{e:#}"));
-                rows.push(unknown_row(name, "-", None, &e));
+                rows.push(Row {
+                    error: true,
+                    ..unknown_row(name, "-", None, &e)
+                });
                 continue;
             }
         };
         let module = args.out.join(format!("{name}.wasm"));
         let built = build_task(&task, &module);
         for &check in &task.checks {
-            let row = built
-                .as_ref()
-                .map_err(|e| anyhow::anyhow!("{e:#}"))
-                .and_then(|wasm| verify(&args, name, &module, wasm, check))
-                .unwrap_or_else(|e| unknown_row(name, check.property.name(), check.expected, &e));
+            let row = match &built {
+                // Not built: a tool error, not a verdict on the program.
+                Err(e) => Row {
+                    error: true,
+                    ..unknown_row(name, check.property.name(), check.expected, e)
+                },
+                Ok(wasm) => verify(&args, name, &module, wasm, check).unwrap_or_else(|e| {
+                    unknown_row(name, check.property.name(), check.expected, &e)
+                }),
+            };
             rows.push(row);
         }
         for (property, expected) in &task.unchecked {
@@ -90,8 +99,15 @@ pub fn run(args: SvcompArgs) -> Result<u8> {
         anyhow::bail!("{}", unreadable.join("\n"));
     }
     let wrong = rows.iter().filter(|r| r.wrong()).count();
+    let errors = rows.iter().filter(|r| r.error).count();
     print_findings(args.json, || json(&rows), || table(&rows));
-    Ok(if wrong > 0 { EXIT_FAILURE } else { EXIT_PASS })
+    Ok(if wrong > 0 {
+        EXIT_FAILURE
+    } else if errors > 0 {
+        EXIT_ERROR
+    } else {
+        EXIT_PASS
+    })
 }
 
 /// Builds `task`'s program into `module` and reads it back.
@@ -116,6 +132,7 @@ fn unknown_row(name: &str, property: &str, expected: Option<bool>, why: &anyhow:
         executions: 0,
         elapsed: Duration::ZERO,
         witness: None,
+        error: false,
     }
 }
 
@@ -252,5 +269,6 @@ fn verify(args: &SvcompArgs, name: &str, module: &Path, wasm: &[u8], check: Chec
         executions,
         elapsed: started.elapsed(),
         witness,
+        error: false,
     })
 }

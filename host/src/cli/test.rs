@@ -131,7 +131,9 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
         for test in &listed {
             let _ = writeln!(out, "{}: test", test.name);
         }
-        let _ = writeln!(out, "\n{} tests, 0 benchmarks", listed.len());
+        if !selection.terse {
+            let _ = writeln!(out, "\n{} tests, 0 benchmarks", listed.len());
+        }
         return Ok(EXIT_PASS);
     }
     let (selected, ignored): (Vec<_>, Vec<_>) = tests
@@ -154,18 +156,31 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
         .collect();
     let mut out = super::terminal::stdout();
     if !args.output.json {
+        // A systematic search may end before its budget.
+        let budget = match args.strategy {
+            crate::sched::Strategy::Dfs | crate::sched::Strategy::Dpor => {
+                format!(
+                    "at most {} executions each, {}",
+                    args.iterations,
+                    args.strategy.name()
+                )
+            }
+            _ => format!(
+                "{} executions each, {}, seed {}",
+                args.iterations,
+                args.strategy.name(),
+                args.seed
+            ),
+        };
         let _ = writeln!(
             out,
-            "\nrunning {} test{} ({} executions each, {}, seed {})",
+            "\nrunning {} test{} ({budget})",
             runs.len() + ignored.len(),
             if runs.len() + ignored.len() == 1 {
                 ""
             } else {
                 "s"
             },
-            args.iterations,
-            args.strategy.name(),
-            args.seed
         );
     }
     let mut results = Vec::new();

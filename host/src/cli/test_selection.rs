@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 /// libtest's options that take a value and change nothing under weft
 /// (weft runs one test at a time, and prints its own report);
 /// `--test-threads` too, once its value is checked.
-const IGNORED_WITH_VALUE: [&str; 5] = ["--color", "--format", "--logfile", "--shuffle-seed", "-Z"];
+const IGNORED_WITH_VALUE: [&str; 4] = ["--color", "--logfile", "--shuffle-seed", "-Z"];
 
 /// libtest's flags that change nothing under weft.
 const IGNORED_FLAGS: [&str; 10] = [
@@ -41,6 +41,9 @@ pub struct Selection {
     include_ignored: bool,
     /// Print the tests instead of running them (`--list`).
     pub list: bool,
+    /// libtest's terse output (`--format terse`): a list without its
+    /// count.
+    pub terse: bool,
 }
 
 /// Whether a selected test runs, or is reported as ignored.
@@ -82,6 +85,13 @@ impl Selection {
                 "--include-ignored" => selection.include_ignored = true,
                 "--list" => selection.list = true,
                 "--skip" => selection.skip.push(value()?),
+                "--format" => match value()?.as_str() {
+                    "pretty" => selection.terse = false,
+                    "terse" => selection.terse = true,
+                    other => bail!(
+                        "weft test prints libtest's pretty or terse output, not `--format {other}`: use weft's own --json for a machine-readable report"
+                    ),
+                },
                 "--test-threads" => {
                     // Checked as libtest checks it, though weft runs one
                     // test at a time.
@@ -148,6 +158,18 @@ mod tests {
     fn parse(args: &[&str]) -> Selection {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         Selection::parse(None, &args).unwrap()
+    }
+
+    #[test]
+    fn the_output_format_is_pretty_or_terse_and_no_other() {
+        assert!(parse(&["--format", "terse", "--list"]).terse);
+        assert!(!parse(&["--format=pretty"]).terse);
+        for other in ["json", "junit"] {
+            let error = Selection::parse(None, &["--format".into(), other.into()])
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("--json"), "{error}");
+        }
     }
 
     #[test]

@@ -104,7 +104,32 @@ impl Bundle {
                 .ok()
                 .and_then(|p| p.to_str().map(str::to_string))
                 .unwrap_or_default();
+            // Refused by the size its header gives, before it is unpacked.
+            let most = if name.ends_with(".weft.json") {
+                crate::input::TEXT_LIMIT
+            } else {
+                crate::input::MODULE_LIMIT
+            };
+            if entry.header().size().unwrap_or(u64::MAX) > most {
+                bail!(
+                    "`{shown}` holds `{}`, larger than {} MiB unpacked: not a bundle weft wrote",
+                    name.escape_debug(),
+                    most >> 20
+                );
+            }
+            // A module's first bytes are looked at before the rest is
+            // unpacked: what is no module is refused unread.
             let mut bytes = Vec::new();
+            (&mut entry)
+                .take(4)
+                .read_to_end(&mut bytes)
+                .with_context(|| format!("`{shown}` is not a bundle"))?;
+            if !name.ends_with(".weft.json") && bytes != b"\0asm" {
+                bail!(
+                    "`{shown}` holds `{}`, which is neither a replay file nor a module: a bundle holds one of each",
+                    name.escape_debug()
+                );
+            }
             entry
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("`{shown}` is not a bundle"))?;
@@ -205,6 +230,42 @@ mod tests {
         assert_eq!(read.module_name, "prog");
         assert_eq!(read.wasm, bundle.wasm);
         assert_eq!(read.replay.module.path, "prog");
+    }
+
+    #[test]
+    fn an_entry_too_large_or_not_a_module_is_refused_unread() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        // A header that announces 2 GiB, and nothing after it.
+        let mut header = tar::Header::new_gnu();
+        header.set_path("huge.wasm").unwrap();
+        header.set_size(2 << 30);
+        header.set_mode(0o644);
+        header.set_cksum();
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gzip.write_all(header.as_bytes()).unwrap();
+        let huge = dir.path().join("huge.weft");
+        std::fs::write(&huge, gzip.finish().unwrap()).unwrap();
+        let error = Bundle::read(&huge).err().unwrap().to_string();
+        assert!(error.contains("larger than"), "{error}");
+        // Zeros where the module should be.
+        let zeros = dir.path().join("zeros.weft");
+        let gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        let mut archive = tar::Builder::new(gzip);
+        let mut header = tar::Header::new_gnu();
+        header.set_size(4096);
+        header.set_mode(0o644);
+        header.set_cksum();
+        archive
+            .append_data(&mut header, "m.wasm", &[0u8; 4096][..])
+            .unwrap();
+        let bytes = archive.into_inner().unwrap().finish().unwrap();
+        std::fs::write(&zeros, bytes).unwrap();
+        let error = Bundle::read(&zeros).err().unwrap().to_string();
+        assert!(
+            error.contains("neither a replay file nor a module"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub struct Row {
     pub elapsed: Duration,
     /// The witness of a `false` verdict.
     pub witness: Option<PathBuf>,
+    /// Whether the task could not be read or its program not built: a
+    /// tool error (its verdict is `unknown`), which makes the command
+    /// exit with an error.
+    pub error: bool,
 }
 
 impl Row {
@@ -37,6 +41,15 @@ impl Row {
         matches!(
             (self.verdict, self.expected),
             (Verdict::True, Some(false)) | (Verdict::False, Some(true))
+        )
+    }
+
+    /// Whether the verdict is the expected one (a task that expects
+    /// nothing has no correct verdict).
+    pub fn correct(&self) -> bool {
+        matches!(
+            (self.verdict, self.expected),
+            (Verdict::True, Some(true)) | (Verdict::False, Some(false))
         )
     }
 
@@ -67,7 +80,13 @@ pub fn table(rows: &[Row]) -> String {
         "task", "property", "expected", "verdict", "executions", "time"
     );
     for row in rows {
-        let mark = if row.wrong() { "  WRONG" } else { "" };
+        let mark = if row.wrong() {
+            "  WRONG"
+        } else if row.error {
+            "  ERROR"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
             "{:<width$}  {:<property_width$}  {:>8}  {:>7}  {:>10}  {:>8.1}s{mark}",
@@ -80,13 +99,26 @@ pub fn table(rows: &[Row]) -> String {
         );
     }
     let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
-    let correct = rows
+    let correct = rows.iter().filter(|r| r.correct()).count();
+    let errors = rows.iter().filter(|r| r.error).count();
+    let unexpected = rows
         .iter()
-        .filter(|r| r.verdict != Verdict::Unknown && !r.wrong())
+        .filter(|r| r.expected.is_none() && r.verdict != Verdict::Unknown)
         .count();
+    let mut extra = String::new();
+    if errors > 0 {
+        let _ = write!(
+            extra,
+            ", {errors} {} (no verdict: the task could not be read or built)",
+            if errors == 1 { "error" } else { "errors" }
+        );
+    }
+    if unexpected > 0 {
+        let _ = write!(extra, ", {unexpected} with no expected verdict to compare");
+    }
     let _ = writeln!(
         out,
-        "{} {}: {correct} correct, {} wrong, {} unknown ({} true, {} false)",
+        "{} {}: {correct} correct, {} wrong, {} unknown{extra} ({} true, {} false)",
         rows.len(),
         if rows.len() == 1 {
             "verdict"
@@ -133,9 +165,47 @@ pub fn json(rows: &[Row]) -> serde_json::Value {
                 "elapsed_ms": r.elapsed.as_secs_f64() * 1000.0,
                 "witness": r.witness,
                 "wrong": r.wrong(),
+                "correct": r.correct(),
+                "error": r.error,
             })
         })
         .collect();
     let wrong = rows.iter().filter(|r| r.wrong()).count();
-    json!({ "tasks": tasks, "wrong": wrong })
+    let errors = rows.iter().filter(|r| r.error).count();
+    json!({ "tasks": tasks, "wrong": wrong, "errors": errors })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(verdict: Verdict, expected: Option<bool>, error: bool) -> Row {
+        Row {
+            task: "t".into(),
+            property: "unreach-call".into(),
+            expected,
+            verdict,
+            reason: "why".into(),
+            executions: 1,
+            elapsed: Duration::ZERO,
+            witness: None,
+            error,
+        }
+    }
+
+    #[test]
+    fn a_verdict_is_correct_only_against_an_expected_one() {
+        assert!(row(Verdict::True, Some(true), false).correct());
+        assert!(!row(Verdict::True, None, false).correct());
+        assert!(!row(Verdict::Unknown, Some(true), false).correct());
+        let table = table(&[
+            row(Verdict::True, None, false),
+            row(Verdict::Unknown, Some(true), true),
+        ]);
+        assert!(
+            table.contains("0 correct, 0 wrong, 1 unknown, 1 error (no verdict: the task could not be read or built), 1 with no expected verdict to compare"),
+            "{table}"
+        );
+        assert!(table.contains("ERROR"), "{table}");
+    }
 }
