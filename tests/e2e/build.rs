@@ -988,3 +988,41 @@ fn weft_cc_names_a_missing_source_as_gcc_does() {
         assert!(!out.stderr.contains("checking cache"), "{}", out.stderr);
     }
 }
+
+/// A folder of C and C++ files is one C++ program whose C files are
+/// compiled as C (a cast C++ would refuse), as is a list of them.
+#[test]
+fn c_and_cpp_files_of_one_program_build_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("mixed");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("helper.c"),
+        "#include <stdlib.h>\nint helper(void) { int *p = malloc(sizeof *p); *p = 41; int v = *p + 1; free(p); return v; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("main.cpp"),
+        "#include <cstdio>\n#include <thread>\nextern \"C\" int helper(void);\n\
+         int main() { int v = 0; std::thread t([&] { v = helper(); }); t.join(); std::printf(\"%d\\n\", v); return 0; }\n",
+    )
+    .unwrap();
+    let folder = weft_in(dir.path(), &["build", "mixed", "-o", "folder.wasm"]);
+    assert_eq!(folder.code, 0, "{}", folder.stderr);
+    let listed = weft_in(
+        dir.path(),
+        &[
+            "build",
+            "mixed/main.cpp",
+            "mixed/helper.c",
+            "-o",
+            "listed.wasm",
+        ],
+    );
+    assert_eq!(listed.code, 0, "{}", listed.stderr);
+    for module in ["folder.wasm", "listed.wasm"] {
+        let run = weft_in(dir.path(), &["run", module, "--no-save", "--json"]);
+        assert_eq!(run.code, 0, "{module}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.json()["stdout"], "42\n", "{module}: {}", run.stdout);
+    }
+}

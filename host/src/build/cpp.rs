@@ -31,8 +31,8 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
     build_all(&[source], output, flags)
 }
 
-/// Compiles the C++ files `sources` of one program, each to an object,
-/// and links them into `output`.
+/// Compiles the C++ files `sources` of one program (and its C files, as
+/// C), each to an object, and links them into `output`.
 ///
 /// # Errors
 ///
@@ -42,15 +42,24 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
     let mut objects = Vec::new();
     for (n, source) in sources.iter().enumerate() {
         let object = tools.sdk.path().join(format!("program{n}.o"));
-        let mut compile = tools.zig("c++");
-        compile
-            .arg("-c")
-            .arg("-fno-exceptions")
-            .args(THREADED_LIBCXX)
-            .args(flags);
+        // A C file of the program is compiled as C, as its Makefile would.
+        let is_c = source.extension().is_some_and(|e| e == "c");
+        let (driver, tool) = if is_c {
+            ("cc", "zig cc")
+        } else {
+            ("c++", "zig c++")
+        };
+        let mut compile = tools.zig(driver);
+        compile.arg("-c");
+        if is_c {
+            compile.args(super::c::OLD_C_FLAGS);
+        } else {
+            compile.arg("-fno-exceptions").args(THREADED_LIBCXX);
+        }
+        compile.args(flags);
         tools.include_sdk(&mut compile);
         compile.arg(source).arg("-o").arg(&object);
-        run_tool(compile, "zig c++", source)?;
+        run_tool(compile, tool, source)?;
         objects.push(object);
     }
     objects.extend(libraries(&tools, tools.sdk.path())?);

@@ -56,7 +56,7 @@ pub enum BuildError {
     /// Several sources were given that are not the C or C++ files of one
     /// program.
     #[error(
-        "several sources build together only when they are all C files (`.c`) or all C++ files (`.cpp`, `.cc`, `.cxx`) of one program; `{0}` is not"
+        "several sources build together only when they are the C files (`.c`) and C++ files (`.cpp`, `.cc`, `.cxx`) of one program; `{0}` is not"
     )]
     NotOneProgram(String),
 }
@@ -79,13 +79,14 @@ impl Compiled {
     }
 }
 
-/// Builds the C files, or the C++ files, `sources` into one module
-/// `output` (default: the first source with `.wasm`).
+/// Builds the C and C++ files `sources` into one module `output`
+/// (default: the first source with `.wasm`): C files alone as a C program,
+/// with C++ files as a C++ program whose C files are compiled as C.
 ///
 /// # Errors
 ///
-/// [`BuildError::NotOneProgram`] when they are not all C or all C++
-/// files; otherwise as [`build`].
+/// [`BuildError::NotOneProgram`] when one is neither a C nor a C++ file;
+/// otherwise as [`build`].
 pub fn build_program(
     sources: &[PathBuf],
     output: Option<&Path>,
@@ -97,9 +98,17 @@ pub fn build_program(
     if sources.len() == 1 {
         return build(first, output, flags);
     }
-    let language = Compiled::of(first);
+    // C files alone are a C program; with C++ files, a C++ program.
+    let language = if sources
+        .iter()
+        .any(|s| Compiled::of(s) == Some(Compiled::Cpp))
+    {
+        Some(Compiled::Cpp)
+    } else {
+        Compiled::of(first)
+    };
     for source in sources {
-        if language.is_none() || Compiled::of(source) != language || source.is_dir() {
+        if language.is_none() || Compiled::of(source).is_none() || source.is_dir() {
             return Err(BuildError::NotOneProgram(source.display().to_string()));
         }
         if !source.is_file() {
@@ -195,11 +204,13 @@ fn build_dir(dir: &Path, output: Option<&Path>, flags: &[String]) -> Result<Path
         rust::build(dir, &output)?;
         return Ok(output);
     }
-    for language in [Compiled::C, Compiled::Cpp] {
-        let sources = files_of(dir, language)?;
-        if !sources.is_empty() {
-            return build_program(&sources, Some(&output), flags);
-        }
+    // C and C++ files together are one C++ program (its C files compiled
+    // as C), as a Makefile that compiles each with its compiler and links
+    // with g++ builds them.
+    let mut sources = files_of(dir, Compiled::C)?;
+    sources.extend(files_of(dir, Compiled::Cpp)?);
+    if !sources.is_empty() {
+        return build_program(&sources, Some(&output), flags);
     }
     for main in ["main.zig", "main.wat"] {
         let source = dir.join(main);
