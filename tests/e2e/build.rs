@@ -1026,3 +1026,38 @@ fn c_and_cpp_files_of_one_program_build_together() {
         assert_eq!(run.json()["stdout"], "42\n", "{module}: {}", run.stdout);
     }
 }
+
+/// Link-time optimisation (`-flto`) inlines `main` into the C library's
+/// start-up: the program builds, in one call or compiled then linked, and
+/// runs; a program without `main` is still refused.
+#[test]
+fn a_program_built_with_link_time_optimisation_keeps_its_main() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.c"),
+        "#include <stdio.h>\nint main(void) { puts(\"hi\"); return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("none.c"),
+        "int helper(void) { return 1; }\n",
+    )
+    .unwrap();
+    let steps: [&[&str]; 3] = [
+        &["cc", "-flto", "-O2", "m.c", "-o", "whole"],
+        &["cc", "-flto", "-c", "m.c", "-o", "m.o"],
+        &["cc", "-flto", "m.o", "-o", "linked"],
+    ];
+    for args in steps {
+        let out = weft_in(dir.path(), args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    }
+    for module in ["whole", "linked"] {
+        let run = weft_in(dir.path(), &["run", module, "--no-save", "--json"]);
+        assert_eq!(run.code, 0, "{module}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.json()["stdout"], "hi\n", "{module}");
+    }
+    let out = weft_in(dir.path(), &["cc", "-flto", "none.c", "-o", "none"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("has no `main`"), "{}", out.stderr);
+}

@@ -503,10 +503,15 @@ pub(crate) fn run_linker(
 
 /// Whether a C or C++ program's module defines `main`, by the names of its
 /// functions (`None` when it has no names to tell): without it, wasi-libc's
-/// start-up links to a stub that traps.
+/// start-up links to a stub that traps (`undefined_weak:main`); a module
+/// whose start-up calls no such stub has one, inlined by link-time
+/// optimisation where no function keeps its name.
 fn defines_main(wasm: &[u8]) -> Option<bool> {
     const MAINS: [&str; 3] = ["main", "__main_argc_argv", "__original_main"];
+    // What wasm-ld names the stub of a weak symbol no object defines.
+    const MISSING: &str = "undefined_weak:";
     let mut named = false;
+    let mut starts = false;
     for payload in wasmparser::Parser::new(0).parse_all(wasm) {
         let Ok(wasmparser::Payload::CustomSection(section)) = payload else {
             continue;
@@ -523,10 +528,20 @@ fn defines_main(wasm: &[u8]) -> Option<bool> {
                 if MAINS.contains(&naming.name) {
                     return Some(true);
                 }
+                if naming
+                    .name
+                    .strip_prefix(MISSING)
+                    .is_some_and(|missing| MAINS.contains(&missing))
+                {
+                    return Some(false);
+                }
+                starts |= naming.name == "__main_void";
             }
         }
     }
-    named.then_some(false)
+    // With link-time optimisation `main` is inlined into the C library's
+    // start-up (`__main_void`), which calls no stub of a missing one.
+    named.then_some(starts)
 }
 
 /// How [`mismatched_calls`]' error starts.
