@@ -34,12 +34,11 @@ impl Increments {
         let instrument = InstrumentOptions {
             points: Points::Sync,
             log_calls: false,
-            // The race check as the commands run it.
-            log_accesses: races != RaceMode::Off,
-            caller_memory: races != RaceMode::Off,
-            failed_cas_reads: races != RaceMode::Off,
             library_steps: false,
-        };
+            ..InstrumentOptions::default()
+        }
+        // The race check as the commands run it.
+        .with_race_check(races != RaceMode::Off);
         let program = weft::execution::load(&wasm, instrument)?;
         Ok(Increments { program, races })
     }

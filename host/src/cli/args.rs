@@ -227,15 +227,13 @@ impl ModuleArgs {
 
     /// The instrumentation the options ask for.
     pub fn instrument_options(&self) -> crate::instrument::InstrumentOptions {
-        let races = self.race_mode() != crate::race::RaceMode::Off;
         crate::instrument::InstrumentOptions {
             points: self.points,
             log_calls: self.log_calls,
-            log_accesses: races,
-            caller_memory: races,
-            failed_cas_reads: races,
             library_steps: self.library_steps,
+            ..Default::default()
         }
+        .with_race_check(self.race_mode() != crate::race::RaceMode::Off)
     }
 
     /// What is done about data races: `fail` under `no-data-race`, `off`

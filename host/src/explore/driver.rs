@@ -48,11 +48,10 @@ impl Request {
         InstrumentOptions {
             points,
             log_calls: false,
-            log_accesses: races != RaceMode::Off,
-            caller_memory: races != RaceMode::Off,
-            failed_cas_reads: races != RaceMode::Off,
             library_steps: strategy == Strategy::Dpor,
+            ..InstrumentOptions::default()
         }
+        .with_race_check(races != RaceMode::Off)
     }
 
     /// The workers when no number is given: one per core for the sampling

@@ -503,13 +503,14 @@ fn explore_with(
             break;
         }
         executions += 1;
-        if matches!(result.outcome, Outcome::Discarded { .. }) {
+        let was_discarded = matches!(result.outcome, Outcome::Discarded { .. });
+        if was_discarded {
             discarded += 1;
         }
         if let Some(cut) = result.cut() {
             inconclusive.add(executions - 1, cut);
         }
-        if result.fair_from.is_some() && !matches!(result.outcome, Outcome::Discarded { .. }) {
+        if result.fair_from.is_some() && !was_discarded {
             went_fair += 1;
             first_fair.get_or_insert(executions - 1);
         }

@@ -55,6 +55,15 @@ impl LogFunctions {
     }
 }
 
+/// Where the thread's `recording` flag is (see [`abi::ACCESS_LOG`]).
+const RECORDING: MemArg = log_memory(abi::ACCESS_LOG.recording, 2);
+
+/// Pushes whether the thread records its plain accesses.
+fn push_recording(f: &mut Function) {
+    f.instruction(&Instruction::I32Const(0));
+    f.instruction(&Instruction::I32Load(RECORDING));
+}
+
 /// Pushes the constant `site`.
 fn push_site(f: &mut Function, site: i32) {
     f.instruction(&Instruction::I32Const(site));
@@ -70,11 +79,7 @@ fn emit_log_call(
     callee: u32,
 ) {
     if check {
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::I32Load(log_memory(
-            abi::ACCESS_LOG.recording,
-            2,
-        )));
+        push_recording(f);
         f.instruction(&Instruction::If(BlockType::Empty));
     }
     for &local in locals {
@@ -116,16 +121,9 @@ pub(crate) fn library_call_wrapper(
     let set_recording = |f: &mut Function, value: Instruction<'_>| {
         f.instruction(&Instruction::I32Const(0));
         f.instruction(&value);
-        f.instruction(&Instruction::I32Store(log_memory(
-            abi::ACCESS_LOG.recording,
-            2,
-        )));
+        f.instruction(&Instruction::I32Store(RECORDING));
     };
-    f.instruction(&Instruction::I32Const(0));
-    f.instruction(&Instruction::I32Load(log_memory(
-        abi::ACCESS_LOG.recording,
-        2,
-    )));
+    push_recording(&mut f);
     f.instruction(&Instruction::LocalSet(recording));
     set_recording(&mut f, Instruction::I32Const(0));
     for arg in 0..params {
@@ -294,7 +292,7 @@ fn emit_append(
 }
 
 /// An access to memory 1 (the point buffer and access log) at `offset`.
-fn log_memory(offset: u64, align: u32) -> MemArg {
+const fn log_memory(offset: u64, align: u32) -> MemArg {
     MemArg {
         offset,
         align,

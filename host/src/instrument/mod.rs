@@ -96,6 +96,21 @@ pub struct InstrumentOptions {
     pub library_steps: bool,
 }
 
+impl InstrumentOptions {
+    /// These options with the race check's logging as the commands run
+    /// it (`races`: the check is on): plain accesses logged, the program's
+    /// calls of the C library checked at the call, its failed
+    /// compare-exchanges logged as loads; or none of it.
+    pub const fn with_race_check(self, races: bool) -> Self {
+        InstrumentOptions {
+            log_accesses: races,
+            caller_memory: races,
+            failed_cas_reads: races,
+            ..self
+        }
+    }
+}
+
 /// Errors of [`instrument`].
 #[derive(Debug, thiserror::Error)]
 pub enum InstrumentError {

@@ -158,6 +158,26 @@ pub struct Range {
     pub write: bool,
 }
 
+impl Range {
+    /// `len` bytes read at `addr`.
+    pub const fn read(addr: u32, len: u32) -> Self {
+        Range {
+            addr,
+            len,
+            write: false,
+        }
+    }
+
+    /// `len` bytes written at `addr`.
+    pub const fn written(addr: u32, len: u32) -> Self {
+        Range {
+            addr,
+            len,
+            write: true,
+        }
+    }
+}
+
 /// The longest string the model follows: a string that does not end within
 /// it is taken as this long (a program's strings are shorter; the memory's
 /// end stops the search first anyway).
@@ -172,16 +192,7 @@ pub fn ranges(
     result: u32,
     memory: &(impl GuestBytes + ?Sized),
 ) -> Vec<Range> {
-    let read = |addr, len| Range {
-        addr,
-        len,
-        write: false,
-    };
-    let written = |addr, len| Range {
-        addr,
-        len,
-        write: true,
-    };
+    let (read, written) = (Range::read, Range::written);
     let string = |addr| memory.string_length(addr, STRING_LIMIT) + 1;
     let string_up_to = |addr, n: u32| memory.string_length(addr, n).saturating_add(1).min(n);
     let [a, b, c, d] = args;
@@ -281,22 +292,6 @@ mod tests {
         bytes
     }
 
-    fn read(addr: u32, len: u32) -> Range {
-        Range {
-            addr,
-            len,
-            write: false,
-        }
-    }
-
-    fn written(addr: u32, len: u32) -> Range {
-        Range {
-            addr,
-            len,
-            write: true,
-        }
-    }
-
     #[test]
     fn a_function_is_known_by_name_and_takes_its_arguments() {
         assert_eq!(of_function("memcpy"), Some(Touch::Copy));
@@ -311,7 +306,7 @@ mod tests {
         let m = memory(&[]);
         assert_eq!(
             ranges(Touch::Copy, [8, 24, 5, 0], 8, &m[..]),
-            [read(24, 5), written(8, 5)]
+            [Range::read(24, 5), Range::written(8, 5)]
         );
         assert_eq!(ranges(Touch::Set, [8, 0, 0, 0], 8, &m[..]), []);
     }
@@ -322,15 +317,15 @@ mod tests {
         let m = memory(&[(8, "abc"), (24, "abc")]);
         assert_eq!(
             ranges(Touch::CopyString, [8, 24, 0, 0], 8, &m[..]),
-            [read(24, 4), written(8, 4)]
+            [Range::read(24, 4), Range::written(8, 4)]
         );
         assert_eq!(
             ranges(Touch::ReadString, [24, 0, 0, 0], 3, &m[..]),
-            [read(24, 4)]
+            [Range::read(24, 4)]
         );
         assert_eq!(
             ranges(Touch::ReadStringUpTo, [24, 2, 0, 0], 2, &m[..]),
-            [read(24, 2)]
+            [Range::read(24, 2)]
         );
         // perror(NULL) reads nothing of the caller's.
         assert_eq!(ranges(Touch::ReadString, [0, 0, 0, 0], 0, &m[..]), []);
@@ -341,11 +336,11 @@ mod tests {
         let m = memory(&[(8, "abcd"), (24, "abxd")]);
         assert_eq!(
             ranges(Touch::CompareStrings, [8, 24, 0, 0], 1, &m[..]),
-            [read(8, 3), read(24, 3)]
+            [Range::read(8, 3), Range::read(24, 3)]
         );
         assert_eq!(
             ranges(Touch::CompareStringsUpTo, [8, 24, 2, 0], 0, &m[..]),
-            [read(8, 2), read(24, 2)]
+            [Range::read(8, 2), Range::read(24, 2)]
         );
     }
 
@@ -355,13 +350,13 @@ mod tests {
         let m = memory(&[(8, "abcd"), (24, "cd")]);
         assert_eq!(
             ranges(Touch::Concatenate, [8, 24, 0, 0], 8, &m[..]),
-            [read(8, 2), read(24, 3), written(10, 3)]
+            [Range::read(8, 2), Range::read(24, 3), Range::written(10, 3)]
         );
         // strncat(8, 24, 1) of "ab" and "cd": "abc".
         let m = memory(&[(8, "abc"), (24, "cd")]);
         assert_eq!(
             ranges(Touch::ConcatenateUpTo, [8, 24, 1, 0], 8, &m[..]),
-            [read(8, 2), read(24, 1), written(10, 2)]
+            [Range::read(8, 2), Range::read(24, 1), Range::written(10, 2)]
         );
     }
 
@@ -370,7 +365,7 @@ mod tests {
         let m = memory(&[(8, "line\n")]);
         assert_eq!(
             ranges(Touch::WriteItems, [8, 4, 3, 40], 2, &m[..]),
-            [read(8, 8)]
+            [Range::read(8, 8)]
         );
         assert_eq!(
             ranges(Touch::ReadItems, [8, 4, 3, 40], 0, &m[..]),
@@ -379,7 +374,7 @@ mod tests {
         );
         assert_eq!(
             ranges(Touch::ReadBytes, [0, 8, 32, 0], 5, &m[..]),
-            [written(8, 5)]
+            [Range::written(8, 5)]
         );
         assert_eq!(
             ranges(Touch::ReadBytes, [0, 8, 32, 0], -1i32 as u32, &m[..]),
@@ -387,7 +382,7 @@ mod tests {
         );
         assert_eq!(
             ranges(Touch::ReadLine, [8, 32, 40, 0], 8, &m[..]),
-            [written(8, 6)]
+            [Range::written(8, 6)]
         );
         assert_eq!(ranges(Touch::ReadLine, [8, 32, 40, 0], 0, &m[..]), []);
     }
@@ -397,11 +392,11 @@ mod tests {
         let m = memory(&[(8, "hello")]);
         assert_eq!(
             ranges(Touch::FindByte, [8, u32::from(b'l'), 5, 0], 10, &m[..]),
-            [read(8, 3)]
+            [Range::read(8, 3)]
         );
         assert_eq!(
             ranges(Touch::FindByte, [8, u32::from(b'z'), 5, 0], 0, &m[..]),
-            [read(8, 5)]
+            [Range::read(8, 5)]
         );
     }
 }

@@ -33,11 +33,7 @@ pub fn ranges(format: u32, args: u32, memory: &(impl GuestBytes + ?Sized)) -> Ve
         return Vec::new();
     }
     let format_len = memory.string_length(format, STRING_LIMIT);
-    let mut out = vec![Range {
-        addr: format,
-        len: format_len + 1,
-        write: false,
-    }];
+    let mut out = vec![Range::read(format, format_len + 1)];
     let mut next_arg = args;
     let mut take = |size: u32| {
         let align = size.clamp(4, 16);
@@ -77,21 +73,13 @@ pub fn ranges(format: u32, args: u32, memory: &(impl GuestBytes + ?Sized)) -> Ve
                 let pointer = memory.word(take(4));
                 if pointer != 0 {
                     let len = wide_string_bytes(memory, pointer, width, precision);
-                    out.push(Range {
-                        addr: pointer,
-                        len,
-                        write: false,
-                    });
+                    out.push(Range::read(pointer, len));
                 }
             }
             Argument::Count(size) => {
                 let pointer = memory.word(take(4));
                 if pointer != 0 {
-                    out.push(Range {
-                        addr: pointer,
-                        len: size,
-                        write: true,
-                    });
+                    out.push(Range::written(pointer, size));
                 }
             }
         }
@@ -230,18 +218,10 @@ mod tests {
         bytes
     }
 
-    fn read(addr: u32, len: u32) -> Range {
-        Range {
-            addr,
-            len,
-            write: false,
-        }
-    }
-
     #[test]
     fn a_format_without_conversions_reads_only_itself() {
         let m = memory("hello\n", &[], &[]);
-        assert_eq!(ranges(0x100, 0x200, &m[..]), [read(0x100, 7)]);
+        assert_eq!(ranges(0x100, 0x200, &m[..]), [Range::read(0x100, 7)]);
         assert_eq!(ranges(0, 0x200, &m[..]), []);
     }
 
@@ -256,7 +236,11 @@ mod tests {
         );
         assert_eq!(
             ranges(0x100, 0x200, &m[..]),
-            [read(0x100, 18), read(0x300, 4), read(0x320, 6)]
+            [
+                Range::read(0x100, 18),
+                Range::read(0x300, 4),
+                Range::read(0x320, 6)
+            ]
         );
     }
 
@@ -269,7 +253,11 @@ mod tests {
         );
         assert_eq!(
             ranges(0x100, 0x200, &m[..]),
-            [read(0x100, 14), read(0x300, 2), read(0x320, 1)]
+            [
+                Range::read(0x100, 14),
+                Range::read(0x300, 2),
+                Range::read(0x320, 1)
+            ]
         );
     }
 
@@ -279,17 +267,9 @@ mod tests {
         assert_eq!(
             ranges(0x100, 0x200, &m[..]),
             [
-                read(0x100, 9),
-                Range {
-                    addr: 0x380,
-                    len: 4,
-                    write: true
-                },
-                Range {
-                    addr: 0x390,
-                    len: 1,
-                    write: true
-                }
+                Range::read(0x100, 9),
+                Range::written(0x380, 4),
+                Range::written(0x390, 1)
             ]
         );
     }
@@ -297,8 +277,8 @@ mod tests {
     #[test]
     fn numbered_arguments_and_unknown_conversions_stop_the_walk() {
         let m = memory("%1$s %s", &[0x300], &[(0x300, "a")]);
-        assert_eq!(ranges(0x100, 0x200, &m[..]), [read(0x100, 8)]);
+        assert_eq!(ranges(0x100, 0x200, &m[..]), [Range::read(0x100, 8)]);
         let m = memory("%y %s", &[0x300], &[(0x300, "a")]);
-        assert_eq!(ranges(0x100, 0x200, &m[..]), [read(0x100, 6)]);
+        assert_eq!(ranges(0x100, 0x200, &m[..]), [Range::read(0x100, 6)]);
     }
 }

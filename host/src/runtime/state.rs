@@ -348,14 +348,18 @@ impl ExecState {
 
     /// [`ExecState::drain_log`] of a log that holds words.
     fn drain_logged(&mut self, me: ThreadId, buffer: PointBuffer) {
+        buffer.drain_log(|older, newer| self.tell_logged(me, [older, newer]));
+    }
+
+    /// Tells the analyses the accesses logged as `parts` (see [`Logged`])
+    /// by thread `me`.
+    fn tell_logged(&mut self, me: ThreadId, parts: [&[u64]; 2]) {
         let sites = self.sites.clone();
-        buffer.drain_log(|older, newer| {
-            let log = Logged {
-                parts: [older, newer],
-                sites: &sites,
-            };
-            self.each_analysis(|a, cx| a.logged(cx, me, &log));
-        });
+        let log = Logged {
+            parts,
+            sites: &sites,
+        };
+        self.each_analysis(|a, cx| a.logged(cx, me, &log));
     }
 
     /// Tells the analyses what the call of a C library function at `site`
@@ -368,6 +372,9 @@ impl ExecState {
             return;
         }
         self.drain_log(me);
+        if self.end.is_some() {
+            return;
+        }
         let Some(touch) = self.sites.get(site).and_then(|s| s.touch) else {
             self.finish(Outcome::HostError(format!(
                 "instrumentation error: site {site} is no library call"
@@ -381,15 +388,9 @@ impl ExecState {
             .iter()
             .flat_map(|range| Logged::library_words(site, range))
             .collect();
-        if words.is_empty() || self.end.is_some() {
-            return;
+        if !words.is_empty() {
+            self.tell_logged(me, [&words, &[]]);
         }
-        let sites = self.sites.clone();
-        let log = Logged {
-            parts: [&words, &[]],
-            sites: &sites,
-        };
-        self.each_analysis(|a, cx| a.logged(cx, me, &log));
     }
 
     /// Records an event of thread `me` (after the points it passed on its

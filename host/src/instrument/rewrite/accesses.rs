@@ -56,7 +56,7 @@ impl Rewriter<'_> {
     /// code: a second site, the atomic load that the compare-exchange is
     /// when it fails, which its log entry names then.
     fn failed_cas_site(&mut self, access: Access, func: u32, pos: usize) -> Option<i32> {
-        let program = (self.owner_at)(self.code_offset(pos)) == Owner::Program;
+        let program = self.owner_of(pos) == Owner::Program;
         if !self.options.failed_cas_reads || access.kind != AccessKind::AtomicCmpxchg || !program {
             return None;
         }

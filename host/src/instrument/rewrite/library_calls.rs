@@ -75,9 +75,7 @@ impl Rewriter<'_> {
         let Some(position) = self.wrapped_position(function_index) else {
             return false;
         };
-        if self.wrapped_position(func).is_some()
-            || (self.owner_at)(self.code_offset(pos)) != Owner::Program
-        {
+        if self.wrapped_position(func).is_some() || self.owner_of(pos) != Owner::Program {
             return false;
         }
         let code_offset = self.code_offset(pos);

@@ -288,9 +288,14 @@ impl<'s> Rewriter<'s> {
         pos.saturating_sub(self.survey.code_section_start) as u32
     }
 
+    /// Whose code the instruction at `pos` is.
+    fn owner_of(&self, pos: usize) -> Owner {
+        (self.owner_at)(self.code_offset(pos))
+    }
+
     /// Whether a plain access at `pos` is logged (when accesses are).
     fn logs_at(&self, pos: usize) -> bool {
-        !self.in_wrapped && (self.owner_at)(self.code_offset(pos)) != Owner::Private
+        !self.in_wrapped && self.owner_of(pos) != Owner::Private
     }
 
     /// A new site for the access of `kind` at `pos` in function `func`.
