@@ -100,49 +100,59 @@ pub fn load(wasm: &[u8], options: InstrumentOptions) -> Result<Program, LoadErro
     )
 }
 
-/// The analyses `setup` asks for on `program`, in the order their hooks
-/// run.
-pub fn analyses(program: &Program, setup: &Setup) -> Vec<Box<dyn Analysis>> {
-    let mut analyses: Vec<Box<dyn Analysis>> = Vec::new();
-    // First: what a property makes of an end, the others judge.
-    if let Some(property) = setup.property {
-        analyses.push(Box::new(property));
-    }
-    if program.options().log_calls && !setup.check_atomic_sets {
-        analyses.push(Box::new(ActivityLog::default()));
-    }
+/// What makes the analyses `setup` asks for on `program`, in the order
+/// their hooks run: a fresh set for each execution (an execution that must
+/// be run again, to read its threads' frames, gets its own).
+pub fn analyses<'a>(
+    program: &Program,
+    setup: &'a Setup,
+) -> impl Fn() -> Vec<Box<dyn Analysis>> + 'a {
+    let log_calls = program.options().log_calls;
     let actor_calls = abi::SDK_IMPORTS
         .iter()
         .filter(|s| s.name.starts_with("actor_"))
         .any(|s| program.imports(abi::SDK_MODULE, s.name));
-    if actor_calls || !setup.actor_schedule.is_empty() || !is_uniform(&setup.actor_delivery) {
-        analyses.push(Box::new(Mailboxes::new(
-            &setup.actor_schedule,
-            setup.actor_delivery,
-        )));
+    let sites = program.shared_sites();
+    let symbols = program.symbols().clone();
+    let library_sites = program.library_sites().cloned();
+    move || {
+        let mut analyses: Vec<Box<dyn Analysis>> = Vec::new();
+        // First: what a property makes of an end, the others judge.
+        if let Some(property) = setup.property {
+            analyses.push(Box::new(property));
+        }
+        if log_calls && !setup.check_atomic_sets {
+            analyses.push(Box::new(ActivityLog::default()));
+        }
+        if actor_calls || !setup.actor_schedule.is_empty() || !is_uniform(&setup.actor_delivery) {
+            analyses.push(Box::new(Mailboxes::new(
+                &setup.actor_schedule,
+                setup.actor_delivery,
+            )));
+        }
+        if !setup.gen_methods.is_empty() {
+            analyses.push(Box::new(ClassCalls::new(setup.gen_methods.clone())));
+        }
+        if let Some(schedule) = &setup.schedule {
+            analyses.push(Box::new(ScheduleGuard::new(schedule, setup.schedule_mode)));
+        }
+        if setup.races != RaceMode::Off {
+            analyses.push(Box::new(RaceCheck::new(
+                setup.races,
+                sites.clone(),
+                symbols.clone(),
+                library_sites.clone(),
+                &setup.run.point_sites,
+            )));
+        }
+        if setup.check_atomic_sets {
+            analyses.push(Box::new(SetRecorder::new(
+                &setup.atomic_sets,
+                &setup.unit_calls,
+            )));
+        }
+        analyses
     }
-    if !setup.gen_methods.is_empty() {
-        analyses.push(Box::new(ClassCalls::new(setup.gen_methods.clone())));
-    }
-    if let Some(schedule) = &setup.schedule {
-        analyses.push(Box::new(ScheduleGuard::new(schedule, setup.schedule_mode)));
-    }
-    if setup.races != RaceMode::Off {
-        analyses.push(Box::new(RaceCheck::new(
-            setup.races,
-            program.shared_sites(),
-            program.symbols().clone(),
-            program.library_sites().cloned(),
-            &setup.run.point_sites,
-        )));
-    }
-    if setup.check_atomic_sets {
-        analyses.push(Box::new(SetRecorder::new(
-            &setup.atomic_sets,
-            &setup.unit_calls,
-        )));
-    }
-    analyses
 }
 
 /// Runs `program` once under `scheduler` with the analyses `setup` asks
@@ -153,5 +163,5 @@ pub fn execute(
     setup: &Setup,
 ) -> (ExecutionResult, Box<dyn Scheduler>) {
     let analyses = analyses(program, setup);
-    program.execute_with(scheduler, &setup.run, analyses)
+    program.execute_with(scheduler, &setup.run, &analyses)
 }

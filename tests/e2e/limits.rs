@@ -461,3 +461,161 @@ fn a_bounded_search_that_cannot_see_plain_accesses_claims_nothing() {
     assert!(out.stdout.contains("no claim"), "{}", out.stdout);
     assert!(!out.stdout.contains("explored all"), "{}", out.stdout);
 }
+
+/// Builds the C program `source` as `name.wasm` in `dir` with `weft cc` and
+/// `flags` (an optimisation level).
+fn build_c_at(dir: &std::path::Path, name: &str, source: &str, level: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("{name}.c"));
+    std::fs::write(&file, source).unwrap();
+    let module = dir.join(format!("{name}.wasm"));
+    let out = weft_in(
+        dir,
+        &["cc", level, "-pthread", arg(&file), "-o", arg(&module)],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    module
+}
+
+/// One thread computes for 200 million iterations with no scheduling point:
+/// far longer than a small compute budget.
+const COMPUTE: &str = r#"#include <stdio.h>
+int main(void) {
+    volatile unsigned long x = 0;
+    for (unsigned long i = 0; i < 200000000UL; i++) x += i;
+    printf("%lu\n", (unsigned long)x);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_computation_past_a_small_compute_budget_is_inconclusive_never_a_livelock() {
+    let dir = tempfile::tempdir().unwrap();
+    for level in ["-O0", "-O2"] {
+        let module = build_c_at(dir.path(), &format!("compute{level}"), COMPUTE, level);
+        for fuel in ["1000", "100000", "500000"] {
+            let out = weft_in(
+                dir.path(),
+                &["run", arg(&module), "--max-fuel", fuel, "--json"],
+            );
+            assert_eq!(out.code, 3, "{level} {fuel}: {}", out.stdout);
+            let why = out.json()["inconclusive_because"].to_string();
+            assert!(why.contains("--max-fuel"), "{level} {fuel}: {why}");
+        }
+    }
+}
+
+/// A loop whose counter is a local, over a three-slot ring of atomics whose
+/// memory comes back every three iterations; with `WATCHER`, a second
+/// thread polls a flag the loop sets at its end.
+const RING: &str = r#"#include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
+static atomic_int slots[3];
+static atomic_int done;
+static void *watcher(void *arg) { while (!atomic_load(&done)) { } return arg; }
+int main(int argc, char **argv) {
+    (void)argv;
+    pthread_t t;
+    if (WATCHER) pthread_create(&t, 0, watcher, 0);
+    int sum = 0;
+    for (int i = 0; i < 1000000; i++) {
+        atomic_store(&slots[i % 3], i % 3);
+        sum += atomic_load(&slots[(i + 1) % 3]);
+    }
+    atomic_store(&done, 1);
+    if (WATCHER) pthread_join(t, 0);
+    assert(sum >= 0 || argc > 5);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_loop_counting_in_a_local_over_memory_that_cycles_is_no_livelock() {
+    let dir = tempfile::tempdir().unwrap();
+    for (watcher, level) in [("0", "-O0"), ("0", "-O2"), ("1", "-O0"), ("1", "-O2")] {
+        let source = RING.replace("WATCHER", watcher);
+        let module = build_c_at(dir.path(), &format!("ring{watcher}{level}"), &source, level);
+        let out = weft_in(
+            dir.path(),
+            &["run", arg(&module), "--max-steps", "100000", "--json"],
+        );
+        // Memory and every thread's place come back, the loop counter
+        // does not: a pass, or inconclusive at the step limit.
+        assert!(
+            out.code == 0 || out.code == 3,
+            "{watcher} {level}: {}",
+            out.stdout
+        );
+        assert_ne!(out.json()["failure"]["kind"], "livelock");
+    }
+}
+
+/// A thread spins on a flag that only a path never taken sets; `main`
+/// joins it.
+const FLAG: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+static atomic_int flag;
+static void *waiter(void *arg) { while (!atomic_load(&flag)) { } return arg; }
+int main(int argc, char **argv) {
+    (void)argv;
+    if (argc > 5) atomic_store(&flag, 1);
+    pthread_t t;
+    pthread_create(&t, 0, waiter, 0);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+/// A spin lock taken by a thread that exits holding it; a second thread
+/// spins to take it.
+const ABANDONED_LOCK: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+static atomic_flag lock = ATOMIC_FLAG_INIT;
+static void *taker(void *arg) { while (atomic_flag_test_and_set(&lock)) { } return arg; }
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, taker, 0);
+    pthread_join(a, 0);
+    pthread_create(&b, 0, taker, 0);
+    pthread_join(b, 0);
+    return 0;
+}
+"#;
+
+/// An empty loop, as an optimiser makes of a spin whose flag can never
+/// change: no scheduling point, nothing but time slices.
+const EMPTY_LOOP: &str = r#"#include <pthread.h>
+static void *forever(void *arg) { for (;;) { } return arg; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, forever, 0);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn spinning_that_no_schedule_ends_is_a_livelock_shown_on_complete_states() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, source) in [
+        ("flag", FLAG),
+        ("abandoned", ABANDONED_LOCK),
+        ("empty", EMPTY_LOOP),
+    ] {
+        for level in ["-O0", "-O2"] {
+            let module = build_c_at(dir.path(), &format!("{name}{level}"), source, level);
+            let out = weft_in(dir.path(), &["run", arg(&module), "--json"]);
+            assert_eq!(out.code, 1, "{name} {level}: {}", out.stdout);
+            let json = out.json();
+            assert_eq!(
+                json["failure"]["kind"], "livelock",
+                "{name} {level}: {json}"
+            );
+            let message = json["failure"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("comparing every thread's wasm locals"),
+                "{message}"
+            );
+        }
+    }
+}

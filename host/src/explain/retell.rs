@@ -21,13 +21,15 @@ pub fn retell(
     if !program.options().log_accesses {
         return None;
     }
-    let mut installed = analyses(program, setup);
-    installed.push(Box::new(Recorder::new(
-        program.shared_sites(),
-        program.symbols().clone(),
-    )));
+    let analyses = analyses(program, setup);
+    let (sites, symbols) = (program.shared_sites(), program.symbols().clone());
+    let installed = || {
+        let mut installed = analyses();
+        installed.push(Box::new(Recorder::new(sites.clone(), symbols.clone())));
+        installed
+    };
     let scheduler = ReplayScheduler::new(result.decisions.clone(), result.values.clone());
-    let (again, _) = program.execute_with(Box::new(scheduler), &setup.run, installed);
+    let (again, _) = program.execute_with(Box::new(scheduler), &setup.run, &installed);
     if again.trace_hash != result.trace_hash {
         return None;
     }

@@ -165,11 +165,15 @@ impl Search<'_> {
             } else {
                 Box::new(PosScheduler::new(seed))
             };
-            let mut analyses = crate::execution::analyses(self.program, self.setup);
-            analyses.extend(extra.map(|make| make()));
+            let analyses = crate::execution::analyses(self.program, self.setup);
+            let analyses = || {
+                let mut analyses = analyses();
+                analyses.extend(extra.map(|make| make()));
+                analyses
+            };
             let (result, _) = self
                 .program
-                .execute_with(scheduler, &self.setup.run, analyses);
+                .execute_with(scheduler, &self.setup.run, &analyses);
             check_host(&result)?;
             if matches!(result.outcome, Outcome::Stopped) {
                 break;

@@ -11,7 +11,8 @@
 //! id in the next execution runs on them instead of a new instance.
 
 use super::analysis::{Analysis, Happening};
-use super::outcome::{BACKTRACE_HINT, Outcome};
+use super::looping::CompleteStates;
+use super::outcome::{BACKTRACE_HINT, Cut, Outcome, Unseen};
 use super::point_buffer::PointBuffer;
 use super::rt_imports::SignatureMismatch;
 use super::sdk_imports::{Ended, ThreadExit};
@@ -22,7 +23,7 @@ use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
 use crate::debuginfo::symbols::LazySymbols;
 use crate::instrument::MemoryPlan;
-use crate::sched::{Fair, Notice, Scheduler};
+use crate::sched::{Fair, Notice, ReplayScheduler, Scheduler};
 use crate::trace::{EventKind, ThreadId};
 use std::future::Future;
 use std::pin::Pin;
@@ -92,6 +93,13 @@ struct StoreFactory {
     env: Arc<Vec<String>>,
     max_memory_bytes: u64,
     max_fuel: u64,
+    /// Whether the program reads its threads' frames (see
+    /// [`super::frames`]).
+    reads_frames: bool,
+    /// Whether the engine's epoch was raised for this execution (see
+    /// [`super::frames::at_epoch_check`]): a thread started since checks
+    /// at once.
+    epoch_raised: std::cell::Cell<bool>,
 }
 
 impl StoreFactory {
@@ -106,12 +114,43 @@ impl StoreFactory {
                 env: self.env.clone(),
                 max_memory_bytes: self.max_memory_bytes,
                 wasi: None,
+                reads_frames: self.reads_frames,
+                slice_checks: None,
             },
         );
-        store.set_fuel(store_fuel(self.max_fuel))?;
+        store.set_fuel(self.fuel())?;
         store.fuel_async_yield_interval(Some(SLICE_FUEL))?;
         store.limiter(|data| data);
+        if self.reads_frames {
+            store.epoch_deadline_callback(super::frames::at_epoch_check);
+            store.set_epoch_deadline(self.epoch_deadline());
+        }
         Ok(store)
+    }
+
+    /// The fuel a thread's store gets: on the state reader, a compute
+    /// budget more, for the part where complete states are compared.
+    fn fuel(&self) -> u64 {
+        let fuel = store_fuel(self.max_fuel);
+        if self.reads_frames {
+            fuel.saturating_add(self.max_fuel)
+        } else {
+            fuel
+        }
+    }
+
+    /// Epochs from now until a thread's epoch checks call back: the next
+    /// raise, or at once once it was raised.
+    fn epoch_deadline(&self) -> u64 {
+        u64::from(!self.epoch_raised.get())
+    }
+
+    /// Raises the engine's epoch: every thread's epoch checks call back
+    /// from now on.
+    fn raise_epoch(&self) {
+        if !self.epoch_raised.replace(true) {
+            self.engine.increment_epoch();
+        }
     }
 
     /// What thread `tid` starts on: the warm thread kept for it, set up for
@@ -125,7 +164,12 @@ impl StoreFactory {
         data.env = self.env.clone();
         data.max_memory_bytes = self.max_memory_bytes;
         data.wasi = None;
-        thread.store.set_fuel(store_fuel(self.max_fuel))?;
+        data.slice_checks = None;
+        thread.store.set_fuel(self.fuel())?;
+        if self.reads_frames {
+            thread.store.fuel_async_yield_interval(Some(SLICE_FUEL))?;
+            thread.store.set_epoch_deadline(self.epoch_deadline());
+        }
         Ok(Launch::Warm(thread))
     }
 }
@@ -230,13 +274,82 @@ async fn run_thread(
     }
 }
 
-/// Runs one execution of `program` with `analyses` installed.
+/// Runs one execution of `program` with the analyses `analyses` makes
+/// installed. An execution that came back to a state it was in, as memory
+/// and the threads' places show, is a livelock only if a run on the state
+/// reader shows it (see [`super::looping`]).
 pub(super) fn run(
     program: &mut Program,
     scheduler: Box<dyn Scheduler>,
     config: &RunConfig,
-    analyses: Vec<Box<dyn Analysis>>,
+    analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
 ) -> (ExecutionResult, Box<dyn Scheduler>) {
+    let mut state = execute(program, scheduler, config, analyses(), CompleteStates::Off);
+    state.judge();
+    if let Some(Outcome::Livelock {
+        steps, fair_from, ..
+    }) = state.end
+    {
+        let thread = state.current;
+        match complete_state_loops(program, &state, config, analyses) {
+            Ok(()) => {
+                if let Some(Outcome::Livelock { looping, .. }) = &mut state.end {
+                    name_places(program, looping);
+                }
+            }
+            Err(unseen) => {
+                state.end = Some(Outcome::Inconclusive(Cut::Looped {
+                    thread,
+                    steps,
+                    fair_from,
+                    unseen,
+                }));
+            }
+        }
+    }
+    finish(state)
+}
+
+/// Runs the execution `state` ended as a suspected livelock again on the
+/// program's state reader: its decisions until it went on under a fair
+/// schedule, then round robin, comparing complete states. `Ok` when the complete state came back; else what
+/// kept the loop from being shown.
+fn complete_state_loops(
+    program: &mut Program,
+    state: &ExecState,
+    config: &RunConfig,
+    analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
+) -> Result<(), Unseen> {
+    let reader = program.state_reader().map_err(|_| Unseen::NoReader)?;
+    // Round robin from where the execution went on under a fair schedule:
+    // any fair continuation that comes back to a complete state shows the
+    // livelock, and this one is the shortest to run.
+    let prefix = state.decisions[..state.decisions_when_fair].to_vec();
+    let decisions = prefix.len();
+    let scheduler = ReplayScheduler::then_round_robin(prefix, state.values.clone());
+    let again = execute(
+        reader,
+        Box::new(scheduler),
+        config,
+        analyses(),
+        CompleteStates::After(decisions),
+    );
+    match again.end {
+        Some(Outcome::Livelock { .. }) => Ok(()),
+        Some(Outcome::Inconclusive(_)) => Err(again.unseen()),
+        _ => Err(Unseen::Ended),
+    }
+}
+
+/// Runs one execution of `program` with `analyses` installed, comparing
+/// complete states as `complete_states` says; the state it ended in.
+fn execute(
+    program: &mut Program,
+    scheduler: Box<dyn Scheduler>,
+    config: &RunConfig,
+    analyses: Vec<Box<dyn Analysis>>,
+    complete_states: CompleteStates,
+) -> ExecState {
     let mut scheduler = Fair::new(scheduler);
     scheduler.observe(Notice::ExecutionStarted);
     let exec = program.exec.clone();
@@ -253,17 +366,15 @@ pub(super) fn run(
     exec.get().log_bitmap = program
         .access_log
         .map(|sites| scheduled_sites(sites, &config.point_sites));
+    exec.get().complete_states = complete_states;
     let main = exec.get().add_thread();
+    exec.get().threads[main as usize].frames = Some(super::frames::not_started(0));
     exec.get().begin_analyses();
     let ended = exec.get().end.is_some();
     if !ended && let Err(e) = drive(program, &exec, config, main) {
         exec.get().finish(Outcome::HostError(e));
     }
-    let mut state = exec.end().expect("the execution began above");
-    if let Some(Outcome::Livelock { looping, .. }) = &mut state.end {
-        name_places(program, looping);
-    }
-    finish(state)
+    exec.end().expect("the execution began above")
 }
 
 /// Names where each looping thread stands, in source terms, when it stands
@@ -323,6 +434,8 @@ fn drive(
         env: Arc::new(config.env.clone()),
         max_memory_bytes: config.limits.max_memory_bytes,
         max_fuel: config.limits.max_fuel,
+        reads_frames: program.reads_frames,
+        epoch_raised: std::cell::Cell::new(false),
     };
     // The main store exists before the instance template so that the shared
     // memory can be defined in the linker with it.
@@ -365,6 +478,11 @@ fn poll_loop(
             if state.end.is_some() {
                 return;
             }
+            if state.complete_states == CompleteStates::On {
+                // Time slices end at epoch checks from now on (see
+                // `frames::at_epoch_check`).
+                spawner.stores.raise_epoch();
+            }
             state.parked = false;
             (state.current, std::mem::take(&mut state.spawn_queue))
         };
@@ -388,6 +506,9 @@ fn poll_loop(
             Poll::Pending => {
                 let mut state = exec.get();
                 if !state.parked && state.end.is_none() {
+                    // Stopped in the middle of its code: its frames are
+                    // out of sight.
+                    state.threads[current as usize].frames = None;
                     state.point_reached(current);
                     state.record(current, EventKind::Slice, 0, None);
                     state.slice_used(current);
@@ -548,7 +669,6 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
 }
 
 fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
-    state.judge();
     let reports = state.finish_analyses();
     let ExecState {
         mut scheduler,

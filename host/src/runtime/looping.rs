@@ -16,9 +16,21 @@
 //! slices, and uses up a thread's compute budget long before a span of
 //! steps: time slices are fingerprinted too, and an execution that reaches
 //! its limit under the fair schedule in a state it was in earlier under it
-//! is a livelock as well. What the fingerprint cannot see is a thread's
-//! wasm locals: a loop that only counts in a local and reads shared memory,
-//! for that long and past the step limit, looks the same.
+//! is a livelock as well.
+//!
+//! What that fingerprint cannot see is a thread's wasm locals and operand
+//! stack: a loop that counts in a local over memory that cycles looks the
+//! same. So such a return is only a suspicion: the runtime runs the
+//! execution again on the program's state reader (see
+//! [`super::Program::state_reader`]), which follows the same decisions and
+//! then goes on round robin, with fingerprints that hold every thread's
+//! frames and globals too ([`CompleteStates`]). Round robin picks the next
+//! thread from the state alone, so once the complete state comes back it
+//! comes back forever: the program runs on without end under a fair
+//! schedule, every thread that can run getting its turn. That is the
+//! livelock weft reports. Without that return (a thread stood in a time
+//! slice, where its frames are out of sight, or its locals differed) the
+//! execution is inconclusive: a possible livelock.
 
 use std::collections::HashMap;
 
@@ -36,6 +48,19 @@ const BYTES_PER_STEP: u64 = 256;
 /// Memory bytes per time slice between fingerprints taken at slices, at
 /// most: a slice runs about as long as hashing this many bytes.
 const BYTES_PER_SLICE: u64 = 256 << 10;
+
+/// Whether an execution's fingerprints hold every thread's frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CompleteStates {
+    /// They do not: a program that does not read frames.
+    Off,
+    /// A run on the state reader, following this many decisions of the
+    /// execution it checks: no fingerprints until they are made.
+    After(usize),
+    /// A run on the state reader, past those decisions and round robin:
+    /// fingerprints hold every thread's frames, and any return is a loop.
+    On,
+}
 
 /// The fingerprints of an execution's states since it went on under a
 /// fair schedule.
@@ -117,9 +142,99 @@ impl LoopWatch {
     }
 }
 
+/// Complete states under round robin, compared at every step as Brent's
+/// cycle finding does: each state with one kept state, which is replaced
+/// after 1, 2, 4, ... steps, so a cycle of `n` states entered after `m`
+/// steps is seen within about `2 * (m + n)` steps. The part of a state
+/// outside memory is compared first: memory is hashed only when the rest
+/// came back, and for each kept state.
+#[derive(Debug, Default)]
+pub(crate) struct CycleWatch {
+    /// The kept state: the digest of its threads, and of its memory.
+    kept: Option<(blake3::Hash, blake3::Hash)>,
+    /// States compared since it was kept.
+    since: u64,
+    /// States to compare before the next is kept.
+    span: u64,
+    /// States compared in all.
+    compared: u64,
+}
+
+impl CycleWatch {
+    /// Whether the state whose threads digest to `threads`, and whose
+    /// memory digests to what `memory` computes, is the kept one.
+    pub fn came_back(
+        &mut self,
+        threads: blake3::Hash,
+        memory: impl FnOnce() -> blake3::Hash,
+    ) -> bool {
+        self.compared += 1;
+        let mut memory = Some(memory);
+        let mut memory_now = None;
+        let mut memory_digest =
+            || *memory_now.get_or_insert_with(|| (memory.take().expect("once"))());
+        if let Some((kept_threads, kept_memory)) = self.kept
+            && kept_threads == threads
+            && kept_memory == memory_digest()
+        {
+            return true;
+        }
+        self.since += 1;
+        if self.kept.is_none() || self.since >= self.span {
+            self.kept = Some((threads, memory_digest()));
+            self.since = 0;
+            self.span = (self.span * 2).max(1);
+        }
+        false
+    }
+
+    /// How many states were compared.
+    pub fn compared(&self) -> u64 {
+        self.compared
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::LoopWatch;
+    use super::{CycleWatch, LoopWatch};
+
+    #[test]
+    fn a_cycle_of_states_is_seen_whatever_its_length_and_start() {
+        for (start, length) in [(0u64, 1u64), (5, 3), (100, 7), (3, 4096)] {
+            let mut watch = CycleWatch::default();
+            let state = |step: u64| {
+                let place = if step < start {
+                    step
+                } else {
+                    start + (step - start) % length
+                };
+                blake3::hash(&place.to_le_bytes())
+            };
+            let mut memory_hashed = 0;
+            let seen = (0..10 * (start + length)).find(|&step| {
+                watch.came_back(state(step), || {
+                    memory_hashed += 1;
+                    blake3::hash(b"memory")
+                })
+            });
+            let seen = seen.expect("the cycle is seen");
+            assert!(seen <= 2 * (start + length) + 2, "{start} {length}: {seen}");
+            assert!(memory_hashed < 2 * 64, "{memory_hashed}");
+        }
+        // A state that only ever changes is never a loop, and its memory is
+        // hashed only for the kept states.
+        let mut watch = CycleWatch::default();
+        let mut memory_hashed = 0;
+        assert!((0..10_000u64).all(|step| !watch.came_back(
+            blake3::hash(&step.to_le_bytes()),
+            || {
+                memory_hashed += 1;
+                blake3::hash(b"memory")
+            }
+        )));
+        assert!(memory_hashed <= 15, "{memory_hashed}");
+        assert_eq!(watch.compared(), 10_000);
+    }
 
     #[test]
     fn a_state_is_a_loop_a_span_after_it_was_first_seen() {

@@ -18,7 +18,8 @@
 //!   each call reaches;
 //! - `shared_memory`, `point_buffer`, `resident_pages`: the memory kept
 //!   between executions and the buffer of points passed inside wasm;
-//! - `looping`: telling a livelock from a long run;
+//! - `looping`: telling a livelock from a long run, with `frames`, a
+//!   thread's wasm locals and operand stack where the host can read them;
 //! - `switch_floor`: what a context switch costs wasmtime alone;
 //! - [`compile_cache`]: instrumented and compiled modules kept on disk between commands;
 //! - [`analysis`]: the trait through which analyses observe and steer an
@@ -29,6 +30,7 @@ pub(crate) mod analysis_imports;
 pub(crate) mod compile_cache;
 mod config;
 mod executor;
+mod frames;
 mod looping;
 mod memory_access;
 pub mod outcome;
@@ -48,7 +50,7 @@ mod wasi;
 pub use crate::failure::{Failure, FailureKind};
 pub use analysis::{Analysis, Reports};
 pub use config::{FAIR_STEPS, Limits, RunConfig, STEP_NS, Sleeps};
-pub use outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
+pub use outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated, Unseen};
 use program::SLICE_FUEL;
 pub use program::{LoadError, LoadTimes, MOST_THREADS, Program};
 pub(crate) use store_data::ThreadData;

@@ -94,6 +94,20 @@ pub enum Cut {
         /// The limit.
         threads: u32,
     },
+    /// Under a fair schedule, memory and every thread's place came back to
+    /// what they had been, but a run that compared complete states (every
+    /// thread's locals, operand stack and globals too) did not show a loop
+    /// (see `looping.rs`): a possible livelock, not shown.
+    Looped {
+        /// The thread that was running.
+        thread: ThreadId,
+        /// Steps taken.
+        steps: u64,
+        /// The step from which the execution went on under a fair schedule.
+        fair_from: u64,
+        /// Why the loop was not shown.
+        unseen: Unseen,
+    },
     /// Under a systematic search (`dfs`, `dpor`), the execution reached
     /// the step limit before it ended: a fair schedule finished it, and
     /// the search chose nothing past that step.
@@ -126,6 +140,16 @@ impl Cut {
             Cut::ThreadRefused { threads } => format!(
                 "refused a thread at the thread limit ({threads}) and went on without it: the program took a path a run with more threads would not (raise --max-threads)"
             ),
+            Cut::Looped {
+                steps,
+                fair_from,
+                unseen,
+                ..
+            } => format!(
+                "a possible livelock, not shown: under a fair schedule from step {fair_from}, {} later memory and every thread's place were as they had been, but {}; raise --max-steps (or --max-fuel) to run it longer",
+                crate::report::text::count(steps - fair_from, "step"),
+                unseen.describe()
+            ),
             Cut::SearchSteps { steps } => format!(
                 "at the step limit ({steps} steps) before it ended: a fair schedule finished it, and the search explored no order past that step (raise --max-steps)"
             ),
@@ -135,9 +159,43 @@ impl Cut {
     /// The thread that was running, or whose budget ran out.
     pub fn thread(&self) -> ThreadId {
         match *self {
-            Cut::Steps { thread, .. } | Cut::Fuel { thread, .. } | Cut::Time { thread } => thread,
+            Cut::Steps { thread, .. }
+            | Cut::Fuel { thread, .. }
+            | Cut::Time { thread }
+            | Cut::Looped { thread, .. } => thread,
             // No thread in particular: the main one.
             Cut::MemoryRefused { .. } | Cut::ThreadRefused { .. } | Cut::SearchSteps { .. } => 0,
+        }
+    }
+}
+
+/// Why a state that came back, as memory and the threads' places show,
+/// was not shown to be a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unseen {
+    /// Compared with every thread's frames, no state came back.
+    Changed,
+    /// Some thread always stood in the middle of its code (a loop with no
+    /// scheduling point), where its frames are out of sight.
+    InSlices,
+    /// Going on round robin, the execution ended.
+    Ended,
+    /// The module could not be compiled to read its threads' frames.
+    NoReader,
+}
+
+impl Unseen {
+    /// Why, in words.
+    fn describe(self) -> &'static str {
+        match self {
+            Unseen::Changed => {
+                "a run that also compared every thread's wasm locals, operand stack and globals saw no state come back (a loop that counts in a local looks the same)"
+            }
+            Unseen::InSlices => {
+                "a thread was always in the middle of a loop with no scheduling point, where its wasm locals are out of sight"
+            }
+            Unseen::Ended => "going on round robin, the execution ended",
+            Unseen::NoReader => "the module could not be compiled to read its threads' wasm locals",
         }
     }
 }
@@ -309,7 +367,7 @@ impl Outcome {
                 FailureKind::Livelock,
                 looping.first().map_or(0, |t| t.thread),
                 format!(
-                    "livelock: weft went on under a fair schedule after {fair_from} steps, and {} steps later the execution was back in a state it had been in under that schedule (the same memory, every thread at the same place): no thread makes progress ({})",
+                    "livelock: weft went on under a fair schedule after {fair_from} steps, and {} steps later the execution was back in a state it had been in under that schedule; run again round robin, comparing every thread's wasm locals, operand stack and globals as well as memory, it came back to a state exactly, so it loops forever with every thread that can run getting its turn ({})",
                     steps - fair_from,
                     looping
                         .iter()

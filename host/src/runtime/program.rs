@@ -99,6 +99,15 @@ pub struct Program {
     /// Under the race check, for each site: whether it is a plain access in
     /// a library's code (see [`Rewritten::library`]).
     pub(super) library: Option<Arc<[bool]>>,
+    /// The instrumented module, for a program compiled to read threads'
+    /// wasm state from it.
+    pub(super) instrumented_wasm: Arc<[u8]>,
+    /// Whether this program is compiled for guest debugging, and its
+    /// executions read every thread's frames (see [`super::frames`]).
+    pub(super) reads_frames: bool,
+    /// The same module compiled to read threads' frames, made the first
+    /// time an execution needs it (see [`Program::state_reader`]).
+    pub(super) state_reader: Option<Box<Program>>,
 }
 
 /// A module rewritten for one instrumentation, as the cache keeps it.
@@ -247,7 +256,7 @@ impl Program {
             return Err(LoadError::MissingExport(abi::MAIN_EXPORT));
         }
         let instrumented = std::time::Instant::now();
-        let engine = engine().map_err(|e| LoadError::Compile(e.to_string()))?;
+        let engine = engine(false).map_err(|e| LoadError::Compile(e.to_string()))?;
         let engine_made = std::time::Instant::now();
         let module = compile_cache::compile(&engine, &out.wasm)
             .map_err(|e| LoadError::Compile(format!("{e:#}")))?;
@@ -283,6 +292,9 @@ impl Program {
             analysis_links,
             load_times,
             library: library.map(Arc::from),
+            instrumented_wasm: Arc::from(out.wasm),
+            reads_frames: false,
+            state_reader: None,
         })
     }
 
@@ -311,7 +323,7 @@ impl Program {
     /// its compiled code `compiled` (as `Module::serialize` wrote it).
     fn worker(&self, compiled: &[u8]) -> Result<Program, LoadError> {
         let compile = |e: wasmtime::Error| LoadError::Compile(format!("{e:#}"));
-        let engine = engine().map_err(compile)?;
+        let engine = engine(false).map_err(compile)?;
         // SAFETY: the bytes were serialized by this process, from a module
         // of an engine with the same configuration.
         let module = unsafe { Module::deserialize(&engine, compiled) }.map_err(compile)?;
@@ -340,7 +352,54 @@ impl Program {
             analysis_links: self.analysis_links.clone(),
             load_times: LoadTimes::default(),
             library: self.library.clone(),
+            instrumented_wasm: self.instrumented_wasm.clone(),
+            reads_frames: false,
+            state_reader: None,
         })
+    }
+
+    /// The same module compiled for guest debugging, whose executions read
+    /// every thread's wasm frames where it stops (see [`super::frames`]):
+    /// slower, so made the first time an execution must tell a livelock
+    /// from a loop whose state changes only in locals.
+    ///
+    /// # Errors
+    ///
+    /// When the module cannot be compiled for guest debugging.
+    pub(super) fn state_reader(&mut self) -> Result<&mut Program, LoadError> {
+        if self.state_reader.is_none() {
+            let compile = |e: wasmtime::Error| LoadError::Compile(format!("{e:#}"));
+            let engine = engine(true).map_err(compile)?;
+            let module =
+                compile_cache::compile(&engine, &self.instrumented_wasm).map_err(compile)?;
+            let linker = linker(&engine, &self.analysis_links)?;
+            self.state_reader = Some(Box::new(Program {
+                engine,
+                module,
+                linker,
+                sites: Arc::new(SiteTable::clone(&self.sites)),
+                memory: self.memory.clone(),
+                hash: self.hash,
+                options: self.options,
+                reuses_memory: self.reuses_memory,
+                entries: self.entries,
+                warm_memory: None,
+                instance_pre: None,
+                reuses_instances: self.reuses_instances,
+                warm_threads: Vec::new(),
+                exec: ExecHandle::idle(),
+                imported_funcs: self.imported_funcs.clone(),
+                access_log: self.access_log,
+                symbols: self.symbols.clone(),
+                analysis_links: self.analysis_links.clone(),
+                load_times: LoadTimes::default(),
+                library: self.library.clone(),
+                instrumented_wasm: self.instrumented_wasm.clone(),
+                reads_frames: true,
+                state_reader: None,
+            }));
+        }
+        Ok(self.state_reader.as_mut().expect("made above"))
     }
 
     /// The shared memory for the next execution: the warm one, else a new
@@ -453,16 +512,19 @@ impl Program {
         scheduler: Box<dyn Scheduler>,
         config: &RunConfig,
     ) -> (ExecutionResult, Box<dyn Scheduler>) {
-        self.execute_with(scheduler, config, Vec::new())
+        self.execute_with(scheduler, config, &Vec::new)
     }
 
-    /// Runs the module once under `scheduler` with `analyses` installed, in
-    /// that order; their reports are in [`ExecutionResult::reports`].
+    /// Runs the module once under `scheduler` with the analyses `analyses`
+    /// makes installed, in that order; their reports are in
+    /// [`ExecutionResult::reports`]. An execution that seems to loop is run
+    /// again on [`Program::state_reader`], with analyses made anew, to
+    /// compare complete states.
     pub fn execute_with(
         &mut self,
         scheduler: Box<dyn Scheduler>,
         config: &RunConfig,
-        analyses: Vec<Box<dyn Analysis>>,
+        analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
     ) -> (ExecutionResult, Box<dyn Scheduler>) {
         executor::run(self, scheduler, config, analyses)
     }
@@ -505,8 +567,10 @@ fn linker(
     Ok(linker)
 }
 
-/// The engine every program runs on (and the switch floor is measured on).
-pub(super) fn engine() -> wasmtime::Result<Engine> {
+/// The engine every program runs on (and the switch floor is measured on);
+/// with `reads_frames`, compiled for guest debugging (see
+/// [`Program::state_reader`]).
+pub(super) fn engine(reads_frames: bool) -> wasmtime::Result<Engine> {
     let mut pool = wasmtime::PoolingAllocationConfig::default();
     pool.total_core_instances(POOL_SLOTS)
         .total_stacks(POOL_SLOTS)
@@ -542,6 +606,8 @@ pub(super) fn engine() -> wasmtime::Result<Engine> {
         // Reports show the interleaving, not wasm stacks: capturing one on
         // every trap (a panicking guest traps) would only cost time.
         .wasm_backtrace_max_frames(None)
-        .cranelift_opt_level(wasmtime::OptLevel::Speed);
+        .cranelift_opt_level(wasmtime::OptLevel::Speed)
+        .guest_debug(reads_frames)
+        .epoch_interruption(reads_frames);
     Engine::new(&config)
 }

@@ -6,6 +6,7 @@
 //! imports that park by themselves.
 
 use super::analysis::{Access, Happening, Interest};
+use super::looping::CompleteStates;
 use super::shared_memory::GuestMemory;
 use super::state::{ExecHandle, ExecState};
 use super::thread::ThreadState;
@@ -48,6 +49,7 @@ pub(crate) async fn park(exec: ExecHandle) {
 /// A scheduling point inside an asynchronous import: asks the scheduler and
 /// parks if another thread was chosen.
 pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
+    super::frames::note(caller);
     let me = caller.data().tid;
     let exec = caller.data().exec.clone();
     let must_park = {
@@ -79,7 +81,8 @@ fn site_of(exec: &ExecState, site: i32) -> Result<Site> {
     }
 }
 
-fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
+fn point(mut caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
+    super::frames::note(&mut caller);
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let site_info = site_of(&exec, site)?;
@@ -96,7 +99,14 @@ fn point(caller: Caller<'_, ThreadData>, addr: i32, site: i32) -> Result<i32> {
 }
 
 /// `weft_rt.bulk`: `memory.copy` or `memory.fill` is about to run.
-fn bulk(caller: Caller<'_, ThreadData>, dst: i32, src: i32, len: i32, site: i32) -> Result<i32> {
+fn bulk(
+    mut caller: Caller<'_, ThreadData>,
+    dst: i32,
+    src: i32,
+    len: i32,
+    site: i32,
+) -> Result<i32> {
+    super::frames::note(&mut caller);
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let site_info = site_of(&exec, site)?;
@@ -119,7 +129,9 @@ fn reached_access(
     me: crate::trace::ThreadId,
     access: &Access,
 ) -> Result<i32> {
-    if exec.access(me, access) == Interest::Ignore {
+    // Comparing complete states, every access is a scheduling point: its
+    // call is where the thread's frames are read.
+    if exec.access(me, access) == Interest::Ignore && exec.complete_states != CompleteStates::On {
         return Ok(0);
     }
     exec.record(
@@ -373,6 +385,7 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             points.record();
         }
         exec.spawn_queue.push((child, start_arg));
+        exec.threads[child as usize].frames = Some(super::frames::not_started(start_arg));
         exec.record(me, EventKind::Spawn { child }, 0, None);
         child
     };
@@ -401,7 +414,8 @@ fn log_call(caller: &Caller<'_, ThreadData>, what: Happening<'_>) {
 /// Adds the `weft_rt` imports and `wasi.thread-spawn` to `linker`.
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::POINT.name, point)?;
-    linker.func_wrap_async(abi::RT_MODULE, abi::PARK.name, |caller, (): ()| {
+    linker.func_wrap_async(abi::RT_MODULE, abi::PARK.name, |mut caller, (): ()| {
+        super::frames::note(&mut caller);
         let exec = caller.data().exec.clone();
         Box::new(async move { park(exec).await })
     })?;

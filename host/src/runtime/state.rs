@@ -3,8 +3,8 @@
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
 use super::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Logged};
-use super::looping::LoopWatch;
-use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
+use super::looping::{CompleteStates, CycleWatch, LoopWatch};
+use super::outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated, Unseen};
 use super::point_buffer::{MAX_BUDGET, PointBuffer};
 use super::shared_memory::GuestMemory;
 use super::step_watch::StepWatch;
@@ -78,6 +78,14 @@ pub(crate) struct ExecState {
     pub fair_from: Option<u64>,
     /// The fingerprints of its states (see [`super::looping`]).
     loop_watch: LoopWatch,
+    /// Whether fingerprints hold every thread's frames (see
+    /// [`CompleteStates`]).
+    pub complete_states: CompleteStates,
+    /// Under [`CompleteStates::On`], the complete states seen.
+    cycle_watch: CycleWatch,
+    /// The decisions made before the execution went on under a fair
+    /// schedule.
+    pub decisions_when_fair: usize,
     /// How often the guest read the clock or random bytes: state of the
     /// host that a loop may depend on.
     pub host_reads: u64,
@@ -146,6 +154,9 @@ impl ExecState {
             step_bound: limits.max_steps,
             fair_from: None,
             loop_watch: LoopWatch::new(limits.max_steps),
+            complete_states: CompleteStates::Off,
+            cycle_watch: CycleWatch::default(),
+            decisions_when_fair: 0,
             host_reads: 0,
             committed_run: None,
             analyses: Vec::new(),
@@ -514,6 +525,7 @@ impl ExecState {
     fn go_fair(&mut self) {
         let from = self.step.saturating_sub(1);
         self.fair_from = Some(from);
+        self.decisions_when_fair = self.decisions.len();
         self.loop_watch.restart(from);
         self.step_bound =
             from.saturating_add(self.limits.max_steps.saturating_mul(super::FAIR_STEPS));
@@ -529,12 +541,12 @@ impl ExecState {
     /// schedule), else as inconclusive.
     pub fn limit_outcome(&self, me: ThreadId, cut: Cut) -> Outcome {
         // Fingerprints need the shared memory: without it the watch has
-        // none, and nothing counts as a loop.
-        let now = self.fingerprint();
+        // none, and nothing counts as a loop. Complete states count as a
+        // loop only where they came back (see `watch_for_loops`).
+        let repeated = self.complete_states == CompleteStates::Off
+            && self.loop_watch.repeated(self.fingerprint().as_ref());
         match self.fair_from {
-            Some(fair_from) if self.loop_watch.repeated(now.as_ref()) => {
-                self.livelock(me, fair_from)
-            }
+            Some(fair_from) if repeated => self.livelock(me, fair_from),
             _ => Outcome::Inconclusive(cut),
         }
     }
@@ -556,6 +568,35 @@ impl ExecState {
         self.memory.as_deref().map_or(0, |m| m.visible_bytes()) as u64
     }
 
+    /// On the state reader, once the decisions of the execution it checks
+    /// are made: from now on round robin runs the execution, a fair
+    /// schedule, for a step limit and a compute budget more, every point
+    /// calls the host, and complete states are compared at each (see
+    /// [`super::looping`]).
+    fn begin_complete_states(&mut self) {
+        if let CompleteStates::After(decisions) = self.complete_states
+            && self.decisions.len() >= decisions
+        {
+            self.complete_states = CompleteStates::On;
+            self.every_point = true;
+            self.fair_from.get_or_insert(self.step);
+            self.step_bound = self.step.saturating_add(self.limits.max_steps);
+            for thread in &mut self.threads {
+                thread.slices = 0;
+            }
+        }
+    }
+
+    /// Why a run on the state reader that ended inconclusive showed no
+    /// loop: it compared no complete state at all, or none came back.
+    pub fn unseen(&self) -> Unseen {
+        if self.cycle_watch.compared() == 0 {
+            Unseen::InSlices
+        } else {
+            Unseen::Changed
+        }
+    }
+
     /// The livelock of an execution that went on under a fair schedule
     /// from `fair_from` (`me` runs).
     fn livelock(&self, me: ThreadId, fair_from: u64) -> Outcome {
@@ -571,13 +612,28 @@ impl ExecState {
     /// progress, and the execution ends as a livelock (then this returns
     /// true).
     fn watch_for_loops(&mut self, me: ThreadId) -> bool {
-        let (Some(fair_from), Some(fingerprint)) = (self.fair_from, self.fingerprint()) else {
+        let Some(fair_from) = self.fair_from else {
             return false;
         };
-        if !self
-            .loop_watch
-            .keep(self.step, self.visible_bytes(), fingerprint)
-        {
+        let looped = match self.complete_states {
+            CompleteStates::Off => self.fingerprint().is_some_and(|fingerprint| {
+                self.loop_watch
+                    .keep(self.step, self.visible_bytes(), fingerprint)
+            }),
+            CompleteStates::After(_) => false,
+            CompleteStates::On => {
+                let (Some(threads), Some(memory)) = (self.threads_digest(), self.memory.as_deref())
+                else {
+                    return false;
+                };
+                self.cycle_watch.came_back(threads, || {
+                    let mut hasher = blake3::Hasher::new();
+                    memory.hash_into(&mut hasher);
+                    hasher.finalize()
+                })
+            }
+        };
+        if !looped {
             return false;
         }
         let outcome = self.livelock(me, fair_from);
@@ -585,11 +641,22 @@ impl ExecState {
         true
     }
 
+    /// Thread `me` ended a time slice at an epoch check (see
+    /// [`super::frames::at_epoch_check`]), as the executor ends one where
+    /// fuel runs out; returns whether it must park.
+    pub fn end_slice(&mut self, me: ThreadId) -> bool {
+        self.point_reached(me);
+        self.record(me, EventKind::Slice, 0, None);
+        self.slice_used(me);
+        self.schedule(me)
+    }
+
     /// Thread `me` used up a time slice of fuel: past its compute budget
     /// ([`super::Limits::max_fuel`]), a limit is reached. Under a fair
     /// schedule every slice is fingerprinted: a loop with no scheduling
     /// point runs in slices.
     pub fn slice_used(&mut self, me: ThreadId) {
+        self.begin_complete_states();
         if self.fair_from.is_some()
             && self.loop_watch.slice_due(self.visible_bytes())
             && self.watch_for_loops(me)
@@ -604,13 +671,38 @@ impl ExecState {
         }
     }
 
-    /// A fingerprint of the execution's state, as far as the host sees it:
-    /// the shared memory, where each thread stands and what it waits for,
-    /// and how often the program read the host's state. `None` when the
-    /// memory is not shared, so the host cannot read it between steps.
+    /// A fingerprint of the execution's state, as far as the host sees it
+    /// without frames: the shared memory, where each thread stands and
+    /// what it waits for, and how often the program read the host's state.
+    /// `None` when the memory is not shared, so the host cannot read it
+    /// between steps.
     fn fingerprint(&self) -> Option<blake3::Hash> {
         let mut hasher = blake3::Hasher::new();
         self.memory.as_ref()?.hash_into(&mut hasher);
+        self.places_into(&mut hasher);
+        Some(hasher.finalize())
+    }
+
+    /// The complete state but memory (see [`CompleteStates::On`]): the
+    /// thread that runs, every live thread's frames, where each stands and
+    /// what it waits for. `None` when a thread's frames are out of sight.
+    fn threads_digest(&self) -> Option<blake3::Hash> {
+        let mut hasher = blake3::Hasher::new();
+        // Round robin goes on from the thread that runs.
+        hasher.update(&self.current.to_le_bytes());
+        for thread in &self.threads {
+            if thread.state != ThreadState::Exited {
+                hasher.update(thread.frames?.as_bytes());
+            }
+        }
+        self.places_into(&mut hasher);
+        Some(hasher.finalize())
+    }
+
+    /// Feeds `hasher` where each thread stands and what it waits for
+    /// (deadlines relative to the virtual clock), and how often the program
+    /// read the host's state.
+    fn places_into(&self, hasher: &mut blake3::Hasher) {
         let now = self.clock_ns;
         for thread in &self.threads {
             let (kind, addr, remaining, site) = match thread.state {
@@ -646,7 +738,6 @@ impl ExecState {
         }
         hasher.update(&self.host_reads.to_le_bytes());
         hasher.update(&(self.values.len() as u64).to_le_bytes());
-        Some(hasher.finalize())
     }
 
     /// The threads that can still run, and where they stand (`me` runs).
@@ -731,6 +822,7 @@ impl ExecState {
             self.scheduler.observe(Notice::StepEnded(end));
         }
         self.step_passed();
+        self.begin_complete_states();
         if self.step > self.step_bound {
             self.limit_reached(
                 me,

@@ -18,6 +18,12 @@ pub(crate) struct ThreadData {
     pub(super) env: Arc<Vec<String>>,
     pub(super) max_memory_bytes: u64,
     pub(super) wasi: Option<WasiP1Ctx>,
+    /// Whether the program reads its threads' frames (see
+    /// [`super::frames`]).
+    pub(super) reads_frames: bool,
+    /// Once complete states are compared: the epoch checks the thread
+    /// passed in its time slice (see [`super::frames::at_epoch_check`]).
+    pub(super) slice_checks: Option<u64>,
 }
 
 impl ThreadData {

@@ -33,7 +33,7 @@ type Thread = Pin<Box<dyn Future<Output = wasmtime::Result<()>>>>;
 ///
 /// When the engine or the module cannot be made (not expected).
 pub fn measure(deadline: Instant) -> wasmtime::Result<(Duration, u64)> {
-    let engine = engine()?;
+    let engine = engine(false)?;
     let module = Module::new(&engine, PARKING_LOOP)?;
     let mut linker: Linker<()> = Linker::new(&engine);
     linker.func_wrap_async("host", "park", |_caller, (): ()| {

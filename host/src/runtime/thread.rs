@@ -83,6 +83,10 @@ pub(crate) struct Thread {
     /// Time slices it used up (each [`super::SLICE_FUEL`] fuel units) since
     /// the execution began, or went on under a fair schedule.
     pub(super) slices: u64,
+    /// In a program that reads frames: the digest of its wasm state where
+    /// it last stopped in a call to the host (see [`super::frames`]);
+    /// `None` while it runs on or stands in a time slice.
+    pub(super) frames: Option<blake3::Hash>,
 }
 
 impl Thread {
@@ -104,6 +108,7 @@ impl Thread {
             exit_value: None,
             last_site: None,
             slices: 0,
+            frames: None,
         }
     }
 

@@ -17,6 +17,9 @@ pub struct ReplayScheduler {
     values: Vec<u64>,
     /// Index of the next value to use; never beyond `values.len()`.
     next_value: usize,
+    /// Past the recorded choices, whether it goes on round robin (and
+    /// draws 0) rather than report the schedule exhausted.
+    then_round_robin: bool,
 }
 
 impl ReplayScheduler {
@@ -27,6 +30,17 @@ impl ReplayScheduler {
             next: 0,
             values,
             next_value: 0,
+            then_round_robin: false,
+        }
+    }
+
+    /// A scheduler that replays `decisions` and `values`, then goes on
+    /// round robin, drawing 0 for every value: a fair continuation that
+    /// depends on nothing but the execution's state.
+    pub fn then_round_robin(decisions: Vec<ThreadId>, values: Vec<u64>) -> Self {
+        ReplayScheduler {
+            then_round_robin: true,
+            ..ReplayScheduler::new(decisions, values)
         }
     }
 }
@@ -35,10 +49,13 @@ impl Scheduler for ReplayScheduler {
     fn choose(
         &mut self,
         enabled: &[ThreadView],
-        _current: Option<ThreadId>,
+        current: Option<ThreadId>,
         step: u64,
     ) -> Result<ThreadId, ScheduleError> {
         let Some(&expected) = self.decisions.get(self.next) else {
+            if self.then_round_robin {
+                return Ok(super::round_robin(enabled, current));
+            }
             return Err(ScheduleError::Exhausted {
                 decisions: self.decisions.len(),
                 step,
@@ -57,6 +74,9 @@ impl Scheduler for ReplayScheduler {
     fn choose_value(&mut self, bound: u64, step: u64) -> Result<u64, ScheduleError> {
         let index = self.next_value;
         let Some(&value) = self.values.get(index) else {
+            if self.then_round_robin {
+                return Ok(0);
+            }
             return Err(ScheduleError::ValueDiverged {
                 index,
                 step,

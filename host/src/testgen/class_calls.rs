@@ -108,11 +108,10 @@ mod tests {
         )
         .unwrap();
         let mut program = crate::execution::load(&wasm, Default::default()).unwrap();
-        let calls = ClassCalls::new(vec!["add".into()]);
         let (result, _) = program.execute_with(
             Box::new(RandomScheduler::new(0)),
             &RunConfig::default(),
-            vec![Box::new(calls)],
+            &|| vec![Box::new(ClassCalls::new(vec!["add".into()]))],
         );
         assert_eq!(result.outcome, Outcome::Exited(0));
         let (result, _) = program.execute(Box::new(RandomScheduler::new(0)), &RunConfig::default());

@@ -1,0 +1,200 @@
+//! A thread's own state beyond memory, as a program compiled to read it
+//! sees it (see [`super::Program::state_reader`]): every wasm frame's
+//! function, position, locals and operand stack, and its instance's
+//! globals (the stack pointer, the thread's TLS block).
+//!
+//! wasmtime's guest debugging reads a frame's locals and operand stack
+//! while the thread is stopped in a call to an import or at an epoch
+//! check, so the digest is taken at each import that may stop the thread,
+//! and, once complete states are compared, time slices end at epoch
+//! checks ([`at_epoch_check`]) rather than where fuel runs out (where
+//! wasmtime cannot read the frames). A thread suspended at either keeps
+//! its digest; a thread that runs on has none. A digest covers what the thread can go on from: two
+//! equal digests, with the same memory and the same host-side state, run
+//! the thread the same way.
+
+use super::looping::CompleteStates;
+use super::rt_imports::park;
+use super::store_data::ThreadData;
+use wasmtime::{AsContextMut, Caller, StoreContextMut, UpdateDeadline, Val};
+
+/// In a program that reads frames, keeps the digest of the calling
+/// thread's frames: the state it stands in until it runs on. Called by
+/// every import that may stop the thread.
+///
+/// Where the thread's time slice ends is state too: once complete states
+/// are compared ([`CompleteStates::On`]), each such call starts the
+/// thread's slice afresh (see [`at_epoch_check`]), so that where it ends
+/// follows from the code the thread runs from here, and the digest says so
+/// (a thread that has not come here since then keeps the digest it had,
+/// and the slice it had).
+pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
+    if !caller.data().reads_frames {
+        return;
+    }
+    let fresh_slice = caller.data().exec.get().complete_states == CompleteStates::On;
+    if fresh_slice {
+        if caller.data().slice_checks.is_none() {
+            // Slices end at epoch checks from now on, not where fuel runs
+            // out.
+            let _ = caller.as_context_mut().fuel_async_yield_interval(None);
+        }
+        caller.data_mut().slice_checks = Some(0);
+    }
+    let digest = digest(caller.as_context_mut(), fresh_slice);
+    let data = caller.data();
+    data.exec.get().threads[data.tid as usize].frames = digest;
+}
+
+/// Epoch checks a time slice lasts, once complete states are compared (a
+/// loop iteration or a function call each).
+const CHECKS_PER_SLICE: u64 = 10_000;
+
+/// The epoch check of a thread of a program that reads frames (see
+/// [`super::Program::state_reader`]), at the start of each loop iteration
+/// and function call once the engine's epoch was raised, which the
+/// executor does when complete states begin to be compared: from then on
+/// the thread's time slices end here, after [`CHECKS_PER_SLICE`] checks,
+/// where its frames can be read, instead of where its fuel runs out (which
+/// would depend on fuel spent before). At a slice's end the thread stops
+/// as at a scheduling point, and parks if another thread is chosen.
+pub(super) fn at_epoch_check(
+    mut store: StoreContextMut<'_, ThreadData>,
+) -> wasmtime::Result<UpdateDeadline> {
+    if store.data().exec.get().complete_states != CompleteStates::On {
+        // An epoch raised for an execution before: checks stop until the
+        // next is raised.
+        return Ok(UpdateDeadline::Continue(1));
+    }
+    let checks = match store.data().slice_checks {
+        Some(checks) => checks + 1,
+        None => {
+            // Slices end here from now on, not where fuel runs out.
+            store.fuel_async_yield_interval(None)?;
+            1
+        }
+    };
+    if checks < CHECKS_PER_SLICE {
+        store.data_mut().slice_checks = Some(checks);
+        return Ok(UpdateDeadline::Continue(0));
+    }
+    store.data_mut().slice_checks = Some(0);
+    let digest = digest(store.as_context_mut(), true);
+    let me = store.data().tid;
+    let exec = store.data().exec.clone();
+    let must_park = {
+        let mut state = exec.get();
+        state.threads[me as usize].frames = digest;
+        state.end_slice(me)
+    };
+    if must_park {
+        Ok(UpdateDeadline::YieldCustom(0, Box::pin(park(exec))))
+    } else {
+        Ok(UpdateDeadline::Continue(0))
+    }
+}
+
+/// The digest of the wasm state of the thread whose call to the host
+/// `store` is in, and whether its time slice starts afresh: `None` when a
+/// frame cannot be read.
+fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Option<blake3::Hash> {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&[u8::from(fresh_slice)]);
+    let frames: Vec<_> = store.debug_exit_frames().collect();
+    let mut instance = None;
+    for exit in frames {
+        let mut frame = Some(exit);
+        while let Some(handle) = frame {
+            match handle.wasm_function_index_and_pc(&mut store).ok()? {
+                Some((function, pc)) => {
+                    hasher.update(&function.as_u32().to_le_bytes());
+                    hasher.update(&pc.raw().to_le_bytes());
+                }
+                None => {
+                    hasher.update(&u32::MAX.to_le_bytes());
+                }
+            }
+            instance.get_or_insert(handle.instance(&mut store).ok()?);
+            let locals = handle.num_locals(&mut store).ok()?;
+            hasher.update(&locals.to_le_bytes());
+            for index in 0..locals {
+                hash_value(&mut hasher, &handle.local(&mut store, index).ok()?);
+            }
+            let stack = handle.num_stacks(&mut store).ok()?;
+            hasher.update(&stack.to_le_bytes());
+            for index in 0..stack {
+                hash_value(&mut hasher, &handle.stack(&mut store, index).ok()?);
+            }
+            frame = handle.parent(&mut store).ok()?;
+        }
+        // Activations are separated by host code.
+        hasher.update(b"|");
+    }
+    if let Some(instance) = instance {
+        hash_globals(&mut hasher, instance, store.as_context_mut());
+    }
+    Some(hasher.finalize())
+}
+
+/// The digest of a thread that has not started: what it starts with.
+pub(super) fn not_started(start_arg: i32) -> blake3::Hash {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"not started");
+    hasher.update(&start_arg.to_le_bytes());
+    hasher.finalize()
+}
+
+/// Hashes every global of `instance`, in index order.
+fn hash_globals(
+    hasher: &mut blake3::Hasher,
+    instance: wasmtime::Instance,
+    mut store: StoreContextMut<'_, ThreadData>,
+) {
+    let mut index = 0;
+    while let Some(global) = instance.debug_global(&mut store, index) {
+        hash_value(hasher, &global.get(&mut store));
+        index += 1;
+    }
+}
+
+/// Hashes a wasm value: its type and its bits (references by whether they
+/// are null: C, C++, Zig and Rust programs keep none in frames).
+fn hash_value(hasher: &mut blake3::Hasher, value: &Val) {
+    match value {
+        Val::I32(v) => {
+            hasher.update(&[0]);
+            hasher.update(&v.to_le_bytes());
+        }
+        Val::I64(v) => {
+            hasher.update(&[1]);
+            hasher.update(&v.to_le_bytes());
+        }
+        Val::F32(bits) => {
+            hasher.update(&[2]);
+            hasher.update(&bits.to_le_bytes());
+        }
+        Val::F64(bits) => {
+            hasher.update(&[3]);
+            hasher.update(&bits.to_le_bytes());
+        }
+        Val::V128(v) => {
+            hasher.update(&[4]);
+            hasher.update(&v.as_u128().to_le_bytes());
+        }
+        Val::FuncRef(f) => {
+            hasher.update(&[5, u8::from(f.is_some())]);
+        }
+        Val::ExternRef(r) => {
+            hasher.update(&[6, u8::from(r.is_some())]);
+        }
+        Val::AnyRef(r) => {
+            hasher.update(&[7, u8::from(r.is_some())]);
+        }
+        Val::ExnRef(r) => {
+            hasher.update(&[8, u8::from(r.is_some())]);
+        }
+        Val::ContRef(r) => {
+            hasher.update(&[9, u8::from(r.is_some())]);
+        }
+    }
+}
