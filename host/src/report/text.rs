@@ -330,7 +330,7 @@ fn print_stream(out: &mut String, title: &str, bytes: &[u8]) {
 }
 
 /// `n` and `noun`, plural unless `n` is 1.
-pub(crate) fn count(n: u64, noun: &str) -> String {
+fn count(n: u64, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

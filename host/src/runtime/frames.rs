@@ -18,32 +18,58 @@ use super::rt_imports::park;
 use super::store_data::ThreadData;
 use wasmtime::{AsContextMut, Caller, StoreContextMut, UpdateDeadline, Val};
 
-/// In a program that reads frames, keeps the digest of the calling
-/// thread's frames: the state it stands in until it runs on. Called by
-/// every import that may stop the thread.
+/// Once complete states are compared ([`CompleteStates::On`]), keeps the
+/// digest of the calling thread's frames: the state it stands in until it
+/// runs on. Called by every import that may stop the thread.
 ///
-/// Where the thread's time slice ends is state too: once complete states
-/// are compared ([`CompleteStates::On`]), each such call starts the
-/// thread's slice afresh (see [`at_epoch_check`]), so that where it ends
-/// follows from the code the thread runs from here, and the digest says so
-/// (a thread that has not come here since then keeps the digest it had,
-/// and the slice it had).
+/// Where the thread's time slice ends is state too: each such call starts
+/// the thread's slice afresh (see [`at_epoch_check`]), so that where it
+/// ends follows from the code the thread runs from here, and the digest
+/// says so (a thread that has not come here since then keeps the digest
+/// it had, and the slice it had).
 pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
+    if !caller.data().reads_frames || caller.data().exec.get().complete_states != CompleteStates::On
+    {
+        return;
+    }
+    if caller.data().slice_checks.is_none() {
+        // Slices end at epoch checks from now on, not where fuel runs out.
+        let _ = caller.as_context_mut().fuel_async_yield_interval(None);
+    }
+    caller.data_mut().slice_checks = Some(0);
+    let digest = digest(caller.as_context_mut(), true);
+    let data = caller.data();
+    data.exec.get().threads[data.tid as usize].frames = digest;
+}
+
+/// Keeps the digest of the frames of a thread about to park, where
+/// [`note`] did not: before complete states are compared (a thread parked
+/// when the comparing begins may never run again, and its frames can be
+/// read only now; its digest is of no use once it runs on, see the switch
+/// to [`CompleteStates::On`] in [`super::state::ExecState`]), and in the
+/// call during which the comparing began.
+pub(super) fn note_parking(caller: &mut Caller<'_, ThreadData>) {
     if !caller.data().reads_frames {
         return;
     }
-    let fresh_slice = caller.data().exec.get().complete_states == CompleteStates::On;
-    if fresh_slice {
-        if caller.data().slice_checks.is_none() {
-            // Slices end at epoch checks from now on, not where fuel runs
-            // out.
-            let _ = caller.as_context_mut().fuel_async_yield_interval(None);
+    let (states, noted) = {
+        let data = caller.data();
+        let exec = data.exec.get();
+        (
+            exec.complete_states,
+            exec.threads[data.tid as usize].frames.is_some(),
+        )
+    };
+    match states {
+        CompleteStates::Off => {}
+        CompleteStates::After(_) => {
+            let digest = digest(caller.as_context_mut(), false);
+            let data = caller.data();
+            data.exec.get().threads[data.tid as usize].frames = digest;
         }
-        caller.data_mut().slice_checks = Some(0);
+        CompleteStates::On if !noted => note(caller),
+        CompleteStates::On => {}
     }
-    let digest = digest(caller.as_context_mut(), fresh_slice);
-    let data = caller.data();
-    data.exec.get().threads[data.tid as usize].frames = digest;
 }
 
 /// Epoch checks a time slice lasts, once complete states are compared (a

@@ -146,8 +146,9 @@ impl Cut {
                 unseen,
                 ..
             } => format!(
-                "a possible livelock, not shown: under a fair schedule from step {fair_from}, {} later memory and every thread's place were as they had been, but {}; raise --max-steps (or --max-fuel) to run it longer",
-                crate::report::text::count(steps - fair_from, "step"),
+                "a possible livelock, not shown: under a fair schedule from step {fair_from}, {} step{} later memory and every thread's place were as they had been, but {}; raise --max-steps (or --max-fuel) to run it longer",
+                steps - fair_from,
+                if steps - fair_from == 1 { "" } else { "s" },
                 unseen.describe()
             ),
             Cut::SearchSteps { steps } => format!(

@@ -58,6 +58,7 @@ pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
         state.schedule(me)
     };
     if must_park {
+        super::frames::note_parking(caller);
         park(exec).await;
     }
 }
@@ -218,6 +219,7 @@ async fn wait(
         exec.schedule(me)
     };
     if must_park {
+        super::frames::note_parking(caller);
         park(caller.data().exec.clone()).await;
     }
     let mut exec = caller.data().exec.get();
@@ -416,6 +418,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::POINT.name, point)?;
     linker.func_wrap_async(abi::RT_MODULE, abi::PARK.name, |mut caller, (): ()| {
         super::frames::note(&mut caller);
+        super::frames::note_parking(&mut caller);
         let exec = caller.data().exec.clone();
         Box::new(async move { park(exec).await })
     })?;

@@ -579,6 +579,9 @@ impl ExecState {
         {
             self.complete_states = CompleteStates::On;
             self.every_point = true;
+            // The running thread's frames were read when it last parked:
+            // it ran on since.
+            self.threads[self.current as usize].frames = None;
             self.fair_from.get_or_insert(self.step);
             self.step_bound = self.step.saturating_add(self.limits.max_steps);
             for thread in &mut self.threads {
