@@ -368,7 +368,9 @@ fn execute(
         .map(|sites| scheduled_sites(sites, &config.point_sites));
     exec.get().complete_states = complete_states;
     let main = exec.get().add_thread();
-    exec.get().threads[main as usize].frames = Some(super::frames::not_started(0));
+    if program.reads_frames {
+        exec.get().threads[main as usize].frames = Some(super::frames::not_started(0));
+    }
     exec.get().begin_analyses();
     let ended = exec.get().end.is_some();
     if !ended && let Err(e) = drive(program, &exec, config, main) {

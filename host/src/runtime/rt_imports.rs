@@ -387,7 +387,9 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             points.record();
         }
         exec.spawn_queue.push((child, start_arg));
-        exec.threads[child as usize].frames = Some(super::frames::not_started(start_arg));
+        if caller.data().reads_frames {
+            exec.threads[child as usize].frames = Some(super::frames::not_started(start_arg));
+        }
         exec.record(me, EventKind::Spawn { child }, 0, None);
         child
     };
