@@ -133,6 +133,21 @@ mod tests {
     }
 
     #[test]
+    fn goes_on_round_robin_past_the_recorded_choices_when_asked() {
+        let mut s = ReplayScheduler::then_round_robin(vec![2], vec![7]);
+        assert_eq!(s.choose(&views(&[0, 1, 2]), Some(0), 1), Ok(2));
+        assert_eq!(s.choose_value(10, 1), Ok(7));
+        // Round robin: the next enabled thread after the current one.
+        assert_eq!(s.choose(&views(&[0, 1, 2]), Some(2), 2), Ok(0));
+        assert_eq!(s.choose(&views(&[0, 1, 2]), Some(0), 3), Ok(1));
+        assert_eq!(s.choose(&views(&[0, 2]), Some(0), 4), Ok(2));
+        assert_eq!(s.choose_value(10, 4), Ok(0));
+        // A new execution follows the recorded choices again.
+        s.observe(Notice::ExecutionStarted);
+        assert_eq!(s.choose(&views(&[0, 1, 2]), Some(0), 1), Ok(2));
+    }
+
+    #[test]
     fn reports_exhaustion() {
         let mut s = ReplayScheduler::new(vec![], vec![]);
         assert!(matches!(
