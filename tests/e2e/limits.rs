@@ -3,7 +3,7 @@
 //! inconclusive (exit 3); a livelock is reported only with evidence, a
 //! state it came back to under a fair schedule.
 
-use crate::support::{arg, build_c, weft_in};
+use crate::support::{arg, build_c, build_c_with, weft_in};
 
 /// Two workers each add to a counter a million times, taking a lock every
 /// hundredth time: correct, and longer than a step limit of 100,000 and
@@ -462,20 +462,6 @@ fn a_bounded_search_that_cannot_see_plain_accesses_claims_nothing() {
     assert!(!out.stdout.contains("explored all"), "{}", out.stdout);
 }
 
-/// Builds the C program `source` as `name.wasm` in `dir` with `weft cc` and
-/// `flags` (an optimisation level).
-fn build_c_at(dir: &std::path::Path, name: &str, source: &str, level: &str) -> std::path::PathBuf {
-    let file = dir.join(format!("{name}.c"));
-    std::fs::write(&file, source).unwrap();
-    let module = dir.join(format!("{name}.wasm"));
-    let out = weft_in(
-        dir,
-        &["cc", level, "-pthread", arg(&file), "-o", arg(&module)],
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    module
-}
-
 /// One thread computes for 200 million iterations with no scheduling point:
 /// far longer than a small compute budget.
 const COMPUTE: &str = r#"#include <stdio.h>
@@ -491,7 +477,7 @@ int main(void) {
 fn a_computation_past_a_small_compute_budget_is_inconclusive_never_a_livelock() {
     let dir = tempfile::tempdir().unwrap();
     for level in ["-O0", "-O2"] {
-        let module = build_c_at(dir.path(), &format!("compute{level}"), COMPUTE, level);
+        let module = build_c_with(dir.path(), &format!("compute{level}"), COMPUTE, &[level]);
         for fuel in ["1000", "100000", "500000"] {
             let out = weft_in(
                 dir.path(),
@@ -534,7 +520,12 @@ fn a_loop_counting_in_a_local_over_memory_that_cycles_is_no_livelock() {
     let dir = tempfile::tempdir().unwrap();
     for (watcher, level) in [("0", "-O0"), ("0", "-O2"), ("1", "-O0"), ("1", "-O2")] {
         let source = RING.replace("WATCHER", watcher);
-        let module = build_c_at(dir.path(), &format!("ring{watcher}{level}"), &source, level);
+        let module = build_c_with(
+            dir.path(),
+            &format!("ring{watcher}{level}"),
+            &source,
+            &[level],
+        );
         let out = weft_in(
             dir.path(),
             &["run", arg(&module), "--max-steps", "100000", "--json"],
@@ -603,7 +594,7 @@ fn spinning_that_no_schedule_ends_is_a_livelock_shown_on_complete_states() {
         ("empty", EMPTY_LOOP),
     ] {
         for level in ["-O0", "-O2"] {
-            let module = build_c_at(dir.path(), &format!("{name}{level}"), source, level);
+            let module = build_c_with(dir.path(), &format!("{name}{level}"), source, &[level]);
             let out = weft_in(dir.path(), &["run", arg(&module), "--json"]);
             assert_eq!(out.code, 1, "{name} {level}: {}", out.stdout);
             let json = out.json();

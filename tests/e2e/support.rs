@@ -94,14 +94,30 @@ pub fn build_c(dir: &Path, name: &str, source: &str) -> PathBuf {
     build_source(dir, &format!("{name}.c"), source)
 }
 
+/// Builds the C program `source` as `name.wasm` in `dir` with `weft build`
+/// and the compiler flags `flags` (an optimisation level, say).
+pub fn build_c_with(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
+    build_source_with(dir, &format!("{name}.c"), source, flags)
+}
+
 /// Builds the program `source`, whose language the extension of `file`
 /// says, as a module named after it in `dir` with `weft build`.
 pub fn build_source(dir: &Path, file: &str, source: &str) -> PathBuf {
+    build_source_with(dir, file, source, &[])
+}
+
+/// As [`build_source`], with the compiler flags `flags`.
+fn build_source_with(dir: &Path, file: &str, source: &str, flags: &[&str]) -> PathBuf {
     let c = dir.join(file);
     let name = c.file_stem().expect("a file name").to_owned();
     std::fs::write(&c, source).expect("write the source");
     let module = dir.join(name).with_extension("wasm");
-    let out = weft_in(dir, &["build", arg(&c), "-o", arg(&module)]);
+    let mut args = vec!["build", arg(&c), "-o", arg(&module)];
+    if !flags.is_empty() {
+        args.push("--");
+        args.extend_from_slice(flags);
+    }
+    let out = weft_in(dir, &args);
     assert_eq!(out.code, 0, "{}", out.stderr);
     module
 }

@@ -37,9 +37,7 @@ pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
         let _ = caller.as_context_mut().fuel_async_yield_interval(None);
     }
     caller.data_mut().slice_checks = Some(0);
-    let digest = digest(caller.as_context_mut(), true);
-    let data = caller.data();
-    data.exec.get().threads[data.tid as usize].frames = digest;
+    keep_digest(caller, true);
 }
 
 /// Keeps the digest of the frames of a thread about to park, where
@@ -62,14 +60,18 @@ pub(super) fn note_parking(caller: &mut Caller<'_, ThreadData>) {
     };
     match states {
         CompleteStates::Off => {}
-        CompleteStates::After(_) => {
-            let digest = digest(caller.as_context_mut(), false);
-            let data = caller.data();
-            data.exec.get().threads[data.tid as usize].frames = digest;
-        }
+        CompleteStates::After(_) => keep_digest(caller, false),
         CompleteStates::On if !noted => note(caller),
         CompleteStates::On => {}
     }
+}
+
+/// Keeps the digest of the calling thread's frames as its state (see
+/// [`digest`]).
+fn keep_digest(caller: &mut Caller<'_, ThreadData>, fresh_slice: bool) {
+    let digest = digest(caller.as_context_mut(), fresh_slice);
+    let data = caller.data();
+    data.exec.get().threads[data.tid as usize].frames = digest;
 }
 
 /// Epoch checks a time slice lasts, once complete states are compared (a
@@ -186,41 +188,18 @@ fn hash_globals(
 /// Hashes a wasm value: its type and its bits (references by whether they
 /// are null: C, C++, Zig and Rust programs keep none in frames).
 fn hash_value(hasher: &mut blake3::Hasher, value: &Val) {
-    match value {
-        Val::I32(v) => {
-            hasher.update(&[0]);
-            hasher.update(&v.to_le_bytes());
-        }
-        Val::I64(v) => {
-            hasher.update(&[1]);
-            hasher.update(&v.to_le_bytes());
-        }
-        Val::F32(bits) => {
-            hasher.update(&[2]);
-            hasher.update(&bits.to_le_bytes());
-        }
-        Val::F64(bits) => {
-            hasher.update(&[3]);
-            hasher.update(&bits.to_le_bytes());
-        }
-        Val::V128(v) => {
-            hasher.update(&[4]);
-            hasher.update(&v.as_u128().to_le_bytes());
-        }
-        Val::FuncRef(f) => {
-            hasher.update(&[5, u8::from(f.is_some())]);
-        }
-        Val::ExternRef(r) => {
-            hasher.update(&[6, u8::from(r.is_some())]);
-        }
-        Val::AnyRef(r) => {
-            hasher.update(&[7, u8::from(r.is_some())]);
-        }
-        Val::ExnRef(r) => {
-            hasher.update(&[8, u8::from(r.is_some())]);
-        }
-        Val::ContRef(r) => {
-            hasher.update(&[9, u8::from(r.is_some())]);
-        }
-    }
+    let (kind, bits): (u8, u128) = match value {
+        Val::I32(v) => (0, u128::from(*v as u32)),
+        Val::I64(v) => (1, u128::from(*v as u64)),
+        Val::F32(bits) => (2, u128::from(*bits)),
+        Val::F64(bits) => (3, u128::from(*bits)),
+        Val::V128(v) => (4, v.as_u128()),
+        Val::FuncRef(r) => (5, u128::from(r.is_some())),
+        Val::ExternRef(r) => (6, u128::from(r.is_some())),
+        Val::AnyRef(r) => (7, u128::from(r.is_some())),
+        Val::ExnRef(r) => (8, u128::from(r.is_some())),
+        Val::ContRef(r) => (9, u128::from(r.is_some())),
+    };
+    hasher.update(&[kind]);
+    hasher.update(&bits.to_le_bytes());
 }

@@ -166,22 +166,22 @@ impl CycleWatch {
     pub fn came_back(
         &mut self,
         threads: blake3::Hash,
-        memory: impl FnOnce() -> blake3::Hash,
+        mut memory: impl FnMut() -> blake3::Hash,
     ) -> bool {
         self.compared += 1;
-        let mut memory = Some(memory);
         let mut memory_now = None;
-        let mut memory_digest =
-            || *memory_now.get_or_insert_with(|| (memory.take().expect("once"))());
         if let Some((kept_threads, kept_memory)) = self.kept
             && kept_threads == threads
-            && kept_memory == memory_digest()
         {
-            return true;
+            let now = memory();
+            if now == kept_memory {
+                return true;
+            }
+            memory_now = Some(now);
         }
         self.since += 1;
         if self.kept.is_none() || self.since >= self.span {
-            self.kept = Some((threads, memory_digest()));
+            self.kept = Some((threads, memory_now.unwrap_or_else(memory)));
             self.since = 0;
             self.span = (self.span * 2).max(1);
         }

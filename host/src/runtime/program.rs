@@ -327,6 +327,18 @@ impl Program {
         // SAFETY: the bytes were serialized by this process, from a module
         // of an engine with the same configuration.
         let module = unsafe { Module::deserialize(&engine, compiled) }.map_err(compile)?;
+        self.sibling(engine, module, false)
+    }
+
+    /// Another program for the same module, compiled as `module` on
+    /// `engine` (for guest debugging when `reads_frames`): it shares nothing
+    /// an execution changes.
+    fn sibling(
+        &self,
+        engine: Engine,
+        module: Module,
+        reads_frames: bool,
+    ) -> Result<Program, LoadError> {
         let linker = linker(&engine, &self.analysis_links)?;
         Ok(Program {
             engine,
@@ -353,7 +365,7 @@ impl Program {
             load_times: LoadTimes::default(),
             library: self.library.clone(),
             instrumented_wasm: self.instrumented_wasm.clone(),
-            reads_frames: false,
+            reads_frames,
             state_reader: None,
         })
     }
@@ -372,32 +384,7 @@ impl Program {
             let engine = engine(true).map_err(compile)?;
             let module =
                 compile_cache::compile(&engine, &self.instrumented_wasm).map_err(compile)?;
-            let linker = linker(&engine, &self.analysis_links)?;
-            self.state_reader = Some(Box::new(Program {
-                engine,
-                module,
-                linker,
-                sites: Arc::new(SiteTable::clone(&self.sites)),
-                memory: self.memory.clone(),
-                hash: self.hash,
-                options: self.options,
-                reuses_memory: self.reuses_memory,
-                entries: self.entries,
-                warm_memory: None,
-                instance_pre: None,
-                reuses_instances: self.reuses_instances,
-                warm_threads: Vec::new(),
-                exec: ExecHandle::idle(),
-                imported_funcs: self.imported_funcs.clone(),
-                access_log: self.access_log,
-                symbols: self.symbols.clone(),
-                analysis_links: self.analysis_links.clone(),
-                load_times: LoadTimes::default(),
-                library: self.library.clone(),
-                instrumented_wasm: self.instrumented_wasm.clone(),
-                reads_frames: true,
-                state_reader: None,
-            }));
+            self.state_reader = Some(Box::new(self.sibling(engine, module, true)?));
         }
         Ok(self.state_reader.as_mut().expect("made above"))
     }
