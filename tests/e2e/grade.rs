@@ -211,6 +211,61 @@ fn a_submission_that_does_not_do_the_exercise_fails() {
     }
 }
 
+/// `source` with `from` replaced by `to` (which must be in it).
+fn edited(source: &str, from: &str, to: &str) -> String {
+    assert!(source.contains(from), "{from}");
+    source.replace(from, to)
+}
+
+/// Submissions that create the threads and keep the functions but whose
+/// threads take turns at the work (each joined before the next is
+/// created, or `main` doing all of it) fail: they do not do the exercise.
+#[test]
+fn a_submission_whose_threads_take_turns_at_the_work_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let exercise = root().join("exercises/lost-update");
+    let read = |file: &str| std::fs::read_to_string(exercise.join(file)).unwrap();
+    let c_loop = "    for (int i = 0; i < TELLERS; i++)\n        pthread_create(&tellers[i], NULL, teller, NULL);\n    for (int i = 0; i < TELLERS; i++)\n        pthread_join(tellers[i], NULL);";
+    let c_turns = "    for (int i = 0; i < TELLERS; i++) {\n        pthread_create(&tellers[i], NULL, teller, NULL);\n        pthread_join(tellers[i], NULL);\n    }";
+    let starter = read("starter/main.c");
+    let main_does_it = edited(
+        &edited(
+            &starter,
+            "    for (int i = 0; i < DEPOSITS; i++)\n        deposit(AMOUNT);\n",
+            "",
+        ),
+        "    printf(\"balance",
+        "    for (int i = 0; i < TELLERS * DEPOSITS; i++)\n        deposit(AMOUNT);\n    printf(\"balance",
+    );
+    let cases = [
+        ("turns.c", edited(&read("solution/main.c"), c_loop, c_turns)),
+        ("main_does_it.c", main_does_it),
+        (
+            "turns.rs",
+            edited(
+                &read("solution/main.rs"),
+                "let tellers: Vec<_> = (0..TELLERS).map(|_| thread::spawn(teller)).collect();\n    for t in tellers {\n        t.join().unwrap();\n    }",
+                "for _ in 0..TELLERS {\n        thread::spawn(teller).join().unwrap();\n    }",
+            ),
+        ),
+    ];
+    for (name, source) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, source).unwrap();
+        let (code, json) = grade(dir.path(), &exercise, &path, "20s");
+        let output = json["output"].as_str().unwrap();
+        assert_eq!(code, 1, "{name}: {output}");
+        assert!(
+            output.contains("does not do the exercise"),
+            "{name}: {output}"
+        );
+        assert!(
+            output.contains("never more than one thread was amid `deposit` at a time"),
+            "{name}: {output}"
+        );
+    }
+}
+
 #[test]
 fn an_exercise_folder_without_its_description_is_an_input_error() {
     let dir = tempfile::tempdir().unwrap();

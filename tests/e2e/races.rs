@@ -2,7 +2,7 @@
 //! their replay files, turned into scheduling points with `--races
 //! schedule`, and never reported on race-free programs.
 
-use crate::support::{arg, build_c, sample, weft, weft_in, without_sections};
+use crate::support::{arg, build_c, build_c_with, sample, weft, weft_in, without_sections};
 
 /// The racy samples, each with a source line one of its accesses is on.
 const RACY: [(&str, &str); 8] = [
@@ -416,4 +416,109 @@ int main(void) {
         assert!(message.contains("careless (mixed.c:14)"), "{message}");
         assert!(message.contains("careful (mixed.c:8)"), "{message}");
     }
+}
+
+/// 20,000 short-lived threads, two alive at a time, that lock, allocate
+/// and print; then two that race on a counter.
+const MANY_SHORT_LIVED: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static long counter, unlocked;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static void *work(void *arg) {
+    long n = (long)arg;
+    char *buf = malloc(32);
+    snprintf(buf, 32, "thread %ld", n);
+    pthread_mutex_lock(&m);
+    counter++;
+    pthread_mutex_unlock(&m);
+    if (n % 5000 == 0) puts(buf);
+    free(buf);
+    return 0;
+}
+static void *careless(void *arg) {
+    unlocked++;
+    return arg;
+}
+int main(int argc, char **argv) {
+    for (long i = 0; i < 10000; i++) {
+        pthread_t a, b;
+        pthread_create(&a, 0, work, (void *)(2 * i));
+        pthread_create(&b, 0, work, (void *)(2 * i + 1));
+        pthread_join(a, 0);
+        pthread_join(b, 0);
+    }
+    if (argc > 1) {
+        pthread_t a, b;
+        pthread_create(&a, 0, careless, 0);
+        pthread_create(&b, 0, careless, 0);
+        pthread_join(a, 0);
+        pthread_join(b, 0);
+    }
+    return counter != 20000;
+}
+"#;
+
+/// Runs `weft` with `args` in `dir`; its exit code, stdout and peak
+/// resident memory in MiB.
+fn weft_with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (i32, String, i64) {
+    use std::os::unix::process::ExitStatusExt;
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the weft binary runs");
+    let pid = child.id() as libc::pid_t;
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.expect("piped"), &mut stdout)
+        .expect("read stdout");
+    let mut status = 0;
+    // SAFETY: an all-zero `rusage` is valid, and `wait4` writes both out
+    // parameters for the child spawned above, which nothing else waits for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    let code = std::process::ExitStatus::from_raw(status)
+        .code()
+        .expect("weft exits normally");
+    (code, stdout, usage.ru_maxrss / 1024)
+}
+
+#[test]
+fn the_race_check_keeps_no_memory_per_thread_a_program_created() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let module = build_c_with(dir.path(), "many", MANY_SHORT_LIVED, &["-O2"]);
+    let (code, stdout, peak) = weft_with_peak_memory(
+        dir.path(),
+        &["run", arg(&module), "--races", "fail", "--json"],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    // Each thread's clock slot goes to the next one created after its
+    // join: the check's clocks have three entries, not 20,001 (900 MB).
+    assert!(peak <= 300, "peak memory {peak} MiB");
+    // The race of the last two threads is found and named.
+    let out = weft_in(
+        dir.path(),
+        &[
+            "run",
+            arg(&module),
+            "--races",
+            "fail",
+            "--json",
+            "--",
+            "race",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let message = out.json()["failure"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(message.contains("`unlocked`"), "{message}");
+    assert!(
+        message.contains("thread 20001") && message.contains("thread 20002"),
+        "{message}"
+    );
 }

@@ -22,6 +22,12 @@
 //! [requires]
 //! threads = 2
 //! functions = ["deposit", "teller"]
+//! # How many threads must be amid the work at once in some execution (each
+//! # between its first and last step in the work's functions while the
+//! # others are), and the functions that are the work (default:
+//! # `functions`). Without `at_once`, not checked.
+//! at_once = 2
+//! work = ["deposit"]
 //!
 //! # Typical wrong solutions, which grading must catch with the failure
 //! # kind and a phrase of the explanation given.
@@ -86,6 +92,22 @@ pub struct Requirements {
     pub threads: u32,
     /// Functions the submission keeps (by name).
     pub functions: Vec<String>,
+    /// Threads that some execution has amid the work at once, if the
+    /// exercise says (see [`super::at_once`]).
+    pub at_once: Option<u32>,
+    /// The functions that are the work (empty: `functions`).
+    pub work: Vec<String>,
+}
+
+impl Requirements {
+    /// The functions that are the work.
+    pub fn work(&self) -> &[String] {
+        if self.work.is_empty() {
+            &self.functions
+        } else {
+            &self.work
+        }
+    }
 }
 
 impl Default for Requirements {
@@ -93,6 +115,8 @@ impl Default for Requirements {
         Requirements {
             threads: 1,
             functions: Vec::new(),
+            at_once: None,
+            work: Vec::new(),
         }
     }
 }
@@ -193,6 +217,22 @@ impl Exercise {
         if description.executions == 0 {
             return Err(invalid("`executions` must be at least 1".into()));
         }
+        let requires = &description.requires;
+        if let Some(at_once) = requires.at_once {
+            if at_once < 2 || at_once > requires.threads + 1 {
+                return Err(invalid(format!(
+                    "`at_once = {at_once}` must be at least 2 and at most the threads `main` and the {} it creates",
+                    requires.threads
+                )));
+            }
+            if requires.work().is_empty() {
+                return Err(invalid(
+                    "`at_once` needs the functions that are the work: `work` or `functions`".into(),
+                ));
+            }
+        } else if !requires.work.is_empty() {
+            return Err(invalid("`work` means nothing without `at_once`".into()));
+        }
         for wrong in &description.wrong {
             if !dir.join(&wrong.file).is_file() {
                 return Err(invalid(format!(
@@ -258,6 +298,22 @@ mod tests {
         )
         .unwrap_err();
         assert!(bad.to_string().contains("not in the exercise"), "{bad}");
+        let set =
+            exercise("title = \"t\"\n[requires]\nthreads = 2\nfunctions = [\"f\"]\nat_once = 2")
+                .unwrap();
+        assert_eq!(
+            (set.requires.at_once, set.requires.work()),
+            (Some(2), &["f".to_string()][..])
+        );
+        for (bad, says) in [
+            ("threads = 2\nat_once = 4", "at most"),
+            ("at_once = 1", "at least 2"),
+            ("at_once = 2", "needs the functions"),
+            ("work = [\"f\"]", "without `at_once`"),
+        ] {
+            let error = exercise(&format!("title = \"t\"\n[requires]\n{bad}")).unwrap_err();
+            assert!(error.to_string().contains(says), "{bad}: {error}");
+        }
         let none = Exercise::load(Path::new("/")).unwrap_err();
         assert!(none.to_string().contains("no `exercise.toml`"), "{none}");
     }

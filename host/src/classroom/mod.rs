@@ -3,6 +3,7 @@
 //! must have ([`exercise`]); `weft grade` explores a student's program
 //! against it and tells a failure in plain words ([`crate::explain`]).
 
+pub mod at_once;
 pub mod exercise;
 
 pub use exercise::Exercise;

@@ -6,6 +6,7 @@
 use super::explore::{ExploreArgs, ExploredModule, explore_module};
 use super::output::write_report_page;
 use crate::classroom::Exercise;
+use crate::classroom::at_once::{self, WorkSites};
 use crate::explain::Story;
 use crate::explore::driver::Explored;
 use crate::explore::driver::NothingFinished;
@@ -189,6 +190,10 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
     if let Some(why) = too_few_threads(exercise, sampled.exploration()) {
         return Ok(not_the_exercise(why, checks));
     }
+    let deadline = start + budget.mul_f64(0.5);
+    if let Some(why) = not_at_once(exercise, &sampling, (deadline, args.seed))? {
+        return Ok(not_the_exercise(why, checks));
+    }
     // Then the exhaustive search for the time left, where a data race is a
     // failure (so that, when it completes, sequentially consistent
     // executions are all there are, and it has seen them all).
@@ -282,6 +287,49 @@ fn too_few_threads(exercise: &Exercise, sampled: &crate::explore::Exploration) -
             if created == 1 { "" } else { "s" }
         )
     })
+}
+
+/// Why the submission does not do the exercise's work concurrently, if
+/// no execution of random schedules (run as `sampling` says, until
+/// `deadline`) has the threads the exercise asks for amid it at once.
+fn not_at_once(
+    exercise: &Exercise,
+    sampling: &ExploreArgs,
+    (deadline, seed): (Instant, u64),
+) -> Result<Option<String>> {
+    let Some(wanted) = exercise.requires.at_once else {
+        return Ok(None);
+    };
+    let (_, mut program) = sampling.module.load()?;
+    let work = exercise.requires.work();
+    // A module without names cannot be told, and is not held to it.
+    let Some(sites) = WorkSites::of(&program, work) else {
+        return Ok(None);
+    };
+    let mut setup = sampling.module.run_config();
+    setup.races = crate::race::RaceMode::Off;
+    let seen = at_once::seek(
+        &mut program,
+        &setup,
+        &sites,
+        wanted as usize,
+        (exercise.executions, deadline),
+        seed,
+    )
+    .map_err(anyhow::Error::msg)?;
+    if seen.most >= wanted as usize {
+        return Ok(None);
+    }
+    let work = crate::build::quoted(work);
+    let seen_at_once = match seen.most {
+        0 => format!("no thread ran {work}"),
+        1 => format!("never more than one thread was amid {work} at a time"),
+        n => format!("never more than {n} threads were amid {work} at a time"),
+    };
+    Ok(Some(format!(
+        "in {} executions, {seen_at_once}; the exercise has {wanted} threads run it at the same time, so a pass would say nothing (is each thread joined before the next is created, or is the work done by `main`?)",
+        seen.executions,
+    )))
 }
 
 /// A failed grading of a submission that does not do the exercise.

@@ -426,7 +426,7 @@ fn demangle(name: &str) -> String {
 
 /// A function's name without its path and Rust's hash
 /// (`lost_update::deposit::h0123456789abcdef` is `deposit`).
-fn last_segment(name: &str) -> &str {
+pub(crate) fn last_segment(name: &str) -> &str {
     let name = match name.rsplit_once("::") {
         Some((path, hash)) if hash.starts_with('h') && hash.len() == 17 => path,
         _ => name,

@@ -12,6 +12,10 @@
 //! - a thread's exit happens before the join that sees it through the
 //!   atomics and the wait that the join uses, with no rule of its own.
 //!
+//! Clocks have an entry per slot, not per thread: a thread created after a
+//! joined one ended takes over its slot (see `slots.rs`), so the memory of
+//! the check follows the threads alive, not the threads created.
+//!
 //! Races are between plain accesses, and between a plain access and an
 //! atomic one to the same word. A plain access to an address that atomics
 //! have accessed counts as an atomic access of the same kind once nothing
@@ -33,7 +37,8 @@
 //! stack slots over and over). A detector that must name every racing site
 //! checks each one.
 
-use super::shadow::{Checked, ShadowMemory};
+use super::shadow::{Checked, Conflict, ShadowMemory};
+use super::slots::{ClockSlots, Slot};
 use crate::instrument::SiteId;
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
@@ -65,8 +70,10 @@ pub struct Race {
 /// The happens-before state of one execution.
 #[derive(Debug)]
 pub struct Detector {
-    /// Each thread's clock, by id (empty once the thread ended).
+    /// Each slot's clock (empty once its thread ended).
     threads: Vec<ThreadClock>,
+    /// Which slot each thread has.
+    slots: ClockSlots,
     /// What the threads that ended knew, together: a program that creates
     /// threads one after another keeps one clock for them all, not one each.
     ended: VectorClock,
@@ -97,28 +104,28 @@ pub struct Detector {
 struct AtomicWord {
     /// What its writers knew: a later atomic access synchronises with them.
     written: VectorClock,
-    /// The last writer and its time at the write (0 before any write):
-    /// `written` is that thread's clock at that time. A thread lets a copy
+    /// The last writer's slot and its time at the write (0 before any
+    /// write): `written` is that thread's clock at that time. A thread lets a copy
     /// of its clock out only at a write, a spawn or a wake, and moves its
     /// own time on right after (or at its end, after which it does
     /// nothing), so a clock that has reached this time of the writer
     /// already knows all of `written`.
-    written_at: (ThreadId, u32),
+    written_at: (Slot, u32),
     /// Each thread's last atomic access to it and last atomic write, for
     /// the threads that accessed it, in the order they first did: their
     /// epochs are what a plain access must come after (see
     /// [`AtomicWord::unordered`]), and they are the side a race names.
     /// Every atomic access updates it.
     last: Vec<LastAtomic>,
-    /// Where each thread's entry of `last` is, by thread: its index, if
-    /// the entry there is the thread's (slots are not cleared between
-    /// executions). Most words are accessed by a few of the threads, and
-    /// an entry is seven times the size of a slot.
-    slots: Vec<u32>,
+    /// Where each clock slot's entry of `last` is: its index, if the
+    /// entry there is the slot's (`at` is not cleared between executions).
+    /// Most words are accessed by a few of the threads, and an entry is
+    /// seven times the size of an index.
+    at: Vec<u32>,
 }
 
-/// A thread's clock, and its own time when it last took in what another
-/// thread knew.
+/// A thread's clock, its own time when it last took in what another
+/// thread knew, and its own time at its last access.
 #[derive(Clone, Debug, Default)]
 struct ThreadClock {
     clock: VectorClock,
@@ -126,20 +133,23 @@ struct ThreadClock {
     /// time or later and has not learnt anything since holds its clock
     /// but for its own entry.
     joined_at: u32,
+    /// Its own entry of `clock` at its last access to memory.
+    last_access: u32,
 }
 
 impl ThreadClock {
-    /// `thread`, whose clock this is, takes in all `other` knows.
-    fn join(&mut self, thread: ThreadId, other: &VectorClock) {
+    /// The thread in `slot`, whose clock this is, takes in all `other`
+    /// knows.
+    fn join(&mut self, slot: Slot, other: &VectorClock) {
         self.clock.join(other);
-        self.joined_at = self.clock.get(thread);
+        self.joined_at = self.clock.get(slot);
     }
 }
 
 /// One thread's last atomic access to a word, and its last atomic write.
 #[derive(Clone, Copy, Debug)]
 struct LastAtomic {
-    thread: ThreadId,
+    slot: Slot,
     /// The thread's clock entry, the site and whether it wrote.
     access: (u32, SiteId, bool),
     /// The same of its last write, if it wrote.
@@ -156,47 +166,48 @@ impl AtomicWord {
         self.last.clear();
     }
 
-    /// The clocks of an atomic access of `thread`, whose clock is `own`, at
-    /// `site` to the word.
+    /// The clocks of an atomic access of the thread in `slot`, whose clock
+    /// is `own`, at `site` to the word.
     #[inline]
-    fn synchronise(&mut self, own: &mut ThreadClock, thread: ThreadId, site: SiteId, writes: bool) {
+    fn synchronise(&mut self, own: &mut ThreadClock, slot: Slot, site: SiteId, writes: bool) {
         let (writer, time) = self.written_at;
         if own.clock.get(writer) < time {
-            own.join(thread, &self.written);
+            own.join(slot, &self.written);
         } else {
             debug_assert!(self.written.happened_before(&own.clock), "a skipped join");
         }
-        let now = own.clock.get(thread);
-        self.remember(thread, now, site, writes);
+        let now = own.clock.get(slot);
+        own.last_access = now;
+        self.remember(slot, now, site, writes);
         if writes {
             // The thread now knows all the word knew: the word takes the
             // thread's clock. If the thread wrote it last and has learnt
             // nothing since, only the thread's own entry moved on.
-            if writer == thread && time != 0 && own.joined_at <= time {
-                self.written.set(thread, now);
+            if writer == slot && time != 0 && own.joined_at <= time {
+                self.written.set(slot, now);
                 debug_assert_eq!(self.written, own.clock, "a partial copy");
             } else {
                 self.written.clone_from(&own.clock);
             }
-            self.written_at = (thread, now);
-            own.clock.tick(thread);
+            self.written_at = (slot, now);
+            own.clock.tick(slot);
         }
     }
 
-    /// Records an atomic access of `thread` at its time `time`.
+    /// Records an atomic access of the thread in `slot` at its time `time`.
     #[inline]
-    fn remember(&mut self, thread: ThreadId, time: u32, site: SiteId, writes: bool) {
-        let slot = thread as usize;
-        if self.slots.len() <= slot {
-            self.slots.resize(slot + 1, 0);
+    fn remember(&mut self, slot: Slot, time: u32, site: SiteId, writes: bool) {
+        let index = slot as usize;
+        if self.at.len() <= index {
+            self.at.resize(index + 1, 0);
         }
-        let at = self.slots[slot] as usize;
+        let at = self.at[index] as usize;
         let last = match self.last.get_mut(at) {
-            Some(last) if last.thread == thread => last,
+            Some(last) if last.slot == slot => last,
             _ => {
-                self.slots[slot] = self.last.len() as u32;
+                self.at[index] = self.last.len() as u32;
                 self.last.push(LastAtomic {
-                    thread,
+                    slot,
                     access: (time, site, writes),
                     write: None,
                 });
@@ -209,52 +220,51 @@ impl AtomicWord {
         }
     }
 
-    /// An atomic access to the word that a plain access of `thread`, whose
-    /// clock is `clock`, conflicts with (any for a write, a write for a
-    /// read) and that nothing orders before it, a write first.
-    fn unordered(
-        &self,
-        thread: ThreadId,
-        clock: &VectorClock,
-        write: bool,
-    ) -> Option<RacingAccess> {
-        // The thread with the lowest id first, whatever order they came in.
-        let others = self.last.iter().filter(|l| l.thread != thread);
-        let after = |time: u32, l: &LastAtomic| time > clock.get(l.thread);
+    /// An atomic access to the word that a plain access of the thread in
+    /// `slot`, whose clock is `clock`, conflicts with (any for a write, a
+    /// write for a read) and that nothing orders before it, a write first.
+    fn unordered(&self, slot: Slot, clock: &VectorClock, write: bool) -> Option<Conflict> {
+        // The lowest slot first, whatever order they came in.
+        let others = self.last.iter().filter(|l| l.slot != slot);
+        let after = |time: u32, l: &LastAtomic| time > clock.get(l.slot);
         let unordered_write = others
             .clone()
             .filter_map(|l| {
                 l.write
                     .filter(|&(time, _)| after(time, l))
-                    .map(|(_, site)| RacingAccess {
-                        thread: l.thread,
+                    .map(|(time, site)| Conflict {
+                        addr: 0,
+                        slot: l.slot,
+                        time,
                         site,
                         write: true,
                     })
             })
-            .min_by_key(|access| access.thread);
+            .min_by_key(|access| access.slot);
         if unordered_write.is_some() || !write {
             return unordered_write;
         }
         others
             .filter(|l| after(l.access.0, l))
-            .map(|l| RacingAccess {
-                thread: l.thread,
+            .map(|l| Conflict {
+                addr: 0,
+                slot: l.slot,
+                time: l.access.0,
                 site: l.access.1,
                 write: l.access.2,
             })
-            .min_by_key(|access| access.thread)
+            .min_by_key(|access| access.slot)
     }
 }
 
-/// The clock of `thread` among `threads` (a default one if it had none).
+/// The clock of `slot` among `threads` (a default one if it had none).
 #[inline]
-fn clock_of(threads: &mut Vec<ThreadClock>, thread: ThreadId) -> &mut ThreadClock {
-    let slot = thread as usize;
-    if threads.len() <= slot {
-        threads.resize(slot + 1, ThreadClock::default());
+fn clock_of(threads: &mut Vec<ThreadClock>, slot: Slot) -> &mut ThreadClock {
+    let index = slot as usize;
+    if threads.len() <= index {
+        threads.resize(index + 1, ThreadClock::default());
     }
-    &mut threads[slot]
+    &mut threads[index]
 }
 
 /// Slots of [`Recent`] (a power of two).
@@ -314,8 +324,11 @@ impl Detector {
     pub fn new() -> Self {
         let mut main = ThreadClock::default();
         main.clock.tick(0);
+        let mut slots = ClockSlots::default();
+        slots.reset();
         Detector {
             threads: vec![main],
+            slots,
             ended: VectorClock::default(),
             atomics: FxHashMap::default(),
             words: Vec::new(),
@@ -340,8 +353,10 @@ impl Detector {
         for thread in &mut self.threads {
             thread.clock.clear();
             thread.joined_at = 0;
+            thread.last_access = 0;
         }
         self.threads[0].clock.tick(0);
+        self.slots.reset();
         self.ended.clear();
         self.atomics.clear();
         self.words_used = 0;
@@ -386,40 +401,66 @@ impl Detector {
         (index as usize, first)
     }
 
-    /// The clocks of two different threads (a parent and its child, a
-    /// notifier and the thread it woke, which was waiting), given clocks if
-    /// they had none.
-    fn two_clocks(&mut self, a: ThreadId, b: ThreadId) -> [&mut ThreadClock; 2] {
-        self.clock_mut(a.max(b));
+    /// The clocks of two different slots (a parent's and its child's, a
+    /// notifier's and the one of the thread it woke, which was waiting),
+    /// given clocks if they had none.
+    fn two_clocks(&mut self, a: Slot, b: Slot) -> [&mut ThreadClock; 2] {
+        clock_of(&mut self.threads, a.max(b));
         self.threads
             .get_disjoint_mut([a as usize, b as usize])
-            .expect("two different threads")
+            .expect("two different slots")
     }
 
+    /// The slot of `thread`, whose clock is then `self.threads[slot]`
+    /// (given one if it had none).
     #[inline]
-    fn clock_mut(&mut self, thread: ThreadId) -> &mut ThreadClock {
-        clock_of(&mut self.threads, thread)
+    fn slot_of(&mut self, thread: ThreadId) -> Slot {
+        let slot = self.slots.of(thread);
+        clock_of(&mut self.threads, slot);
+        slot
+    }
+
+    /// The access of the thread in `conflict`'s slot at its time, as a
+    /// side of a race.
+    fn racing(&self, conflict: Conflict) -> RacingAccess {
+        RacingAccess {
+            thread: self.slots.thread_at(conflict.slot, conflict.time),
+            site: conflict.site,
+            write: conflict.write,
+        }
+    }
+
+    /// How many clock slots the execution used so far.
+    pub fn slots_used(&self) -> usize {
+        self.slots.used()
     }
 
     /// `parent` created `child`: the child starts knowing all its parent
     /// did.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
         self.recent.forget();
-        let [parent_clock, child_clock] = self.two_clocks(parent, child);
+        let parent_slot = self.slot_of(parent);
+        let parent_clock = &self.threads[parent_slot as usize].clock;
+        let (child_slot, start) = self.slots.for_child(child, parent_clock);
+        let [parent_clock, child_clock] = self.two_clocks(parent_slot, child_slot);
         child_clock.clock.clone_from(&parent_clock.clock);
-        child_clock.clock.tick(child);
-        child_clock.joined_at = child_clock.clock.get(child);
-        parent_clock.clock.tick(parent);
+        child_clock.clock.set(child_slot, start);
+        child_clock.joined_at = start;
+        child_clock.last_access = 0;
+        parent_clock.clock.tick(parent_slot);
     }
 
     /// `thread` (not the main thread) ended: nothing it does comes after,
-    /// and only [`Detector::outlived`] reads its clock again.
+    /// only [`Detector::outlived`] reads its clock again, and a thread
+    /// created by one that learns of its end may take over its slot.
     pub fn ended(&mut self, thread: ThreadId) {
         self.recent.forget();
-        self.clock_mut(thread);
-        let clock = &mut self.threads[thread as usize].clock;
-        self.ended.join(clock);
-        clock.clear();
+        let slot = self.slot_of(thread);
+        let ended = &mut self.threads[slot as usize];
+        let (last_access, last_time) = (ended.last_access, ended.clock.get(slot));
+        self.ended.join(&ended.clock);
+        ended.clock.clear();
+        self.slots.ended(slot, last_access, last_time);
     }
 
     /// The main thread, in `pthread_exit`, saw every other thread end
@@ -427,13 +468,15 @@ impl Detector {
     pub fn outlived(&mut self, main: ThreadId) {
         self.recent.forget();
         let ended = std::mem::take(&mut self.ended);
-        self.clock_mut(main).join(main, &ended);
+        let slot = self.slot_of(main);
+        self.threads[slot as usize].join(slot, &ended);
         self.ended = ended;
     }
 
     /// `notifier`'s notify ended `woken`'s wait.
     pub fn wake(&mut self, notifier: ThreadId, woken: ThreadId) {
         self.recent.forget();
+        let (notifier, woken) = (self.slots.of(notifier), self.slots.of(woken));
         let [notifier_clock, woken_clock] = self.two_clocks(notifier, woken);
         woken_clock.join(woken, &notifier_clock.clock);
         notifier_clock.clock.tick(notifier);
@@ -453,26 +496,21 @@ impl Detector {
     ) -> Option<Race> {
         self.recent.forget();
         let (index, first) = self.word_index(addr);
+        let slot = self.slot_of(thread);
+        let own = &mut self.threads[slot as usize];
         // A word's first atomic access in an execution marks it; its byte
         // stays marked (a marked byte is never recorded again) until the
         // execution ends, so marking it again would find nothing.
         let unordered = first
-            .then(|| {
-                self.shadow
-                    .mark_sync(thread, &clock_of(&mut self.threads, thread).clock, addr)
-            })
+            .then(|| self.shadow.mark_sync(slot, &own.clock, addr))
             .flatten();
         self.mixed |= unordered.is_some();
-        self.synchronise_word(index, thread, site, writes);
+        self.words[index].synchronise(own, slot, site, writes);
         unordered
             .filter(|plain| plain.write || writes)
             .map(|plain| Race {
                 addr,
-                earlier: RacingAccess {
-                    thread: plain.thread,
-                    site: plain.site,
-                    write: plain.write,
-                },
+                earlier: self.racing(plain),
                 later: RacingAccess {
                     thread,
                     site,
@@ -494,7 +532,9 @@ impl Detector {
     /// clock of `thread`.
     #[inline]
     fn synchronise_word(&mut self, index: usize, thread: ThreadId, site: SiteId, writes: bool) {
-        self.words[index].synchronise(clock_of(&mut self.threads, thread), thread, site, writes);
+        let slot = self.slot_of(thread);
+        let own = &mut self.threads[slot as usize];
+        self.words[index].synchronise(own, slot, site, writes);
     }
 
     /// `thread` made a plain access at `site` to `addr` that is looked at
@@ -525,15 +565,16 @@ impl Detector {
         if self.first_race_only && self.recent.covers(thread, addr, len, write) {
             return None;
         }
-        // Gives the thread a clock if it has none yet.
-        self.clock_mut(thread);
-        let clock = &self.threads[thread as usize].clock;
+        let slot = self.slot_of(thread);
+        let own = &mut self.threads[slot as usize];
+        own.last_access = own.clock.get(slot);
+        let clock = &own.clock;
         let later = RacingAccess {
             thread,
             site,
             write,
         };
-        match self.shadow.access(thread, clock, site, write, addr, len) {
+        match self.shadow.access(slot, clock, site, write, addr, len) {
             Checked::Clean => {
                 if self.first_race_only {
                     self.recent.remember(thread, addr, len, write);
@@ -544,11 +585,7 @@ impl Detector {
                 let earlier = self.shadow.last_race();
                 Some(Race {
                     addr: earlier.addr,
-                    earlier: RacingAccess {
-                        thread: earlier.thread,
-                        site: earlier.site,
-                        write: earlier.write,
-                    },
+                    earlier: self.racing(earlier),
                     later,
                 })
             }
@@ -561,17 +598,17 @@ impl Detector {
                 // A thread's last access to the word is its latest, and
                 // knowing a thread's time at an access is knowing all it
                 // knew then: the last accesses alone tell what is ordered.
-                let clock = &self.threads[thread as usize].clock;
+                let clock = &self.threads[slot as usize].clock;
                 let earlier = self
                     .atomic_word(addr)
-                    .and_then(|word| word.unordered(thread, clock, write));
+                    .and_then(|word| word.unordered(slot, clock, write));
                 let ordered = earlier.is_none();
                 self.mixed |= !ordered;
                 self.recent.forget();
                 self.synchronise(thread, site, addr, write);
                 earlier.map(|earlier| Race {
                     addr,
-                    earlier,
+                    earlier: self.racing(earlier),
                     later,
                 })
             }
@@ -612,12 +649,11 @@ mod tests {
             // The join: main reads the word the child wrote last.
             d.atomic(0, 3, 8, false);
         }
-        // Memory grows with the threads, not with their square.
-        assert!(
-            d.threads[1..]
-                .iter()
-                .all(|t| t.clock == VectorClock::default())
-        );
+        // Each child took over the slot of the one before, which main
+        // joined: memory does not grow with the threads created.
+        assert_eq!(d.slots_used(), 2);
+        assert_eq!(d.threads.len(), 2);
+        assert_eq!(d.threads[1].clock, VectorClock::default());
         assert_eq!(d.plain(0, 4, true, 64, 4), None, "joined: ordered");
         // Without the join, only `pthread_exit`'s wait orders a thread's
         // writes before what main does next.
@@ -630,6 +666,54 @@ mod tests {
         assert_eq!(d.plain(1002, 1, true, 256, 4), None);
         d.ended(1002);
         assert!(d.plain(0, 4, true, 256, 4).is_some(), "not joined: a race");
+    }
+
+    #[test]
+    fn a_slot_is_taken_over_only_from_a_thread_whose_end_the_creator_knows() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        assert_eq!(d.plain(1, 1, true, 64, 4), None);
+        d.ended(1);
+        // Main never joined thread 1: thread 2 has a slot of its own, and
+        // its write races with thread 1's.
+        d.spawn(0, 2);
+        assert_eq!(d.slots_used(), 3);
+        let race = d.plain(2, 2, true, 64, 4).expect("not joined: a race");
+        assert_eq!((race.earlier.thread, race.later.thread), (1, 2));
+        // Thread 2 releases a word after its write and ends; main joins it
+        // through the word: thread 3 takes over its slot, and its write
+        // comes after thread 2's.
+        d.atomic(2, 3, 8, true);
+        d.ended(2);
+        d.atomic(0, 4, 8, false);
+        d.spawn(0, 3);
+        assert_eq!(d.slots_used(), 3);
+        assert_eq!(d.plain(3, 5, true, 64, 4), None, "joined: ordered");
+    }
+
+    #[test]
+    fn a_taken_over_slot_still_names_and_orders_each_of_its_threads() {
+        let mut d = Detector::new();
+        // Thread 1 lives throughout and never synchronises.
+        d.spawn(0, 1);
+        d.spawn(0, 2);
+        assert_eq!(d.plain(2, 10, true, 64, 4), None);
+        d.atomic(2, 11, 8, true);
+        d.ended(2);
+        d.atomic(0, 12, 8, false);
+        // Thread 3 takes over thread 2's slot.
+        d.spawn(0, 3);
+        assert_eq!(d.slots_used(), 3);
+        assert_eq!(d.plain(3, 20, true, 128, 4), None);
+        // Thread 1 knows of neither: each race names its own thread.
+        let old = d.plain(1, 30, false, 64, 4).expect("races with thread 2");
+        assert_eq!((old.earlier.thread, old.earlier.site), (2, 10));
+        let new = d.plain(1, 31, false, 128, 4).expect("races with thread 3");
+        assert_eq!((new.earlier.thread, new.earlier.site), (3, 20));
+        // An atomic write of thread 3 is named as thread 3's too.
+        d.atomic(3, 21, 256, true);
+        let mixed = d.plain(1, 32, true, 256, 4).expect("unordered atomic");
+        assert_eq!((mixed.earlier.thread, mixed.earlier.site), (3, 21));
     }
 
     #[test]

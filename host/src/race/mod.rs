@@ -7,6 +7,7 @@ pub(crate) mod check;
 pub(crate) mod detector;
 mod library;
 mod shadow;
+mod slots;
 
 pub use check::{RaceCheck, RaceReport};
 pub use detector::{Detector, Race, RacingAccess};

@@ -165,8 +165,10 @@ fn unshare(copy: &mut Cell, sets: &mut ReadSets) {
 pub struct Conflict {
     /// The first byte both touch.
     pub addr: u32,
-    /// The earlier access's thread.
-    pub thread: ThreadId,
+    /// The clock slot of the earlier access's thread.
+    pub slot: ThreadId,
+    /// That slot's time at the earlier access.
+    pub time: u32,
     /// The earlier access's site.
     pub site: SiteId,
     /// Whether the earlier access wrote.
@@ -234,7 +236,8 @@ impl<'a> Visit<'a> {
         if let (None, Some((earlier, write))) = (self.first, found) {
             self.first = Some(Conflict {
                 addr: addr as u32,
-                thread: earlier.thread,
+                slot: earlier.thread,
+                time: earlier.time,
                 site: earlier.site,
                 write,
             });
@@ -541,7 +544,8 @@ impl ShadowMemory {
         }
         unordered.map(|(stamp, write)| Conflict {
             addr,
-            thread: stamp.thread,
+            slot: stamp.thread,
+            time: stamp.time,
             site: stamp.site,
             write,
         })
@@ -851,7 +855,8 @@ mod tests {
                 if let (None, Some((earlier, write))) = (first, found) {
                     first = Some(Conflict {
                         addr: at,
-                        thread: earlier.thread,
+                        slot: earlier.thread,
+                        time: earlier.time,
                         site: earlier.site,
                         write,
                     });
@@ -902,7 +907,8 @@ mod tests {
             }
             found.map(|(stamp, write)| Conflict {
                 addr,
-                thread: stamp.thread,
+                slot: stamp.thread,
+                time: stamp.time,
                 site: stamp.site,
                 write,
             })
@@ -1020,7 +1026,7 @@ mod tests {
         assert_eq!(memory.access(0, &zero, 1, true, 8, 2), Checked::Clean);
         assert_eq!(memory.access(1, &one, 2, true, 10, 2), Checked::Clean);
         let conflict = race(memory.access(1, &one, 3, false, 8, 4), &memory);
-        assert_eq!((conflict.addr, conflict.thread), (8, 0));
+        assert_eq!((conflict.addr, conflict.slot), (8, 0));
     }
 
     #[test]
@@ -1037,7 +1043,7 @@ mod tests {
         let knows_one = clock(&[2, 1, 0]);
         assert_eq!(memory.access(0, &knows_one, 4, true, 6, 1), Checked::Clean);
         let conflict = race(memory.access(0, &knows_one, 4, true, 7, 1), &memory);
-        assert_eq!((conflict.thread, conflict.write), (2, false));
+        assert_eq!((conflict.slot, conflict.write), (2, false));
     }
 
     #[test]

@@ -370,12 +370,7 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
     let me = caller.data().tid;
     let child = {
         let mut exec = caller.data().exec.get();
-        let alive = exec
-            .threads
-            .iter()
-            .filter(|t| t.state() != ThreadState::Exited)
-            .count();
-        if alive as u32 >= exec.limits.max_threads {
+        if exec.live_threads() as u32 >= exec.limits.max_threads {
             exec.thread_refused();
             return Ok(-1);
         }

@@ -30,6 +30,9 @@ pub(crate) struct ExecState {
     pub scheduler: Fair,
     pub limits: Limits,
     pub threads: Vec<Thread>,
+    /// The threads that have not exited, ascending: what a step looks at
+    /// (a program that created 100,000 short-lived threads has a few).
+    live: Vec<ThreadId>,
     /// The thread the executor polls next.
     pub current: ThreadId,
     /// Scheduling points so far.
@@ -129,6 +132,7 @@ impl ExecState {
             limits,
             atomic_sections: false,
             threads: Vec::new(),
+            live: Vec::new(),
             current: 0,
             step: 0,
             trace: TraceRecorder::default(),
@@ -294,6 +298,7 @@ impl ExecState {
     pub fn add_thread(&mut self) -> ThreadId {
         let id = self.threads.len() as ThreadId;
         self.threads.push(Thread::new());
+        self.live.push(id);
         self.enabled_changed();
         self.scheduler.observe(Notice::ThreadCreated(id));
         self.happened(id, Happening::Started);
@@ -972,8 +977,8 @@ impl ExecState {
         // has not come.
         let mut later = Vec::new();
         let view = ExecView { state: self };
-        for (id, thread) in self.threads.iter().enumerate() {
-            let id = id as ThreadId;
+        for &id in &self.live {
+            let thread = &self.threads[id as usize];
             let (yielding, wakes_at) = match thread.state {
                 ThreadState::Held => {
                     if self.analyses.iter().all(|a| a.may_run(&view, id)) {
@@ -997,11 +1002,8 @@ impl ExecState {
                     ..
                 } => (true, Some(deadline)),
                 ThreadState::Outliving => {
-                    let others_exited =
-                        self.threads.iter().enumerate().all(|(other, t)| {
-                            other == id as usize || t.state == ThreadState::Exited
-                        });
-                    if !others_exited {
+                    // Once every other thread exited.
+                    if self.live.len() > 1 {
                         continue;
                     }
                     (false, None)
@@ -1082,7 +1084,17 @@ impl ExecState {
     /// Sets a thread's scheduling state.
     pub fn set_state(&mut self, id: ThreadId, state: ThreadState) {
         self.threads[id as usize].state = state;
+        if state == ThreadState::Exited
+            && let Ok(at) = self.live.binary_search(&id)
+        {
+            self.live.remove(at);
+        }
         self.enabled_changed();
+    }
+
+    /// How many threads have not exited.
+    pub fn live_threads(&self) -> usize {
+        self.live.len()
     }
 
     /// The threads that can run may have changed: they are recomputed at the
@@ -1138,13 +1150,12 @@ impl ExecState {
     /// how many woke.
     pub fn notify(&mut self, me: ThreadId, addr: u32, count: u32) -> u32 {
         let mut waiters: Vec<(u64, usize)> = self
-            .threads
+            .live
             .iter()
-            .enumerate()
-            .filter_map(|(i, t)| match t.state {
+            .filter_map(|&i| match self.threads[i as usize].state {
                 ThreadState::Waiting {
                     addr: a, ticket, ..
-                } if a == addr => Some((ticket, i)),
+                } if a == addr => Some((ticket, i as usize)),
                 _ => None,
             })
             .collect();
@@ -1167,9 +1178,9 @@ impl ExecState {
 
     /// Every thread that waits on a futex, and where.
     pub fn blocked_threads(&self) -> Vec<BlockedThread> {
-        self.threads
+        self.live
             .iter()
-            .enumerate()
+            .map(|&i| (i, &self.threads[i as usize]))
             .filter_map(|(i, t)| match t.state {
                 ThreadState::Waiting { addr, site, .. } => Some(BlockedThread {
                     thread: i as ThreadId,
