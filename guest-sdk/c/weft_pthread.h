@@ -5,7 +5,7 @@
  */
 #ifndef WEFT_PTHREAD_H
 #define WEFT_PTHREAD_H
-
+#pragma GCC system_header
 #ifdef __cplusplus
 extern "C" [[noreturn]] void pthread_exit(void *value);
 #else

@@ -9,7 +9,7 @@
 #ifndef WEFT_VERIFIER_H
 #define WEFT_VERIFIER_H
 #ifndef __cplusplus
-
+#pragma GCC system_header
 int __VERIFIER_nondet_int(void);
 unsigned int __VERIFIER_nondet_uint(void);
 char __VERIFIER_nondet_char(void);

@@ -1061,3 +1061,62 @@ fn a_program_built_with_link_time_optimisation_keeps_its_main() {
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("has no `main`"), "{}", out.stderr);
 }
+
+/// A C program that two threads update under a lock, in C89.
+const C89_COUNTER: &str = "#include <pthread.h>\n#include <stdio.h>\n\
+static int n;\nstatic pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n\
+static void *work(void *arg) { pthread_mutex_lock(&m); n++; pthread_mutex_unlock(&m); return arg; }\n\
+int main(void) {\n    pthread_t t[2];\n    int i;\n\
+    for (i = 0; i < 2; i++) pthread_create(&t[i], 0, work, 0);\n\
+    for (i = 0; i < 2; i++) pthread_join(t[i], 0);\n\
+    printf(\"%d\\n\", n);\n    return n != 2;\n}\n";
+
+/// The same in C++17.
+const CPP17_COUNTER: &str = "#include <cstdio>\n#include <mutex>\n#include <optional>\n#include <thread>\n\
+static int n;\nstatic std::mutex m;\n\
+int main() {\n    std::optional<int> one = 1;\n\
+    auto add = [&] { std::lock_guard<std::mutex> g(m); n += *one; };\n\
+    std::thread a(add), b(add);\n    a.join();\n    b.join();\n\
+    std::printf(\"%d\\n\", n);\n    return n != 2;\n}\n";
+
+/// A program's language standard and language are its own: weft's support
+/// files are compiled with weft's flags, never the program's (`-std=c99`
+/// once made wasi-libc's `mmap` emulation fail, `-std=c++17` the SDK's C
+/// file, and `-x c++` made the link read objects as C++).
+#[test]
+fn a_programs_language_options_are_not_given_to_wefts_own_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("p.c"), C89_COUNTER).unwrap();
+    std::fs::write(dir.path().join("q.cpp"), CPP17_COUNTER).unwrap();
+    let builds: [&[&str]; 10] = [
+        &["cc", "-std=c99", "p.c", "-o", "c99"],
+        &["cc", "-std=c11", "p.c", "-o", "c11"],
+        &["cc", "-ansi", "p.c", "-o", "ansi"],
+        &["cc", "-std=c89", "-pedantic", "-Werror", "p.c", "-o", "c89"],
+        &["cc", "-std=c99", "-c", "p.c", "-o", "p.o"],
+        &["cc", "-std=c11", "p.o", "-o", "linked"],
+        &["c++", "-std=c++17", "q.cpp", "-o", "cpp17"],
+        &["c++", "-x", "c++", "p.c", "-o", "as-cpp"],
+        &["build", "p.c", "-o", "built.wasm", "--", "-std=c99"],
+        &["build", "q.cpp", "-o", "built-cpp.wasm", "--", "-std=c++17"],
+    ];
+    for args in builds {
+        let out = weft_in(dir.path(), args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    }
+    for module in [
+        "c99",
+        "c11",
+        "ansi",
+        "c89",
+        "linked",
+        "cpp17",
+        "as-cpp",
+        "built.wasm",
+        "built-cpp.wasm",
+    ] {
+        let run = weft_in(dir.path(), &["run", module, "--no-save", "--json"]);
+        assert_eq!(run.code, 0, "{module}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.json()["stdout"], "2\n", "{module}");
+    }
+}

@@ -462,6 +462,10 @@ int main(int argc, char **argv) {
 
 /// Runs `weft` with `args` in `dir`; its exit code, stdout and peak
 /// resident memory in MiB.
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped by `wait4`, which reports its peak memory"
+)]
 fn weft_with_peak_memory(dir: &std::path::Path, args: &[&str]) -> (i32, String, i64) {
     use std::os::unix::process::ExitStatusExt;
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_weft"))

@@ -77,19 +77,29 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
         return build_all(&[source], output, flags);
     }
     let tools = Toolchain::find()?;
-    let mut cmd = tools.zig("cc");
-    cmd.args(OLD_C_FLAGS).args(flags);
-    tools.include_sdk(&mut cmd);
     let preprocessed = source.extension().is_some_and(|e| e == "i");
+    let mut compile_flags: Vec<&OsStr> = flags.iter().map(OsStr::new).collect();
     if preprocessed {
-        cmd.args(X86_ATTRIBUTES);
-        // Preprocessed again, so that the macros above apply.
-        let input = [OsStr::new("-x"), OsStr::new("c"), source.as_os_str()];
-        tools.link(&mut cmd, &input, output);
-    } else {
-        tools.link(&mut cmd, &[source.as_os_str()], output);
+        // Preprocessed again, so that the macros apply.
+        compile_flags.extend(X86_ATTRIBUTES.map(OsStr::new));
+        compile_flags.extend([OsStr::new("-x"), OsStr::new("c")]);
     }
-    run_linker(cmd, "zig cc", source, output).map_err(|e| match e {
+    let object = tools.sdk.path().join("program0.o");
+    let linked = tools
+        .compile(source, &compile_flags, &object)
+        .and_then(|()| {
+            // The program's libraries and linker options.
+            let mut cmd = tools.zig("cc");
+            cmd.args(flags);
+            let compiled = [object.as_os_str()];
+            let objects = Linked {
+                given: &[],
+                compiled: &compiled,
+            };
+            tools.link(&mut cmd, objects, flags, output)?;
+            run_linker(cmd, "zig cc", source, output)
+        });
+    linked.map_err(|e| match e {
         BuildError::Compile { tool, file, output } if preprocessed => BuildError::Compile {
             tool,
             file,
@@ -109,22 +119,28 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
 /// As [`build`]; a compile error names the first source.
 pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(), BuildError> {
     let tools = Toolchain::find()?;
-    let mut cmd = tools.zig("cc");
-    cmd.args(OLD_C_FLAGS).args(flags);
-    tools.include_sdk(&mut cmd);
-    let mut inputs: Vec<&OsStr> = sources.iter().map(|s| s.as_os_str()).collect();
     let void_main = VoidMain::in_files(sources.iter().copied());
-    let caller = match void_main {
-        Some(void_main) => {
-            cmd.arg(void_main.define());
-            Some(void_main.write_caller(tools.sdk.path())?)
-        }
-        None => None,
-    };
-    if let Some(caller) = &caller {
-        inputs.push(caller.as_os_str());
+    let mut compile_flags: Vec<String> = flags.to_vec();
+    let mut inputs: Vec<PathBuf> = sources.iter().map(|s| s.to_path_buf()).collect();
+    if let Some(void_main) = void_main {
+        compile_flags.push(void_main.define());
+        inputs.push(void_main.write_caller(tools.sdk.path())?);
     }
-    tools.link(&mut cmd, &inputs, output);
+    let mut objects = Vec::new();
+    for (n, source) in inputs.iter().enumerate() {
+        let object = tools.sdk.path().join(format!("program{n}.o"));
+        tools.compile(source, &compile_flags, &object)?;
+        objects.push(object);
+    }
+    let compiled: Vec<&OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
+    // The program's libraries and linker options.
+    let mut cmd = tools.zig("cc");
+    cmd.args(flags);
+    let objects = Linked {
+        given: &[],
+        compiled: &compiled,
+    };
+    tools.link(&mut cmd, objects, flags, output)?;
     run_linker(cmd, "zig cc", sources[0], output)
 }
 
@@ -234,7 +250,7 @@ const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 /// The SDK files every C and C++ build is given: the header, the class
 /// driver, the C files linked into every program, the declarations
 /// included first, and headers wasi-libc lacks (found after its own).
-const SDK_FILES: [(&str, &str); 10] = [
+pub(super) const SDK_FILES: [(&str, &str); 10] = [
     ("weft.h", WEFT_H),
     ("weft_class.h", WEFT_CLASS_H),
     ("weft_verifier.c", WEFT_VERIFIER_C),
@@ -282,6 +298,8 @@ pub(super) struct Toolchain {
     pub zig_lib: PathBuf,
     /// The sources of wasi-libc's emulations, when this zig has them all.
     emulations: Vec<PathBuf>,
+    /// What `zig env` says (its version, its folders).
+    pub(super) zig_env: String,
     /// The SDK files, written for the build.
     pub sdk: SdkDir,
 }
@@ -303,7 +321,7 @@ impl Toolchain {
     fn with_sdk(sdk: SdkDir) -> Result<Self, BuildError> {
         let zig = zig_command()?;
         let sysroot = wasi_sysroot()?;
-        let zig_lib = zig_lib_dir(&zig)?;
+        let (zig_lib, zig_env) = zig_lib_dir(&zig)?;
         let emulations: Vec<PathBuf> = EMULATIONS
             .iter()
             .flat_map(|(_, sources)| sources.iter())
@@ -316,6 +334,7 @@ impl Toolchain {
         };
         Ok(Toolchain {
             emulations,
+            zig_env,
             zig,
             sysroot,
             zig_lib,
@@ -409,31 +428,97 @@ impl Toolchain {
         Ok(object)
     }
 
-    /// Links `inputs` (C sources or objects) with the SDK's C files and the
-    /// threaded wasi-libc into `output`.
-    pub fn link(&self, cmd: &mut Command, inputs: &[&OsStr], output: &Path) {
-        self.include_libc(cmd);
-        self.link_with(cmd, inputs);
-        cmd.arg("-o").arg(output);
+    /// Compiles the C file `source` of a program into the object
+    /// `object`, with the program's compiler flags `flags` after weft's, as
+    /// zig compiles a source it links with [`Toolchain::link_with`].
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::Compile`] with the compiler's output.
+    pub fn compile(
+        &self,
+        source: &Path,
+        flags: &[impl AsRef<OsStr>],
+        object: &Path,
+    ) -> Result<(), BuildError> {
+        let mut cmd = self.zig("cc");
+        cmd.args(OLD_C_FLAGS).args(flags);
+        self.include_sdk(&mut cmd);
+        self.include_libc(&mut cmd);
+        cmd.args(AS_LINKED)
+            .arg("-c")
+            .arg(source)
+            .arg("-o")
+            .arg(object);
+        super::run_tool(cmd, "zig cc", source)
     }
 
-    /// Adds to `cmd`, a command that links `inputs`, what every program is
-    /// linked with: wasi-libc's start-up and library, the SDK's C files
-    /// (compiled as C, whichever driver links) and the memory flags.
-    pub fn link_with(&self, cmd: &mut Command, inputs: &[&OsStr]) {
-        cmd.args(["-nostdlib", "-rtlib=compiler-rt"])
+    /// Makes `cmd` link into `output` what [`Toolchain::link_with`] says,
+    /// the SDK's objects optimised as the program's flags `flags` say.
+    ///
+    /// # Errors
+    ///
+    /// As [`Toolchain::sdk_objects`].
+    pub fn link(
+        &self,
+        cmd: &mut Command,
+        objects: Linked<'_>,
+        flags: &[impl AsRef<OsStr>],
+        output: &Path,
+    ) -> Result<(), BuildError> {
+        self.link_with(cmd, objects, flags)?;
+        cmd.arg("-o").arg(output);
+        Ok(())
+    }
+
+    /// Adds to `cmd`, a command that links `objects`, what every program is
+    /// linked with: wasi-libc's start-up and library, the SDK's objects
+    /// (see [`Toolchain::sdk_objects`], optimised as `flags` say) and the
+    /// memory flags.
+    ///
+    /// # Errors
+    ///
+    /// As [`Toolchain::sdk_objects`].
+    pub fn link_with(
+        &self,
+        cmd: &mut Command,
+        objects: Linked<'_>,
+        flags: &[impl AsRef<OsStr>],
+    ) -> Result<(), BuildError> {
+        let sdk = self.sdk_objects(flags)?;
+        // What follows is objects and archives, whatever `-x` came before.
+        cmd.args(["-nostdlib", "-rtlib=compiler-rt", "-x", "none"])
             .arg(self.sysroot.join("crt1-command.o"))
-            .args(inputs)
-            .args(["-x", "c"])
-            .args(self.sdk_sources())
-            .args(["-x", "none"])
+            .args(objects.given)
             .arg(self.sysroot.join("libc.a"))
+            .args(objects.compiled)
+            .args(sdk)
             .arg(format!("-Wl,{LINK_FLAGS}"));
+        Ok(())
     }
 }
 
+/// What makes zig compile a C source with `-c` as it compiles one it links
+/// with [`Toolchain::link_with`]: without its C library, so without the
+/// stack protector, whose canary is the C library's.
+pub(super) const AS_LINKED: [&str; 1] = ["-nostdlib"];
+
+/// What a program links besides what every program does, in the order
+/// the linker is given it: what the program names (objects, archives,
+/// options) ahead of wasi-libc, and the objects of its sources after it,
+/// where zig puts the objects of the sources it compiles itself. That is
+/// the order every program was linked in when zig compiled the sources
+/// itself, so a source builds into the same module as it did then.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Linked<'a> {
+    /// What the program names, in its order.
+    pub given: &'a [&'a OsStr],
+    /// The objects of its sources, in their order.
+    pub compiled: &'a [&'a OsStr],
+}
+
 /// The folder the SDK's files are named in by a module's debug information.
-const SDK_SOURCE_DIR: &str = "weft-c-sdk";
+pub(super) const SDK_SOURCE_DIR: &str = "weft-c-sdk";
 
 /// The target of C and C++ modules: wasm32 with threads and bulk memory,
 /// against the musl-based wasi-libc.
@@ -499,12 +584,12 @@ fn repository_venv_python() -> Option<PathBuf> {
 /// zig's library folder (it holds the wasi-libc headers): `lib/` beside
 /// the zig executable that `zig env` names (as JSON in older zig, ZON in
 /// newer; both spell `zig_exe` followed by a quoted path).
-fn zig_lib_dir(zig: &[String]) -> Result<PathBuf, BuildError> {
+fn zig_lib_dir(zig: &[String]) -> Result<(PathBuf, String), BuildError> {
     let out = zig_tool(zig)
         .arg("env")
         .output()
         .map_err(|e| BuildError::MissingTool(format!("cannot run `zig env`: {e}")))?;
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let exe = text
         .find("zig_exe")
         .and_then(|at| {
@@ -518,7 +603,7 @@ fn zig_lib_dir(zig: &[String]) -> Result<PathBuf, BuildError> {
         })?;
     let lib = Path::new(exe).with_file_name("lib");
     if lib.join("libc/include/wasm-wasi-musl").is_dir() {
-        Ok(lib)
+        Ok((lib, text))
     } else {
         Err(BuildError::MissingTool(format!(
             "zig's wasi-libc headers are not under `{}`",

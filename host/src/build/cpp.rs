@@ -12,7 +12,7 @@
 //! `-fno-exceptions`, so what would throw (a failed `std::thread` creation,
 //! `std::vector::at` out of range) aborts, which weft reports as a failure.
 
-use super::c::{Toolchain, WASM_TARGET, zig_tool};
+use super::c::{Linked, Toolchain, WASM_TARGET, zig_tool};
 use super::{BuildError, run_linker, run_tool};
 use std::path::{Path, PathBuf};
 
@@ -64,8 +64,12 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
     }
     objects.extend(libraries(&tools, tools.sdk.path())?);
     let mut link = tools.zig("cc");
-    let inputs: Vec<&std::ffi::OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
-    tools.link(&mut link, &inputs, output);
+    let given: Vec<&std::ffi::OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
+    let objects = Linked {
+        given: &given,
+        compiled: &[],
+    };
+    tools.link(&mut link, objects, flags, output)?;
     run_linker(link, "zig cc (linking C++)", sources[0], output)
 }
 

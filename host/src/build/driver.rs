@@ -13,7 +13,7 @@
 //! passed on unchanged, with weft's explanation after it where weft knows
 //! more (a missing header, a call whose signature does not match).
 
-use super::c::{OLD_C_FLAGS, Toolchain, VoidMain};
+use super::c::{AS_LINKED, Linked, OLD_C_FLAGS, Toolchain, VoidMain};
 use super::cpp::{THREADED_LIBCXX, libraries};
 use super::{
     BuildError, SdkDir, defines_main, mismatched_calls, missing_functions, missing_headers,
@@ -199,6 +199,54 @@ fn links_only(arg: &OsStr) -> bool {
         || ["-static", "-shared", "-rdynamic", "-s"].contains(&text.as_ref())
 }
 
+/// The positions of the inputs of `call` that are sources: named so
+/// (`.c`, `.cpp`, ...), or after an `-x` that gives their language.
+fn sources_among(args: &[OsString], call: &Call) -> Vec<usize> {
+    let mut language_given = false;
+    let mut sources = Vec::new();
+    let mut at = 0;
+    while at < args.len() {
+        let text = args[at].to_string_lossy();
+        if let Some(language) = language_option(args, at) {
+            language_given = language != "none";
+            if text == "-x" {
+                at += 1;
+            }
+        } else if call.inputs.contains(&at) && (language_given || is_source(Path::new(&args[at]))) {
+            sources.push(at);
+        }
+        at += 1;
+    }
+    sources
+}
+
+/// The language the `-x` option at `at` gives (`-x c`, `-xc`), if it is
+/// one.
+fn language_option(args: &[OsString], at: usize) -> Option<String> {
+    let text = args[at].to_string_lossy();
+    if text == "-x" {
+        return Some(args.get(at + 1)?.to_string_lossy().into_owned());
+    }
+    text.strip_prefix("-x")
+        .map(str::to_string)
+        .filter(|l| !l.is_empty())
+}
+
+/// `args` without their `-x` options: a link is given objects only.
+fn without_languages(args: &[OsString]) -> Vec<OsString> {
+    let mut kept = Vec::with_capacity(args.len());
+    let mut at = 0;
+    while at < args.len() {
+        if language_option(args, at).is_some() {
+            at += if args[at] == "-x" { 2 } else { 1 };
+            continue;
+        }
+        kept.push(args[at].clone());
+        at += 1;
+    }
+    kept
+}
+
 /// Whether `path` names a C or C++ source (not an object or archive).
 fn is_source(path: &Path) -> bool {
     path.extension()
@@ -246,43 +294,82 @@ pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
         compile.args(void_main.map(VoidMain::define)).args(args);
         return run(driver, compile).map(|(code, _)| code);
     }
-    // The folder of this call's own files: a C++ link's objects, the probe
-    // that finds libc++, the caller of a `void main`.
+    // The folder of this call's own files: the objects of its sources, the
+    // probe that finds libc++, the caller of a `void main`.
     let scratch = SdkDir::new("cxx", &[])?;
+    // Each source is compiled apart, with the call's options: the link is
+    // given objects only, so the SDK's objects are never compiled with the
+    // project's options (see `sdk_objects.rs`). (zig's `c++` also gives
+    // libc++'s headers only to a call that links zig's own libraries.)
+    let sources = sources_among(args, &call);
+    let mut compile_args: Vec<OsString> = args
+        .iter()
+        .enumerate()
+        .filter(|&(i, arg)| {
+            !call.inputs.contains(&i) && !call.output_at.contains(&i) && !links_only(arg)
+        })
+        .map(|(_, arg)| arg.clone())
+        .collect();
+    compile_args.extend(void_main.map(|v| v.define().into()));
     let mut args = args.to_vec();
-    if driver == Driver::Cpp {
-        // zig's `c++` gives libc++'s headers only to a call that links
-        // zig's own libraries: sources in a link are compiled first.
-        for (n, &at) in call.inputs.iter().enumerate() {
-            if !is_source(Path::new(&args[at])) {
-                continue;
-            }
-            let object = scratch.path().join(format!("input{n}.o"));
-            let mut compile = compiler(driver, &tools);
-            for (i, arg) in args.iter().enumerate() {
-                if !call.inputs.contains(&i) && !call.output_at.contains(&i) && !links_only(arg) {
-                    compile.arg(arg);
-                }
-            }
-            compile.arg("-c").arg(&args[at]).arg("-o").arg(&object);
-            let (code, _) = run(driver, compile)?;
-            if code != 0 {
-                return Ok(code);
-            }
-            args[at] = object.into_os_string();
+    let mut compiled = Vec::new();
+    let mut moved = Vec::new();
+    for (n, &at) in sources.iter().enumerate() {
+        let object = scratch.path().join(format!("input{n}.o"));
+        let mut compile = compiler(driver, &tools);
+        compile.args(&compile_args);
+        if driver == Driver::C {
+            compile.args(AS_LINKED);
+        }
+        compile.arg("-c").arg(&args[at]).arg("-o").arg(&object);
+        let (code, _) = run(driver, compile)?;
+        if code != 0 {
+            return Ok(code);
+        }
+        args[at] = object.into_os_string();
+        // As zig links the objects of the C sources it compiles itself:
+        // after what the call names (see `Linked`).
+        if driver == Driver::C {
+            compiled.push(args[at].clone());
+            moved.push(at);
         }
     }
-    let mut inputs = without_libc_parts(&args);
     if let Some(void_main) = void_main {
-        inputs.push(void_main.define().into());
-        inputs.push(void_main.write_caller(scratch.path())?.into_os_string());
+        // Compiled with the rename too, which it undoes.
+        let caller = void_main.write_caller(scratch.path())?;
+        let object = scratch.path().join("void_main.o");
+        // Named as in a module `weft build` makes, not by this call's
+        // folder.
+        let mut caller_args = compile_args.clone();
+        caller_args.push(
+            format!(
+                "-ffile-prefix-map={}={}",
+                scratch.path().display(),
+                super::c::SDK_SOURCE_DIR
+            )
+            .into(),
+        );
+        tools.compile(&caller, &caller_args, &object)?;
+        compiled.push(object.into_os_string());
     }
+    let args: Vec<OsString> = args
+        .into_iter()
+        .enumerate()
+        .filter(|(at, _)| !moved.contains(at))
+        .map(|(_, arg)| arg)
+        .collect();
+    let mut given = without_libc_parts(&without_languages(&args));
     if driver == Driver::Cpp {
-        inputs.extend(libraries(&tools, scratch.path())?.map(PathBuf::into_os_string));
+        given.extend(libraries(&tools, scratch.path())?.map(PathBuf::into_os_string));
     }
-    let inputs: Vec<&OsStr> = inputs.iter().map(OsString::as_os_str).collect();
+    let given: Vec<&OsStr> = given.iter().map(OsString::as_os_str).collect();
+    let compiled: Vec<&OsStr> = compiled.iter().map(OsString::as_os_str).collect();
+    let objects = Linked {
+        given: &given,
+        compiled: &compiled,
+    };
     let mut link = compiler(driver, &tools);
-    tools.link_with(&mut link, &inputs);
+    tools.link_with(&mut link, objects, args.as_slice())?;
     let (code, stderr) = run(driver, link)?;
     if code != 0 {
         return Ok(code);

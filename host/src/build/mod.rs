@@ -14,6 +14,7 @@ pub mod c;
 pub mod cpp;
 pub mod driver;
 pub mod rust;
+mod sdk_objects;
 pub mod setup;
 pub mod wat;
 pub mod zig;
