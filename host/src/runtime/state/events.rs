@@ -1,0 +1,196 @@
+//! What an execution records: its events, labels and nondeterministic
+//! values, the scheduling points its threads passed inside wasm, and the
+//! accesses they logged, which the analyses read.
+
+use super::{ExecState, SPIN_LOADS};
+use crate::instrument::{AccessKind, SiteId};
+use crate::runtime::analysis::Logged;
+use crate::runtime::outcome::Outcome;
+use crate::runtime::point_buffer::PointBuffer;
+use crate::sched::{NextOp, Notice, Scheduler};
+use crate::trace::{Event, EventKind, ThreadId};
+
+impl ExecState {
+    /// The index of `text` in the label table, added if new.
+    pub fn label(&mut self, text: &str) -> u32 {
+        match self.labels.iter().position(|l| l == text) {
+            Some(i) => i as u32,
+            None => {
+                self.labels.push(text.to_string());
+                self.labels.len() as u32 - 1
+            }
+        }
+    }
+
+    /// Records an event of thread `me` named `text` (with `addr`).
+    pub fn record_label(&mut self, me: ThreadId, text: &str, addr: u32) {
+        let label = self.label(text);
+        self.record(me, EventKind::Label { label }, addr, None);
+    }
+
+    /// Records the scheduling points thread `me` passed inside wasm on its
+    /// budget (each a step), and takes the rest of the budget back.
+    pub fn drain_points(&mut self, me: ThreadId) {
+        self.drain_log(me);
+        let Some(buffer) = self.threads[me as usize].points else {
+            return;
+        };
+        let committed = self.committed_run.take_if(|&mut thread| thread == me);
+        let mut passed = 0;
+        buffer.drain(|site, addr| {
+            self.step_passed();
+            passed += 1;
+            match self.sites.get(site).copied() {
+                Some(info) => self.push_event(
+                    me,
+                    EventKind::Access(info.kind),
+                    info.address(addr as i32),
+                    Some(site),
+                ),
+                None => self.finish(Outcome::HostError(format!(
+                    "instrumentation error: unknown site {site}"
+                ))),
+            }
+        });
+        if committed.is_some() {
+            // Each point passed was a decision for `me`.
+            self.decisions
+                .extend(std::iter::repeat_n(me, passed as usize));
+            self.scheduler.observe(Notice::KeepsPassed(passed));
+        }
+    }
+
+    /// Tells the analyses the accesses thread `me` logged since its last
+    /// hook (modules that log their accesses), in order. Stops early if an
+    /// analysis ends the execution.
+    #[inline]
+    pub fn drain_log(&mut self, me: ThreadId) {
+        if self.log_bitmap.is_none() {
+            return;
+        }
+        let Some(buffer) = self.threads.get(me as usize).and_then(|t| t.points) else {
+            return;
+        };
+        // Most hooks find nothing new: a point's several hooks drain once.
+        if buffer.logged_since_drain() {
+            self.drain_logged(me, buffer);
+        }
+    }
+
+    /// [`ExecState::drain_log`] of a log that holds words.
+    pub(super) fn drain_logged(&mut self, me: ThreadId, buffer: PointBuffer) {
+        buffer.drain_log(|older, newer| self.tell_logged(me, [older, newer]));
+    }
+
+    /// Tells the analyses the accesses logged as `parts` (see [`Logged`])
+    /// by thread `me`.
+    pub(super) fn tell_logged(&mut self, me: ThreadId, parts: [&[u64]; 2]) {
+        let sites = self.sites.clone();
+        let log = Logged {
+            parts,
+            sites: &sites,
+        };
+        self.each_analysis(|a, cx| a.logged(cx, me, &log));
+    }
+
+    /// Tells the analyses what the call of a C library function at `site`
+    /// by thread `me`, with arguments `args` and `result`, read and wrote
+    /// of the caller's memory (see [`crate::library::caller_memory`]), as
+    /// accesses of the caller logged at the call, after the accesses the
+    /// thread logged before it.
+    pub fn library_accessed(&mut self, me: ThreadId, site: SiteId, args: [u32; 4], result: u32) {
+        if self.log_bitmap.is_none() {
+            return;
+        }
+        self.drain_log(me);
+        if self.end.is_some() {
+            return;
+        }
+        let Some(touch) = self.sites.get(site).and_then(|s| s.touch) else {
+            self.finish(Outcome::HostError(format!(
+                "instrumentation error: site {site} is no library call"
+            )));
+            return;
+        };
+        let Some(memory) = self.memory.clone() else {
+            return;
+        };
+        let words: Vec<u64> = crate::library::caller_memory::ranges(touch, args, result, &*memory)
+            .iter()
+            .flat_map(|range| Logged::library_words(site, range))
+            .collect();
+        if !words.is_empty() {
+            self.tell_logged(me, [&words, &[]]);
+        }
+    }
+
+    /// Records an event of thread `me` (after the points it passed on its
+    /// budget).
+    pub fn record(&mut self, me: ThreadId, kind: EventKind, addr: u32, site: Option<SiteId>) {
+        self.drain_points(me);
+        self.push_event(me, kind, addr, site);
+        self.threads[me as usize].next = None;
+    }
+
+    /// Notes the operation `me` stands at (after its [`ExecState::record`]),
+    /// for the scheduler's view.
+    pub fn stand_at(&mut self, me: ThreadId, next: NextOp) {
+        self.threads[me as usize].next = Some(next);
+    }
+
+    pub(super) fn push_event(
+        &mut self,
+        me: ThreadId,
+        kind: EventKind,
+        addr: u32,
+        site: Option<SiteId>,
+    ) {
+        let thread = &mut self.threads[me as usize];
+        if site.is_some() {
+            thread.last_site = site;
+        }
+        let spin = matches!(
+            kind,
+            EventKind::Slice
+                | EventKind::Access(
+                    AccessKind::AtomicLoad
+                        | AccessKind::AtomicRmw
+                        | AccessKind::AtomicXchg
+                        | AccessKind::AtomicCmpxchg
+                )
+        );
+        if spin {
+            thread.spins = thread.spins.saturating_add(1);
+            thread.spin_changes |= matches!(
+                kind,
+                EventKind::Slice | EventKind::Access(AccessKind::AtomicRmw)
+            );
+            self.enabled_stale |= thread.spins == SPIN_LOADS;
+        } else {
+            self.enabled_stale |= thread.spins >= SPIN_LOADS;
+            thread.spins = 0;
+            thread.spin_changes = false;
+        }
+        self.trace.push(Event {
+            thread: me,
+            kind,
+            addr,
+            site,
+        });
+    }
+
+    /// A nondeterministic value for the guest, recorded for replay; `None`
+    /// when the execution ended (a replayed schedule ran out of values).
+    pub fn choose_value(&mut self, bound: u64) -> Option<u64> {
+        match self.scheduler.choose_value(bound, self.step) {
+            Ok(value) => {
+                self.values.push(value);
+                Some(value)
+            }
+            Err(e) => {
+                self.finish(Outcome::Diverged(e));
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+//! The scheduling step: which threads can run, who the scheduler picks,
+//! and the budget of points the chosen thread may pass inside wasm.
+
+use super::{ExecState, SPIN_LOADS};
+use crate::runtime::analysis::ExecView;
+use crate::runtime::outcome::{Cut, Outcome};
+use crate::runtime::point_buffer::MAX_BUDGET;
+use crate::runtime::thread::ThreadState;
+use crate::runtime::{Preemption, STEP_NS, Sleeps};
+use crate::sched::{Notice, Scheduler, ThreadView};
+use crate::trace::ThreadId;
+use std::time::Instant;
+
+impl ExecState {
+    /// A scheduling point of thread `me`: picks who runs next and returns
+    /// whether `me` must park (another thread runs, or the execution ended).
+    pub fn schedule(&mut self, me: ThreadId) -> bool {
+        self.drain_points(me);
+        if self.end.is_some() {
+            return true;
+        }
+        if self.step_watch.on {
+            let end = self.step_watch.end(self.memory.as_deref());
+            self.scheduler.observe(Notice::StepEnded(end));
+        }
+        self.step_passed();
+        self.begin_complete_states();
+        if self.step > self.step_bound {
+            self.limit_reached(
+                me,
+                Cut::Steps {
+                    thread: me,
+                    steps: self.step - 1,
+                    fair_from: self.fair_from.unwrap_or(self.step - 1),
+                },
+            );
+            if self.end.is_some() {
+                return true;
+            }
+        }
+        if self.fair_from.is_some() && self.loop_watch.due(self.step) && self.watch_for_loops(me) {
+            return true;
+        }
+        if self.step >= self.next_time_check {
+            self.next_time_check = self.step + MAX_BUDGET;
+            if self.stop_at.is_some_and(|at| Instant::now() >= at) {
+                self.finish(Outcome::Stopped);
+                return true;
+            }
+            if let Some(limit) = self.limits.time_limit
+                && self.started.elapsed() > limit
+            {
+                self.finish(Outcome::Inconclusive(Cut::Time { thread: me }));
+                return true;
+            }
+        }
+        if self.enabled_stale {
+            self.refresh_enabled();
+        }
+        let me_enabled = self.enabled.iter().any(|t| t.id == me);
+        if self.enabled.is_empty() {
+            let blocked = self.blocked_threads();
+            let outcome = self
+                .ask_analyses(|a, view| a.deadlock(view, &blocked))
+                .unwrap_or(Outcome::Deadlock { blocked });
+            self.finish(outcome);
+            return true;
+        }
+        if let Some(view) = self.enabled.iter_mut().find(|t| t.id == me) {
+            view.next = self.threads[me as usize].next;
+        }
+        let current = me_enabled.then_some(me);
+        let atomic = me_enabled && self.threads[me as usize].goes_on_atomically();
+        let chosen = if self.enabled.len() == 1 {
+            // No choice to make: the scheduler is asked only at decisions.
+            Ok(self.enabled[0].id)
+        } else if atomic {
+            // Inside an atomic section the thread keeps running.
+            Ok(me)
+        } else {
+            self.scheduler.choose(&self.enabled, current, self.step)
+        };
+        let chosen = match chosen {
+            Ok(chosen) if self.enabled.iter().any(|t| t.id == chosen) => chosen,
+            Ok(chosen) => {
+                self.finish(Outcome::HostError(format!(
+                    "the scheduler chose thread {chosen}, which cannot run"
+                )));
+                return true;
+            }
+            Err(e) => {
+                self.finish(Outcome::Diverged(e));
+                return true;
+            }
+        };
+        if self.enabled.len() > 1 && !atomic {
+            self.decisions.push(chosen);
+            if crate::sched::preempts(&self.enabled, current, chosen) {
+                self.preemptions.push(Preemption {
+                    decision: self.decisions.len() - 1,
+                    step: self.trace.len(),
+                });
+            }
+        }
+        self.resume(chosen);
+        if self.step_watch.on {
+            let thread = &mut self.threads[chosen as usize];
+            let (op, woken_by) = (thread.next, thread.woken_by.take());
+            let mut step = self
+                .step_watch
+                .start(chosen, op, woken_by, self.memory.as_deref());
+            step.continues = atomic;
+            self.scheduler.observe(Notice::StepStarted(step));
+        }
+        self.current = chosen;
+        if chosen == me {
+            self.grant_budget(me, atomic);
+        }
+        chosen != me
+    }
+
+    /// Lets `me`, which runs on, pass its next points inside wasm while
+    /// nothing but the trace needs each point: all of them while no other
+    /// thread can run, else as many decisions as the scheduler commits to
+    /// keeping `me` (while `me` does not turn into a spinning thread, which
+    /// would change what the scheduler sees). Inside an atomic section
+    /// (`atomic`) the points are not decisions.
+    pub(super) fn grant_budget(&mut self, me: ThreadId, atomic: bool) {
+        let Some(buffer) = self.threads[me as usize].points else {
+            return;
+        };
+        if self.every_point {
+            return;
+        }
+        // A sleeper left out until its time comes must be seen then.
+        let until_wake = self.next_wake.map_or(u64::MAX, |wake| {
+            wake.saturating_sub(self.clock_ns) / STEP_NS
+        });
+        let budget = MAX_BUDGET
+            .min(self.step_bound.saturating_sub(self.step))
+            .min(self.next_time_check.saturating_sub(self.step))
+            .min(until_wake);
+        if self.enabled.len() == 1 {
+            buffer.grant(budget);
+            return;
+        }
+        if atomic {
+            return;
+        }
+        let loads = self.threads[me as usize].spins;
+        let spin_room = SPIN_LOADS.saturating_sub(loads.saturating_add(1));
+        let most = budget.min(spin_room as u64);
+        if most == 0 {
+            return;
+        }
+        let keeps = self
+            .scheduler
+            .keeps(&self.enabled, me, self.step, most)
+            .min(most);
+        if keeps > 0 {
+            buffer.grant(keeps);
+            self.committed_run = Some(me);
+        }
+    }
+
+    /// Recomputes the enabled threads.
+    pub(super) fn refresh_enabled(&mut self) {
+        let mut enabled = std::mem::take(&mut self.enabled);
+        enabled.clear();
+        // Under timed sleeps: the sleepers and timed waiters whose time
+        // has not come.
+        let mut later = Vec::new();
+        let view = ExecView { state: self };
+        for &id in &self.live {
+            let thread = &self.threads[id as usize];
+            let (yielding, wakes_at) = match thread.state {
+                ThreadState::Held => {
+                    if self.analyses.iter().all(|a| a.may_run(&view, id)) {
+                        enabled.push(ThreadView {
+                            id,
+                            yielding: false,
+                            polling: false,
+                            wakes_at: None,
+                            next: None,
+                            locks_held: 0,
+                        });
+                    }
+                    continue;
+                }
+                ThreadState::Runnable => (thread.spins >= SPIN_LOADS, None),
+                ThreadState::Yielded => (true, None),
+                // A sleeper whose time has come does work when it runs.
+                ThreadState::Sleeping { until } => (until > self.clock_ns, Some(until)),
+                ThreadState::Waiting {
+                    deadline: Some(deadline),
+                    ..
+                } => (true, Some(deadline)),
+                ThreadState::Outliving => {
+                    // Once every other thread exited.
+                    if self.live.len() > 1 {
+                        continue;
+                    }
+                    (false, None)
+                }
+                ThreadState::Waiting { deadline: None, .. } | ThreadState::Exited => continue,
+            };
+            let polling = thread.state == ThreadState::Yielded
+                || (thread.spins >= SPIN_LOADS && !thread.spin_changes);
+            let mut thread_view = ThreadView {
+                id,
+                yielding,
+                polling,
+                wakes_at,
+                next: thread.next,
+                locks_held: 0,
+            };
+            for analysis in &self.analyses {
+                analysis.annotate(&mut thread_view);
+            }
+            let not_yet = self.sleeps == Sleeps::Timed
+                && matches!(
+                    thread.state,
+                    ThreadState::Sleeping { .. } | ThreadState::Waiting { .. }
+                )
+                && wakes_at.is_some_and(|wake| wake > self.clock_ns);
+            if not_yet {
+                later.push(thread_view);
+            } else {
+                enabled.push(thread_view);
+            }
+        }
+        self.next_wake = self.let_time_pass(&mut enabled, later);
+        self.enabled = enabled;
+        self.enabled_stale = false;
+    }
+
+    /// Under timed sleeps, of the sleepers and timed waiters whose time has
+    /// not come (`later`): while a thread of `enabled` can run, none is
+    /// enabled (time passes a step at a time, spinning threads' steps too:
+    /// one spinning on a lock just released must get it before a sleeper
+    /// wakes); otherwise time jumps to the earliest wake-up, and those that
+    /// wake then are. Returns the earliest wake-up of those left out.
+    pub(super) fn let_time_pass(
+        &self,
+        enabled: &mut Vec<ThreadView>,
+        later: Vec<ThreadView>,
+    ) -> Option<u64> {
+        let earliest = later.iter().filter_map(|t| t.wakes_at).min();
+        if !enabled.is_empty() {
+            return earliest;
+        }
+        let (wake, left): (Vec<_>, Vec<_>) =
+            later.into_iter().partition(|t| t.wakes_at == earliest);
+        enabled.extend(wake);
+        enabled.sort_by_key(|t| t.id);
+        left.iter().filter_map(|t| t.wakes_at).min()
+    }
+
+    /// Something an analysis's view of the threads reads has changed:
+    /// the enabled threads are recomputed at the next point.
+    pub fn views_changed(&mut self) {
+        self.enabled_changed();
+    }
+
+    /// The threads that can run may have changed: they are recomputed at the
+    /// next point, and the running thread's budget is taken back (a budget
+    /// granted at its last point assumed the threads that could run then;
+    /// its next points may be decisions now, say after it woke a waiter).
+    pub(super) fn enabled_changed(&mut self) {
+        self.enabled_stale = true;
+        self.drain_points(self.current);
+    }
+
+    /// Makes `id` runnable as it is chosen, letting virtual time pass to
+    /// its wake-up time and timing out its wait if it has one.
+    pub(super) fn resume(&mut self, id: ThreadId) {
+        let thread = &mut self.threads[id as usize];
+        match thread.state {
+            ThreadState::Sleeping { until } => {
+                self.clock_ns = self.clock_ns.max(until);
+                self.step_watch.touched_global();
+            }
+            ThreadState::Waiting {
+                deadline: Some(deadline),
+                ..
+            } => {
+                self.clock_ns = self.clock_ns.max(deadline);
+                self.step_watch.touched_global();
+                thread.wake = Some(2);
+                thread.woken_by = None;
+            }
+            ThreadState::Runnable => return,
+            _ => {}
+        }
+        thread.state = ThreadState::Runnable;
+        self.enabled_stale = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::without_wasm;
+    use super::*;
+    use crate::sched::ReplayScheduler;
+
+    #[test]
+    fn a_step_picks_among_the_threads_that_can_run_and_records_the_decision() {
+        let mut state = without_wasm(3, Box::new(ReplayScheduler::new(vec![2], Vec::new())));
+        state.block(1, 64, None, None);
+        assert!(state.schedule(0), "thread 0 parks: another runs");
+        assert!(state.end.is_none(), "{:?}", state.end);
+        assert_eq!((state.current, state.decisions.as_slice()), (2, &[2][..]));
+        assert_eq!(state.step, 1);
+    }
+
+    #[test]
+    fn a_step_where_every_thread_waits_ends_in_a_deadlock_naming_them() {
+        let mut state = without_wasm(2, Box::new(ReplayScheduler::new(Vec::new(), Vec::new())));
+        state.block(1, 64, None, None);
+        state.block(0, 128, None, None);
+        assert!(state.schedule(0), "the execution ends");
+        match &state.end {
+            Some(Outcome::Deadlock { blocked }) => {
+                let waiting: Vec<(ThreadId, u32)> =
+                    blocked.iter().map(|b| (b.thread, b.addr)).collect();
+                assert_eq!(waiting, [(0, 128), (1, 64)]);
+            }
+            other => panic!("not a deadlock: {other:?}"),
+        }
+    }
+}
