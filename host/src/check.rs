@@ -160,11 +160,11 @@ impl Check {
         }
         // A replay file that could not be written would lose the failure
         // at the end of the exploration: its path is checked first.
-        crate::outputs::Outputs::new()
+        crate::output_paths::Outputs::new()
             .input("the module", &self.module)
             .output(
                 "save_failure",
-                crate::outputs::Kind::Replay,
+                crate::output_paths::Kind::Replay,
                 self.save_failure.as_deref(),
             )
             .check()?;
@@ -210,7 +210,7 @@ impl Check {
                     .executions
                     .or_else(|| Request::default_iterations(self.strategy, self.time_limit)),
                 time_limit: self.time_limit,
-                run: setup,
+                setup,
                 jobs: Request::default_jobs(self.strategy),
                 ..ExploreOptions::default()
             },

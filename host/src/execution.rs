@@ -66,6 +66,13 @@ pub struct Setup {
     pub property: Option<Property>,
 }
 
+/// The host could not run the module, or an execution as asked (not a
+/// guest failure): what an exploration, a replay or a technique's driver
+/// returns instead of a verdict.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct HostError(pub String);
+
 fn is_off(mode: &RaceMode) -> bool {
     *mode == RaceMode::Off
 }

@@ -45,7 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("explain::retell", 7),
     ("classroom", 7),
     ("report", 8),
-    ("outputs", 8),
+    ("output_paths", 8),
     ("bench", 9),
     ("cli", 9),
     ("", 9),
@@ -160,4 +160,62 @@ fn modules_take_the_layer_of_their_longest_prefix() {
     assert_eq!(layer("imunit::infer::timeline"), 7);
     assert_eq!(layer("runtime::analysis::Analysis"), 4);
     assert_eq!(layer("serializabilityx"), 9);
+}
+
+/// `ARCHITECTURE.md` names every source file but a folder's `mod.rs` (by
+/// its path under `host/src`, or in backticks by its name or the end of
+/// its path, in its folder's section), so that its map leaves nothing out.
+#[test]
+fn every_source_file_is_named_in_the_architecture() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = manifest.join("src");
+    let map = std::fs::read_to_string(manifest.join("../ARCHITECTURE.md")).unwrap();
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut unnamed: Vec<String> = files
+        .iter()
+        .filter(|file| !file.ends_with("mod.rs"))
+        .map(|file| {
+            let relative = file.strip_prefix(&src).unwrap().to_string_lossy();
+            relative.replace(std::path::MAIN_SEPARATOR, "/")
+        })
+        .filter(|relative| {
+            let name = relative.rsplit('/').next().unwrap_or(relative);
+            !map.contains(relative.as_str()) && !map.contains(&format!("{name}`"))
+        })
+        .collect();
+    unnamed.sort();
+    assert!(
+        unnamed.is_empty(),
+        "not named in ARCHITECTURE.md:\n{}",
+        unnamed.join("\n")
+    );
+}
+
+/// Executions are run only from layer 7 up (the drivers, explorations,
+/// replays, grading): below it, only the runtime and `execution` itself
+/// name the calls that run one, outside tests.
+#[test]
+fn only_the_layers_that_choose_executions_run_them() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut running: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let module = module_of(file, &src);
+            let mechanism = module == "execution" || module.starts_with("runtime");
+            if layer(&module) >= 7 || mechanism || file.ends_with("main.rs") {
+                return None;
+            }
+            let code = std::fs::read_to_string(file).unwrap();
+            let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+            [".execute_with(", ".execute(", "execution::execute("]
+                .iter()
+                .any(|call| code.contains(call))
+                .then_some(module)
+        })
+        .collect();
+    running.sort();
+    assert!(running.is_empty(), "{}", running.join("\n"));
 }

@@ -85,7 +85,7 @@ pub mod instrument;
 #[cfg(test)]
 mod layering;
 pub(crate) mod library;
-pub(crate) mod outputs;
+pub(crate) mod output_paths;
 pub mod race;
 pub mod replay;
 pub(crate) mod report;

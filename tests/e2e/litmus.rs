@@ -51,7 +51,7 @@ fn reaches(first: &str, second: &str, r1: i32, r2: i32) -> bool {
     let mut program = Program::load(&wasm, logged).unwrap();
     let options = ExploreOptions {
         strategy: Strategy::Dpor,
-        run: Setup {
+        setup: Setup {
             races: RaceMode::Fail,
             ..Setup::default()
         },

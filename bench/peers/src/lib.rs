@@ -77,7 +77,7 @@ impl Increments {
             pct_depth: 3,
             iterations: Some(executions),
             jobs: 1,
-            run: Setup {
+            setup: Setup {
                 run: RunConfig {
                     args: vec![
                         "increments.wasm".into(),

@@ -5,8 +5,9 @@
 use super::agenda::Agenda;
 use super::criteria::{Criterion, Goal, coverage, goals};
 use super::generate::generate;
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::{ExploreError, execution_seed};
+use crate::explore::execution_seed;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::RandomScheduler;
 use std::collections::{HashMap, HashSet};
@@ -38,7 +39,7 @@ pub struct ActorOptions {
     /// Seed of the free deliveries.
     pub seed: u64,
     /// Run configuration.
-    pub run: Setup,
+    pub setup: Setup,
 }
 
 /// The coverage of one criterion.
@@ -108,13 +109,13 @@ fn slot(c: Criterion) -> usize {
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module, or the module
+/// [`HostError`] when the host cannot run the module, or the module
 /// uses no actors.
 pub fn search(
     program: &mut Program,
     options: &ActorOptions,
     mut progress: impl FnMut(&ActorReport),
-) -> Result<ActorReport, ExploreError> {
+) -> Result<ActorReport, HostError> {
     let start = Instant::now();
     let mut report = ActorReport::default();
     let mut achieved: Vec<HashSet<Goal>> = vec![HashSet::new(); Criterion::ALL.len()];
@@ -134,7 +135,7 @@ pub fn search(
         let (schedule, aims) = followed.map(|(planned, _)| planned).unwrap_or_default();
         let covered_before = covered_in(&report.coverage, &options.criteria);
         let seed = execution_seed(options.seed, report.executions);
-        let mut run = options.run.clone();
+        let mut run = options.setup.clone();
         run.actor_schedule = schedule.clone();
         run.run.stop_at = options.time_limit.map(|t| start + t);
         let (result, _) =
@@ -144,12 +145,12 @@ pub fn search(
         }
         report.executions += 1;
         match &result.outcome {
-            Outcome::HostError(message) => return Err(ExploreError(message.clone())),
+            Outcome::HostError(message) => return Err(HostError(message.clone())),
             Outcome::Abandoned(_) => report.diverged += 1,
             _ => {}
         }
         let Some(log) = super::mailboxes::log_of(&result).cloned() else {
-            return Err(ExploreError(
+            return Err(HostError(
                 "the module uses no actors (weft.actor_* imports); see guest-sdk/ABI.md".into(),
             ));
         };

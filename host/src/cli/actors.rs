@@ -78,7 +78,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         budget: args.iterations,
         time_limit: args.time_limit,
         seed: args.seed,
-        run: args.module.run_config(),
+        setup: args.module.setup(),
     };
     let mut progress = ProgressLine::new(!args.output.json);
     let mut search = search(&mut program, &options, |r| {
@@ -99,7 +99,7 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         minimization = minimize_verdict(
             &args.output,
             &mut program,
-            &args.module.run_config(),
+            &args.module.setup(),
             &mut found.result,
             &mut found.failure,
         );

@@ -5,7 +5,7 @@
 use super::files::{read_module, same_file};
 use crate::execution::Setup;
 use crate::instrument::Points;
-use crate::outputs::{Kind, Outputs};
+use crate::output_paths::{Kind, Outputs};
 use crate::report::interleaving::{Focus, Layout};
 use crate::report::junit;
 use crate::report::text::Shape;
@@ -257,12 +257,13 @@ impl ModuleArgs {
             module: &self.module,
             wasm,
             instrument: self.instrument_options(),
-            setup: self.run_config(),
+            setup: self.setup(),
         }
     }
 
-    /// Arguments, WASI seed and limits of every execution.
-    pub fn run_config(&self) -> Setup {
+    /// The setup of every execution: its arguments, WASI seed and limits,
+    /// and what the analyses are told.
+    pub fn setup(&self) -> Setup {
         let name = self
             .module
             .file_name()

@@ -1,6 +1,6 @@
 //! `weft build`: a source file to a module weft runs.
 
-use crate::outputs::{Kind, Outputs};
+use crate::output_paths::{Kind, Outputs};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! report.
 
 use super::files::{Loaded, load_replay, replay_stem};
-use crate::outputs::{Kind, Outputs};
+use crate::output_paths::{Kind, Outputs};
 use crate::replay::bundle::{Bundle, EXTENSION};
 use crate::replay::replay;
 use anyhow::{Context, Result};

@@ -181,7 +181,7 @@ fn request(args: &mut ExploreArgs) -> Result<Request> {
                 .iterations
                 .or_else(|| Request::default_iterations(strategy, args.time_limit)),
             time_limit: args.time_limit,
-            run: args.module.run_config(),
+            setup: args.module.setup(),
             keep_going: false,
             jobs: args.jobs.map_or_else(
                 || Request::default_jobs(strategy),

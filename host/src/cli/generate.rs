@@ -80,7 +80,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         schedules_per_test: args.schedules_per_test,
         switch_chance: args.switch_chance,
         seed: args.seed,
-        run: args.module.run_config(),
+        setup: args.module.setup(),
     };
     let mut progress = ProgressLine::new(!args.output.json);
     let mut search = search(&mut program, &class, &options, |r| {
@@ -101,13 +101,13 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         minimization = minimize_verdict(
             &args.output,
             &mut program,
-            &found.run,
+            &found.setup,
             &mut found.execution,
             &mut violation,
         );
         // The replay runs the failing test: its calls and arguments.
-        args.module.args = found.run.run.args[1..].to_vec();
-        args.module.gen_methods = found.run.gen_methods.clone();
+        args.module.args = found.setup.run.args[1..].to_vec();
+        args.module.gen_methods = found.setup.gen_methods.clone();
         replay_file = save_replay(
             &args.output,
             args.module.replay_run(&wasm),

@@ -306,7 +306,7 @@ fn not_at_once(
     let Some(sites) = WorkSites::of(&program, work) else {
         return Ok(None);
     };
-    let mut setup = sampling.module.run_config();
+    let mut setup = sampling.module.setup();
     setup.races = crate::race::RaceMode::Off;
     let seen = at_once::seek(
         &mut program,

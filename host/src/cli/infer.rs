@@ -57,7 +57,7 @@ pub fn run(args: InferArgs) -> Result<u8> {
             args.module.module.display()
         );
     }
-    let base = args.module.run_config();
+    let base = args.module.setup();
     let tests = list(&mut program, &base)?;
     let find = |name: &str| -> Result<TestCase> {
         tests

@@ -3,7 +3,7 @@
 use super::args::OutputArgs;
 use super::files::{Loaded, load_replay, replay_stem};
 use super::output::{minimize_verdict, print_report};
-use crate::outputs::{Kind, Outputs};
+use crate::output_paths::{Kind, Outputs};
 use crate::replay::bundle::Bundle;
 use crate::replay::file::{ModuleRef, ReplayFile, module_path_from};
 use crate::replay::{Replayed, replay};

@@ -3,7 +3,7 @@
 use super::args::OutputArgs;
 use super::files::{Loaded, load_replay};
 use super::output::print_report;
-use crate::outputs::{Kind, Outputs};
+use crate::output_paths::{Kind, Outputs};
 use crate::replay::{Replayed, replay};
 use crate::report::text::Report;
 use anyhow::{Context, Result};

@@ -39,14 +39,14 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         args.strategy,
         args.seed,
         args.pct_depth,
-        &args.module.run_config(),
+        &args.module.setup(),
     )?;
     let mut failure = result.outcome.failure();
     let minimization = failure.as_mut().and_then(|failure| {
         minimize_verdict(
             &args.output,
             &mut program,
-            &args.module.run_config(),
+            &args.module.setup(),
             &mut result,
             failure,
         )

@@ -84,7 +84,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         profile_runs: args.profile_runs,
         attempts: args.attempts,
         seed: args.seed,
-        run: args.module.run_config(),
+        setup: args.module.setup(),
     };
     let mut report = search(&mut program, &options)?;
     if !report.annotated && report.crash.is_none() {
@@ -103,7 +103,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         minimization = minimize_verdict(
             &args.output,
             &mut program,
-            &args.module.run_config(),
+            &args.module.setup(),
             &mut execution,
             &mut failure,
         );

@@ -11,7 +11,7 @@ use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::{ListError, NOCAPTURE, harness_skipped, list, whole_program};
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
-use crate::report::tests::{Counts, Listed, summary};
+use crate::report::test_summary::{Counts, Listed, summary};
 use crate::report::text::Report;
 use crate::runtime::{Failure, Program};
 use crate::sched::Strategy;
@@ -87,7 +87,7 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
         .check()?;
     let (wasm, mut program) = args.module.load()?;
     let mut options = TestOptions {
-        base: args.module.run_config(),
+        base: args.module.setup(),
         strategy: args.strategy,
         seed: args.seed,
         pct_depth: args.pct_depth,

@@ -3,7 +3,7 @@
 //! up. It reads no arguments and prints nothing: the command and
 //! [`crate::Check`] are both built on it.
 
-use super::racy_sites::search_again_at_racy_sites;
+use super::search_again_at_races::search_again_at_racy_sites;
 use super::{Exhausted, Exploration, ExploreOptions, Progress, Withheld, explore};
 use crate::execution::Setup;
 use crate::imunit::driver::unfired_events;
@@ -91,7 +91,7 @@ pub struct Explored {
 ///
 /// # Errors
 ///
-/// When the exploration cannot run (see [`super::ExploreError`]), or when its
+/// When the exploration cannot run (see [`super::HostError`]), or when its
 /// time limit ran out before one execution ended ([`NothingFinished`]).
 pub fn explore_program(
     wasm: Vec<u8>,
@@ -102,9 +102,9 @@ pub fn explore_program(
     let mut exploration = explore(&mut program, &request.options, &mut progress)?;
     // The exhaustive search for a call stopped by a data race (which
     // violates nothing): search again switching at the racing accesses.
-    if request.options.run.property == Some(Property::UnreachCall)
+    if request.options.setup.property == Some(Property::UnreachCall)
         && request.options.strategy == Strategy::Dpor
-        && request.options.run.races == RaceMode::Fail
+        && request.options.setup.races == RaceMode::Fail
     {
         let spent = exploration.elapsed;
         search_again_at_racy_sites(
@@ -123,7 +123,7 @@ pub fn explore_program(
     {
         return Err(NothingFinished(limit).into());
     }
-    let setup = exploration.setup(&options.run);
+    let setup = exploration.setup(&options.setup);
     let minimization = match exploration.failure.as_mut() {
         Some(found) if request.minimize => minimize_failure(
             &mut program,
@@ -139,7 +139,7 @@ pub fn explore_program(
     let schedule_error = match &exploration.failure {
         None => unfired_events(
             &mut program,
-            &options.run,
+            &options.setup,
             options.seed,
             options.pct_depth,
             &exploration,
@@ -213,7 +213,7 @@ impl Explored {
     /// The setup a replay of its executions needs (with `--races schedule`,
     /// the racy sites found first were scheduling points too).
     pub fn setup(&self) -> Setup {
-        self.exploration.setup(&self.request.options.run)
+        self.exploration.setup(&self.request.options.setup)
     }
 
     /// Its failure told in plain words (see [`crate::explain::retell()`]),
@@ -287,13 +287,13 @@ impl Explored {
         if let Some(found) = &exploration.race_points {
             headline.push_str(&format!("; {}", found.describe()));
         }
-        let sites = options.run.run.point_sites.len();
+        let sites = options.setup.run.point_sites.len();
         if sites > 0 {
             headline.push_str(&format!(
                 ", switching also at {sites} plain-access sites of racy variables (data races stopped the searches before)"
             ));
         }
-        if let Some(property) = options.run.property {
+        if let Some(property) = options.setup.property {
             let coverage = self.coverage();
             headline.push_str(&format!(
                 "\nverdict {}: {} ({})",
@@ -309,13 +309,13 @@ impl Explored {
     fn coverage(&self) -> Coverage {
         Coverage {
             points: self.request.instrument.points,
-            races_fail: self.request.options.run.races == RaceMode::Fail,
+            races_fail: self.request.options.setup.races == RaceMode::Fail,
         }
     }
 
     /// The property's verdict, when a property was checked.
     fn verdict(&self) -> Option<Verdict> {
-        let property = self.request.options.run.property?;
+        let property = self.request.options.setup.property?;
         Some(Verdict::of(&self.exploration, property, self.coverage()))
     }
 
@@ -328,7 +328,7 @@ impl Explored {
         serde_json::json!({
             "module_blake3": blake3::hash(&self.wasm).to_hex().to_string(),
             "instrument": self.request.instrument,
-            "setup": options.run,
+            "setup": options.setup,
             "strategy": options.strategy.name(),
             "seed": options.seed,
             "pct_depth": options.pct_depth,
@@ -361,8 +361,8 @@ impl Explored {
                 Some(Exhausted::Unclaimed(why)) => Some(why.describe()),
                 _ => None,
             },
-            "races": options.run.races,
-            "property": options.run.property,
+            "races": options.setup.races,
+            "property": options.setup.property,
             "verdict": self.verdict(),
             "exploration": self.identity(),
             "race_points": exploration.race_points.as_ref().map(|found| serde_json::json!({

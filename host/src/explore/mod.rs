@@ -5,24 +5,24 @@
 //! whole and every execution on its own (its decisions are recorded too).
 //! [`turns`] says which strategy runs each execution.
 
-pub(crate) mod dfs;
+pub(crate) mod dfs_search;
 pub(crate) mod distinct;
-pub(crate) mod dpor;
+pub(crate) mod dpor_search;
 pub(crate) mod driver;
-pub(crate) mod race_points;
-pub(crate) mod racy_sites;
+pub(crate) mod races_schedule;
 pub mod sampling;
+pub(crate) mod search_again_at_races;
 pub(crate) mod turns;
 
-use crate::execution::Setup;
+use crate::execution::{HostError, Setup};
 use crate::instrument::Points;
 use crate::race::{RaceMode, RaceReport};
 use crate::replay::file::FoundBy;
 use crate::runtime::{Cut, ExecutionResult, Failure, Outcome, Program, Unenumerated};
 use crate::sched::{DfsScheduler, DporScheduler, Prefixed, Scheduler, Strategy};
-use dfs::DfsSearch;
+use dfs_search::DfsSearch;
 use distinct::DistinctTraces;
-use dpor::DporSearch;
+use dpor_search::DporSearch;
 pub use sampling::Shard;
 use std::time::{Duration, Instant};
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
@@ -43,8 +43,9 @@ pub struct ExploreOptions {
     pub iterations: Option<u64>,
     /// Stop after this much wall time.
     pub time_limit: Option<Duration>,
-    /// Arguments, WASI seed and limits of every execution.
-    pub run: Setup,
+    /// The setup of every execution: arguments, WASI seed, limits, and
+    /// what the analyses are told.
+    pub setup: Setup,
     /// Run every iteration even after a failure (to measure how often a
     /// program fails); the first failure is the one reported.
     pub keep_going: bool,
@@ -64,7 +65,7 @@ impl Default for ExploreOptions {
             preemption_bound: 2,
             iterations: Some(1000),
             time_limit: None,
-            run: Setup::default(),
+            setup: Setup::default(),
             keep_going: false,
             jobs: 1,
             shard: Shard::default(),
@@ -118,7 +119,7 @@ pub struct Exploration {
     pub exhausted: Option<Exhausted>,
     /// With `--races schedule`: the racy sites found before the
     /// exploration, which were its scheduling points besides the usual.
-    pub race_points: Option<race_points::RacePoints>,
+    pub race_points: Option<races_schedule::RacePoints>,
 }
 
 impl Exploration {
@@ -244,7 +245,7 @@ impl Withheld {
 /// Why a systematic search (`dfs`, `dpor`) under `options` can claim
 /// nothing whatever it runs, if it cannot.
 fn withheld_from_start(program: &Program, options: &ExploreOptions) -> Option<Withheld> {
-    if options.run.holds_threads() {
+    if options.setup.holds_threads() {
         return Some(Withheld::HeldThreads);
     }
     // Steps are told apart by the operations at their scheduling points:
@@ -252,7 +253,7 @@ fn withheld_from_start(program: &Program, options: &ExploreOptions) -> Option<Wi
     // or when races are failures (a program without races behaves as if
     // only its synchronisation were points).
     let sees_plain_accesses =
-        program.options().points == Points::Memory || options.run.races == RaceMode::Fail;
+        program.options().points == Points::Memory || options.setup.races == RaceMode::Fail;
     (!sees_plain_accesses).then_some(Withheld::RacesUnchecked)
 }
 
@@ -325,11 +326,6 @@ pub struct Progress {
     pub elapsed: Duration,
 }
 
-/// The host could not run the module at all (not a guest failure).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ExploreError(pub String);
-
 /// Scheduler seed of the `index`-th execution (from 0) of an exploration.
 pub fn execution_seed(seed: u64, index: u64) -> u64 {
     // splitmix64 of the pair: nearby seeds give unrelated schedules.
@@ -361,24 +357,24 @@ pub fn scheduler(
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
+/// [`HostError`] when the host cannot run the module.
 pub fn run_once(
     program: &mut Program,
     strategy: Strategy,
     seed: u64,
     pct_depth: u32,
     run: &Setup,
-) -> Result<ExecutionResult, ExploreError> {
+) -> Result<ExecutionResult, HostError> {
     let sched = scheduler(strategy, seed, pct_depth, PCT_INITIAL_STEPS);
     let (result, _) = crate::execution::execute(program, sched, run);
     check_host(&result)?;
     Ok(result)
 }
 
-fn check_host(result: &ExecutionResult) -> Result<(), ExploreError> {
+fn check_host(result: &ExecutionResult) -> Result<(), HostError> {
     match &result.outcome {
-        Outcome::HostError(message) => Err(ExploreError(message.clone())),
-        Outcome::Diverged(e) => Err(ExploreError(e.to_string())),
+        Outcome::HostError(message) => Err(HostError(message.clone())),
+        Outcome::Diverged(e) => Err(HostError(e.to_string())),
         _ => Ok(()),
     }
 }
@@ -389,19 +385,19 @@ fn check_host(result: &ExecutionResult) -> Result<(), ExploreError> {
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
+/// [`HostError`] when the host cannot run the module.
 pub fn explore(
     program: &mut Program,
     options: &ExploreOptions,
     progress: impl FnMut(Progress),
-) -> Result<Exploration, ExploreError> {
-    if options.run.races != RaceMode::Schedule || !options.run.run.point_sites.is_empty() {
+) -> Result<Exploration, HostError> {
+    if options.setup.races != RaceMode::Schedule || !options.setup.run.point_sites.is_empty() {
         return explore_with(program, options, progress);
     }
     let started = Instant::now();
-    let found = race_points::discover(program, options)?;
+    let found = races_schedule::discover(program, options)?;
     let mut scheduled = options.clone();
-    scheduled.run.run.point_sites = found.sites.clone();
+    scheduled.setup.run.point_sites = found.sites.clone();
     // The time limit is the whole exploration's, the search for racy sites
     // included.
     scheduled.time_limit = options
@@ -417,7 +413,7 @@ fn explore_with(
     program: &mut Program,
     options: &ExploreOptions,
     mut progress: impl FnMut(Progress),
-) -> Result<Exploration, ExploreError> {
+) -> Result<Exploration, HostError> {
     let mut source = match options.strategy {
         Strategy::Dfs => Source::Dfs(
             DfsSearch::new(options.preemption_bound),
@@ -435,7 +431,7 @@ fn explore_with(
     let start = Instant::now();
     // An execution still going at the time limit is stopped, and the
     // search ends without it.
-    let mut timed = options.run.clone();
+    let mut timed = options.setup.clone();
     timed.run.stop_at = options.time_limit.map(|t| start + t);
     let mut traces = DistinctTraces::default();
     let mut exhausted = None;
@@ -569,7 +565,7 @@ fn explore_with(
         && first_failure.is_none()
         && went_fair == executions - discarded
     {
-        let steps = options.run.run.limits.max_steps;
+        let steps = options.setup.run.limits.max_steps;
         let cut = (first, Cut::SearchSteps { steps });
         inconclusive.executions = went_fair;
         inconclusive.first = Some(match inconclusive.first {

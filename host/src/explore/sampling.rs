@@ -16,9 +16,10 @@
 use super::distinct::DistinctTraces;
 use super::turns::{Turn, Turns};
 use super::{
-    DISCARD_FACTOR, Exploration, ExploreError, ExploreOptions, FailingExecution, Inconclusive,
-    Progress, check_host, execution_seed,
+    DISCARD_FACTOR, Exploration, ExploreOptions, FailingExecution, Inconclusive, Progress,
+    check_host, execution_seed,
 };
+use crate::execution::HostError;
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{Cut, ExecutionResult, Outcome, Program};
@@ -179,7 +180,7 @@ pub(super) fn explore(
     options: &ExploreOptions,
     mut turns: Turns,
     mut progress: impl FnMut(Progress),
-) -> Result<Exploration, ExploreError> {
+) -> Result<Exploration, HostError> {
     let shard = options.shard;
     let mut tally = Tally {
         options,
@@ -197,7 +198,7 @@ pub(super) fn explore(
     // than run again).
     // Executions still going when the time limit comes are stopped; the
     // ones reported are run again to their end.
-    let mut timed = options.run.clone();
+    let mut timed = options.setup.clone();
     timed.run.stop_at = options.time_limit.map(|t| tally.start + t);
     let mut learnt = 0;
     let mut first_results = BTreeMap::new();
@@ -228,7 +229,7 @@ pub(super) fn explore(
             let failure = result
                 .outcome
                 .failure()
-                .ok_or_else(|| ExploreError(nondeterministic(index)))?;
+                .ok_or_else(|| HostError(nondeterministic(index)))?;
             let turn = turns.turn(index);
             Some(FailingExecution {
                 result,
@@ -279,7 +280,7 @@ fn run_workers(
     first: u64,
     tally: &mut Tally<'_>,
     progress: &mut impl FnMut(Progress),
-) -> Result<(), ExploreError> {
+) -> Result<(), HostError> {
     let options = tally.options;
     let shard = options.shard;
     let next = AtomicU64::new(first);
@@ -290,7 +291,7 @@ fn run_workers(
     let last_needed = tally.last_needed(first);
     let mut workers = program
         .workers(options.jobs.saturating_sub(1))
-        .map_err(|e| ExploreError(format!("cannot start a worker: {e}")))?;
+        .map_err(|e| HostError(format!("cannot start a worker: {e}")))?;
     let (sender, results) = mpsc::channel::<Vec<(u64, Result<Summary, String>)>>();
     std::thread::scope(|scope| {
         let programs = std::iter::once(program).chain(workers.iter_mut());
@@ -335,7 +336,7 @@ fn run_workers(
                 match summary {
                     Ok(summary) => tally.take(shard.execution(wanted), summary, progress),
                     Err(message) => {
-                        outcome = Err(ExploreError(message));
+                        outcome = Err(HostError(message));
                         break;
                     }
                 }
@@ -371,8 +372,8 @@ fn rerun(
     turns: &Turns,
     options: &ExploreOptions,
     index: u64,
-) -> Result<ExecutionResult, ExploreError> {
-    let result = run(program, turns, options.seed, &options.run, index);
+) -> Result<ExecutionResult, HostError> {
+    let result = run(program, turns, options.seed, &options.setup, index);
     check_host(&result)?;
     Ok(result)
 }

@@ -8,7 +8,7 @@
 //! enumeration saw (with races as failures: a race if enumeration met one).
 
 use crate::execution::Setup;
-use crate::explore::dpor::DporSearch;
+use crate::explore::dpor_search::DporSearch;
 use crate::explore::{Withheld, withheld_by};
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::{RaceMode, RaceReport};

@@ -7,8 +7,9 @@
 use super::monitor::{END, START};
 use super::schedule::Schedule;
 use super::tests_in_module::TestCase;
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::{Exploration, ExploreError, ExploreOptions, explore, run_once};
+use crate::explore::{Exploration, ExploreOptions, explore, run_once};
 use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use std::collections::BTreeSet;
@@ -124,14 +125,14 @@ pub fn schedules_of(test: &TestCase, given: Option<&str>) -> Vec<Option<String>>
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module or the schedule
+/// [`HostError`] when the host cannot run the module or the schedule
 /// does not parse.
 pub fn run_test(
     program: &mut Program,
     options: &TestOptions,
     test: &TestCase,
     schedule: Option<&str>,
-) -> Result<TestRun, ExploreError> {
+) -> Result<TestRun, HostError> {
     if let Some(Err(e)) = schedule.map(str::parse::<Schedule>) {
         // One test's bad schedule fails that test, not the whole run.
         return Ok(TestRun {
@@ -156,12 +157,12 @@ pub fn run_test(
         pct_depth: options.pct_depth,
         iterations: Some(options.iterations),
         time_limit: options.time_limit,
-        run,
+        setup: run,
         keep_going: options.keep_going,
         ..Default::default()
     };
     let exploration = explore(program, &explore_options, |_| {})?;
-    let mut setup = explore_options.run;
+    let mut setup = explore_options.setup;
     if let Some(found) = &exploration.race_points {
         setup.run.point_sites = found.sites.clone();
     }
@@ -214,14 +215,14 @@ pub fn run_test(
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the probe.
+/// [`HostError`] when the host cannot run the probe.
 pub fn unfired_events(
     program: &mut Program,
     setup: &Setup,
     seed: u64,
     pct_depth: u32,
     exploration: &Exploration,
-) -> Result<Option<String>, ExploreError> {
+) -> Result<Option<String>, HostError> {
     let Some(text) = &setup.schedule else {
         return Ok(None);
     };

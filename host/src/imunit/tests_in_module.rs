@@ -15,8 +15,9 @@
 //!   thread that calls them), its panic message on stderr. With `panic = "abort"`, as on wasm, libtest reports a
 //!   `#[should_panic]` test as ignored without running it.
 
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::{ExploreError, run_once};
+use crate::explore::run_once;
 use crate::runtime::{Outcome, Program};
 use crate::sched::Strategy;
 
@@ -56,7 +57,7 @@ const LIBTEST_MARKER: &str = ": test";
 pub enum ListError {
     /// The host could not run the module.
     #[error(transparent)]
-    Host(#[from] ExploreError),
+    Host(#[from] HostError),
     /// The listing run failed.
     #[error(
         "the module failed when asked for its tests ({0}); is it a test module (the SDK's `run_tests`, or a `cargo test` binary)?"

@@ -8,8 +8,8 @@
 //! - linearizability of a generated test (its plan is in the setup's
 //!   arguments), from the test's linearizations, run again.
 
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::ExploreError;
 use crate::runtime::{ExecutionResult, Failure, Program};
 use crate::serializability::patterns::serializability_failure;
 use crate::testgen::driver::{Judged, Linearization, judge, linearizations, test_of};
@@ -28,13 +28,13 @@ impl Judge {
     ///
     /// # Errors
     ///
-    /// [`ExploreError`] when the host cannot run a linearization.
+    /// [`HostError`] when the host cannot run a linearization.
     pub fn verdict(
         &mut self,
         program: &mut Program,
         setup: &Setup,
         result: &ExecutionResult,
-    ) -> Result<Option<Failure>, ExploreError> {
+    ) -> Result<Option<Failure>, HostError> {
         let outcome = result.outcome.failure();
         if let Some(test) = test_of(setup) {
             let lin = match &self.linearizations {

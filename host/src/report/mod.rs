@@ -1,6 +1,6 @@
 //! Presenting results: a command's findings as text or JSON ([`text`];
 //! [`actors`], [`infer`], [`serializability`], [`svcomp`], [`testgen`] and
-//! [`tests`] for the commands with findings of their own), the failing interleaving as text
+//! [`test_summary`] for the commands with findings of their own), the failing interleaving as text
 //! ([`interleaving`]) and as an HTML page ([`html`]), verdicts as JUnit XML
 //! ([`junit`]).
 
@@ -12,6 +12,6 @@ pub mod interleaving;
 pub mod junit;
 pub mod serializability;
 pub mod svcomp;
+pub mod test_summary;
 pub mod testgen;
-pub mod tests;
 pub mod text;

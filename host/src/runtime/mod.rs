@@ -20,7 +20,6 @@
 //!   between executions and the buffer of points passed inside wasm;
 //! - `looping`: telling a livelock from a long run, with `frames`, a
 //!   thread's wasm locals and operand stack where the host can read them;
-//! - `switch_floor`: what a context switch costs wasmtime alone;
 //! - [`compile_cache`]: instrumented and compiled modules kept on disk between commands;
 //! - [`analysis`]: the trait through which analyses observe and steer an
 //!   execution.
@@ -43,7 +42,6 @@ mod shared_memory;
 mod state;
 mod step_watch;
 mod store_data;
-pub(crate) mod switch_floor;
 mod thread;
 mod wasi;
 
@@ -52,7 +50,11 @@ pub use analysis::{Analysis, Reports};
 pub use config::{FAIR_STEPS, Limits, RunConfig, STEP_NS, Sleeps};
 pub use outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated, Unseen};
 use program::SLICE_FUEL;
+/// weft's engine and the future of a thread that parks, for the benchmark
+/// of a context switch on wasmtime alone (`bench::switch_floor`).
+pub(crate) use program::engine;
 pub use program::{LoadError, LoadTimes, MOST_THREADS, Program};
+pub(crate) use rt_imports::Park;
 pub(crate) use store_data::ThreadData;
 
 use crate::trace::{Event, ThreadId, TraceHash};

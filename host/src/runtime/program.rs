@@ -557,7 +557,7 @@ fn linker(
 /// The engine every program runs on (and the switch floor is measured on);
 /// with `reads_frames`, compiled for guest debugging (see
 /// [`Program::state_reader`]).
-pub(super) fn engine(reads_frames: bool) -> wasmtime::Result<Engine> {
+pub(crate) fn engine(reads_frames: bool) -> wasmtime::Result<Engine> {
     let mut pool = wasmtime::PoolingAllocationConfig::default();
     pool.total_core_instances(POOL_SLOTS)
         .total_stacks(POOL_SLOTS)

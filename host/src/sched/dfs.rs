@@ -1,7 +1,7 @@
 //! The scheduler of systematic exploration: after the prefix the search
 //! plans (see [`super::Prefixed`]), a default that never preempts; it logs
 //! every decision, the planned ones too, with the threads that could have
-//! run instead, so that the search (see `explore::dfs`) can plan the
+//! run instead, so that the search (see `explore::dfs_search`) can plan the
 //! next prefix.
 //!
 //! A *preemption* is a switch away from a thread that could go on: the

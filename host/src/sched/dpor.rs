@@ -1,4 +1,4 @@
-//! The scheduler of exhaustive exploration (see `explore::dpor`): after
+//! The scheduler of exhaustive exploration (see `explore::dpor_search`): after
 //! the prefix the search plans (see [`super::Prefixed`]), a default that
 //! never preempts; it logs every choice and every *step* (what a thread does from resuming at a scheduling
 //! point to reaching its next one) with what the search needs to tell which

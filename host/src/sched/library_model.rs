@@ -15,7 +15,7 @@
 //! one) still orders what it protects.
 //!
 //! The roles let the search skip reversals that only make a call block
-//! and retry (see `explore::dpor`): a mutex or read-write lock taken
+//! and retry (see `explore::dpor_search`): a mutex or read-write lock taken
 //! after its release, a join after the thread's exit; and let two readers
 //! of a read-write lock commute (see `sched::StepRecord::shared`).
 

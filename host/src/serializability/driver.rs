@@ -6,8 +6,9 @@
 use super::asset_scheduler::{AssetScheduler, Target};
 use super::patterns::{PATTERNS, violations};
 use super::potential::{Potential, potential_violations};
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::{ExploreError, execution_seed};
+use crate::explore::execution_seed;
 use crate::runtime::{ExecutionResult, Outcome, Program};
 use crate::sched::{RandomScheduler, Scheduler};
 use crate::serializability::atomic_sets::SetLog;
@@ -37,7 +38,7 @@ pub struct SerialOptions {
     /// Seed of the schedules.
     pub seed: u64,
     /// Run configuration (atomic-set checking is switched on).
-    pub run: Setup,
+    pub setup: Setup,
 }
 
 /// One violation that happened, identified by its pattern and code sites.
@@ -121,13 +122,10 @@ pub struct SerialReport {
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
-pub fn search(
-    program: &mut Program,
-    options: &SerialOptions,
-) -> Result<SerialReport, ExploreError> {
+/// [`HostError`] when the host cannot run the module.
+pub fn search(program: &mut Program, options: &SerialOptions) -> Result<SerialReport, HostError> {
     let start = Instant::now();
-    let mut run = options.run.clone();
+    let mut run = options.setup.clone();
     run.check_atomic_sets = true;
     let mut report = SerialReport::default();
     let mut execute = |report: &mut SerialReport, scheduler: Box<dyn Scheduler>, seed: u64| {
@@ -135,7 +133,7 @@ pub fn search(
         report.executions += 1;
         let index = report.executions;
         if let Outcome::HostError(message) = &result.outcome {
-            return Err(ExploreError(message.clone()));
+            return Err(HostError(message.clone()));
         }
         if let Some(failure) = result.outcome.failure()
             && failure.kind != crate::runtime::FailureKind::Serializability

@@ -5,9 +5,10 @@
 //! schedule is minimized in the time left, for its witness.
 
 use super::{Coverage, Property, Verdict};
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::racy_sites::search_again_at_racy_sites;
-use crate::explore::{Exploration, ExploreError, ExploreOptions, explore};
+use crate::explore::search_again_at_races::search_again_at_racy_sites;
+use crate::explore::{Exploration, ExploreOptions, explore};
 use crate::instrument::SiteId;
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
@@ -51,14 +52,14 @@ pub struct Verification {
 ///
 /// # Errors
 ///
-/// When the program cannot run ([`ExploreError`]).
+/// When the program cannot run ([`HostError`]).
 pub fn verify(
     program: &mut Program,
     program_name: &str,
     property: Property,
     time_limit: Duration,
     minimize: bool,
-) -> Result<Verification, ExploreError> {
+) -> Result<Verification, HostError> {
     let started = Instant::now();
     let setup_with = |races| Setup {
         run: RunConfig {
@@ -79,7 +80,7 @@ pub fn verify(
         strategy: Strategy::Portfolio,
         iterations: None,
         time_limit: Some(time_limit / 3),
-        run: setup_with(hunt_races),
+        setup: setup_with(hunt_races),
         jobs: 1,
         ..ExploreOptions::default()
     };
@@ -93,7 +94,7 @@ pub fn verify(
             strategy: Strategy::Dpor,
             iterations: None,
             time_limit: Some(time_limit.saturating_sub(started.elapsed())),
-            run: setup_with(RaceMode::Fail),
+            setup: setup_with(RaceMode::Fail),
             jobs: 1,
             ..ExploreOptions::default()
         };
@@ -117,7 +118,7 @@ pub fn verify(
                 |_| {},
             )?;
         }
-        let sites = search.run.run.point_sites.len();
+        let sites = search.setup.run.point_sites.len();
         let mut searched = judge(exploration, &search, property);
         if sites > 0 {
             searched.reason.push_str(&format!(
@@ -179,7 +180,7 @@ fn run_phase(
     program: &mut Program,
     options: ExploreOptions,
     property: Property,
-) -> Result<Phase, ExploreError> {
+) -> Result<Phase, HostError> {
     let exploration = explore(program, &options, |_| {})?;
     Ok(judge(exploration, &options, property))
 }
@@ -188,12 +189,12 @@ fn run_phase(
 fn judge(exploration: Exploration, options: &ExploreOptions, property: Property) -> Phase {
     let coverage = Coverage {
         points: Points::Sync,
-        races_fail: options.run.races == RaceMode::Fail,
+        races_fail: options.setup.races == RaceMode::Fail,
     };
     Phase {
         verdict: Verdict::of(&exploration, property, coverage),
         reason: Verdict::reason(&exploration, property, coverage),
-        setup: exploration.setup(&options.run),
+        setup: exploration.setup(&options.setup),
         exploration,
     }
 }

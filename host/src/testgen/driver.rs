@@ -13,8 +13,9 @@ use super::coverage::{PairCoverage, activity_events, report_events};
 use super::generate::Generator;
 use super::oracle::interleavings;
 use super::plan::{Report, Test, read_report};
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::{ExploreError, execution_seed};
+use crate::explore::execution_seed;
 use crate::runtime::{ExecutionResult, Failure, FailureKind, Outcome, Program};
 use crate::sched::{PctScheduler, RandomScheduler, Scheduler, StickyScheduler};
 use crate::trace::ThreadId;
@@ -47,7 +48,7 @@ pub struct GenOptions {
     /// Seed of generation and schedules.
     pub seed: u64,
     /// Run configuration (its arguments are replaced).
-    pub run: Setup,
+    pub setup: Setup,
 }
 
 /// What made a test fail.
@@ -72,7 +73,7 @@ pub struct GenFailure {
     /// The failing concurrent execution.
     pub execution: ExecutionResult,
     /// Its run configuration (for the replay file).
-    pub run: Setup,
+    pub setup: Setup,
     /// Its scheduler seed.
     pub seed: u64,
     /// Linearizations run to confirm it.
@@ -207,16 +208,16 @@ const PLAN_FLAG: &str = "--weft-gen";
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
+/// [`HostError`] when the host cannot run the module.
 pub fn run_test(
     program: &mut Program,
     base: &Setup,
     test: &Test,
     scheduler: Box<dyn Scheduler>,
-) -> Result<(ExecutionResult, Report), ExploreError> {
+) -> Result<(ExecutionResult, Report), HostError> {
     let (result, _) = crate::execution::execute(program, scheduler, &setup_for(base, test));
     if let Outcome::HostError(message) = &result.outcome {
-        return Err(ExploreError(message.clone()));
+        return Err(HostError(message.clone()));
     }
     let report = read_report(&result.stdout);
     Ok((result, report))
@@ -227,12 +228,12 @@ pub fn run_test(
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
+/// [`HostError`] when the host cannot run the module.
 pub fn linearizations(
     program: &mut Program,
     base: &Setup,
     test: &Test,
-) -> Result<Vec<Linearization>, ExploreError> {
+) -> Result<Vec<Linearization>, HostError> {
     let mut out = Vec::new();
     for order in interleavings(test.suffixes[0].len(), test.suffixes[1].len()) {
         let (linear, position) = test.linearized(&order);
@@ -250,15 +251,15 @@ pub fn linearizations(
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
+/// [`HostError`] when the host cannot run the module.
 pub fn search(
     program: &mut Program,
     class: &Class,
     options: &GenOptions,
     mut progress: impl FnMut(&GenReport),
-) -> Result<GenReport, ExploreError> {
+) -> Result<GenReport, HostError> {
     let start = Instant::now();
-    let mut base = options.run.clone();
+    let mut base = options.setup.clone();
     // Runs still going at the time limit are stopped, and not judged.
     base.run.stop_at = Some(start + options.time_limit);
     base.gen_methods = std::iter::once(class.constructor.clone())
@@ -334,7 +335,7 @@ pub fn search(
                     Judged::BadTest => break,
                     Judged::Fails(violation) => {
                         report.failure = Some(GenFailure {
-                            run: {
+                            setup: {
                                 let mut run = setup_for(&base, &test);
                                 run.run.stop_at = None;
                                 run

@@ -10,8 +10,8 @@
 use super::driver::run_test;
 use super::generate::Generator;
 use super::plan::Test;
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::ExploreError;
 use crate::runtime::Program;
 use crate::sched::RandomScheduler;
 use rand_core::RngCore;
@@ -24,13 +24,13 @@ const PROBES: usize = 8;
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
+/// [`HostError`] when the host cannot run the module.
 pub fn state_changing<R: RngCore>(
     program: &mut Program,
     base: &Setup,
     generator: &mut Generator<'_, R>,
     methods: usize,
-) -> Result<(Vec<usize>, u64), ExploreError> {
+) -> Result<(Vec<usize>, u64), HostError> {
     let mut found = Vec::new();
     let mut executions = 0;
     let run = |program: &mut Program, test: &Test| {

@@ -22,8 +22,8 @@
 pub mod evaluate;
 pub mod timeline;
 
+use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::ExploreError;
 use crate::runtime::{Outcome, Program};
 use crate::sched::SleepsLastScheduler;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -146,13 +146,13 @@ type RunEvents = BTreeMap<EventKey, usize>;
 ///
 /// # Errors
 ///
-/// [`ExploreError`] when the host cannot run the module.
+/// [`HostError`] when the host cannot run the module.
 pub fn logged_runs(
     program: &mut Program,
     options: &InferOptions,
     test: &str,
     code: &mut CodeIndex<'_>,
-) -> Result<(usize, Vec<Vec<Timeline>>), ExploreError> {
+) -> Result<(usize, Vec<Vec<Timeline>>), HostError> {
     let mut run = options.base.clone();
     run.run.args.truncate(1);
     run.run.args.push(test.to_string());
@@ -168,7 +168,7 @@ pub fn logged_runs(
         executions += 1;
         match &result.outcome {
             Outcome::Exited(0) => passing.push(timelines(&result, code)),
-            Outcome::HostError(message) => return Err(ExploreError(message.clone())),
+            Outcome::HostError(message) => return Err(HostError(message.clone())),
             _ => {}
         }
     }

@@ -10,7 +10,8 @@
 //! points (synchronisation and those sites) shows every behaviour: the same
 //! argument as for a race-free program.
 
-use super::{Exploration, ExploreError, ExploreOptions, Progress, explore};
+use super::{Exploration, ExploreOptions, Progress, explore};
+use crate::execution::HostError;
 use crate::failure::FailureKind;
 use crate::instrument::SiteId;
 use crate::race::RaceReport;
@@ -38,19 +39,19 @@ pub fn search_again_at_racy_sites(
     mut scheduled: BTreeSet<SiteId>,
     mut spent: Duration,
     mut progress: impl FnMut(Progress),
-) -> Result<u64, ExploreError> {
+) -> Result<u64, HostError> {
     let mut executions = 0;
     let time_limit = options.time_limit;
     while let Some(raced) = racing_sites(program, exploration) {
         scheduled.extend(raced);
         let remaining = time_limit.map(|limit| limit.saturating_sub(spent));
-        if scheduled.len() == options.run.run.point_sites.len()
+        if scheduled.len() == options.setup.run.point_sites.len()
             || remaining.is_some_and(|r| r.is_zero())
         {
             break;
         }
         options.time_limit = remaining;
-        options.run.run.point_sites = scheduled.iter().copied().collect();
+        options.setup.run.point_sites = scheduled.iter().copied().collect();
         *exploration = explore(program, options, &mut progress)?;
         spent += exploration.elapsed;
         executions += exploration.executions;

@@ -5,6 +5,8 @@
 //!
 //! `weft bench` prints them; run it on a release build.
 
+mod switch_floor;
+
 use crate::execution::Setup;
 use crate::instrument::InstrumentOptions;
 use crate::race::RaceMode;
@@ -278,7 +280,7 @@ pub fn measure(
         micro(),
     )?;
     let switch_ns = (per(switching, switch_steps) - per(deciding, decision_steps)).max(0.0);
-    let (floor, floor_switches) = crate::runtime::switch_floor::measure(micro())?;
+    let (floor, floor_switches) = switch_floor::measure(micro())?;
     let wasmtime_switch_ns = per(floor, floor_switches);
     let (plain_stores, _) = time_module(&stores_module(), Box::new(KeepRunning), micro())?;
     let (logged_stores, _) = time_module_as(
@@ -358,16 +360,16 @@ fn executions_per_second(
     time_limit: Duration,
 ) -> anyhow::Result<(f64, u64)> {
     let mut options = crate::explore::ExploreOptions::default();
-    options.run.races = races;
+    options.setup.races = races;
     let start = Instant::now();
     // An execution still going at the time limit is stopped (and not
     // counted): a guest that loops cannot hold the benchmark.
-    options.run.run.stop_at = Some(start + time_limit);
+    options.setup.run.stop_at = Some(start + time_limit);
     let mut turns = crate::explore::turns::Turns::new(strategy, options.pct_depth);
     let mut run = |index| {
         let seed = crate::explore::execution_seed(options.seed, index);
         let scheduler = turns.scheduler(turns.turn(index), seed);
-        let (result, _) = crate::execution::execute(program, scheduler, &options.run);
+        let (result, _) = crate::execution::execute(program, scheduler, &options.setup);
         turns.learn(&result);
         match result.outcome {
             Outcome::HostError(e) => Err(anyhow::anyhow!(e)),

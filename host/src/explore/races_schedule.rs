@@ -7,7 +7,8 @@
 //! setup of every execution ([`crate::runtime::RunConfig::point_sites`]), so
 //! the replay file of a failure carries them.
 
-use super::{ExploreError, ExploreOptions, check_host, execution_seed};
+use super::{ExploreOptions, check_host, execution_seed};
+use crate::execution::HostError;
 use crate::execution::Setup;
 use crate::instrument::{AccessKind, SiteId};
 use crate::race::RaceReport;
@@ -78,12 +79,9 @@ impl RacePoints {
 /// # Errors
 ///
 /// When an execution cannot run (a host error).
-pub fn discover(
-    program: &mut Program,
-    options: &ExploreOptions,
-) -> Result<RacePoints, ExploreError> {
+pub fn discover(program: &mut Program, options: &ExploreOptions) -> Result<RacePoints, HostError> {
     let start = Instant::now();
-    let mut timed = options.run.clone();
+    let mut timed = options.setup.clone();
     timed.run.stop_at = options.time_limit.map(|t| start + t);
     let mut search = Search {
         program,
@@ -150,7 +148,7 @@ impl Search<'_> {
         &mut self,
         extra: Option<&dyn Fn() -> Box<dyn Analysis>>,
         mut found: impl FnMut(&ExecutionResult, &crate::instrument::SiteTable) -> bool,
-    ) -> Result<(), ExploreError> {
+    ) -> Result<(), HostError> {
         let (mut ran, mut quiet) = (0, 0);
         while ran < MOST_EXECUTIONS
             && quiet < QUIET_EXECUTIONS

@@ -4,8 +4,8 @@
 //! suspend and the resume, so this is the floor under weft's own switch
 //! (`weft bench` prints both).
 
-use super::program::engine;
-use super::rt_imports::Park;
+use crate::runtime::Park;
+use crate::runtime::engine;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
