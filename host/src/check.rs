@@ -24,8 +24,8 @@
 //! ```
 
 use crate::execution::Setup;
-use crate::explore::driver::{Explored, Request, explore_program};
 use crate::explore::{Exhausted, ExploreOptions};
+use crate::explore_program::{Explored, Request, explore_program};
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::Points;
 use crate::race::RaceMode;

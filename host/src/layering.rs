@@ -46,6 +46,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("classroom", 7),
     ("report", 8),
     ("output_paths", 8),
+    ("explore_program", 8),
     ("bench", 9),
     ("cli", 9),
     ("", 9),

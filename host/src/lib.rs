@@ -76,6 +76,7 @@ pub(crate) mod debuginfo;
 pub mod execution;
 pub(crate) mod explain;
 pub mod explore;
+pub(crate) mod explore_program;
 pub mod failure;
 pub mod fuzzing;
 pub mod heap;

@@ -4,8 +4,8 @@ use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration, pc
 use super::files::{Run, save_replay};
 use super::output::print_report;
 use super::progress::ProgressLine;
-use crate::explore::driver::{Explored, Request, explore_program};
 use crate::explore::{ExploreOptions, Shard};
+use crate::explore_program::{Explored, Request, explore_program};
 use crate::instrument::InstrumentOptions;
 use crate::report::junit;
 use crate::report::text::Report;

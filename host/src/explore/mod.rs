@@ -8,7 +8,6 @@
 pub(crate) mod dfs_search;
 pub(crate) mod distinct;
 pub(crate) mod dpor_search;
-pub(crate) mod driver;
 pub(crate) mod races_schedule;
 pub mod sampling;
 pub(crate) mod search_again_at_races;

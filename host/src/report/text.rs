@@ -5,7 +5,7 @@
 use super::html::Page;
 use super::interleaving::{self, Focus, Layout};
 use crate::debuginfo::symbols::Symbols;
-use crate::explore::driver::Explored;
+use crate::explore_program::Explored;
 use crate::failure::FailureKind;
 use crate::instrument::SiteTable;
 use crate::replay::minimize::{Minimization, Size};

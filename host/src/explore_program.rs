@@ -3,9 +3,9 @@
 //! up. It reads no arguments and prints nothing: the command and
 //! [`crate::Check`] are both built on it.
 
-use super::search_again_at_races::search_again_at_racy_sites;
-use super::{Exhausted, Exploration, ExploreOptions, Progress, Withheld, explore};
 use crate::execution::Setup;
+use crate::explore::search_again_at_races::search_again_at_racy_sites;
+use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Withheld, explore};
 use crate::imunit::driver::unfired_events;
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
@@ -91,7 +91,7 @@ pub struct Explored {
 ///
 /// # Errors
 ///
-/// When the exploration cannot run (see [`super::HostError`]), or when its
+/// When the exploration cannot run (see [`crate::execution::HostError`]), or when its
 /// time limit ran out before one execution ended ([`NothingFinished`]).
 pub fn explore_program(
     wasm: Vec<u8>,
