@@ -199,6 +199,90 @@ fn links_only(arg: &OsStr) -> bool {
         || ["-static", "-shared", "-rdynamic", "-s"].contains(&text.as_ref())
 }
 
+/// Compiles each source of the linking call `args` (read as `call`) apart,
+/// with the call's options, into the folder `scratch`: the link is given
+/// objects only, so the SDK's objects are never compiled with the
+/// project's options (see `sdk_objects.rs`), and zig's `c++` gives
+/// libc++'s headers to a call that does not link. Returns the call's
+/// arguments with each C++ source replaced by its object and each C source
+/// taken out, and the objects of the C sources (and of the caller of a
+/// `void main`), which the link gets after the C library, as zig links the
+/// objects of the sources it compiles itself (see `Linked`); or the exit
+/// code of a compile that failed.
+fn compile_sources(
+    driver: Driver,
+    tools: &Toolchain,
+    args: &[OsString],
+    call: &Call,
+    void_main: Option<VoidMain>,
+    scratch: &SdkDir,
+) -> Result<Result<(Vec<OsString>, Vec<OsString>), u8>, BuildError> {
+    let mut compile_args: Vec<OsString> = args
+        .iter()
+        .enumerate()
+        .filter(|&(i, arg)| {
+            !call.inputs.contains(&i) && !call.output_at.contains(&i) && !links_only(arg)
+        })
+        .map(|(_, arg)| arg.clone())
+        .collect();
+    compile_args.extend(void_main.map(|v| v.define().into()));
+    let mut args = args.to_vec();
+    let mut compiled = Vec::new();
+    let mut moved = Vec::new();
+    for (n, at) in sources_among(&args, call).into_iter().enumerate() {
+        let object = scratch.path().join(format!("input{n}.o"));
+        let mut compile = compiler(driver, tools);
+        compile.args(&compile_args);
+        if driver == Driver::C {
+            compile.args(AS_LINKED);
+        }
+        compile.arg("-c").arg(&args[at]).arg("-o").arg(&object);
+        let (code, _) = run(driver, compile)?;
+        if code != 0 {
+            return Ok(Err(code));
+        }
+        args[at] = object.into_os_string();
+        if driver == Driver::C {
+            compiled.push(args[at].clone());
+            moved.push(at);
+        }
+    }
+    if let Some(void_main) = void_main {
+        compiled.push(void_main_caller(tools, void_main, &compile_args, scratch)?);
+    }
+    let args = args
+        .into_iter()
+        .enumerate()
+        .filter(|(at, _)| !moved.contains(at))
+        .map(|(_, arg)| arg)
+        .collect();
+    Ok(Ok((args, compiled)))
+}
+
+/// The object of the caller of a `void main`, compiled in `scratch` with
+/// the program's options `compile_args` and the rename, which it undoes,
+/// and named as in a module `weft build` makes, not by this call's folder.
+fn void_main_caller(
+    tools: &Toolchain,
+    void_main: VoidMain,
+    compile_args: &[OsString],
+    scratch: &SdkDir,
+) -> Result<OsString, BuildError> {
+    let caller = void_main.write_caller(scratch.path())?;
+    let object = scratch.path().join("void_main.o");
+    let mut args = compile_args.to_vec();
+    args.push(
+        format!(
+            "-ffile-prefix-map={}={}",
+            scratch.path().display(),
+            super::c::SDK_SOURCE_DIR
+        )
+        .into(),
+    );
+    tools.compile(&caller, &args, &object)?;
+    Ok(object.into_os_string())
+}
+
 /// The positions of the inputs of `call` that are sources: named so
 /// (`.c`, `.cpp`, ...), or after an `-x` that gives their language.
 fn sources_among(args: &[OsString], call: &Call) -> Vec<usize> {
@@ -297,67 +381,11 @@ pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
     // The folder of this call's own files: the objects of its sources, the
     // probe that finds libc++, the caller of a `void main`.
     let scratch = SdkDir::new("cxx", &[])?;
-    // Each source is compiled apart, with the call's options: the link is
-    // given objects only, so the SDK's objects are never compiled with the
-    // project's options (see `sdk_objects.rs`). (zig's `c++` also gives
-    // libc++'s headers only to a call that links zig's own libraries.)
-    let sources = sources_among(args, &call);
-    let mut compile_args: Vec<OsString> = args
-        .iter()
-        .enumerate()
-        .filter(|&(i, arg)| {
-            !call.inputs.contains(&i) && !call.output_at.contains(&i) && !links_only(arg)
-        })
-        .map(|(_, arg)| arg.clone())
-        .collect();
-    compile_args.extend(void_main.map(|v| v.define().into()));
-    let mut args = args.to_vec();
-    let mut compiled = Vec::new();
-    let mut moved = Vec::new();
-    for (n, &at) in sources.iter().enumerate() {
-        let object = scratch.path().join(format!("input{n}.o"));
-        let mut compile = compiler(driver, &tools);
-        compile.args(&compile_args);
-        if driver == Driver::C {
-            compile.args(AS_LINKED);
-        }
-        compile.arg("-c").arg(&args[at]).arg("-o").arg(&object);
-        let (code, _) = run(driver, compile)?;
-        if code != 0 {
-            return Ok(code);
-        }
-        args[at] = object.into_os_string();
-        // As zig links the objects of the C sources it compiles itself:
-        // after what the call names (see `Linked`).
-        if driver == Driver::C {
-            compiled.push(args[at].clone());
-            moved.push(at);
-        }
-    }
-    if let Some(void_main) = void_main {
-        // Compiled with the rename too, which it undoes.
-        let caller = void_main.write_caller(scratch.path())?;
-        let object = scratch.path().join("void_main.o");
-        // Named as in a module `weft build` makes, not by this call's
-        // folder.
-        let mut caller_args = compile_args.clone();
-        caller_args.push(
-            format!(
-                "-ffile-prefix-map={}={}",
-                scratch.path().display(),
-                super::c::SDK_SOURCE_DIR
-            )
-            .into(),
-        );
-        tools.compile(&caller, &caller_args, &object)?;
-        compiled.push(object.into_os_string());
-    }
-    let args: Vec<OsString> = args
-        .into_iter()
-        .enumerate()
-        .filter(|(at, _)| !moved.contains(at))
-        .map(|(_, arg)| arg)
-        .collect();
+    let (args, compiled) = match compile_sources(driver, &tools, args, &call, void_main, &scratch)?
+    {
+        Ok(compiled) => compiled,
+        Err(code) => return Ok(code),
+    };
     let mut given = without_libc_parts(&without_languages(&args));
     if driver == Driver::Cpp {
         given.extend(libraries(&tools, scratch.path())?.map(PathBuf::into_os_string));
