@@ -216,7 +216,7 @@ fn compile_sources(
     call: &Call,
     void_main: Option<VoidMain>,
     scratch: &SdkDir,
-) -> Result<Result<(Vec<OsString>, Vec<OsString>), u8>, BuildError> {
+) -> Result<Result<CompiledCall, u8>, BuildError> {
     let mut compile_args: Vec<OsString> = args
         .iter()
         .enumerate()
@@ -256,7 +256,17 @@ fn compile_sources(
         .filter(|(at, _)| !moved.contains(at))
         .map(|(_, arg)| arg)
         .collect();
-    Ok(Ok((args, compiled)))
+    Ok(Ok(CompiledCall { args, compiled }))
+}
+
+/// A linking call once its sources are compiled apart (see
+/// [`compile_sources`]).
+struct CompiledCall {
+    /// The call's arguments, each C++ source replaced by its object and
+    /// each C source taken out.
+    args: Vec<OsString>,
+    /// The objects the link gets after the C library.
+    compiled: Vec<OsString>,
 }
 
 /// The object of the caller of a `void main`, compiled in `scratch` with
@@ -381,8 +391,8 @@ pub fn drive(driver: Driver, args: &[OsString]) -> Result<u8, BuildError> {
     // The folder of this call's own files: the objects of its sources, the
     // probe that finds libc++, the caller of a `void main`.
     let scratch = SdkDir::new("cxx", &[])?;
-    let (args, compiled) = match compile_sources(driver, &tools, args, &call, void_main, &scratch)?
-    {
+    let compiled = compile_sources(driver, &tools, args, &call, void_main, &scratch)?;
+    let CompiledCall { args, compiled } = match compiled {
         Ok(compiled) => compiled,
         Err(code) => return Ok(code),
     };

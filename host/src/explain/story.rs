@@ -14,7 +14,7 @@ use super::recorder::{Fact, Facts};
 use super::steps::Steps;
 use crate::debuginfo::symbols::LazySymbols;
 use crate::failure::{Failure, FailureKind};
-use crate::instrument::{AccessKind, SiteTable};
+use crate::instrument::{AccessKind, SiteId, SiteTable};
 use crate::library::operations::LibraryOp;
 use crate::trace::ThreadId;
 use std::collections::{HashMap, HashSet};
@@ -66,9 +66,32 @@ pub fn tell(
         variables: Default::default(),
     };
     let facts = &facts.0;
+    let shared = told_words(facts, failure, &namer);
+    let mut teller = Teller {
+        namer: &namer,
+        facts,
+        shared: &shared,
+        steps: Steps::default(),
+        end: AtTheEnd::default(),
+        released: HashMap::new(),
+        open: HashMap::new(),
+    };
+    for index in telling_order(facts) {
+        teller.tell(index);
+    }
+    let Teller { steps, end, .. } = teller;
+    let conclusion = conclude(&namer, facts, failure, &shared, &end);
+    Story {
+        steps: steps.finish(),
+        conclusion,
+    }
+}
+
+/// The words a story tells of: those more than one thread touched, and
+/// the named variables the failing thread read or wrote, even where no
+/// other thread got to them yet.
+fn told_words(facts: &[Fact], failure: &Failure, namer: &Namer<'_>) -> HashSet<u32> {
     let mut shared = shared_words(facts);
-    // What the failing thread read or wrote of named variables is told,
-    // even where no other thread got to them yet.
     for fact in facts {
         if let Fact::Access { thread, addr, .. } = *fact
             && thread == failure.thread
@@ -78,21 +101,16 @@ pub fn tell(
             shared.insert(addr);
         }
     }
-    let mut steps = Steps::default();
-    let mut holders: HashMap<u32, Vec<ThreadId>> = HashMap::new();
-    // Locks a thread gave up while it waits on a condition variable.
-    let mut released: HashMap<ThreadId, Vec<u32>> = HashMap::new();
-    let mut open: HashMap<ThreadId, (LibraryOp, Option<u32>, bool)> = HashMap::new();
-    let mut waits: HashMap<ThreadId, Wait> = HashMap::new();
-    let mut ended: HashSet<ThreadId> = HashSet::new();
-    // The lock each thread last tried and failed to take, until it takes
-    // one.
-    let mut spinning: HashMap<ThreadId, u32> = HashMap::new();
-    // A lock operation is told where it took effect: a thread stopped
-    // between its call of `lock` and the exchange that takes the lock has
-    // not locked yet. One that waits is told where it first touched the
-    // lock, before its wait. (A join or a condition wait may wait before
-    // its first atomic access: they are told at the call.)
+    shared
+}
+
+/// The indices of `facts` in the order a story tells them. A lock
+/// operation is told where it took effect: a thread stopped between its
+/// call of `lock` and the exchange that takes the lock has not locked yet.
+/// One that waits is told where it first touched the lock, before its
+/// wait. (A join or a condition wait may wait before its first atomic
+/// access: they are told at the call.)
+fn telling_order(facts: &[Fact]) -> Vec<usize> {
     let mut order: Vec<(usize, usize)> = facts
         .iter()
         .enumerate()
@@ -113,9 +131,30 @@ pub fn tell(
         })
         .collect();
     order.sort_unstable();
-    for index in order.into_iter().map(|(_, index)| index) {
-        let fact = &facts[index];
-        match *fact {
+    order.into_iter().map(|(_, index)| index).collect()
+}
+
+/// A story being told, fact by fact: the sentences so far, and who holds,
+/// waits for and keeps trying what at this point of the execution.
+struct Teller<'a> {
+    namer: &'a Namer<'a>,
+    facts: &'a [Fact],
+    /// The words the story tells of (see [`told_words`]).
+    shared: &'a HashSet<u32>,
+    steps: Steps,
+    /// Who holds, waits for and keeps trying what, so far.
+    end: AtTheEnd,
+    /// The locks a thread gave up while it waits on a condition variable.
+    released: HashMap<ThreadId, Vec<u32>>,
+    /// Each thread's library operation that has not ended: what it is, on
+    /// what, and whether it blocks.
+    open: HashMap<ThreadId, (LibraryOp, Option<u32>, bool)>,
+}
+
+impl Teller<'_> {
+    /// Tells fact `index`.
+    fn tell(&mut self, index: usize) {
+        match self.facts[index] {
             Fact::Access {
                 thread,
                 site,
@@ -125,39 +164,10 @@ pub fn tell(
                 read,
                 wrote,
             } => {
-                if !shared.contains(&addr) {
-                    continue;
+                if self.shared.contains(&addr) {
+                    let text = self.access(thread, site, kind, addr, width, (read, wrote));
+                    self.steps.push(thread, text);
                 }
-                let (read, wrote) = if namer.shows_values(addr, width) {
-                    (read, wrote)
-                } else {
-                    (None, None)
-                };
-                let who = namer.thread(thread);
-                let what = namer.data_of(addr, width);
-                let at = namer.at(site);
-                let text = match kind {
-                    AccessKind::Load | AccessKind::AtomicLoad => {
-                        format!("{who} read {what}{}{at}", with_value(read, width))
-                    }
-                    AccessKind::Store | AccessKind::AtomicStore => {
-                        format!("{who} wrote {what}{}{at}", with_value(wrote, width))
-                    }
-                    AccessKind::Copy | AccessKind::Fill => format!("{who} wrote {what}{at}"),
-                    _ => match (read, wrote) {
-                        (Some(r), Some(w)) if r != w => format!(
-                            "{who} changed {what} from {} to {} in one atomic step{at}",
-                            value(r, width),
-                            value(w, width)
-                        ),
-                        (Some(r), Some(_)) => format!(
-                            "{who} read {what} = {} in an atomic step that left it as it was{at}",
-                            value(r, width)
-                        ),
-                        _ => format!("{who} changed {what} in one atomic step{at}"),
-                    },
-                };
-                steps.push(thread, text);
             }
             Fact::Op {
                 thread,
@@ -167,170 +177,232 @@ pub fn tell(
                 first_read,
                 ..
             } => {
-                let who = namer.thread(thread);
-                let name = namer.object(object);
-                let at = namer.at(site);
-                let fate = op_fate(facts, index, thread);
-                let blocks = fate == Fate::Blocks;
-                open.insert(thread, (op, object, blocks));
-                let text = match op {
-                    _ if fate == Fate::NotBegun => {
-                        format!(
-                            "{who} was about to {}{at} when the execution ended",
-                            op.verb()
-                        )
-                    }
-                    _ if op.acquires() && blocks => {
-                        let held = object.and_then(|o| holders.get(&o));
-                        let other = held.and_then(|h| h.iter().find(|&&t| t != thread));
-                        match (other, held.is_some_and(|h| h.contains(&thread))) {
-                            (Some(&h), _) => format!(
-                                "{who} wants {name}{at}, but {} holds it, so {who} waits",
-                                namer.thread(h)
-                            ),
-                            (None, true) => {
-                                format!(
-                                    "{who} wants {name}{at}, which it holds itself, so {who} waits"
-                                )
-                            }
-                            (None, false) => format!(
-                                "{who} wants {name}{at}, but another thread holds it, so {who} waits"
-                            ),
-                        }
-                    }
-                    LibraryOp::TryLock if first_read.is_some_and(|r| r != 0) => {
-                        if let Some(o) = object {
-                            spinning.insert(thread, o);
-                        }
-                        format!("{who} tried to lock {name}{at}, but it was taken")
-                    }
-                    LibraryOp::Lock | LibraryOp::TryLock => {
-                        hold(&mut holders, object, thread);
-                        spinning.remove(&thread);
-                        format!("{who} locked {name}{at}")
-                    }
-                    LibraryOp::ReadLock => {
-                        hold(&mut holders, object, thread);
-                        spinning.remove(&thread);
-                        format!("{who} locked {name} for reading{at}")
-                    }
-                    LibraryOp::WriteLock => {
-                        hold(&mut holders, object, thread);
-                        spinning.remove(&thread);
-                        format!("{who} locked {name} for writing{at}")
-                    }
-                    LibraryOp::Unlock => {
-                        // One hold of it (a read lock may be held twice).
-                        if let Some(o) = object
-                            && let Some(h) = holders.get_mut(&o)
-                            && let Some(at) = h.iter().position(|&t| t == thread)
-                        {
-                            h.remove(at);
-                        }
-                        format!("{who} unlocked {name}{at}")
-                    }
-                    LibraryOp::CondWait => {
-                        let mine: Vec<u32> = holders
-                            .iter()
-                            .filter(|(_, h)| h.contains(&thread))
-                            .map(|(&o, _)| o)
-                            .collect();
-                        for o in &mine {
-                            if let Some(h) = holders.get_mut(o) {
-                                h.retain(|&t| t != thread);
-                            }
-                        }
-                        released.insert(thread, mine);
-                        format!("{who} waits on condition {name}{at}, letting go of its lock")
-                    }
-                    LibraryOp::Signal => format!("{who} signalled condition {name}{at}"),
-                    LibraryOp::Join if blocks => {
-                        format!("{who} waits for a thread to finish{at}")
-                    }
-                    LibraryOp::Join => continue,
-                };
-                steps.push(thread, text);
-            }
-            Fact::OpEnd { thread } => {
-                let Some((op, object, blocked)) = open.remove(&thread) else {
-                    continue;
-                };
-                let who = namer.thread(thread);
-                match op {
-                    _ if op.acquires() && blocked => {
-                        hold(&mut holders, object, thread);
-                        spinning.remove(&thread);
-                        steps.push(thread, format!("{who} got {}", namer.object(object)));
-                    }
-                    LibraryOp::CondWait => {
-                        for o in released.remove(&thread).unwrap_or_default() {
-                            hold(&mut holders, Some(o), thread);
-                        }
-                        if blocked {
-                            steps.push(
-                                thread,
-                                format!("{who} woke up from its wait, holding its lock again"),
-                            );
-                        }
-                    }
-                    _ => {}
+                if let Some(text) = self.op(index, thread, op, site, object, first_read) {
+                    self.steps.push(thread, text);
                 }
             }
-            Fact::Blocked { thread, addr } => {
-                let wait = match open.get(&thread) {
-                    Some(&(op, object, _)) if op.acquires() => Wait::Lock(object.unwrap_or(addr)),
-                    Some(&(LibraryOp::CondWait, object, _)) => {
-                        Wait::Condition(object.unwrap_or(addr))
-                    }
-                    Some(&(LibraryOp::Join, _, _)) => Wait::Join,
-                    _ => {
-                        steps.push(
-                            thread,
-                            format!("{} waits on {}", namer.thread(thread), namer.data(addr)),
-                        );
-                        Wait::Word(addr)
-                    }
-                };
-                waits.insert(thread, wait);
-            }
+            Fact::OpEnd { thread } => self.op_end(thread),
+            Fact::Blocked { thread, addr } => self.blocked(thread, addr),
             Fact::Resumed { thread } => {
-                waits.remove(&thread);
+                self.end.waits.remove(&thread);
             }
-            Fact::Spawned { thread, child } => steps.push(
-                thread,
-                format!("{} started {}", namer.thread(thread), namer.thread(child)),
-            ),
-            Fact::Ended { thread } => {
-                ended.insert(thread);
-                spinning.remove(&thread);
-                let held: Vec<String> = holders
-                    .iter()
-                    .filter(|(_, h)| h.contains(&thread))
-                    .map(|(&o, _)| namer.object(Some(o)))
-                    .collect();
-                let text = if held.is_empty() {
-                    format!("{} finished", namer.thread(thread))
-                } else {
-                    format!(
-                        "{} finished while still holding {}",
-                        namer.thread(thread),
-                        held.join(" and ")
-                    )
-                };
-                steps.push(thread, text);
+            Fact::Spawned { thread, child } => {
+                let text = format!(
+                    "{} started {}",
+                    self.namer.thread(thread),
+                    self.namer.thread(child)
+                );
+                self.steps.push(thread, text);
             }
+            Fact::Ended { thread } => self.ended(thread),
         }
     }
-    let end = AtTheEnd {
-        holders,
-        waits,
-        ended,
-        spinning,
-    };
-    let conclusion = conclude(&namer, facts, failure, &shared, &end);
-    Story {
-        steps: steps.finish(),
-        conclusion,
+
+    /// An access of `thread` at `site` to the `width` bytes at `addr`,
+    /// which read and wrote `values`, in words.
+    fn access(
+        &self,
+        thread: ThreadId,
+        site: SiteId,
+        kind: AccessKind,
+        addr: u32,
+        width: u8,
+        values: (Option<u64>, Option<u64>),
+    ) -> String {
+        let namer = self.namer;
+        let (read, wrote) = if namer.shows_values(addr, width) {
+            values
+        } else {
+            (None, None)
+        };
+        let who = namer.thread(thread);
+        let what = namer.data_of(addr, width);
+        let at = namer.at(site);
+        match kind {
+            AccessKind::Load | AccessKind::AtomicLoad => {
+                format!("{who} read {what}{}{at}", with_value(read, width))
+            }
+            AccessKind::Store | AccessKind::AtomicStore => {
+                format!("{who} wrote {what}{}{at}", with_value(wrote, width))
+            }
+            AccessKind::Copy | AccessKind::Fill => format!("{who} wrote {what}{at}"),
+            _ => match (read, wrote) {
+                (Some(r), Some(w)) if r != w => format!(
+                    "{who} changed {what} from {} to {} in one atomic step{at}",
+                    value(r, width),
+                    value(w, width)
+                ),
+                (Some(r), Some(_)) => format!(
+                    "{who} read {what} = {} in an atomic step that left it as it was{at}",
+                    value(r, width)
+                ),
+                _ => format!("{who} changed {what} in one atomic step{at}"),
+            },
+        }
+    }
+
+    /// Library operation `op` of `thread` (fact `index`) on `object`, in
+    /// words, and what it does to who holds what; `None` for a join that
+    /// does not wait, which the story leaves out.
+    fn op(
+        &mut self,
+        index: usize,
+        thread: ThreadId,
+        op: LibraryOp,
+        site: SiteId,
+        object: Option<u32>,
+        first_read: Option<u64>,
+    ) -> Option<String> {
+        let namer = self.namer;
+        let who = namer.thread(thread);
+        let name = namer.object(object);
+        let at = namer.at(site);
+        let fate = op_fate(self.facts, index, thread);
+        let blocks = fate == Fate::Blocks;
+        self.open.insert(thread, (op, object, blocks));
+        let holders = &mut self.end.holders;
+        let spinning = &mut self.end.spinning;
+        Some(match op {
+            _ if fate == Fate::NotBegun => {
+                format!(
+                    "{who} was about to {}{at} when the execution ended",
+                    op.verb()
+                )
+            }
+            _ if op.acquires() && blocks => {
+                let held = object.and_then(|o| holders.get(&o));
+                let other = held.and_then(|h| h.iter().find(|&&t| t != thread));
+                match (other, held.is_some_and(|h| h.contains(&thread))) {
+                    (Some(&h), _) => format!(
+                        "{who} wants {name}{at}, but {} holds it, so {who} waits",
+                        namer.thread(h)
+                    ),
+                    (None, true) => {
+                        format!("{who} wants {name}{at}, which it holds itself, so {who} waits")
+                    }
+                    (None, false) => format!(
+                        "{who} wants {name}{at}, but another thread holds it, so {who} waits"
+                    ),
+                }
+            }
+            LibraryOp::TryLock if first_read.is_some_and(|r| r != 0) => {
+                if let Some(o) = object {
+                    spinning.insert(thread, o);
+                }
+                format!("{who} tried to lock {name}{at}, but it was taken")
+            }
+            LibraryOp::Lock | LibraryOp::TryLock => {
+                hold(holders, object, thread);
+                spinning.remove(&thread);
+                format!("{who} locked {name}{at}")
+            }
+            LibraryOp::ReadLock => {
+                hold(holders, object, thread);
+                spinning.remove(&thread);
+                format!("{who} locked {name} for reading{at}")
+            }
+            LibraryOp::WriteLock => {
+                hold(holders, object, thread);
+                spinning.remove(&thread);
+                format!("{who} locked {name} for writing{at}")
+            }
+            LibraryOp::Unlock => {
+                // One hold of it (a read lock may be held twice).
+                if let Some(o) = object
+                    && let Some(h) = holders.get_mut(&o)
+                    && let Some(at) = h.iter().position(|&t| t == thread)
+                {
+                    h.remove(at);
+                }
+                format!("{who} unlocked {name}{at}")
+            }
+            LibraryOp::CondWait => {
+                let mine: Vec<u32> = holders
+                    .iter()
+                    .filter(|(_, h)| h.contains(&thread))
+                    .map(|(&o, _)| o)
+                    .collect();
+                for o in &mine {
+                    if let Some(h) = holders.get_mut(o) {
+                        h.retain(|&t| t != thread);
+                    }
+                }
+                self.released.insert(thread, mine);
+                format!("{who} waits on condition {name}{at}, letting go of its lock")
+            }
+            LibraryOp::Signal => format!("{who} signalled condition {name}{at}"),
+            LibraryOp::Join if blocks => {
+                format!("{who} waits for a thread to finish{at}")
+            }
+            LibraryOp::Join => return None,
+        })
+    }
+
+    /// `thread`'s open library operation ended.
+    fn op_end(&mut self, thread: ThreadId) {
+        let Some((op, object, blocked)) = self.open.remove(&thread) else {
+            return;
+        };
+        let who = self.namer.thread(thread);
+        match op {
+            _ if op.acquires() && blocked => {
+                hold(&mut self.end.holders, object, thread);
+                self.end.spinning.remove(&thread);
+                let text = format!("{who} got {}", self.namer.object(object));
+                self.steps.push(thread, text);
+            }
+            LibraryOp::CondWait => {
+                for o in self.released.remove(&thread).unwrap_or_default() {
+                    hold(&mut self.end.holders, Some(o), thread);
+                }
+                if blocked {
+                    self.steps.push(
+                        thread,
+                        format!("{who} woke up from its wait, holding its lock again"),
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `thread` blocked on the futex at `addr`: what it waits for.
+    fn blocked(&mut self, thread: ThreadId, addr: u32) {
+        let wait = match self.open.get(&thread) {
+            Some(&(op, object, _)) if op.acquires() => Wait::Lock(object.unwrap_or(addr)),
+            Some(&(LibraryOp::CondWait, object, _)) => Wait::Condition(object.unwrap_or(addr)),
+            Some(&(LibraryOp::Join, _, _)) => Wait::Join,
+            _ => {
+                let text = format!(
+                    "{} waits on {}",
+                    self.namer.thread(thread),
+                    self.namer.data(addr)
+                );
+                self.steps.push(thread, text);
+                Wait::Word(addr)
+            }
+        };
+        self.end.waits.insert(thread, wait);
+    }
+
+    /// `thread` finished, holding what it still holds.
+    fn ended(&mut self, thread: ThreadId) {
+        self.end.ended.insert(thread);
+        self.end.spinning.remove(&thread);
+        let held: Vec<String> = self
+            .end
+            .holders
+            .iter()
+            .filter(|(_, h)| h.contains(&thread))
+            .map(|(&o, _)| self.namer.object(Some(o)))
+            .collect();
+        let who = self.namer.thread(thread);
+        let text = if held.is_empty() {
+            format!("{who} finished")
+        } else {
+            format!("{who} finished while still holding {}", held.join(" and "))
+        };
+        self.steps.push(thread, text);
     }
 }
 
@@ -356,6 +428,7 @@ fn shared_words(facts: &[Fact]) -> HashSet<u32> {
 }
 
 /// Who holds, waits for and keeps trying what when the execution ends.
+#[derive(Default)]
 struct AtTheEnd {
     /// The threads holding each lock.
     holders: HashMap<u32, Vec<ThreadId>>,
