@@ -16,9 +16,10 @@ pub const MOST_TABLE_ELEMENTS: u64 = 1 << 16;
 pub const MOST_TABLES: u32 = 4;
 
 /// How the module's memory relates to threads.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MemoryPlan {
     /// The module has no memory.
+    #[default]
     None,
     /// The module defines a memory that is not shared: it can only run as a
     /// single thread, and the memory stays inside the module.
@@ -58,7 +59,7 @@ pub struct DataInit {
 }
 
 /// What the rewrite needs to know about the original module.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Survey {
     /// Parameter and result types of each type that is a function type.
     pub func_sigs: Vec<Option<(Vec<ValType>, Vec<ValType>)>>,
@@ -128,34 +129,9 @@ pub(crate) struct LooseRoutine {
 impl Survey {
     /// Reads `wasm` and collects the facts, rejecting what weft cannot run.
     pub fn of(wasm: &[u8]) -> Result<Self, InstrumentError> {
-        let mut survey = Survey {
-            func_sigs: Vec::new(),
-            imported_func_types: Vec::new(),
-            start_func: None,
-            func_exports: Vec::new(),
-            type_count: 0,
-            func_imports: 0,
-            defined_func_types: Vec::new(),
-            code_section_start: 0,
-            memory: MemoryPlan::None,
-            has_type_section: false,
-            has_import_section: false,
-            imported_funcs: Vec::new(),
-            func_names: std::collections::HashMap::new(),
-            global_count: 0,
-            imported_globals: 0,
-            has_global_section: false,
-            data_active: Vec::new(),
-            data_named: Vec::new(),
-            mutates_tables: false,
-            site_bound: 0,
-            loose_slots: std::collections::HashMap::new(),
-            loose_slot_uses: Vec::new(),
-        };
+        let mut survey = Survey::default();
         let mut data_named = std::collections::BTreeSet::new();
-        let mut imported_memory: Option<(String, String, wasmparser::MemoryType)> = None;
-        let mut defined_memories: Vec<wasmparser::MemoryType> = Vec::new();
-        let mut active_data: Vec<DataInit> = Vec::new();
+        let mut memories = Memories::default();
         for payload in Parser::new(0).parse_all(wasm) {
             match payload? {
                 Payload::Version { encoding, .. } if encoding != wasmparser::Encoding::Module => {
@@ -163,64 +139,9 @@ impl Survey {
                         "components are not supported; give a core wasm module".into(),
                     ));
                 }
-                Payload::TypeSection(reader) => {
-                    survey.has_type_section = true;
-                    for group in reader {
-                        for sub in group?.into_types() {
-                            let sig = match &sub.composite_type.inner {
-                                CompositeInnerType::Func(f) => {
-                                    Some((f.params().to_vec(), f.results().to_vec()))
-                                }
-                                _ => None,
-                            };
-                            survey.func_sigs.push(sig);
-                        }
-                    }
-                    survey.type_count = survey.func_sigs.len() as u32;
-                }
-                Payload::TableSection(reader) => {
-                    if reader.count() > MOST_TABLES {
-                        return Err(InstrumentError::Unsupported(format!(
-                            "the module defines {} tables; weft supports at most {MOST_TABLES}",
-                            reader.count()
-                        )));
-                    }
-                    for table in reader {
-                        let initial = table?.ty.initial;
-                        if initial > MOST_TABLE_ELEMENTS {
-                            return Err(InstrumentError::Unsupported(format!(
-                                "a table starts with {initial} elements; weft supports tables of at most {MOST_TABLE_ELEMENTS}"
-                            )));
-                        }
-                    }
-                }
-                Payload::ImportSection(reader) => {
-                    survey.has_import_section = true;
-                    for import in reader.into_imports() {
-                        let import = import?;
-                        match import.ty {
-                            TypeRef::Func(ty) | TypeRef::FuncExact(ty) => {
-                                survey.func_imports += 1;
-                                survey.imported_func_types.push(ty);
-                                survey
-                                    .imported_funcs
-                                    .push((import.module.to_string(), import.name.to_string()));
-                            }
-                            TypeRef::Global(_) => {
-                                survey.global_count += 1;
-                                survey.imported_globals += 1;
-                            }
-                            TypeRef::Memory(ty) => {
-                                if imported_memory.is_some() {
-                                    return Err(multi_memory());
-                                }
-                                imported_memory =
-                                    Some((import.module.to_string(), import.name.to_string(), ty));
-                            }
-                            _ => {}
-                        }
-                    }
-                }
+                Payload::TypeSection(reader) => survey.read_types(reader)?,
+                Payload::TableSection(reader) => check_tables(reader)?,
+                Payload::ImportSection(reader) => survey.read_imports(reader, &mut memories)?,
                 Payload::FunctionSection(reader) => {
                     for ty in reader {
                         survey.defined_func_types.push(ty?);
@@ -232,7 +153,7 @@ impl Survey {
                 }
                 Payload::MemorySection(reader) => {
                     for ty in reader {
-                        defined_memories.push(ty?);
+                        memories.defined.push(ty?);
                     }
                 }
                 Payload::ExportSection(reader) => {
@@ -255,72 +176,98 @@ impl Survey {
                     survey.scan_code(&body, &mut data_named)?;
                 }
                 Payload::ElementSection(reader) => survey.read_loose_slots(reader)?,
-                Payload::DataSection(reader) => {
-                    for data in reader {
-                        let data = data?;
-                        survey.data_active.push(matches!(
-                            data.kind,
-                            DataKind::Active {
-                                memory_index: 0,
-                                ..
-                            }
-                        ));
-                        if let DataKind::Active {
-                            memory_index: 0,
-                            offset_expr,
-                        } = data.kind
-                        {
-                            active_data.push(DataInit {
-                                offset: const_offset(&offset_expr)?,
-                                bytes: data.data.to_vec(),
-                            });
-                        }
+                Payload::DataSection(reader) => survey.read_data(reader, &mut memories)?,
+                _ => {}
+            }
+        }
+        survey.memory = memories.plan()?;
+        survey.data_named = data_named.into_iter().collect();
+        Ok(survey)
+    }
+
+    /// Reads the function types of the type section.
+    fn read_types(
+        &mut self,
+        reader: wasmparser::TypeSectionReader<'_>,
+    ) -> Result<(), InstrumentError> {
+        self.has_type_section = true;
+        for group in reader {
+            for sub in group?.into_types() {
+                let sig = match &sub.composite_type.inner {
+                    CompositeInnerType::Func(f) => {
+                        Some((f.params().to_vec(), f.results().to_vec()))
                     }
+                    _ => None,
+                };
+                self.func_sigs.push(sig);
+            }
+        }
+        self.type_count = self.func_sigs.len() as u32;
+        Ok(())
+    }
+
+    /// Reads the imported functions and globals, and the imported memory
+    /// into `memories`.
+    fn read_imports(
+        &mut self,
+        reader: wasmparser::ImportSectionReader<'_>,
+        memories: &mut Memories,
+    ) -> Result<(), InstrumentError> {
+        self.has_import_section = true;
+        for import in reader.into_imports() {
+            let import = import?;
+            match import.ty {
+                TypeRef::Func(ty) | TypeRef::FuncExact(ty) => {
+                    self.func_imports += 1;
+                    self.imported_func_types.push(ty);
+                    self.imported_funcs
+                        .push((import.module.to_string(), import.name.to_string()));
+                }
+                TypeRef::Global(_) => {
+                    self.global_count += 1;
+                    self.imported_globals += 1;
+                }
+                TypeRef::Memory(ty) => {
+                    if memories.imported.is_some() {
+                        return Err(multi_memory());
+                    }
+                    memories.imported =
+                        Some((import.module.to_string(), import.name.to_string(), ty));
                 }
                 _ => {}
             }
         }
-        if imported_memory.is_some() as usize + defined_memories.len() > 1 {
-            return Err(multi_memory());
+        Ok(())
+    }
+
+    /// Reads which data segments are active, and the bytes the active ones
+    /// put in memory into `memories`.
+    fn read_data(
+        &mut self,
+        reader: wasmparser::DataSectionReader<'_>,
+        memories: &mut Memories,
+    ) -> Result<(), InstrumentError> {
+        for data in reader {
+            let data = data?;
+            self.data_active.push(matches!(
+                data.kind,
+                DataKind::Active {
+                    memory_index: 0,
+                    ..
+                }
+            ));
+            if let DataKind::Active {
+                memory_index: 0,
+                offset_expr,
+            } = data.kind
+            {
+                memories.init.push(DataInit {
+                    offset: const_offset(&offset_expr)?,
+                    bytes: data.data.to_vec(),
+                });
+            }
         }
-        survey.memory = match (imported_memory, defined_memories.first()) {
-            (None, None) => MemoryPlan::None,
-            (Some((module, name, ty)), None) => {
-                check_memory_type(&ty)?;
-                if !ty.shared {
-                    return Err(InstrumentError::Unsupported(format!(
-                        "the module imports a memory that is not shared (`{module}.{name}`); \
-                         weft provides only shared memories"
-                    )));
-                }
-                MemoryPlan::Shared(SharedMemoryPlan {
-                    import: (module, name),
-                    min_pages: ty.initial,
-                    max_pages: ty.maximum.unwrap_or(ty.initial),
-                    was_defined: false,
-                    init: active_data,
-                })
-            }
-            (None, Some(ty)) => {
-                check_memory_type(ty)?;
-                if ty.shared {
-                    MemoryPlan::Shared(SharedMemoryPlan {
-                        import: ("env".into(), "memory".into()),
-                        min_pages: ty.initial,
-                        max_pages: ty.maximum.unwrap_or(ty.initial),
-                        was_defined: true,
-                        init: active_data,
-                    })
-                } else {
-                    MemoryPlan::Private {
-                        min_pages: ty.initial,
-                    }
-                }
-            }
-            (Some(_), Some(_)) => return Err(multi_memory()),
-        };
-        survey.data_named = data_named.into_iter().collect();
-        Ok(survey)
+        Ok(())
     }
 
     /// Notes the data segments `body` names and whether it changes a table.
@@ -524,6 +471,82 @@ fn may_have_site(op: &Operator) -> bool {
             op,
             Operator::Call { .. } | Operator::CallIndirect { .. } | Operator::CallRef { .. }
         )
+}
+
+/// The module's memories as its sections declare them.
+#[derive(Default)]
+struct Memories {
+    /// The imported memory: module, name and type.
+    imported: Option<(String, String, wasmparser::MemoryType)>,
+    /// The memories it defines.
+    defined: Vec<wasmparser::MemoryType>,
+    /// What its active data segments put in the memory.
+    init: Vec<DataInit>,
+}
+
+impl Memories {
+    /// How the memory relates to threads: one memory at most, and an
+    /// imported one shared.
+    fn plan(self) -> Result<MemoryPlan, InstrumentError> {
+        if self.imported.is_some() as usize + self.defined.len() > 1 {
+            return Err(multi_memory());
+        }
+        Ok(match (self.imported, self.defined.first()) {
+            (None, None) => MemoryPlan::None,
+            (Some((module, name, ty)), None) => {
+                check_memory_type(&ty)?;
+                if !ty.shared {
+                    return Err(InstrumentError::Unsupported(format!(
+                        "the module imports a memory that is not shared (`{module}.{name}`); \
+                         weft provides only shared memories"
+                    )));
+                }
+                MemoryPlan::Shared(SharedMemoryPlan {
+                    import: (module, name),
+                    min_pages: ty.initial,
+                    max_pages: ty.maximum.unwrap_or(ty.initial),
+                    was_defined: false,
+                    init: self.init,
+                })
+            }
+            (None, Some(ty)) => {
+                check_memory_type(ty)?;
+                if ty.shared {
+                    MemoryPlan::Shared(SharedMemoryPlan {
+                        import: ("env".into(), "memory".into()),
+                        min_pages: ty.initial,
+                        max_pages: ty.maximum.unwrap_or(ty.initial),
+                        was_defined: true,
+                        init: self.init,
+                    })
+                } else {
+                    MemoryPlan::Private {
+                        min_pages: ty.initial,
+                    }
+                }
+            }
+            (Some(_), Some(_)) => return Err(multi_memory()),
+        })
+    }
+}
+
+/// Refuses more tables, or larger ones, than weft supports.
+fn check_tables(reader: wasmparser::TableSectionReader<'_>) -> Result<(), InstrumentError> {
+    if reader.count() > MOST_TABLES {
+        return Err(InstrumentError::Unsupported(format!(
+            "the module defines {} tables; weft supports at most {MOST_TABLES}",
+            reader.count()
+        )));
+    }
+    for table in reader {
+        let initial = table?.ty.initial;
+        if initial > MOST_TABLE_ELEMENTS {
+            return Err(InstrumentError::Unsupported(format!(
+                "a table starts with {initial} elements; weft supports tables of at most {MOST_TABLE_ELEMENTS}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn multi_memory() -> InstrumentError {
