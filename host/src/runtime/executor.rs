@@ -17,7 +17,7 @@ use super::point_buffer::PointBuffer;
 use super::rt_imports::SignatureMismatch;
 use super::sdk_imports::{Ended, ThreadExit};
 use super::shared_memory::GuestMemory;
-use super::state::{ExecHandle, ExecState};
+use super::state::{ExecHandle, ExecState, LimitWatch};
 use super::wasi::GuestExit;
 use super::{ExecutionResult, Program, RunConfig, SLICE_FUEL, ThreadData};
 use crate::abi;
@@ -324,7 +324,7 @@ fn complete_state_loops(
     // Round robin from where the execution went on under a fair schedule:
     // any fair continuation that comes back to a complete state shows the
     // livelock, and this one is the shortest to run.
-    let prefix = state.decisions[..state.decisions_when_fair].to_vec();
+    let prefix = state.decisions[..state.limit_watch.decisions_when_fair].to_vec();
     let decisions = prefix.len();
     let scheduler = ReplayScheduler::then_round_robin(prefix, state.values.clone());
     let again = execute(
@@ -360,13 +360,13 @@ fn execute(
         config.random_seed,
     ));
     exec.get().install(analyses);
-    exec.get().stop_at = config.stop_at;
+    exec.get().limit_watch.stop_at = config.stop_at;
     exec.get().log_from_start = config.log_from_start;
     exec.get().sleeps = config.sleeps;
     exec.get().log_bitmap = program
         .access_log
         .map(|sites| scheduled_sites(sites, &config.point_sites));
-    exec.get().complete_states = complete_states;
+    exec.get().limit_watch.complete_states = complete_states;
     let main = exec.get().add_thread();
     if program.reads_frames {
         exec.get().threads[main as usize].frames = Some(super::frames::not_started(0));
@@ -480,7 +480,7 @@ fn poll_loop(
             if state.end.is_some() {
                 return;
             }
-            if state.complete_states == CompleteStates::On {
+            if state.limit_watch.complete_states == CompleteStates::On {
                 // Time slices end at epoch checks from now on (see
                 // `frames::at_epoch_check`).
                 spawner.stores.raise_epoch();
@@ -600,13 +600,13 @@ fn classify(
         let fuel = state.limits.max_fuel;
         return state.limit_outcome(thread, super::Cut::Fuel { thread, fuel });
     }
-    if state.memory_limit_hit {
+    if state.limit_watch.memory_limit_hit {
         return Outcome::MemoryLimit {
             thread,
             limit: state.limits.max_memory_bytes,
         };
     }
-    if state.thread_limit_hit {
+    if state.limit_watch.thread_limit_hit {
         return Outcome::ThreadLimit {
             thread,
             limit: state.limits.max_threads,
@@ -684,11 +684,15 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         labels,
         threads,
         step,
-        fair_from,
         atomic_sections,
         unenumerated,
-        memory_limit_hit,
-        thread_limit_hit,
+        limit_watch:
+            LimitWatch {
+                fair_from,
+                memory_limit_hit,
+                thread_limit_hit,
+                ..
+            },
         limits,
         ..
     } = state;

@@ -28,7 +28,8 @@ use wasmtime::{AsContextMut, Caller, StoreContextMut, UpdateDeadline, Val};
 /// says so (a thread that has not come here since then keeps the digest
 /// it had, and the slice it had).
 pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
-    if !caller.data().reads_frames || caller.data().exec.get().complete_states != CompleteStates::On
+    if !caller.data().reads_frames
+        || caller.data().exec.get().limit_watch.complete_states != CompleteStates::On
     {
         return;
     }
@@ -54,7 +55,7 @@ pub(super) fn note_parking(caller: &mut Caller<'_, ThreadData>) {
         let data = caller.data();
         let exec = data.exec.get();
         (
-            exec.complete_states,
+            exec.limit_watch.complete_states,
             exec.threads[data.tid as usize].frames.is_some(),
         )
     };
@@ -89,7 +90,7 @@ const CHECKS_PER_SLICE: u64 = 10_000;
 pub(super) fn at_epoch_check(
     mut store: StoreContextMut<'_, ThreadData>,
 ) -> wasmtime::Result<UpdateDeadline> {
-    if store.data().exec.get().complete_states != CompleteStates::On {
+    if store.data().exec.get().limit_watch.complete_states != CompleteStates::On {
         // An epoch raised for an execution before: checks stop until the
         // next is raised.
         return Ok(UpdateDeadline::Continue(1));

@@ -132,7 +132,9 @@ fn reached_access(
 ) -> Result<i32> {
     // Comparing complete states, every access is a scheduling point: its
     // call is where the thread's frames are read.
-    if exec.access(me, access) == Interest::Ignore && exec.complete_states != CompleteStates::On {
+    if exec.access(me, access) == Interest::Ignore
+        && exec.limit_watch.complete_states != CompleteStates::On
+    {
         return Ok(0);
     }
     exec.record(

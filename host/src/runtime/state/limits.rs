@@ -3,11 +3,64 @@
 //! [`crate::runtime::looping`]).
 
 use super::ExecState;
-use crate::runtime::looping::CompleteStates;
+use crate::runtime::looping::{CompleteStates, CycleWatch, LoopWatch};
 use crate::runtime::outcome::{Cut, LoopingThread, Outcome, Unenumerated, Unseen};
+use crate::runtime::point_buffer::MAX_BUDGET;
 use crate::runtime::thread::ThreadState;
-use crate::runtime::{STEP_NS, Sleeps};
+use crate::runtime::{Limits, STEP_NS, Sleeps};
 use crate::trace::{EventKind, ThreadId};
+use std::time::Instant;
+
+/// Where an execution stands against its limits: when it started and must
+/// stop, how far it may go, when it went on under a fair schedule, the
+/// states it watches for a livelock, and the limits that refused it
+/// something.
+pub(crate) struct LimitWatch {
+    pub started: Instant,
+    /// When the run this execution belongs to must end.
+    pub stop_at: Option<Instant>,
+    /// The step at or after which the time limit is checked next.
+    pub(super) next_time_check: u64,
+    /// The last step the scheduler may take: the step limit, then, once the
+    /// execution reached it, the step limit again under a fair schedule.
+    pub(super) step_bound: u64,
+    /// The step at which the execution reached the step limit (or a
+    /// thread its compute budget) and went on under a fair schedule.
+    pub fair_from: Option<u64>,
+    /// The fingerprints of its states (see [`crate::runtime::looping`]).
+    pub(super) loop_watch: LoopWatch,
+    /// Whether fingerprints hold every thread's frames (see
+    /// [`CompleteStates`]).
+    pub complete_states: CompleteStates,
+    /// Under [`CompleteStates::On`], the complete states seen.
+    pub(super) cycle_watch: CycleWatch,
+    /// The decisions made before the execution went on under a fair
+    /// schedule.
+    pub decisions_when_fair: usize,
+    /// A memory growth or allocation was refused by the memory limit.
+    pub memory_limit_hit: bool,
+    /// A thread creation was refused by the thread limit.
+    pub thread_limit_hit: bool,
+}
+
+impl LimitWatch {
+    /// An execution that starts now under `limits`.
+    pub(super) fn new(limits: &Limits) -> Self {
+        LimitWatch {
+            started: Instant::now(),
+            stop_at: None,
+            next_time_check: MAX_BUDGET,
+            step_bound: limits.max_steps,
+            fair_from: None,
+            loop_watch: LoopWatch::new(limits.max_steps),
+            complete_states: CompleteStates::Off,
+            cycle_watch: CycleWatch::default(),
+            decisions_when_fair: 0,
+            memory_limit_hit: false,
+            thread_limit_hit: false,
+        }
+    }
+}
 
 impl ExecState {
     /// Notes that the execution depended on `what`, which no schedule
@@ -18,14 +71,14 @@ impl ExecState {
 
     /// The thread limit refused to create a thread.
     pub fn thread_refused(&mut self) {
-        self.thread_limit_hit = true;
+        self.limit_watch.thread_limit_hit = true;
         let threads = self.limits.max_threads;
         self.depended_on(Unenumerated::ThreadLimit { threads });
     }
 
     /// The memory limit refused to grow the guest's memory.
     pub fn memory_refused(&mut self) {
-        self.memory_limit_hit = true;
+        self.limit_watch.memory_limit_hit = true;
         let bytes = self.limits.max_memory_bytes;
         self.depended_on(Unenumerated::MemoryLimit { bytes });
     }
@@ -54,7 +107,7 @@ impl ExecState {
     /// lock's holder, say). The second time it ends, as a livelock if it is
     /// in a state it was in during the fair part, else as inconclusive.
     pub(super) fn limit_reached(&mut self, me: ThreadId, cut: Cut) {
-        if self.fair_from.is_some() {
+        if self.limit_watch.fair_from.is_some() {
             let outcome = self.limit_outcome(me, cut);
             self.finish(outcome);
         } else {
@@ -66,10 +119,10 @@ impl ExecState {
     /// step limit at most.
     pub(super) fn go_fair(&mut self) {
         let from = self.step.saturating_sub(1);
-        self.fair_from = Some(from);
-        self.decisions_when_fair = self.decisions.len();
-        self.loop_watch.restart(from);
-        self.step_bound = from.saturating_add(
+        self.limit_watch.fair_from = Some(from);
+        self.limit_watch.decisions_when_fair = self.decisions.len();
+        self.limit_watch.loop_watch.restart(from);
+        self.limit_watch.step_bound = from.saturating_add(
             self.limits
                 .max_steps
                 .saturating_mul(crate::runtime::FAIR_STEPS),
@@ -88,9 +141,12 @@ impl ExecState {
         // Fingerprints need the shared memory: without it the watch has
         // none, and nothing counts as a loop. Complete states count as a
         // loop only where they came back (see `watch_for_loops`).
-        let repeated = self.complete_states == CompleteStates::Off
-            && self.loop_watch.repeated(self.fingerprint().as_ref());
-        match self.fair_from {
+        let repeated = self.limit_watch.complete_states == CompleteStates::Off
+            && self
+                .limit_watch
+                .loop_watch
+                .repeated(self.fingerprint().as_ref());
+        match self.limit_watch.fair_from {
             Some(fair_from) if repeated => self.livelock(me, fair_from),
             _ => Outcome::Inconclusive(cut),
         }
@@ -119,16 +175,16 @@ impl ExecState {
     /// calls the host, and complete states are compared at each (see
     /// [`crate::runtime::looping`]).
     pub(super) fn begin_complete_states(&mut self) {
-        if let CompleteStates::After(decisions) = self.complete_states
+        if let CompleteStates::After(decisions) = self.limit_watch.complete_states
             && self.decisions.len() >= decisions
         {
-            self.complete_states = CompleteStates::On;
+            self.limit_watch.complete_states = CompleteStates::On;
             self.every_point = true;
             // The running thread's frames were read when it last parked:
             // it ran on since.
             self.threads[self.current as usize].frames = None;
-            self.fair_from.get_or_insert(self.step);
-            self.step_bound = self.step.saturating_add(self.limits.max_steps);
+            self.limit_watch.fair_from.get_or_insert(self.step);
+            self.limit_watch.step_bound = self.step.saturating_add(self.limits.max_steps);
             for thread in &mut self.threads {
                 thread.slices = 0;
             }
@@ -138,7 +194,7 @@ impl ExecState {
     /// Why a run on the state reader that ended inconclusive showed no
     /// loop: it compared no complete state at all, or none came back.
     pub fn unseen(&self) -> Unseen {
-        if self.cycle_watch.compared() == 0 {
+        if self.limit_watch.cycle_watch.compared() == 0 {
             Unseen::InSlices
         } else {
             Unseen::Changed
@@ -160,12 +216,13 @@ impl ExecState {
     /// progress, and the execution ends as a livelock (then this returns
     /// true).
     pub(super) fn watch_for_loops(&mut self, me: ThreadId) -> bool {
-        let Some(fair_from) = self.fair_from else {
+        let Some(fair_from) = self.limit_watch.fair_from else {
             return false;
         };
-        let looped = match self.complete_states {
+        let looped = match self.limit_watch.complete_states {
             CompleteStates::Off => self.fingerprint().is_some_and(|fingerprint| {
-                self.loop_watch
+                self.limit_watch
+                    .loop_watch
                     .keep(self.step, self.visible_bytes(), fingerprint)
             }),
             CompleteStates::After(_) => false,
@@ -174,7 +231,7 @@ impl ExecState {
                 else {
                     return false;
                 };
-                self.cycle_watch.came_back(threads, || {
+                self.limit_watch.cycle_watch.came_back(threads, || {
                     let mut hasher = blake3::Hasher::new();
                     memory.hash_into(&mut hasher);
                     hasher.finalize()
@@ -205,8 +262,8 @@ impl ExecState {
     /// point runs in slices.
     pub fn slice_used(&mut self, me: ThreadId) {
         self.begin_complete_states();
-        if self.fair_from.is_some()
-            && self.loop_watch.slice_due(self.visible_bytes())
+        if self.limit_watch.fair_from.is_some()
+            && self.limit_watch.loop_watch.slice_due(self.visible_bytes())
             && self.watch_for_loops(me)
         {
             return;

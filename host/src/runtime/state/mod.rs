@@ -3,9 +3,7 @@
 //! scheduling step that asks the [`Scheduler`] who runs next.
 
 use super::analysis::{Analysis, Happening};
-use super::looping::{CompleteStates, CycleWatch, LoopWatch};
 use super::outcome::{Outcome, Unenumerated};
-use super::point_buffer::MAX_BUDGET;
 use super::shared_memory::GuestMemory;
 use super::step_watch::StepWatch;
 use super::thread::{Thread, ThreadState};
@@ -18,13 +16,14 @@ use rand_pcg::Pcg64Mcg;
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Instant;
 
 mod ending;
 mod events;
 mod futex;
 mod hooks;
 mod limits;
+
+pub(crate) use limits::LimitWatch;
 mod step;
 
 /// Consecutive atomic reads, read-modify-writes and time slices after which
@@ -69,33 +68,13 @@ pub(crate) struct ExecState {
     pub random: Pcg64Mcg,
     /// Labels of SDK events, indexed by [`EventKind::Label`].
     pub labels: Vec<String>,
-    pub memory_limit_hit: bool,
     /// The first thing the execution depended on that no schedule decides.
     pub unenumerated: Option<Unenumerated>,
     /// Whether a thread entered an atomic section.
     pub atomic_sections: bool,
-    pub thread_limit_hit: bool,
-    pub started: Instant,
-    /// When the run this execution belongs to must end.
-    pub stop_at: Option<Instant>,
-    /// The step at or after which the time limit is checked next.
-    next_time_check: u64,
-    /// The last step the scheduler may take: the step limit, then, once the
-    /// execution reached it, the step limit again under a fair schedule.
-    step_bound: u64,
-    /// The step at which the execution reached the step limit (or a
-    /// thread its compute budget) and went on under a fair schedule.
-    pub fair_from: Option<u64>,
-    /// The fingerprints of its states (see [`super::looping`]).
-    loop_watch: LoopWatch,
-    /// Whether fingerprints hold every thread's frames (see
-    /// [`CompleteStates`]).
-    pub complete_states: CompleteStates,
-    /// Under [`CompleteStates::On`], the complete states seen.
-    cycle_watch: CycleWatch,
-    /// The decisions made before the execution went on under a fair
-    /// schedule.
-    pub decisions_when_fair: usize,
+    /// Where the execution stands against its limits (see
+    /// [`LimitWatch`]).
+    pub limit_watch: LimitWatch,
     /// How often the guest read the clock or random bytes: state of the
     /// host that a loop may depend on.
     pub host_reads: u64,
@@ -156,18 +135,8 @@ impl ExecState {
             closed_stdio: 0,
             random: Pcg64Mcg::seed_from_u64(random_seed),
             labels: Vec::new(),
-            memory_limit_hit: false,
             unenumerated: None,
-            thread_limit_hit: false,
-            started: Instant::now(),
-            stop_at: None,
-            next_time_check: MAX_BUDGET,
-            step_bound: limits.max_steps,
-            fair_from: None,
-            loop_watch: LoopWatch::new(limits.max_steps),
-            complete_states: CompleteStates::Off,
-            cycle_watch: CycleWatch::default(),
-            decisions_when_fair: 0,
+            limit_watch: LimitWatch::new(&limits),
             host_reads: 0,
             committed_run: None,
             analyses: Vec::new(),

@@ -25,30 +25,37 @@ impl ExecState {
         }
         self.step_passed();
         self.begin_complete_states();
-        if self.step > self.step_bound {
+        if self.step > self.limit_watch.step_bound {
             self.limit_reached(
                 me,
                 Cut::Steps {
                     thread: me,
                     steps: self.step - 1,
-                    fair_from: self.fair_from.unwrap_or(self.step - 1),
+                    fair_from: self.limit_watch.fair_from.unwrap_or(self.step - 1),
                 },
             );
             if self.end.is_some() {
                 return true;
             }
         }
-        if self.fair_from.is_some() && self.loop_watch.due(self.step) && self.watch_for_loops(me) {
+        if self.limit_watch.fair_from.is_some()
+            && self.limit_watch.loop_watch.due(self.step)
+            && self.watch_for_loops(me)
+        {
             return true;
         }
-        if self.step >= self.next_time_check {
-            self.next_time_check = self.step + MAX_BUDGET;
-            if self.stop_at.is_some_and(|at| Instant::now() >= at) {
+        if self.step >= self.limit_watch.next_time_check {
+            self.limit_watch.next_time_check = self.step + MAX_BUDGET;
+            if self
+                .limit_watch
+                .stop_at
+                .is_some_and(|at| Instant::now() >= at)
+            {
                 self.finish(Outcome::Stopped);
                 return true;
             }
             if let Some(limit) = self.limits.time_limit
-                && self.started.elapsed() > limit
+                && self.limit_watch.started.elapsed() > limit
             {
                 self.finish(Outcome::Inconclusive(Cut::Time { thread: me }));
                 return true;
@@ -137,8 +144,8 @@ impl ExecState {
             wake.saturating_sub(self.clock_ns) / STEP_NS
         });
         let budget = MAX_BUDGET
-            .min(self.step_bound.saturating_sub(self.step))
-            .min(self.next_time_check.saturating_sub(self.step))
+            .min(self.limit_watch.step_bound.saturating_sub(self.step))
+            .min(self.limit_watch.next_time_check.saturating_sub(self.step))
             .min(until_wake);
         if self.enabled.len() == 1 {
             buffer.grant(budget);
