@@ -716,6 +716,82 @@ mod tests {
         assert_eq!((mixed.earlier.thread, mixed.earlier.site), (3, 21));
     }
 
+    /// Random programs of threads created, joined (through an atomic word
+    /// the thread writes last) or left detached, with plain and atomic
+    /// accesses to a few words: a detector whose slots are taken over finds
+    /// a race at exactly the accesses where one whose threads each keep a
+    /// slot of their own does.
+    #[test]
+    fn taking_over_slots_finds_the_races_separate_slots_find() {
+        use rand_core::RngCore;
+        let mut rng = rand_pcg::Pcg32::new(11, 7);
+        let (mut taken_over, mut races) = (0, 0);
+        for program in 0..300 {
+            let mut reusing = Detector::new();
+            let mut separate = Detector::new();
+            separate.slots = ClockSlots::without_reuse();
+            let mut alive: Vec<ThreadId> = vec![0];
+            let mut next: ThreadId = 1;
+            for step in 0..200 {
+                let pick = rng.next_u32() % 10;
+                let thread = alive[rng.next_u32() as usize % alive.len()];
+                let site = step;
+                let found = match pick {
+                    0 | 1 if alive.len() < 5 => {
+                        reusing.spawn(thread, next);
+                        separate.spawn(thread, next);
+                        alive.push(next);
+                        next += 1;
+                        continue;
+                    }
+                    2 if thread != 0 => {
+                        // The thread releases its own word and ends; main
+                        // may join it by reading the word.
+                        let own = 1024 + 4 * thread;
+                        reusing.atomic(thread, site, own, true);
+                        separate.atomic(thread, site, own, true);
+                        reusing.ended(thread);
+                        separate.ended(thread);
+                        alive.retain(|&t| t != thread);
+                        if rng.next_u32() % 3 != 0 {
+                            reusing.atomic(0, site, own, false);
+                            separate.atomic(0, site, own, false);
+                        }
+                        continue;
+                    }
+                    3 => {
+                        let writes = rng.next_u32() % 2 == 0;
+                        let addr = 64 + 4 * (rng.next_u32() % 5);
+                        (
+                            reusing.atomic(thread, site, addr, writes),
+                            separate.atomic(thread, site, addr, writes),
+                        )
+                    }
+                    _ => {
+                        let write = rng.next_u32() % 2 == 0;
+                        let addr = 64 + 4 * (rng.next_u32() % 5);
+                        (
+                            reusing.plain(thread, site, write, addr, 4),
+                            separate.plain(thread, site, write, addr, 4),
+                        )
+                    }
+                };
+                assert_eq!(
+                    found.0.is_some(),
+                    found.1.is_some(),
+                    "program {program}, step {step}: {found:?}"
+                );
+                races += usize::from(found.0.is_some());
+            }
+            taken_over += next as usize - reusing.slots_used();
+        }
+        assert!(
+            taken_over > 1000,
+            "slots were taken over {taken_over} times"
+        );
+        assert!(races > 1000, "{races} races");
+    }
+
     #[test]
     fn covered_accesses_are_skipped_only_within_an_epoch() {
         let mut d = Detector::new();

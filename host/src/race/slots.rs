@@ -53,6 +53,10 @@ pub struct ClockSlots {
     used: usize,
     /// The slots whose thread ended, in the order they ended.
     ended: Vec<Ended>,
+    /// Whether slots are never taken over: every thread has one of its own
+    /// (the reference the tests compare with).
+    #[cfg(test)]
+    no_reuse: bool,
 }
 
 /// The slot of a thread not seen yet.
@@ -92,6 +96,8 @@ impl ClockSlots {
             .rev()
             .take(CANDIDATES)
             .position(|ended| creator.get(ended.slot) >= ended.last_access);
+        #[cfg(test)]
+        let known = known.filter(|_| !self.no_reuse);
         match known {
             Some(back) => {
                 let ended = self.ended.remove(self.ended.len() - 1 - back);
@@ -144,6 +150,19 @@ impl ClockSlots {
             self.by_thread.resize(at + 1, NONE);
         }
         self.by_thread[at] = slot;
+    }
+}
+
+#[cfg(test)]
+impl ClockSlots {
+    /// Slots that are never taken over.
+    pub fn without_reuse() -> Self {
+        let mut slots = ClockSlots {
+            no_reuse: true,
+            ..ClockSlots::default()
+        };
+        slots.reset();
+        slots
     }
 }
 
