@@ -753,14 +753,14 @@ mod tests {
                         reusing.ended(thread);
                         separate.ended(thread);
                         alive.retain(|&t| t != thread);
-                        if rng.next_u32() % 3 != 0 {
+                        if !rng.next_u32().is_multiple_of(3) {
                             reusing.atomic(0, site, own, false);
                             separate.atomic(0, site, own, false);
                         }
                         continue;
                     }
                     3 => {
-                        let writes = rng.next_u32() % 2 == 0;
+                        let writes = rng.next_u32().is_multiple_of(2);
                         let addr = 64 + 4 * (rng.next_u32() % 5);
                         (
                             reusing.atomic(thread, site, addr, writes),
@@ -768,7 +768,7 @@ mod tests {
                         )
                     }
                     _ => {
-                        let write = rng.next_u32() % 2 == 0;
+                        let write = rng.next_u32().is_multiple_of(2);
                         let addr = 64 + 4 * (rng.next_u32() % 5);
                         (
                             reusing.plain(thread, site, write, addr, 4),
