@@ -1082,13 +1082,14 @@ int main() {\n    std::optional<int> one = 1;\n\
 /// A program's language standard and language are its own: weft's support
 /// files are compiled with weft's flags, never the program's (`-std=c99`
 /// once made wasi-libc's `mmap` emulation fail, `-std=c++17` the SDK's C
-/// file, and `-x c++` made the link read objects as C++).
+/// file, and `-x c++` made the link read objects as C++); `weft build`'s
+/// flags reach a compile and a link as a compiler driver's would.
 #[test]
 fn a_programs_language_options_are_not_given_to_wefts_own_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("p.c"), C89_COUNTER).unwrap();
     std::fs::write(dir.path().join("q.cpp"), CPP17_COUNTER).unwrap();
-    let builds: [&[&str]; 10] = [
+    let builds: [&[&str]; 11] = [
         &["cc", "-std=c99", "p.c", "-o", "c99"],
         &["cc", "-std=c11", "p.c", "-o", "c11"],
         &["cc", "-ansi", "p.c", "-o", "ansi"],
@@ -1099,6 +1100,19 @@ fn a_programs_language_options_are_not_given_to_wefts_own_files() {
         &["c++", "-x", "c++", "p.c", "-o", "as-cpp"],
         &["build", "p.c", "-o", "built.wasm", "--", "-std=c99"],
         &["build", "q.cpp", "-o", "built-cpp.wasm", "--", "-std=c++17"],
+        // Libraries that are parts of wasi-libc, and linker options,
+        // under -Werror: a compile is not given them, nor zig's link the
+        // libraries (it would link its own C library).
+        &[
+            "build",
+            "p.c",
+            "-o",
+            "libs.wasm",
+            "--",
+            "-Werror",
+            "-lm",
+            "-lpthread",
+        ],
     ];
     for args in builds {
         let out = weft_in(dir.path(), args);
@@ -1114,6 +1128,7 @@ fn a_programs_language_options_are_not_given_to_wefts_own_files() {
         "as-cpp",
         "built.wasm",
         "built-cpp.wasm",
+        "libs.wasm",
     ] {
         let run = weft_in(dir.path(), &["run", module, "--no-save", "--json"]);
         assert_eq!(run.code, 0, "{module}: {}{}", run.stdout, run.stderr);

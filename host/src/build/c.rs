@@ -78,7 +78,7 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
     }
     let tools = Toolchain::find()?;
     let preprocessed = source.extension().is_some_and(|e| e == "i");
-    let mut compile_flags: Vec<&OsStr> = flags.iter().map(OsStr::new).collect();
+    let mut compile_flags = compile_only(flags);
     if preprocessed {
         // Preprocessed again, so that the macros apply.
         compile_flags.extend(X86_ATTRIBUTES.map(OsStr::new));
@@ -90,7 +90,7 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
         .and_then(|()| {
             // The program's libraries and linker options.
             let mut cmd = tools.zig("cc");
-            cmd.args(flags);
+            cmd.args(link_only(flags));
             let compiled = [object.as_os_str()];
             let objects = Linked {
                 given: &[],
@@ -120,10 +120,11 @@ pub fn build(source: &Path, output: &Path, flags: &[String]) -> Result<(), Build
 pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(), BuildError> {
     let tools = Toolchain::find()?;
     let void_main = VoidMain::in_files(sources.iter().copied());
-    let mut compile_flags: Vec<String> = flags.to_vec();
+    let mut compile_flags = compile_only(flags);
+    let define = void_main.map(VoidMain::define);
     let mut inputs: Vec<PathBuf> = sources.iter().map(|s| s.to_path_buf()).collect();
     if let Some(void_main) = void_main {
-        compile_flags.push(void_main.define());
+        compile_flags.extend(define.as_deref().map(OsStr::new));
         inputs.push(void_main.write_caller(tools.sdk.path())?);
     }
     let mut objects = Vec::new();
@@ -135,13 +136,32 @@ pub fn build_all(sources: &[&Path], output: &Path, flags: &[String]) -> Result<(
     let compiled: Vec<&OsStr> = objects.iter().map(|o| o.as_os_str()).collect();
     // The program's libraries and linker options.
     let mut cmd = tools.zig("cc");
-    cmd.args(flags);
+    cmd.args(link_only(flags));
     let objects = Linked {
         given: &[],
         compiled: &compiled,
     };
     tools.link(&mut cmd, objects, flags, output)?;
     run_linker(cmd, "zig cc", sources[0], output)
+}
+
+/// The flags among `flags` that a compile takes: all but the linker's
+/// (`-lm`, `-Wl,...`), which a compile would warn of (an error under
+/// `-Werror`).
+fn compile_only(flags: &[String]) -> Vec<&OsStr> {
+    flags
+        .iter()
+        .map(OsStr::new)
+        .filter(|flag| !super::driver::links_only(flag))
+        .collect()
+}
+
+/// The flags among `flags` that a link takes: all but the libraries that
+/// are parts of wasi-libc (`-lm`, `-lpthread`), with which zig would link
+/// its own C library besides weft's.
+fn link_only(flags: &[String]) -> Vec<std::ffi::OsString> {
+    let flags: Vec<std::ffi::OsString> = flags.iter().map(Into::into).collect();
+    super::driver::without_libc_parts(&flags)
 }
 
 /// A program whose `main` returns `void` (old C, which gcc builds with a

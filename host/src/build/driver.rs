@@ -173,7 +173,7 @@ const PARTS_OF_LIBC: [&str; 9] = [
 ];
 
 /// `args` without the libraries [`PARTS_OF_LIBC`] names.
-fn without_libc_parts(args: &[OsString]) -> Vec<OsString> {
+pub(super) fn without_libc_parts(args: &[OsString]) -> Vec<OsString> {
     let part = |name: &OsString| PARTS_OF_LIBC.iter().any(|p| name.as_os_str() == *p);
     let mut kept = Vec::with_capacity(args.len());
     let mut iter = args.iter().peekable();
@@ -193,7 +193,7 @@ fn without_libc_parts(args: &[OsString]) -> Vec<OsString> {
 
 /// Whether an argument is for the linker only, and left out when a C++
 /// link's sources are compiled first.
-fn links_only(arg: &OsStr) -> bool {
+pub(super) fn links_only(arg: &OsStr) -> bool {
     let text = arg.to_string_lossy();
     ["-l", "-L", "-Wl,"].iter().any(|p| text.starts_with(p))
         || ["-static", "-shared", "-rdynamic", "-s"].contains(&text.as_ref())
