@@ -233,6 +233,11 @@ impl Explored {
         &self.program
     }
 
+    /// The program explored, to run more executions of.
+    pub fn program_mut(&mut self) -> &mut Program {
+        &mut self.program
+    }
+
     /// How the failure's schedule was minimized, if it was.
     pub fn minimization(&self) -> Option<Minimization> {
         self.minimization

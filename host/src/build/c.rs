@@ -461,16 +461,21 @@ impl Toolchain {
         flags: &[impl AsRef<OsStr>],
         object: &Path,
     ) -> Result<(), BuildError> {
+        let mut cmd = self.compile_command(source, flags);
+        cmd.arg("-o").arg(object);
+        super::run_tool(cmd, "zig cc", source)
+    }
+
+    /// `zig cc -c` of the C file `source` with the compiler flags `flags`
+    /// after weft's, as zig compiles a source it links with
+    /// [`Toolchain::link_with`]; the object's path is left to add.
+    pub(super) fn compile_command(&self, source: &Path, flags: &[impl AsRef<OsStr>]) -> Command {
         let mut cmd = self.zig("cc");
         cmd.args(OLD_C_FLAGS).args(flags);
         self.include_sdk(&mut cmd);
         self.include_libc(&mut cmd);
-        cmd.args(AS_LINKED)
-            .arg("-c")
-            .arg(source)
-            .arg("-o")
-            .arg(object);
-        super::run_tool(cmd, "zig cc", source)
+        cmd.args(AS_LINKED).arg("-c").arg(source);
+        cmd
     }
 
     /// Makes `cmd` link into `output` what [`Toolchain::link_with`] says,

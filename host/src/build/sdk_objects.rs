@@ -42,11 +42,7 @@ impl Toolchain {
             .sdk_sources()
             .into_iter()
             .map(|source| {
-                let mut cmd = self.zig("cc");
-                cmd.args(super::c::OLD_C_FLAGS).args(optimisation);
-                self.include_sdk(&mut cmd);
-                self.include_libc(&mut cmd);
-                cmd.args(super::c::AS_LINKED).arg("-c").arg(&source);
+                let cmd = self.compile_command(&source, optimisation.as_slice());
                 (source, cmd)
             })
             .collect();

@@ -178,7 +178,7 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
         ],
         args.seed,
     )?;
-    let sampled = match phase(
+    let mut sampled = match phase(
         &mut sampling,
         "no failure under sampled schedules",
         &mut checks,
@@ -191,7 +191,7 @@ fn grade(exercise: &Exercise, module: &Path, args: &GradeArgs, stem: &str) -> Re
         return Ok(not_the_exercise(why, checks));
     }
     let deadline = start + budget.mul_f64(0.5);
-    if let Some(why) = not_at_once(exercise, &sampling, (deadline, args.seed))? {
+    if let Some(why) = not_at_once(exercise, &mut sampled, (deadline, args.seed))? {
         return Ok(not_the_exercise(why, checks));
     }
     // Then the exhaustive search for the time left, where a data race is a
@@ -290,26 +290,26 @@ fn too_few_threads(exercise: &Exercise, sampled: &crate::explore::Exploration) -
 }
 
 /// Why the submission does not do the exercise's work concurrently, if
-/// no execution of random schedules (run as `sampling` says, until
+/// no execution of random schedules (of the program the sampling phase
+/// `sampled` ran, as it ran them but without the race check, until
 /// `deadline`) has the threads the exercise asks for amid it at once.
 fn not_at_once(
     exercise: &Exercise,
-    sampling: &ExploreArgs,
+    sampled: &mut Explored,
     (deadline, seed): (Instant, u64),
 ) -> Result<Option<String>> {
     let Some(wanted) = exercise.requires.at_once else {
         return Ok(None);
     };
-    let (_, mut program) = sampling.module.load()?;
     let work = exercise.requires.work();
     // A module without names cannot be told, and is not held to it.
-    let Some(sites) = WorkSites::of(&program, work) else {
+    let Some(sites) = WorkSites::of(sampled.program(), work) else {
         return Ok(None);
     };
-    let mut setup = sampling.module.setup();
+    let mut setup = sampled.setup();
     setup.races = crate::race::RaceMode::Off;
     let seen = at_once::seek(
-        &mut program,
+        sampled.program_mut(),
         &setup,
         &sites,
         wanted as usize,

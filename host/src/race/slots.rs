@@ -110,8 +110,8 @@ impl ClockSlots {
         }
     }
 
-    /// `thread`, in slot `slot`, ended: its last access was at
-    /// `last_access` and its clock's own entry is `last_time`.
+    /// The thread in `slot` ended: its last access was at `last_access`
+    /// and its clock's own entry is `last_time`.
     pub fn ended(&mut self, slot: Slot, last_access: u32, last_time: u32) {
         self.ended.push(Ended {
             slot,
