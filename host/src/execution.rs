@@ -163,12 +163,27 @@ pub fn analyses<'a>(
 }
 
 /// Runs `program` once under `scheduler` with the analyses `setup` asks
-/// for; the scheduler is handed back for the next execution.
+/// for.
 pub fn execute(
     program: &mut Program,
     scheduler: Box<dyn Scheduler>,
     setup: &Setup,
-) -> (ExecutionResult, Box<dyn Scheduler>) {
+) -> ExecutionResult {
     let analyses = analyses(program, setup);
     program.execute_with(scheduler, &setup.run, &analyses)
+}
+
+/// [`execute`] under `strategy`, which is handed back afterwards with what
+/// it recorded (a search learns from it).
+pub fn execute_keeping<S: Scheduler + 'static>(
+    program: &mut Program,
+    strategy: S,
+    setup: &Setup,
+) -> (ExecutionResult, S) {
+    let (lent, loan) = crate::sched::lend(strategy);
+    let result = execute(program, Box::new(lent), setup);
+    let strategy = loan
+        .take_back()
+        .expect("the runtime drops its scheduler when the execution ends");
+    (result, strategy)
 }

@@ -30,7 +30,7 @@ fn under_weft(wat: &str) -> Result<(), String> {
     let wasm = wat::parse_str(wat).unwrap();
     let mut program = Program::load(&wasm, Default::default()).unwrap();
     let scheduler = weft::explore::scheduler(Strategy::Random, 0, 3, 100);
-    match program.execute(scheduler, &RunConfig::default()).0.outcome {
+    match program.execute(scheduler, &RunConfig::default()).outcome {
         Outcome::Exited(0) => Ok(()),
         Outcome::Trap { message, .. } => Err(message),
         other => Err(format!("{other:?}")),

@@ -55,7 +55,7 @@ fn run(program: &mut Program, argc: usize) -> Outcome {
         ..RunConfig::default()
     };
     let scheduler = weft::explore::scheduler(Strategy::Random, 3, 3, 100);
-    program.execute(scheduler, &config).0.outcome
+    program.execute(scheduler, &config).outcome
 }
 
 fn out_of_bounds(outcome: &Outcome) -> bool {
@@ -94,7 +94,7 @@ fn a_module_that_changes_tables_gets_fresh_instances() {
 
 fn trace_hash(program: &mut Program, strategy: Strategy, seed: u64) -> String {
     let scheduler: Box<dyn Scheduler> = weft::explore::scheduler(strategy, seed, 3, 300);
-    let (result, _) = program.execute(scheduler, &RunConfig::default());
+    let result = program.execute(scheduler, &RunConfig::default());
     assert!(
         !matches!(result.outcome, Outcome::HostError(_)),
         "{:?}",

@@ -52,7 +52,7 @@ fn run(program: &mut Program, argc: usize) -> Outcome {
         args: vec!["m".to_string(); argc],
         ..RunConfig::default()
     };
-    let (result, _) = program.execute(Box::new(RandomScheduler::new(1)), &config);
+    let result = program.execute(Box::new(RandomScheduler::new(1)), &config);
     result.outcome
 }
 
@@ -120,7 +120,7 @@ fn a_thread_sees_the_memory_another_thread_grew() {
     let mut program = Program::load(&wasm, Default::default()).unwrap();
     for seed in 0..20 {
         let config = RunConfig::default();
-        let (result, _) = program.execute(Box::new(RandomScheduler::new(seed)), &config);
+        let result = program.execute(Box::new(RandomScheduler::new(seed)), &config);
         assert_eq!(result.outcome, Outcome::Exited(0), "seed {seed}");
     }
 }

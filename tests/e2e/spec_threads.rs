@@ -141,7 +141,7 @@ fn run_under_weft(wat: &str) -> Result<(), String> {
     let mut program =
         Program::load(&wasm, Default::default()).map_err(|e| format!("weft refused: {e:#}"))?;
     let scheduler = weft::explore::scheduler(Strategy::Random, 0, 3, 100);
-    match program.execute(scheduler, &RunConfig::default()).0.outcome {
+    match program.execute(scheduler, &RunConfig::default()).outcome {
         Outcome::Exited(0) => Ok(()),
         Outcome::Trap { message, .. } | Outcome::Assertion { message, .. } => Err(message),
         other => Err(format!("{other:?}")),

@@ -138,8 +138,7 @@ pub fn search(
         let mut run = options.setup.clone();
         run.actor_schedule = schedule.clone();
         run.run.stop_at = options.time_limit.map(|t| start + t);
-        let (result, _) =
-            crate::execution::execute(program, Box::new(RandomScheduler::new(seed)), &run);
+        let result = crate::execution::execute(program, Box::new(RandomScheduler::new(seed)), &run);
         if matches!(result.outcome, Outcome::Stopped) {
             break;
         }

@@ -165,7 +165,7 @@ fn time_module_as(
     config.run.limits.time_limit = None;
     config.run.stop_at = Some(stop_at);
     let start = Instant::now();
-    let (result, _) = crate::execution::execute(&mut program, scheduler, &config);
+    let result = crate::execution::execute(&mut program, scheduler, &config);
     let elapsed = start.elapsed();
     anyhow::ensure!(
         result.outcome.failure().is_none(),
@@ -369,7 +369,7 @@ fn executions_per_second(
     let mut run = |index| {
         let seed = crate::explore::execution_seed(options.seed, index);
         let scheduler = turns.scheduler(turns.turn(index), seed);
-        let (result, _) = crate::execution::execute(program, scheduler, &options.setup);
+        let result = crate::execution::execute(program, scheduler, &options.setup);
         turns.learn(&result);
         match result.outcome {
             Outcome::HostError(e) => Err(anyhow::anyhow!(e)),

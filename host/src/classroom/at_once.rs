@@ -149,7 +149,7 @@ pub fn seek(
     };
     while seen.most < wanted && seen.executions < executions && Instant::now() < deadline {
         let scheduler = RandomScheduler::new(crate::explore::execution_seed(seed, seen.executions));
-        let (result, _) = crate::execution::execute(program, Box::new(scheduler), setup);
+        let result = crate::execution::execute(program, Box::new(scheduler), setup);
         seen.executions += 1;
         if let Outcome::HostError(message) = &result.outcome {
             return Err(message.clone());

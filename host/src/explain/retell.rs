@@ -29,7 +29,7 @@ pub fn retell(
         installed
     };
     let scheduler = ReplayScheduler::new(result.decisions.clone(), result.values.clone());
-    let (again, _) = program.execute_with(Box::new(scheduler), &setup.run, &installed);
+    let again = program.execute_with(Box::new(scheduler), &setup.run, &installed);
     if again.trace_hash != result.trace_hash {
         return None;
     }

@@ -11,7 +11,10 @@
 //! in rounds of increasing bound. When the last round ends, every schedule
 //! within the bound has run.
 
-use crate::sched::{Decision, DfsScheduler, Plan, Prefixed};
+use super::systematic::Search;
+use super::{Exhausted, Withheld};
+use crate::runtime::ExecutionResult;
+use crate::sched::{Decision, DfsScheduler, Plan, Prefixed, Strategy};
 use crate::trace::ThreadId;
 use std::collections::VecDeque;
 
@@ -109,14 +112,9 @@ impl DfsSearch {
         at
     }
 
-    /// The bound of the round in progress.
-    pub fn bound(&self) -> u32 {
-        self.bound
-    }
-
     /// The scheduler of the next execution; `None` when every schedule
     /// within the bound has run.
-    pub fn next_scheduler(&mut self) -> Option<Prefixed<DfsScheduler>> {
+    fn next_prefixed(&mut self) -> Option<Prefixed<DfsScheduler>> {
         let after = |prefix| Prefixed::new(Plan::Threads(prefix), DfsScheduler::default());
         if let Some(prefix) = self.next.take() {
             return Some(after(self.decisions(prefix)));
@@ -138,7 +136,7 @@ impl DfsSearch {
 
     /// Takes in the decisions of the execution that just ran, and chooses
     /// the prefix of the next one.
-    pub fn record(&mut self, log: &[Decision]) {
+    fn record(&mut self, log: &[Decision]) {
         for (index, decision) in log.iter().enumerate().skip(self.path.len()) {
             let preemptions = self.path.last().map_or(0, |n| {
                 n.preemptions + n.decision.preempts(self.links[n.link as usize].chosen) as u32
@@ -185,6 +183,39 @@ impl DfsSearch {
                 self.deferred.push(prefix);
             }
             self.path.pop();
+        }
+    }
+}
+
+impl Search for DfsSearch {
+    type Scheduler = Prefixed<DfsScheduler>;
+
+    const STRATEGY: Strategy = Strategy::Dfs;
+
+    fn next_scheduler(&mut self) -> Option<Prefixed<DfsScheduler>> {
+        self.next_prefixed()
+    }
+
+    fn learn(
+        &mut self,
+        scheduler: Prefixed<DfsScheduler>,
+        result: &ExecutionResult,
+    ) -> Option<Withheld> {
+        let dfs = scheduler.strategy();
+        self.record(dfs.log());
+        let why = [
+            dfs.chose_values.then_some(Withheld::AnyValue),
+            result.fair_from.map(|_| Withheld::StepLimit),
+            dfs.left_busy.then_some(Withheld::LeftBusy),
+            result.atomic_sections.then_some(Withheld::AtomicSections),
+            result.unenumerated.map(Withheld::Input),
+        ];
+        why.into_iter().flatten().next()
+    }
+
+    fn claim(&self) -> Exhausted {
+        Exhausted::Bounded {
+            preemption_bound: self.bound,
         }
     }
 }

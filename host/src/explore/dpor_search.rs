@@ -24,10 +24,14 @@
 //! that reads the clock, draws random bytes or resizes memory commutes with
 //! nothing, and neither does the step that ends the execution.
 
+use super::systematic::Search;
+use super::{Exhausted, Withheld};
 use crate::instrument::AccessKind;
-use crate::runtime::Program;
+use crate::race::RaceReport;
+use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{
     Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, StepRecord,
+    Strategy,
 };
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
@@ -167,7 +171,7 @@ impl DporSearch {
 
     /// The scheduler of the next execution; `None` when every class of
     /// schedules has run.
-    pub fn next_scheduler(&mut self) -> Option<Prefixed<DporScheduler>> {
+    fn next_prefixed(&mut self) -> Option<Prefixed<DporScheduler>> {
         let (prefix, sleep) = if self.started {
             self.next.take()?
         } else {
@@ -181,7 +185,7 @@ impl DporSearch {
 
     /// Takes in the execution that just ran (its scheduler), and chooses
     /// the next one.
-    pub fn record(&mut self, run: &DporScheduler) {
+    fn record(&mut self, run: &DporScheduler) {
         let choices = run.choices();
         let steps = run.steps();
         self.private_words = run.private_words().to_vec();
@@ -624,6 +628,57 @@ impl Latest {
             }
         }
     }
+}
+
+impl Search for DporSearch {
+    type Scheduler = Prefixed<DporScheduler>;
+
+    const STRATEGY: Strategy = Strategy::Dpor;
+
+    fn next_scheduler(&mut self) -> Option<Prefixed<DporScheduler>> {
+        self.next_prefixed()
+    }
+
+    fn learn(
+        &mut self,
+        scheduler: Prefixed<DporScheduler>,
+        result: &ExecutionResult,
+    ) -> Option<Withheld> {
+        let dpor = scheduler.strategy();
+        self.record(dpor);
+        let why = [
+            dpor.unenumerated.map(|range| Withheld::Values { range }),
+            result.fair_from.map(|_| Withheld::StepLimit),
+            dpor.counted_loop.then_some(Withheld::CountedLoop),
+            result.unenumerated.map(Withheld::Input),
+            result
+                .reports
+                .get::<RaceReport>()
+                .is_some_and(|r| r.mixed_accesses)
+                .then_some(Withheld::MixedAccesses),
+            raced_unreported(result).then_some(Withheld::RaceBehindOtherEnd),
+        ];
+        why.into_iter().flatten().next()
+    }
+
+    fn claim(&self) -> Exhausted {
+        Exhausted::All
+    }
+}
+
+/// Whether the execution raced but ended otherwise (an assumption, an
+/// abort, another failure), so that the race is no failure of its own.
+/// (A race between two scheduling points is explored, not unreported.)
+fn raced_unreported(result: &ExecutionResult) -> bool {
+    let raced = result
+        .reports
+        .get::<RaceReport>()
+        .is_some_and(|r| r.unexplored > 0);
+    let failed_by_race = result
+        .outcome
+        .failure()
+        .is_some_and(|f| f.kind == crate::failure::FailureKind::DataRace);
+    raced && !failed_by_race
 }
 
 #[cfg(test)]

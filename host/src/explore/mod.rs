@@ -11,16 +11,16 @@ pub(crate) mod dpor_search;
 pub(crate) mod races_schedule;
 pub mod sampling;
 pub(crate) mod search_again_at_races;
+pub(crate) mod systematic;
+mod tally;
 pub(crate) mod turns;
 
 use crate::execution::{HostError, Setup};
-use crate::instrument::Points;
-use crate::race::{RaceMode, RaceReport};
+use crate::race::RaceMode;
 use crate::replay::file::FoundBy;
 use crate::runtime::{Cut, ExecutionResult, Failure, Outcome, Program, Unenumerated};
-use crate::sched::{DfsScheduler, DporScheduler, Prefixed, Scheduler, Strategy};
+use crate::sched::{Scheduler, Strategy};
 use dfs_search::DfsSearch;
-use distinct::DistinctTraces;
 use dpor_search::DporSearch;
 pub use sampling::Shard;
 use std::time::{Duration, Instant};
@@ -241,79 +241,6 @@ impl Withheld {
     }
 }
 
-/// Why a systematic search (`dfs`, `dpor`) under `options` can claim
-/// nothing whatever it runs, if it cannot.
-fn withheld_from_start(program: &Program, options: &ExploreOptions) -> Option<Withheld> {
-    if options.setup.holds_threads() {
-        return Some(Withheld::HeldThreads);
-    }
-    // Steps are told apart by the operations at their scheduling points:
-    // plain accesses in between are seen only when every one is a point,
-    // or when races are failures (a program without races behaves as if
-    // only its synchronisation were points).
-    let sees_plain_accesses =
-        program.options().points == Points::Memory || options.setup.races == RaceMode::Fail;
-    (!sees_plain_accesses).then_some(Withheld::RacesUnchecked)
-}
-
-/// Why the exhaustive search's execution, which `dpor` scheduled and which
-/// ended as `result`, cannot back a claim of having seen every schedule,
-/// if it cannot.
-pub fn withheld_by(dpor: &DporScheduler, result: &ExecutionResult) -> Option<Withheld> {
-    let why = [
-        dpor.unenumerated.map(|range| Withheld::Values { range }),
-        result.fair_from.map(|_| Withheld::StepLimit),
-        dpor.counted_loop.then_some(Withheld::CountedLoop),
-        result.unenumerated.map(Withheld::Input),
-        result
-            .reports
-            .get::<RaceReport>()
-            .is_some_and(|r| r.mixed_accesses)
-            .then_some(Withheld::MixedAccesses),
-        raced_unreported(result).then_some(Withheld::RaceBehindOtherEnd),
-    ];
-    why.into_iter().flatten().next()
-}
-
-/// Why the bounded search's execution, which `dfs` scheduled and which
-/// ended as `result`, cannot back a claim of having seen every schedule
-/// within the bound, if it cannot.
-fn bounded_withheld_by(dfs: &DfsScheduler, result: &ExecutionResult) -> Option<Withheld> {
-    let why = [
-        dfs.chose_values.then_some(Withheld::AnyValue),
-        result.fair_from.map(|_| Withheld::StepLimit),
-        dfs.left_busy.then_some(Withheld::LeftBusy),
-        result.atomic_sections.then_some(Withheld::AtomicSections),
-        result.unenumerated.map(Withheld::Input),
-    ];
-    why.into_iter().flatten().next()
-}
-
-/// Whether the execution raced but ended otherwise (an assumption, an
-/// abort, another failure), so that the race is no failure of its own.
-/// (A race between two scheduling points is explored, not unreported.)
-fn raced_unreported(result: &ExecutionResult) -> bool {
-    let raced = result
-        .reports
-        .get::<RaceReport>()
-        .is_some_and(|r| r.unexplored > 0);
-    let failed_by_race = result
-        .outcome
-        .failure()
-        .is_some_and(|f| f.kind == crate::failure::FailureKind::DataRace);
-    raced && !failed_by_race
-}
-
-/// Where a systematic exploration's schedulers come from.
-enum Source {
-    /// The bounded systematic search, and why what it ran so far cannot
-    /// back a claim of having seen every schedule, if it cannot.
-    Dfs(DfsSearch, Option<Withheld>),
-    /// The exhaustive search, and why what it ran so far cannot back a
-    /// claim of having seen every schedule, if it cannot.
-    Dpor(DporSearch, Option<Withheld>),
-}
-
 /// Progress of a running exploration, for display.
 #[derive(Clone, Copy, Debug)]
 pub struct Progress {
@@ -365,7 +292,7 @@ pub fn run_once(
     run: &Setup,
 ) -> Result<ExecutionResult, HostError> {
     let sched = scheduler(strategy, seed, pct_depth, PCT_INITIAL_STEPS);
-    let (result, _) = crate::execution::execute(program, sched, run);
+    let result = crate::execution::execute(program, sched, run);
     check_host(&result)?;
     Ok(result)
 }
@@ -411,180 +338,19 @@ pub fn explore(
 fn explore_with(
     program: &mut Program,
     options: &ExploreOptions,
-    mut progress: impl FnMut(Progress),
+    progress: impl FnMut(Progress),
 ) -> Result<Exploration, HostError> {
-    let mut source = match options.strategy {
-        Strategy::Dfs => Source::Dfs(
-            DfsSearch::new(options.preemption_bound),
-            withheld_from_start(program, options),
-        ),
-        Strategy::Dpor => Source::Dpor(
-            DporSearch::of(program),
-            withheld_from_start(program, options),
-        ),
+    match options.strategy {
+        Strategy::Dfs => {
+            let search = DfsSearch::new(options.preemption_bound);
+            systematic::explore(program, options, search, progress)
+        }
+        Strategy::Dpor => systematic::explore(program, options, DporSearch::of(program), progress),
         strategy => {
             let turns = Turns::new(strategy, options.pct_depth);
-            return sampling::explore(program, options, turns, progress);
+            sampling::explore(program, options, turns, progress)
         }
-    };
-    let start = Instant::now();
-    // An execution still going at the time limit is stopped, and the
-    // search ends without it.
-    let mut timed = options.setup.clone();
-    timed.run.stop_at = options.time_limit.map(|t| start + t);
-    let mut traces = DistinctTraces::default();
-    let mut exhausted = None;
-    let mut last = None;
-    let mut executions = 0;
-    let mut discarded = 0;
-    let mut failing_executions = 0;
-    let mut inconclusive = Inconclusive::default();
-    let mut first_failure = None;
-    // Executions that reached the step limit, which the search decided no
-    // further (the first of them by index).
-    let mut went_fair = 0;
-    let mut first_fair = None;
-    loop {
-        // Discarded executions (a false guest assumption) do not count
-        // towards `iterations`, but at most DISCARD_FACTOR times as many run.
-        let counted = executions - discarded;
-        if options
-            .iterations
-            .is_some_and(|n| counted >= n || executions >= n.saturating_mul(DISCARD_FACTOR))
-            || options.time_limit.is_some_and(|t| start.elapsed() >= t)
-        {
-            break;
-        }
-        let seed = execution_seed(options.seed, executions);
-        let (turn, sched): (Turn, Box<dyn Scheduler>) = match &mut source {
-            Source::Dfs(search, withheld) => match search.next_scheduler() {
-                Some(scheduler) => (
-                    Turn {
-                        strategy: Strategy::Dfs,
-                        pct_depth: None,
-                    },
-                    Box::new(scheduler),
-                ),
-                None => {
-                    exhausted = Some(match withheld {
-                        None => Exhausted::Bounded {
-                            preemption_bound: search.bound(),
-                        },
-                        Some(why) => Exhausted::Unclaimed(*why),
-                    });
-                    break;
-                }
-            },
-            Source::Dpor(search, withheld) => match search.next_scheduler() {
-                Some(scheduler) => (
-                    Turn {
-                        strategy: Strategy::Dpor,
-                        pct_depth: None,
-                    },
-                    Box::new(scheduler),
-                ),
-                None => {
-                    exhausted = Some(match withheld {
-                        None => Exhausted::All,
-                        Some(why) => Exhausted::Unclaimed(*why),
-                    });
-                    break;
-                }
-            },
-        };
-        let (result, sched) = crate::execution::execute(program, sched, &timed);
-        check_host(&result)?;
-        if matches!(result.outcome, Outcome::Stopped) {
-            break;
-        }
-        executions += 1;
-        let was_discarded = matches!(result.outcome, Outcome::Discarded { .. });
-        if was_discarded {
-            discarded += 1;
-        }
-        if let Some(cut) = result.cut() {
-            inconclusive.add(executions - 1, cut);
-        }
-        if result.fair_from.is_some() && !was_discarded {
-            went_fair += 1;
-            first_fair.get_or_insert(executions - 1);
-        }
-        match &mut source {
-            Source::Dfs(search, withheld) => {
-                let sched: Box<dyn std::any::Any> = sched;
-                let run = sched
-                    .downcast::<Prefixed<DfsScheduler>>()
-                    .expect("the bounded search runs its own scheduler");
-                let dfs = run.strategy();
-                *withheld = withheld.or(bounded_withheld_by(dfs, &result));
-                search.record(dfs.log());
-            }
-            Source::Dpor(search, withheld) => {
-                let sched: Box<dyn std::any::Any> = sched;
-                let run = sched
-                    .downcast::<Prefixed<DporScheduler>>()
-                    .expect("the exhaustive search runs its own scheduler");
-                let dpor = run.strategy();
-                *withheld = withheld.or(withheld_by(dpor, &result));
-                search.record(dpor);
-            }
-        }
-        traces.insert(result.trace_hash);
-        progress(Progress {
-            executions,
-            distinct_traces: traces.count(),
-            elapsed: start.elapsed(),
-        });
-        if let Some(failure) = result.outcome.failure() {
-            failing_executions += 1;
-            if first_failure.is_none() {
-                let found_by = FoundBy {
-                    strategy: turn.strategy,
-                    seed,
-                    pct_depth: turn.pct_depth,
-                    execution: executions,
-                };
-                first_failure = Some(FailingExecution {
-                    result: result.clone(),
-                    failure,
-                    found_by,
-                    index: executions - 1,
-                });
-            }
-            if !options.keep_going {
-                last = Some(result);
-                break;
-            }
-        }
-        last = Some(result);
     }
-    // A search none of whose executions got past the step limit saw
-    // nothing of what comes after it: no verdict.
-    if let Some(first) = first_fair
-        && first_failure.is_none()
-        && went_fair == executions - discarded
-    {
-        let steps = options.setup.run.limits.max_steps;
-        let cut = (first, Cut::SearchSteps { steps });
-        inconclusive.executions = went_fair;
-        inconclusive.first = Some(match inconclusive.first {
-            Some(known) if known.0 < first => known,
-            _ => cut,
-        });
-    }
-    Ok(Exploration {
-        executions,
-        distinct_traces: traces.count(),
-        distinct_traces_capped: !traces.exact(),
-        discarded,
-        failing_executions,
-        inconclusive,
-        failure: first_failure,
-        last,
-        elapsed: start.elapsed(),
-        exhausted,
-        race_points: None,
-    })
 }
 
 #[cfg(test)]

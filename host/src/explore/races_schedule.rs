@@ -169,7 +169,7 @@ impl Search<'_> {
                 analyses.extend(extra.map(|make| make()));
                 analyses
             };
-            let (result, _) = self
+            let result = self
                 .program
                 .execute_with(scheduler, &self.setup.run, &analyses);
             check_host(&result)?;

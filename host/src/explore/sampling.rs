@@ -13,17 +13,13 @@
 //! (the first ones still run everywhere, to learn from), so that a long
 //! exploration splits over the nodes of a batch system.
 
-use super::distinct::DistinctTraces;
+use super::tally::{Summary, Tally};
 use super::turns::{Turn, Turns};
-use super::{
-    DISCARD_FACTOR, Exploration, ExploreOptions, FailingExecution, Inconclusive, Progress,
-    check_host, execution_seed,
-};
+use super::{Exploration, ExploreOptions, FailingExecution, Progress, check_host, execution_seed};
 use crate::execution::HostError;
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
-use crate::runtime::{Cut, ExecutionResult, Outcome, Program};
-use crate::trace::TraceHash;
+use crate::runtime::{ExecutionResult, Outcome, Program};
 use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -88,92 +84,6 @@ impl std::fmt::Display for Shard {
     }
 }
 
-/// What the exploration keeps of an execution run by a worker.
-#[derive(Clone, Copy, Debug)]
-struct Summary {
-    trace_hash: TraceHash,
-    discarded: bool,
-    failed: bool,
-    cut: Option<Cut>,
-    /// Cut by the exploration's time limit: not counted.
-    stopped: bool,
-}
-
-impl Summary {
-    fn of(result: &ExecutionResult) -> Self {
-        Summary {
-            trace_hash: result.trace_hash,
-            discarded: matches!(result.outcome, Outcome::Discarded { .. }),
-            failed: result.outcome.failure().is_some(),
-            cut: result.cut(),
-            stopped: matches!(result.outcome, Outcome::Stopped),
-        }
-    }
-}
-
-/// The results taken so far, in index order.
-struct Tally<'a> {
-    options: &'a ExploreOptions,
-    start: Instant,
-    traces: DistinctTraces,
-    executions: u64,
-    discarded: u64,
-    failing_executions: u64,
-    inconclusive: Inconclusive,
-    /// The index of the first failing execution, and how many executions
-    /// had been taken with it.
-    first_failure: Option<(u64, u64)>,
-    /// The index of the last execution taken.
-    last: Option<u64>,
-}
-
-impl Tally<'_> {
-    /// The number, counting from `next`, of the execution whose result
-    /// ends the exploration if none is discarded or fails first (`None`
-    /// without an execution count).
-    fn last_needed(&self, next: u64) -> Option<u64> {
-        let counted = self.executions - self.discarded;
-        let left = self.options.iterations?.saturating_sub(counted);
-        Some(next + left.saturating_sub(1))
-    }
-
-    /// Whether the exploration ends before taking another execution.
-    fn done(&self) -> bool {
-        let counted = self.executions - self.discarded;
-        (self.first_failure.is_some() && !self.options.keep_going)
-            || self.options.iterations.is_some_and(|n| {
-                counted >= n || self.executions >= n.saturating_mul(DISCARD_FACTOR)
-            })
-            || self
-                .options
-                .time_limit
-                .is_some_and(|t| self.start.elapsed() >= t)
-    }
-
-    /// Takes the result of execution `index`.
-    fn take(&mut self, index: u64, summary: Summary, progress: &mut impl FnMut(Progress)) {
-        if summary.stopped {
-            return;
-        }
-        self.executions += 1;
-        self.discarded += summary.discarded as u64;
-        if let Some(cut) = summary.cut {
-            self.inconclusive.add(index, cut);
-        }
-        self.traces.insert(summary.trace_hash);
-        if summary.failed {
-            self.failing_executions += 1;
-            self.first_failure.get_or_insert((index, self.executions));
-        }
-        self.last = Some(index);
-        progress(Progress {
-            executions: self.executions,
-            distinct_traces: self.traces.count(),
-            elapsed: self.start.elapsed(),
-        });
-    }
-}
-
 /// Explores `program` with the sampling strategies of `turns`.
 pub(super) fn explore(
     program: &mut Program,
@@ -182,24 +92,13 @@ pub(super) fn explore(
     mut progress: impl FnMut(Progress),
 ) -> Result<Exploration, HostError> {
     let shard = options.shard;
-    let mut tally = Tally {
-        options,
-        start: Instant::now(),
-        traces: DistinctTraces::default(),
-        executions: 0,
-        discarded: 0,
-        failing_executions: 0,
-        inconclusive: Inconclusive::default(),
-        first_failure: None,
-        last: None,
-    };
+    let mut tally = Tally::new(options);
     // The first executions, one by one: the strategies learn from them
     // (so they ran under schedulers that knew less, and are kept rather
     // than run again).
     // Executions still going when the time limit comes are stopped; the
     // ones reported are run again to their end.
-    let mut timed = options.setup.clone();
-    timed.run.stop_at = options.time_limit.map(|t| tally.start + t);
+    let timed = tally.timed_setup();
     let mut learnt = 0;
     let mut first_results = BTreeMap::new();
     while turns.learning() && !tally.done() {
@@ -250,19 +149,7 @@ pub(super) fn explore(
         (_, Some(index)) => Some(result_of(index)?),
         (_, None) => None,
     };
-    Ok(Exploration {
-        executions: tally.executions,
-        distinct_traces: tally.traces.count(),
-        distinct_traces_capped: !tally.traces.exact(),
-        discarded: tally.discarded,
-        failing_executions: tally.failing_executions,
-        inconclusive: tally.inconclusive,
-        failure,
-        last,
-        elapsed: tally.start.elapsed(),
-        exhausted: None,
-        race_points: None,
-    })
+    Ok(tally.exploration(failure, last))
 }
 
 /// Most results a worker keeps before sending them.
@@ -363,7 +250,7 @@ fn run(
 ) -> ExecutionResult {
     let turn: Turn = turns.turn(index);
     let sched = turns.scheduler(turn, execution_seed(seed, index));
-    crate::execution::execute(program, sched, setup).0
+    crate::execution::execute(program, sched, setup)
 }
 
 /// Runs execution `index` again, for its full result.

@@ -446,7 +446,7 @@ fn under_weft(wasm: &[u8], options: InstrumentOptions) -> Ending {
         log_from_start: options.log_accesses,
         ..RunConfig::default()
     };
-    match program.execute(scheduler, &config).0.outcome {
+    match program.execute(scheduler, &config).outcome {
         Outcome::Exited(0) => Ok(()),
         Outcome::Trap { message, .. } | Outcome::Assertion { message, .. } => Err(message),
         Outcome::Reported(failure) => Err(failure.message),

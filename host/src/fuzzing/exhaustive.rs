@@ -8,12 +8,13 @@
 //! enumeration saw (with races as failures: a race if enumeration met one).
 
 use crate::execution::Setup;
+use crate::explore::Withheld;
 use crate::explore::dpor_search::DporSearch;
-use crate::explore::{Withheld, withheld_by};
+use crate::explore::systematic::Search;
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::{RaceMode, RaceReport};
 use crate::runtime::{ExecutionResult, FailureKind, Outcome, Program};
-use crate::sched::{DporScheduler, Notice, Prefixed, ScheduleError, Scheduler, ThreadView};
+use crate::sched::{Notice, ScheduleError, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -621,14 +622,9 @@ fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
         if seen.executions == MOST_EXECUTIONS {
             return None;
         }
-        let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
+        let (result, scheduler) = crate::execution::execute_keeping(program, scheduler, setup);
         seen.note(&result);
-        let sched: Box<dyn std::any::Any> = sched;
-        let run = sched
-            .downcast::<Prefixed<DporScheduler>>()
-            .expect("the search's own scheduler");
-        seen.withheld = seen.withheld.or(withheld_by(run.strategy(), &result));
-        search.record(run.strategy());
+        seen.withheld = seen.withheld.or(search.learn(scheduler, &result));
     }
     Some(seen)
 }
@@ -650,7 +646,7 @@ fn by_sampling(program: &mut Program, setup: &Setup) -> Seen {
         } else {
             Box::new(crate::sched::PctScheduler::new(seed, 3, 5_000))
         };
-        let (result, _) = crate::execution::execute(program, scheduler, setup);
+        let result = crate::execution::execute(program, scheduler, setup);
         seen.note(&result);
     }
     seen
@@ -667,10 +663,8 @@ fn by_enumeration(program: &mut Program, setup: &Setup) -> Option<Seen> {
             prefix: next,
             taken: Vec::new(),
         };
-        let (result, sched) = crate::execution::execute(program, Box::new(scheduler), setup);
+        let (result, every) = crate::execution::execute_keeping(program, scheduler, setup);
         seen.note(&result);
-        let sched: Box<dyn std::any::Any> = sched;
-        let every = sched.downcast::<Enumerator>().expect("the enumerator");
         prefix = every.next();
     }
     Some(seen)

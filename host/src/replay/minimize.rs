@@ -311,7 +311,7 @@ impl Search<'_> {
         }
         self.executions += 1;
         let scheduler = GuidedScheduler::new(runs, self.best.values.clone());
-        let (result, _) = crate::execution::execute(self.program, Box::new(scheduler), self.setup);
+        let result = crate::execution::execute(self.program, Box::new(scheduler), self.setup);
         if Size::of(&result) < Size::of(&self.best) && (self.judge)(self.program, &result) {
             self.best = result;
             Tried::Kept

@@ -140,7 +140,7 @@ pub fn replay(file: &ReplayFile, wasm: &[u8]) -> Result<Replayed, ReplayError> {
         file.decisions.clone(),
         file.values.clone(),
     ));
-    let (result, _) = crate::execution::execute(&mut program, scheduler, &file.run);
+    let result = crate::execution::execute(&mut program, scheduler, &file.run);
     match &result.outcome {
         Outcome::Diverged(e) => return Err(ReplayError::Diverged(e.clone())),
         Outcome::HostError(e) => return Err(ReplayError::Host(e.clone())),

@@ -283,7 +283,7 @@ pub(super) fn run(
     scheduler: Box<dyn Scheduler>,
     config: &RunConfig,
     analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
-) -> (ExecutionResult, Box<dyn Scheduler>) {
+) -> ExecutionResult {
     let mut state = execute(program, scheduler, config, analyses(), CompleteStates::Off);
     state.judge();
     if let Some(Outcome::Livelock {
@@ -670,7 +670,7 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
     message.join("\n")
 }
 
-fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
+fn finish(mut state: ExecState) -> ExecutionResult {
     let reports = state.finish_analyses();
     let ExecState {
         mut scheduler,
@@ -715,26 +715,23 @@ fn finish(mut state: ExecState) -> (ExecutionResult, Box<dyn Scheduler>) {
         "the execution ended without an outcome".into(),
     ));
     let (events, events_dropped, trace_hash) = trace.finish(&outcome.summary());
-    (
-        ExecutionResult {
-            outcome,
-            events,
-            events_dropped,
-            decisions,
-            preemptions,
-            values,
-            trace_hash,
-            stdout,
-            stderr,
-            labels,
-            thread_names: threads.into_iter().map(|t| t.name).collect(),
-            steps: step,
-            fair_from,
-            atomic_sections,
-            unenumerated,
-            refused,
-            reports,
-        },
-        scheduler.into_strategy(),
-    )
+    ExecutionResult {
+        outcome,
+        events,
+        events_dropped,
+        decisions,
+        preemptions,
+        values,
+        trace_hash,
+        stdout,
+        stderr,
+        labels,
+        thread_names: threads.into_iter().map(|t| t.name).collect(),
+        steps: step,
+        fair_from,
+        atomic_sections,
+        unenumerated,
+        refused,
+        reports,
+    }
 }

@@ -492,13 +492,12 @@ impl Program {
 
     /// Runs the module once under `scheduler`, with no analysis.
     ///
-    /// Guest failures are part of the returned [`ExecutionResult`]; the
-    /// scheduler is handed back for the next execution.
+    /// Guest failures are part of the returned [`ExecutionResult`].
     pub fn execute(
         &mut self,
         scheduler: Box<dyn Scheduler>,
         config: &RunConfig,
-    ) -> (ExecutionResult, Box<dyn Scheduler>) {
+    ) -> ExecutionResult {
         self.execute_with(scheduler, config, &Vec::new)
     }
 
@@ -512,7 +511,7 @@ impl Program {
         scheduler: Box<dyn Scheduler>,
         config: &RunConfig,
         analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
-    ) -> (ExecutionResult, Box<dyn Scheduler>) {
+    ) -> ExecutionResult {
         executor::run(self, scheduler, config, analyses)
     }
 

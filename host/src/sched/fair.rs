@@ -37,11 +37,6 @@ impl Fair {
         self.fair = true;
     }
 
-    /// The strategy, handed back after the execution.
-    pub fn into_strategy(self) -> Box<dyn Scheduler> {
-        self.strategy
-    }
-
     /// Whether decisions are made here rather than by the strategy.
     fn imposing(&self) -> bool {
         self.fair && !self.by_itself

@@ -20,12 +20,15 @@
 //! Two wrappers serve every strategy: [`Fair`] (the runtime wraps each
 //! one: past the step limit, a strategy that could starve a thread has its
 //! decisions made round-robin) and [`Prefixed`] (the systematic searches
-//! wrap theirs: it follows a planned prefix of choices first).
+//! wrap theirs: it follows a planned prefix of choices first). A search
+//! that reads what its strategy recorded [`lend`]s it to the execution and
+//! takes it back afterwards.
 
 mod dfs;
 mod dpor;
 mod fair;
 mod guided;
+mod lent;
 mod library_model;
 mod pct;
 mod pos;
@@ -40,6 +43,7 @@ pub use dfs::{Decision, DfsScheduler};
 pub use dpor::{DporChoice, DporDecision, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord};
 pub use fair::Fair;
 pub use guided::{GuidedScheduler, Run, runs_of};
+pub use lent::{Lent, Loan, lend};
 pub use library_model::{LibraryModel, LibraryRole};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;
@@ -208,7 +212,7 @@ pub enum ScheduleError {
 /// around every strategy rather than left to each: fairness past the step
 /// limit ([`Fair`]) and following a planned prefix of choices
 /// ([`Prefixed`]).
-pub trait Scheduler: std::any::Any {
+pub trait Scheduler {
     /// Picks the thread that runs next among `enabled` (at least two).
     /// `current` is the thread that reached the point if it is still
     /// enabled; `step` counts scheduling points in this execution, including

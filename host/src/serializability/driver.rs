@@ -129,7 +129,7 @@ pub fn search(program: &mut Program, options: &SerialOptions) -> Result<SerialRe
     run.check_atomic_sets = true;
     let mut report = SerialReport::default();
     let mut execute = |report: &mut SerialReport, scheduler: Box<dyn Scheduler>, seed: u64| {
-        let (result, scheduler) = crate::execution::execute(program, scheduler, &run);
+        let result = crate::execution::execute(program, scheduler, &run);
         report.executions += 1;
         let index = report.executions;
         if let Outcome::HostError(message) = &result.outcome {
@@ -162,7 +162,7 @@ pub fn search(program: &mut Program, options: &SerialOptions) -> Result<SerialRe
                 report.found.push(found);
             }
         }
-        Ok((log, scheduler))
+        Ok(log)
     };
     match options.strategy {
         SerialStrategy::RandomMonitor => {
@@ -175,7 +175,7 @@ pub fn search(program: &mut Program, options: &SerialOptions) -> Result<SerialRe
             let mut potentials: Vec<Potential> = Vec::new();
             for i in 0..options.profile_runs.min(options.budget) {
                 let seed = execution_seed(options.seed, i);
-                let (log, _) = execute(&mut report, Box::new(RandomScheduler::new(seed)), seed)?;
+                let log = execute(&mut report, Box::new(RandomScheduler::new(seed)), seed)?;
                 for p in potential_violations(&log) {
                     if !potentials.contains(&p) {
                         potentials.push(p);
@@ -201,7 +201,7 @@ pub fn search(program: &mut Program, options: &SerialOptions) -> Result<SerialRe
                     }
                     let seed = execution_seed(options.seed, index);
                     index += 1;
-                    let (log, _) = execute(
+                    let log = execute(
                         &mut report,
                         Box::new(AssetScheduler::new(seed, target.clone())),
                         seed,

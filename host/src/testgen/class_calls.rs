@@ -108,13 +108,13 @@ mod tests {
         )
         .unwrap();
         let mut program = crate::execution::load(&wasm, Default::default()).unwrap();
-        let (result, _) = program.execute_with(
+        let result = program.execute_with(
             Box::new(RandomScheduler::new(0)),
             &RunConfig::default(),
             &|| vec![Box::new(ClassCalls::new(vec!["add".into()]))],
         );
         assert_eq!(result.outcome, Outcome::Exited(0));
-        let (result, _) = program.execute(Box::new(RandomScheduler::new(0)), &RunConfig::default());
+        let result = program.execute(Box::new(RandomScheduler::new(0)), &RunConfig::default());
         assert!(
             matches!(
                 &result.outcome,

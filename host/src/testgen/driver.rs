@@ -215,7 +215,7 @@ pub fn run_test(
     test: &Test,
     scheduler: Box<dyn Scheduler>,
 ) -> Result<(ExecutionResult, Report), HostError> {
-    let (result, _) = crate::execution::execute(program, scheduler, &setup_for(base, test));
+    let result = crate::execution::execute(program, scheduler, &setup_for(base, test));
     if let Outcome::HostError(message) = &result.outcome {
         return Err(HostError(message.clone()));
     }

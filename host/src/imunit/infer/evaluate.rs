@@ -166,7 +166,7 @@ pub fn run_reference(
     run.run.args.truncate(1);
     run.run.args.push(name.to_string());
     run.schedule = Some(schedule.to_string());
-    let (result, _) = crate::execution::execute(program, Box::new(RandomScheduler::new(0)), &run);
+    let result = crate::execution::execute(program, Box::new(RandomScheduler::new(0)), &run);
     if !matches!(result.outcome, Outcome::Exited(0)) {
         let why = result
             .outcome

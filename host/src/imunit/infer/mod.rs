@@ -163,7 +163,7 @@ pub fn logged_runs(
     let attempts = options.runs.saturating_mul(20).max(1);
     while passing.len() < options.runs && executions < attempts {
         let seed = crate::explore::execution_seed(options.seed, executions as u64);
-        let (result, _) =
+        let result =
             crate::execution::execute(program, Box::new(SleepsLastScheduler::new(seed)), &run);
         executions += 1;
         match &result.outcome {
