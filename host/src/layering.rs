@@ -30,6 +30,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("explain", 5),
     ("svcomp::property", 5),
     ("execution", 6),
+    ("budget", 6),
     // Which executions to run: exploration, replay and the techniques'
     // drivers.
     ("explore", 7),

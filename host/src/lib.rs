@@ -67,6 +67,7 @@ pub(crate) mod abi;
 pub(crate) mod activity;
 pub mod actors;
 pub(crate) mod bench;
+pub(crate) mod budget;
 pub(crate) mod build;
 pub mod check;
 pub use check::{Check, Checked};

@@ -5,13 +5,14 @@
 use super::agenda::Agenda;
 use super::criteria::{Criterion, Goal, coverage, goals};
 use super::generate::generate;
+use crate::budget::Budget;
 use crate::execution::HostError;
 use crate::execution::Setup;
 use crate::explore::execution_seed;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::RandomScheduler;
 use std::collections::{HashMap, HashSet};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How deliveries are chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -116,15 +117,13 @@ pub fn search(
     options: &ActorOptions,
     mut progress: impl FnMut(&ActorReport),
 ) -> Result<ActorReport, HostError> {
-    let start = Instant::now();
+    let budget = Budget::new(Some(options.budget), options.time_limit);
     let mut report = ActorReport::default();
     let mut achieved: Vec<HashSet<Goal>> = vec![HashSet::new(); Criterion::ALL.len()];
     let mut planned = achieved.clone();
     let mut agenda = Agenda::default();
     let mut attempts: HashMap<(usize, Goal), u32> = HashMap::new();
-    while report.executions < options.budget
-        && options.time_limit.is_none_or(|t| start.elapsed() < t)
-    {
+    while !budget.spent(report.executions) {
         // A free execution, when Bita has nothing (left) to follow or free
         // ones have been covering more, gives it new orderings to aim at.
         let followed = match options.strategy {
@@ -135,9 +134,8 @@ pub fn search(
         let (schedule, aims) = followed.map(|(planned, _)| planned).unwrap_or_default();
         let covered_before = covered_in(&report.coverage, &options.criteria);
         let seed = execution_seed(options.seed, report.executions);
-        let mut run = options.setup.clone();
+        let mut run = budget.timed(&options.setup);
         run.actor_schedule = schedule.clone();
-        run.run.stop_at = options.time_limit.map(|t| start + t);
         let result = crate::execution::execute(program, Box::new(RandomScheduler::new(seed)), &run);
         if matches!(result.outcome, Outcome::Stopped) {
             break;
@@ -209,7 +207,7 @@ pub fn search(
                 result,
             });
         }
-        report.elapsed = start.elapsed();
+        report.elapsed = budget.elapsed();
         progress(&report);
         if report.failure.is_some() {
             break;
@@ -224,6 +222,6 @@ pub fn search(
             .growth
             .push((report.executions, report.coverage.clone()));
     }
-    report.elapsed = start.elapsed();
+    report.elapsed = budget.elapsed();
     Ok(report)
 }

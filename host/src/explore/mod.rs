@@ -15,6 +15,7 @@ pub(crate) mod systematic;
 mod tally;
 pub(crate) mod turns;
 
+use crate::budget::Budget;
 use crate::execution::{HostError, Setup};
 use crate::race::RaceMode;
 use crate::replay::file::FoundBy;
@@ -23,7 +24,7 @@ use crate::sched::{Scheduler, Strategy};
 use dfs_search::DfsSearch;
 use dpor_search::DporSearch;
 pub use sampling::Shard;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
 
 /// How to explore.
@@ -320,15 +321,13 @@ pub fn explore(
     if options.setup.races != RaceMode::Schedule || !options.setup.run.point_sites.is_empty() {
         return explore_with(program, options, progress);
     }
-    let started = Instant::now();
+    let budget = Budget::new(None, options.time_limit);
     let found = races_schedule::discover(program, options)?;
     let mut scheduled = options.clone();
     scheduled.setup.run.point_sites = found.sites.clone();
     // The time limit is the whole exploration's, the search for racy sites
     // included.
-    scheduled.time_limit = options
-        .time_limit
-        .map(|t| t.saturating_sub(started.elapsed()));
+    scheduled.time_limit = budget.time_left();
     let mut exploration = explore_with(program, &scheduled, progress)?;
     exploration.race_points = Some(found);
     Ok(exploration)

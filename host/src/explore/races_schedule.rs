@@ -8,6 +8,7 @@
 //! the replay file of a failure carries them.
 
 use super::{ExploreOptions, check_host, execution_seed};
+use crate::budget::Budget;
 use crate::execution::HostError;
 use crate::execution::Setup;
 use crate::instrument::{AccessKind, SiteId};
@@ -18,7 +19,6 @@ use crate::sched::{PosScheduler, RandomScheduler, Scheduler};
 use crate::trace::ThreadId;
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Most executions spent looking for racy sites.
 const MOST_EXECUTIONS: u64 = 500;
@@ -80,14 +80,13 @@ impl RacePoints {
 ///
 /// When an execution cannot run (a host error).
 pub fn discover(program: &mut Program, options: &ExploreOptions) -> Result<RacePoints, HostError> {
-    let start = Instant::now();
-    let mut timed = options.setup.clone();
-    timed.run.stop_at = options.time_limit.map(|t| start + t);
+    let budget = Budget::new(None, options.time_limit);
+    let timed = budget.timed(&options.setup);
     let mut search = Search {
         program,
         options,
         setup: &timed,
-        start,
+        budget,
         executions: 0,
     };
     let mut racing = BTreeSet::new();
@@ -134,7 +133,7 @@ struct Search<'a> {
     program: &'a mut Program,
     options: &'a ExploreOptions,
     setup: &'a Setup,
-    start: Instant,
+    budget: Budget,
     /// Executions run so far, every round counted.
     executions: u64,
 }
@@ -150,13 +149,7 @@ impl Search<'_> {
         mut found: impl FnMut(&ExecutionResult, &crate::instrument::SiteTable) -> bool,
     ) -> Result<(), HostError> {
         let (mut ran, mut quiet) = (0, 0);
-        while ran < MOST_EXECUTIONS
-            && quiet < QUIET_EXECUTIONS
-            && self
-                .options
-                .time_limit
-                .is_none_or(|t| self.start.elapsed() < t)
-        {
+        while ran < MOST_EXECUTIONS && quiet < QUIET_EXECUTIONS && !self.budget.out_of_time() {
             let seed = execution_seed(self.options.seed ^ SEED_SALT, self.executions);
             let scheduler: Box<dyn Scheduler> = if self.executions.is_multiple_of(2) {
                 Box::new(RandomScheduler::new(seed))

@@ -6,9 +6,9 @@ use super::distinct::DistinctTraces;
 use super::{
     DISCARD_FACTOR, Exploration, ExploreOptions, FailingExecution, Inconclusive, Progress,
 };
+use crate::budget::Budget;
 use crate::runtime::{Cut, ExecutionResult, Outcome};
 use crate::trace::TraceHash;
-use std::time::Instant;
 
 /// What the exploration keeps of an execution run by a worker.
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +36,7 @@ impl Summary {
 /// The results taken so far, in index order.
 pub(super) struct Tally<'a> {
     pub(super) options: &'a ExploreOptions,
-    pub(super) start: Instant,
+    budget: Budget,
     traces: DistinctTraces,
     pub(super) executions: u64,
     pub(super) discarded: u64,
@@ -54,7 +54,7 @@ impl<'a> Tally<'a> {
     pub(super) fn new(options: &'a ExploreOptions) -> Self {
         Tally {
             options,
-            start: Instant::now(),
+            budget: Budget::new(None, options.time_limit),
             traces: DistinctTraces::default(),
             executions: 0,
             discarded: 0,
@@ -68,9 +68,7 @@ impl<'a> Tally<'a> {
     /// The setup of its executions: those still going at the time limit
     /// are stopped.
     pub(super) fn timed_setup(&self) -> crate::execution::Setup {
-        let mut timed = self.options.setup.clone();
-        timed.run.stop_at = self.options.time_limit.map(|t| self.start + t);
-        timed
+        self.budget.timed(&self.options.setup)
     }
 
     /// The exploration it counted, with its first failure and last
@@ -89,7 +87,7 @@ impl<'a> Tally<'a> {
             inconclusive: self.inconclusive,
             failure,
             last,
-            elapsed: self.start.elapsed(),
+            elapsed: self.budget.elapsed(),
             exhausted: None,
             race_points: None,
         }
@@ -111,10 +109,7 @@ impl<'a> Tally<'a> {
             || self.options.iterations.is_some_and(|n| {
                 counted >= n || self.executions >= n.saturating_mul(DISCARD_FACTOR)
             })
-            || self
-                .options
-                .time_limit
-                .is_some_and(|t| self.start.elapsed() >= t)
+            || self.budget.out_of_time()
     }
 
     /// Takes the result of execution `index`.
@@ -141,7 +136,7 @@ impl<'a> Tally<'a> {
         progress(Progress {
             executions: self.executions,
             distinct_traces: self.traces.count(),
-            elapsed: self.start.elapsed(),
+            elapsed: self.budget.elapsed(),
         });
     }
 }

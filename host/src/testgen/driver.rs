@@ -13,6 +13,7 @@ use super::coverage::{PairCoverage, activity_events, report_events};
 use super::generate::Generator;
 use super::oracle::interleavings;
 use super::plan::{Report, Test, read_report};
+use crate::budget::Budget;
 use crate::execution::HostError;
 use crate::execution::Setup;
 use crate::explore::execution_seed;
@@ -20,7 +21,7 @@ use crate::runtime::{ExecutionResult, Failure, FailureKind, Outcome, Program};
 use crate::sched::{PctScheduler, RandomScheduler, Scheduler, StickyScheduler};
 use crate::trace::ThreadId;
 use rand_core::SeedableRng;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How tests are generated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -258,10 +259,9 @@ pub fn search(
     options: &GenOptions,
     mut progress: impl FnMut(&GenReport),
 ) -> Result<GenReport, HostError> {
-    let start = Instant::now();
-    let mut base = options.setup.clone();
+    let budget = Budget::new(None, Some(options.time_limit));
     // Runs still going at the time limit are stopped, and not judged.
-    base.run.stop_at = Some(start + options.time_limit);
+    let mut base = budget.timed(&options.setup);
     base.gen_methods = std::iter::once(class.constructor.clone())
         .chain(class.methods.iter().map(|m| m.export.clone()))
         .collect();
@@ -279,9 +279,7 @@ pub fn search(
         pairs: coverage.pairs(),
         ..Default::default()
     };
-    'search: while start.elapsed() < options.time_limit
-        && options.max_tests.is_none_or(|n| report.tests < n)
-    {
+    'search: while !budget.out_of_time() && options.max_tests.is_none_or(|n| report.tests < n) {
         let tests = match options.strategy {
             GenStrategy::Covcon => {
                 let pair = coverage.choose(&mut choice);
@@ -297,7 +295,7 @@ pub fn search(
             report.tests += 1;
             let mut linear: Option<Vec<Linearization>> = None;
             for s in 0..options.schedules_per_test {
-                if start.elapsed() >= options.time_limit {
+                if budget.out_of_time() {
                     break 'search;
                 }
                 let seed = execution_seed(options.seed, executions);
@@ -322,7 +320,7 @@ pub fn search(
                     Some(l) => l,
                     None => {
                         let lin = linearizations(program, &base, &test)?;
-                        if start.elapsed() >= options.time_limit {
+                        if budget.out_of_time() {
                             // A linearization may have been stopped.
                             break 'search;
                         }
@@ -346,7 +344,7 @@ pub fn search(
                             execution: result,
                             seed,
                             tests: report.tests,
-                            elapsed: start.elapsed(),
+                            elapsed: budget.elapsed(),
                         });
                         break 'search;
                     }
@@ -355,16 +353,16 @@ pub fn search(
             report.covered = coverage.covered_pairs();
             report.growth.push((
                 report.tests,
-                start.elapsed().as_millis() as u64,
+                budget.elapsed().as_millis() as u64,
                 report.covered,
             ));
             report.executions = executions;
-            report.elapsed = start.elapsed();
+            report.elapsed = budget.elapsed();
             progress(&report);
         }
     }
     report.covered = coverage.covered_pairs();
     report.executions = executions;
-    report.elapsed = start.elapsed();
+    report.elapsed = budget.elapsed();
     Ok(report)
 }
