@@ -70,7 +70,7 @@ impl StepRecord {
             return false;
         }
         self.operations()
-            .any(|a| other.operations().any(|b| ops_dependent(a, b)))
+            .any(|(a, aw)| other.operations().any(|(b, bw)| a.dependent(aw, b, bw)))
     }
 
     /// Makes this record of a step stand also for `other`, a step of the
@@ -133,33 +133,6 @@ impl StepRecord {
             .into_iter()
             .chain(self.more.iter().map(|(op, wrote)| (op, *wrote)))
     }
-}
-
-/// The byte ranges an operation touches, as (first byte, end, written).
-fn ranges(op: &NextOp, wrote: bool) -> [(u64, u64, bool); 2] {
-    let len = op.len.max(1) as u64;
-    let main = (op.addr as u64, op.addr as u64 + len, wrote);
-    match op.kind {
-        AccessKind::Copy => [(op.src as u64, op.src as u64 + len, false), main],
-        _ => [main, main],
-    }
-}
-
-/// Whether two operations of different threads may not commute: they touch
-/// a common byte and one of them changed it, or both are waits or notifies
-/// on a common address (notify wakes waiters in the order they arrived,
-/// and returns how many it woke).
-fn ops_dependent((a, a_wrote): (&NextOp, bool), (b, b_wrote): (&NextOp, bool)) -> bool {
-    if a.kind == AccessKind::Call || b.kind == AccessKind::Call {
-        return false;
-    }
-    let futex = |op: &NextOp| matches!(op.kind, AccessKind::Wait | AccessKind::Notify);
-    let both_futex = futex(a) && futex(b);
-    ranges(a, a_wrote).iter().any(|&(a0, a1, aw)| {
-        ranges(b, b_wrote)
-            .iter()
-            .any(|&(b0, b1, bw)| (aw || bw || both_futex) && a0 < b1 && b0 < a1)
-    })
 }
 
 /// Bytes of a thread's descriptor that a join reads: wasi-libc's

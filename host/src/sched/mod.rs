@@ -100,32 +100,43 @@ pub struct NextOp {
 }
 
 impl NextOp {
-    /// The byte ranges the operation touches, as (first byte, length,
-    /// written). A wait reads its address and a notify writes it, so that
-    /// the two conflict.
-    fn ranges(&self) -> [(u64, u64, bool); 2] {
+    /// The byte ranges the operation touches, as (first byte, end,
+    /// written), when `writes` says whether it changes memory.
+    fn ranges(&self, writes: bool) -> [(u64, u64, bool); 2] {
         let len = self.len.max(1) as u64;
-        let written = !matches!(
-            self.kind,
-            AccessKind::Load | AccessKind::AtomicLoad | AccessKind::Wait
-        );
-        let main = (self.addr as u64, len, written);
+        let main = (self.addr as u64, self.addr as u64 + len, writes);
         match self.kind {
-            AccessKind::Copy => [(self.src as u64, len, false), main],
+            AccessKind::Copy => [(self.src as u64, self.src as u64 + len, false), main],
             _ => [main, main],
         }
     }
 
-    /// Whether this operation and `other` (of another thread) conflict:
-    /// they touch a common byte and one of them writes it. Operations that
-    /// conflict do not commute; all others do.
-    pub fn conflicts(&self, other: &NextOp) -> bool {
-        self.ranges().iter().any(|&(a, alen, aw)| {
+    /// Whether this operation and `other`, of another thread, may not
+    /// commute, where `writes` and `other_writes` say whether each changes
+    /// memory: they touch a common byte and one of them changes it, or both
+    /// are waits or notifies on a common address (a notify wakes waiters in
+    /// the order they arrived, and returns how many it woke). A call of a
+    /// library function that is one step commutes with everything by
+    /// itself: what the step does inside the library decides. This is the
+    /// one conflict rule of every strategy.
+    pub fn dependent(&self, writes: bool, other: &NextOp, other_writes: bool) -> bool {
+        if self.kind == AccessKind::Call || other.kind == AccessKind::Call {
+            return false;
+        }
+        let futex = |op: &NextOp| matches!(op.kind, AccessKind::Wait | AccessKind::Notify);
+        let both_futex = futex(self) && futex(other);
+        self.ranges(writes).iter().any(|&(a0, a1, aw)| {
             other
-                .ranges()
+                .ranges(other_writes)
                 .iter()
-                .any(|&(b, blen, bw)| (aw || bw) && a < b + blen && b < a + alen)
+                .any(|&(b0, b1, bw)| (aw || bw || both_futex) && a0 < b1 && b0 < a1)
         })
+    }
+
+    /// [`NextOp::dependent`] for operations still to run: each counts as
+    /// changing memory if its kind may.
+    pub fn conflicts(&self, other: &NextOp) -> bool {
+        self.dependent(self.kind.writes(), other, other.kind.writes())
     }
 }
 
