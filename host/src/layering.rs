@@ -153,6 +153,72 @@ fn no_module_uses_a_layer_above_its_own() {
     assert!(upward.is_empty(), "{}", upward.join("\n"));
 }
 
+/// The part of the crate a module path belongs to: its first component
+/// (`testgen` for `testgen::driver` and `testgen::probe`).
+fn part(path: &str) -> String {
+    path.split("::").next().unwrap_or_default().to_string()
+}
+
+/// Within a layer, the parts (see [`part`]) use each other without a
+/// circle: `replay` may use `testgen::driver`, but then nothing
+/// `testgen`'s drivers use, directly or through others, uses `replay`.
+#[test]
+fn no_parts_of_a_layer_use_each_other_in_a_circle() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut uses: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in files {
+        if file.ends_with("main.rs") || file.ends_with("lib.rs") {
+            continue;
+        }
+        let module = module_of(&file, &src);
+        let code = std::fs::read_to_string(&file).unwrap();
+        for used in references(&code, &module) {
+            let (from, to) = (part(&module), part(&used));
+            if from != to && layer(&used) == layer(&module) && !to.is_empty() {
+                uses.entry(from).or_default().insert(to);
+            }
+        }
+    }
+    // A part reaches itself again through the parts it uses.
+    let mut circles = Vec::new();
+    for start in uses.keys() {
+        let mut path = vec![start.clone()];
+        let mut seen = BTreeSet::new();
+        if let Some(circle) = circle_back(start, &uses, &mut path, &mut seen) {
+            circles.push(circle.join(" -> "));
+        }
+    }
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
+}
+
+/// A path from the last part of `path` back to `start`, if there is one.
+fn circle_back(
+    start: &str,
+    uses: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    path: &mut Vec<String>,
+    seen: &mut std::collections::BTreeSet<String>,
+) -> Option<Vec<String>> {
+    let last = path.last().cloned().unwrap_or_default();
+    for next in uses.get(&last).into_iter().flatten() {
+        if next == start {
+            let mut circle = path.clone();
+            circle.push(next.clone());
+            return Some(circle);
+        }
+        if seen.insert(next.clone()) {
+            path.push(next.clone());
+            if let Some(circle) = circle_back(start, uses, path, seen) {
+                return Some(circle);
+            }
+            path.pop();
+        }
+    }
+    None
+}
+
 #[test]
 fn modules_take_the_layer_of_their_longest_prefix() {
     assert_eq!(layer("serializability::atomic_sets"), 5);

@@ -8,9 +8,9 @@ use super::generate::generate;
 use crate::budget::Budget;
 use crate::execution::HostError;
 use crate::execution::Setup;
-use crate::explore::execution_seed;
 use crate::runtime::{ExecutionResult, Failure, Outcome, Program};
 use crate::sched::RandomScheduler;
+use crate::sched::execution_seed;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 

@@ -367,7 +367,7 @@ fn executions_per_second(
     options.setup.run.stop_at = Some(start + time_limit);
     let mut turns = crate::explore::turns::Turns::new(strategy, options.pct_depth);
     let mut run = |index| {
-        let seed = crate::explore::execution_seed(options.seed, index);
+        let seed = crate::sched::execution_seed(options.seed, index);
         let scheduler = turns.scheduler(turns.turn(index), seed);
         let result = crate::execution::execute(program, scheduler, &options.setup);
         turns.learn(&result);

@@ -148,7 +148,7 @@ pub fn seek(
         executions: 0,
     };
     while seen.most < wanted && seen.executions < executions && Instant::now() < deadline {
-        let scheduler = RandomScheduler::new(crate::explore::execution_seed(seed, seen.executions));
+        let scheduler = RandomScheduler::new(crate::sched::execution_seed(seed, seen.executions));
         let result = crate::execution::execute(program, Box::new(scheduler), setup);
         seen.executions += 1;
         if let Outcome::HostError(message) = &result.outcome {

@@ -253,15 +253,6 @@ pub struct Progress {
     pub elapsed: Duration,
 }
 
-/// Scheduler seed of the `index`-th execution (from 0) of an exploration.
-pub fn execution_seed(seed: u64, index: u64) -> u64 {
-    // splitmix64 of the pair: nearby seeds give unrelated schedules.
-    let mut z = seed ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// A fresh scheduler of `strategy` for a single execution (under
 /// `portfolio`, the turn that `seed` picks), with PCT estimating `pct_steps`
 /// steps.
@@ -349,18 +340,5 @@ fn explore_with(
             let turns = Turns::new(strategy, options.pct_depth);
             sampling::explore(program, options, turns, progress)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::execution_seed;
-
-    #[test]
-    fn execution_seeds_differ() {
-        let seeds: std::collections::HashSet<u64> =
-            (0..1000).map(|i| execution_seed(1, i)).collect();
-        assert_eq!(seeds.len(), 1000);
-        assert_eq!(execution_seed(5, 3), execution_seed(5, 3));
     }
 }

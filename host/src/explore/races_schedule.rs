@@ -7,7 +7,7 @@
 //! setup of every execution ([`crate::runtime::RunConfig::point_sites`]), so
 //! the replay file of a failure carries them.
 
-use super::{ExploreOptions, check_host, execution_seed};
+use super::{ExploreOptions, check_host};
 use crate::budget::Budget;
 use crate::execution::HostError;
 use crate::execution::Setup;
@@ -15,6 +15,7 @@ use crate::instrument::{AccessKind, SiteId};
 use crate::race::RaceReport;
 use crate::runtime::analysis::{Analysis, Cx, Logged, Report};
 use crate::runtime::{ExecutionResult, Outcome, Program};
+use crate::sched::execution_seed;
 use crate::sched::{PosScheduler, RandomScheduler, Scheduler};
 use crate::trace::ThreadId;
 use std::collections::BTreeSet;

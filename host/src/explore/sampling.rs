@@ -15,11 +15,12 @@
 
 use super::tally::{Summary, Tally};
 use super::turns::{Turn, Turns};
-use super::{Exploration, ExploreOptions, FailingExecution, Progress, check_host, execution_seed};
+use super::{Exploration, ExploreOptions, FailingExecution, Progress, check_host};
 use crate::execution::HostError;
 use crate::execution::Setup;
 use crate::replay::file::FoundBy;
 use crate::runtime::{ExecutionResult, Outcome, Program};
+use crate::sched::execution_seed;
 use std::collections::BTreeMap;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

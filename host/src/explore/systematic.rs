@@ -8,14 +8,13 @@
 use super::tally::{Summary, Tally};
 use super::{
     Exhausted, Exploration, ExploreOptions, FailingExecution, Progress, Withheld, check_host,
-    execution_seed,
 };
 use crate::execution::HostError;
 use crate::instrument::Points;
 use crate::race::RaceMode;
 use crate::replay::file::FoundBy;
 use crate::runtime::{Cut, ExecutionResult, Outcome, Program};
-use crate::sched::{Scheduler, Strategy};
+use crate::sched::{Scheduler, Strategy, execution_seed};
 
 /// A systematic search: the schedule of each execution, planned from what
 /// the executions before it taught the search.

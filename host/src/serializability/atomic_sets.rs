@@ -14,7 +14,6 @@
 //! are not lock words) is kept as vector clocks.
 
 use crate::abi;
-use crate::failure::{Failure, FailureKind};
 use crate::instrument::{AccessKind, SiteId};
 use crate::runtime::analysis::{Access, Analysis, Cx, ExecView, Happening, Interest, Report};
 use crate::runtime::analysis_imports::{self, Imports};
@@ -354,33 +353,7 @@ impl SetRecorder {
     fn violation(&self) -> Option<Outcome> {
         let log = self.clone().into_log();
         let violation = super::patterns::violations(&log).into_iter().next()?;
-        let pattern = violation.pattern();
-        let first = &log.accesses[violation.accesses[0]];
-        let steps: Vec<String> = violation
-            .accesses
-            .iter()
-            .map(|&i| {
-                let a = &log.accesses[i];
-                let unit = a.unit.map_or("?", |u| log.units[u as usize].name.as_str());
-                format!(
-                    "{}({:#x}) by `{unit}` in thread {}",
-                    if a.write { "W" } else { "R" },
-                    a.addr,
-                    a.thread
-                )
-            })
-            .collect();
-        Some(Outcome::Reported(Failure {
-            kind: FailureKind::Serializability,
-            thread: first.thread,
-            message: format!(
-                "atomic set `{}` is not serializable: pattern {} ({}): {}",
-                log.sets[first.set as usize].name,
-                pattern.number,
-                pattern.name,
-                steps.join(", ")
-            ),
-        }))
+        Some(Outcome::Reported(violation.failure(&log)))
     }
 }
 

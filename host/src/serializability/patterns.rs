@@ -138,15 +138,34 @@ impl Violation {
     }
 
     /// The failure users see for this violation in `log`: which atomic
-    /// set, which pattern; in the thread of its first access.
+    /// set, which pattern, and its accesses (read or write, address, unit
+    /// of work, thread), in the thread of its first access. Every
+    /// serializability failure is made here.
     pub fn failure(&self, log: &SetLog) -> Failure {
         let first = &log.accesses[self.accesses[0]];
         let pattern = self.pattern();
+        let steps: Vec<String> = self
+            .accesses
+            .iter()
+            .map(|&i| {
+                let a = &log.accesses[i];
+                let unit = a.unit.map_or("?", |u| log.units[u as usize].name.as_str());
+                format!(
+                    "{}({:#x}) by `{unit}` in thread {}",
+                    if a.write { "W" } else { "R" },
+                    a.addr,
+                    a.thread
+                )
+            })
+            .collect();
         Failure {
             kind: FailureKind::Serializability,
             message: format!(
-                "atomic set `{}` is not serializable: pattern {} ({})",
-                log.sets[first.set as usize].name, pattern.number, pattern.name
+                "atomic set `{}` is not serializable: pattern {} ({}): {}",
+                log.sets[first.set as usize].name,
+                pattern.number,
+                pattern.name,
+                steps.join(", ")
             ),
             thread: first.thread,
         }

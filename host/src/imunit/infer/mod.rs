@@ -162,7 +162,7 @@ pub fn logged_runs(
     // A test that rarely passes even with long sleeps gets a bounded effort.
     let attempts = options.runs.saturating_mul(20).max(1);
     while passing.len() < options.runs && executions < attempts {
-        let seed = crate::explore::execution_seed(options.seed, executions as u64);
+        let seed = crate::sched::execution_seed(options.seed, executions as u64);
         let result =
             crate::execution::execute(program, Box::new(SleepsLastScheduler::new(seed)), &run);
         executions += 1;
