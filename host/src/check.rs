@@ -29,7 +29,8 @@ use crate::explore_program::{Explored, Request, explore_program};
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::Points;
 use crate::race::RaceMode;
-use crate::replay::file::{Run, write_replay};
+use crate::replay::file::Run;
+use crate::replay::finish::Finish;
 use crate::report::text::{Report, Shape};
 use crate::runtime::{Limits, RunConfig};
 use crate::sched::Strategy;
@@ -232,14 +233,11 @@ impl Check {
             instrument: explored.request().instrument,
             setup: explored.setup(),
         };
-        write_replay(
-            path,
-            run,
-            &found.result,
-            &found.failure,
-            found.found_by.clone(),
-        )?;
-        Ok(Some(path.clone()))
+        let finish = Finish {
+            minimize: false,
+            replay_path: Some(path.clone()),
+        };
+        finish.save(run, &found.result, &found.failure, found.found_by.clone())
     }
 }
 

@@ -2,15 +2,15 @@
 //! coverage (Bita) or random.
 
 use super::args::{ModuleArgs, OutputArgs, parse_positive_duration};
-use super::files::save_replay;
 use super::output::print_findings;
-use super::output::{minimize_verdict, tell_page, write_report_page};
+use super::output::{tell_page, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::actors::criteria::Criterion;
 use crate::actors::driver::{ActorOptions, ActorStrategy, search};
 use crate::actors::mailboxes::{Delivery, log_of};
 use crate::replay::file::FoundBy;
+use crate::replay::finish::Finished;
 use crate::report::actors::{ActorsFindings, coverage_line};
 use crate::report::text::Report;
 use crate::sched::Strategy;
@@ -91,23 +91,15 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         });
     })?;
     progress.finish();
-    let mut minimization = None;
-    let mut replay_file = None;
+    let mut finished = Finished::default();
     if let Some(found) = search.failure.as_mut() {
         // The failing execution's deliveries come first in its replay.
         args.module.actor_schedule = found.schedule.clone();
-        minimization = minimize_verdict(
-            &args.output,
+        finished = args.output.finish(&args.module.module).failure(
             &mut program,
-            &args.module.setup(),
+            args.module.replay_run(&wasm),
             &mut found.result,
             &mut found.failure,
-        );
-        replay_file = save_replay(
-            &args.output,
-            args.module.replay_run(&wasm),
-            &found.result,
-            &found.failure,
             FoundBy {
                 strategy: Strategy::Random,
                 seed: found.seed,
@@ -119,8 +111,8 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
     let findings = ActorsFindings {
         search: &search,
         strategy: args.strategy,
-        minimization,
-        replay_file: replay_file.as_deref(),
+        minimization: finished.minimization,
+        replay_file: finished.replay_file.as_deref(),
     };
     print_findings(args.output.json, || findings.json(), || findings.text());
     let page = Report {
@@ -133,8 +125,8 @@ pub fn run(mut args: ActorsArgs) -> Result<u8> {
         headline: findings.headline(),
         result: search.failure.as_ref().map(|f| &f.result),
         failure: search.failure.as_ref().map(|f| &f.failure),
-        replay_file: replay_file.clone(),
-        minimization,
+        replay_file: finished.replay_file.clone(),
+        minimization: finished.minimization,
         inconclusive: None,
         extra: serde_json::Value::Null,
     };

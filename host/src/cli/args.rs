@@ -338,6 +338,15 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
+    /// How a failure of `module` is finished: minimized unless
+    /// `--no-minimize`, saved where [`OutputArgs::replay_path`] says.
+    pub fn finish(&self, module: &Path) -> crate::replay::finish::Finish {
+        crate::replay::finish::Finish {
+            minimize: !self.no_minimize,
+            replay_path: self.replay_path(module),
+        }
+    }
+
     /// Where a failure's replay file goes: `--save-failure`, else
     /// `<module name>.weft.json` here; `None` with `--no-save`.
     pub fn replay_path(&self, module: &Path) -> Option<PathBuf> {

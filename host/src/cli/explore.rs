@@ -1,7 +1,7 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
 use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration, pct_depth_range};
-use super::files::{Run, save_replay};
+use super::files::Run;
 use super::output::print_report;
 use super::progress::ProgressLine;
 use crate::explore::{ExploreOptions, Shard};
@@ -137,8 +137,8 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
                 instrument: explored.request().instrument,
                 setup: explored.setup(),
             };
-            save_replay(
-                &args.output,
+            // The exploration minimized the failure already.
+            args.output.finish(&args.module.module).save(
                 run,
                 &found.result,
                 &found.failure,

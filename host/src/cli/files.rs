@@ -2,12 +2,10 @@
 //! (`.wasm`, or `.wat` assembled), and replay files with the module they
 //! name.
 
-use super::args::OutputArgs;
 pub use crate::input::{read_module, same_file};
 use crate::replay::bundle::Bundle;
-use crate::replay::file::{FoundBy, ReplayFile};
-pub use crate::replay::file::{Run, write_replay};
-use crate::runtime::{ExecutionResult, Failure};
+use crate::replay::file::ReplayFile;
+pub use crate::replay::file::Run;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -99,26 +97,4 @@ pub fn read_recorded_module(path: &Path, named: bool) -> Result<Vec<u8>> {
             path.display()
         )
     })
-}
-
-/// Writes the replay file of `result` (of `run`) unless `output` says
-/// not to; returns its path.
-pub fn save_replay(
-    output: &OutputArgs,
-    run: Run<'_>,
-    result: &ExecutionResult,
-    failure: &Failure,
-    found_by: FoundBy,
-) -> Result<Option<PathBuf>> {
-    let Some(path) = output.replay_path(run.module) else {
-        return Ok(None);
-    };
-    if same_file(&path, run.module) {
-        anyhow::bail!(
-            "`{}` is the module itself: the replay file would overwrite it (choose another --save-failure)",
-            path.display()
-        );
-    }
-    write_replay(&path, run, result, failure, found_by)?;
-    Ok(Some(path))
 }

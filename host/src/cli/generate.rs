@@ -1,12 +1,12 @@
 //! `weft gen`: generated concurrent tests for a thread-safe class.
 
 use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration};
-use super::files::save_replay;
 use super::output::print_findings;
-use super::output::{minimize_verdict, tell_page, write_report_page};
+use super::output::{tell_page, write_report_page};
 use super::progress::ProgressLine;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::replay::file::FoundBy;
+use crate::replay::finish::Finished;
 use crate::report::junit;
 use crate::report::testgen::GenFindings;
 use crate::report::text::Report;
@@ -92,27 +92,19 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         });
     })?;
     progress.finish();
-    let mut minimization = None;
+    let mut finished = Finished::default();
     let mut failure = None;
-    let mut replay_file = None;
     if let Some(found) = search.failure.as_mut() {
         let thread = found.execution.outcome.judged().map_or(0, |x| x.thread);
         let mut violation = found.violation.failure(found.linearizations, thread);
-        minimization = minimize_verdict(
-            &args.output,
-            &mut program,
-            &found.setup,
-            &mut found.execution,
-            &mut violation,
-        );
         // The replay runs the failing test: its calls and arguments.
         args.module.args = found.setup.run.args[1..].to_vec();
         args.module.gen_methods = found.setup.gen_methods.clone();
-        replay_file = save_replay(
-            &args.output,
+        finished = args.output.finish(&args.module.module).failure(
+            &mut program,
             args.module.replay_run(&wasm),
-            &found.execution,
-            &violation,
+            &mut found.execution,
+            &mut violation,
             FoundBy {
                 strategy: Strategy::Random,
                 seed: found.seed,
@@ -127,8 +119,8 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         class: &class,
         failure: search.failure.as_ref().zip(failure.as_ref()),
         strategy: args.strategy,
-        minimization,
-        replay_file: replay_file.as_deref(),
+        minimization: finished.minimization,
+        replay_file: finished.replay_file.as_deref(),
         wasm: &wasm,
         sites: program.sites(),
         shape: args.output.shape(),
@@ -145,8 +137,8 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         headline: findings.headline(),
         result: findings.failure.map(|(found, _)| &found.execution),
         failure: failure.as_ref(),
-        replay_file: replay_file.clone(),
-        minimization,
+        replay_file: finished.replay_file.clone(),
+        minimization: finished.minimization,
         inconclusive: None,
         extra: serde_json::Value::Null,
     };

@@ -2,10 +2,11 @@
 
 use super::args::OutputArgs;
 use super::files::{Loaded, load_replay, replay_stem};
-use super::output::{minimize_verdict, print_report};
+use super::output::print_report;
 use crate::output_paths::{Kind, Outputs};
 use crate::replay::bundle::Bundle;
 use crate::replay::file::{ModuleRef, ReplayFile, module_path_from};
+use crate::replay::minimize::{Budget, minimize_failure};
 use crate::replay::{Replayed, replay};
 use crate::report::text::Report;
 use anyhow::{Context, Result, bail};
@@ -87,8 +88,13 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         replay_tag: None,
         no_minimize: false,
     };
-    let minimization =
-        minimize_verdict(&output, &mut program, &file.run, &mut result, &mut failure);
+    let minimization = minimize_failure(
+        &mut program,
+        &file.run,
+        &mut result,
+        &mut failure,
+        Budget::default(),
+    );
     let minimized = ReplayFile {
         decisions: result.decisions.clone(),
         values: result.values.clone(),

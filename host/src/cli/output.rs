@@ -1,14 +1,10 @@
-//! Printing a command's report and writing its page, and minimizing a
-//! failure's schedule before either.
+//! Printing a command's report and writing its page.
 
 use super::args::OutputArgs;
 use super::files::same_file;
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
-use crate::execution::Setup;
-use crate::replay::minimize::{Budget, Minimization, minimize_failure};
 use crate::report::html::Page;
 use crate::report::text::{Report, Status};
-use crate::runtime::{ExecutionResult, Failure, Program};
 use anyhow::{Context, Result};
 use std::io::Write as _;
 use std::path::Path;
@@ -23,22 +19,6 @@ pub fn write_page(page: &Page, path: &Path, module: &Path) -> Result<()> {
     }
     page.write(path)
         .with_context(|| format!("cannot write the page `{}`", path.display()))
-}
-
-/// Replaces a failing `result` and its `failure` by the same failure under
-/// the smallest schedule minimization finds, unless `--no-minimize` (see
-/// [`crate::replay::minimize::minimize_failure`]).
-pub fn minimize_verdict(
-    output: &OutputArgs,
-    program: &mut Program,
-    setup: &Setup,
-    result: &mut ExecutionResult,
-    failure: &mut Failure,
-) -> Option<Minimization> {
-    if output.no_minimize {
-        return None;
-    }
-    minimize_failure(program, setup, result, failure, Budget::default())
 }
 
 /// Prints `report` as `output` asks (and writes its page, with `--html`);

@@ -1,10 +1,10 @@
 //! `weft run`: one execution under one schedule.
 
 use super::args::{ModuleArgs, OutputArgs, pct_depth_range};
-use super::files::save_replay;
-use super::output::{minimize_verdict, print_report};
+use super::output::print_report;
 use crate::explore::run_once;
 use crate::replay::file::FoundBy;
+use crate::replay::finish::Finished;
 use crate::report::text::Report;
 use crate::sched::Strategy;
 use anyhow::Result;
@@ -42,20 +42,11 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         &args.module.setup(),
     )?;
     let mut failure = result.outcome.failure();
-    let minimization = failure.as_mut().and_then(|failure| {
-        minimize_verdict(
-            &args.output,
+    let finished = match failure.as_mut() {
+        Some(failure) => args.output.finish(&args.module.module).failure(
             &mut program,
-            &args.module.setup(),
-            &mut result,
-            failure,
-        )
-    });
-    let replay_file = match &failure {
-        Some(failure) => save_replay(
-            &args.output,
             args.module.replay_run(&wasm),
-            &result,
+            &mut result,
             failure,
             FoundBy {
                 strategy: args.strategy,
@@ -64,7 +55,7 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
                 execution: 1,
             },
         )?,
-        None => None,
+        None => Finished::default(),
     };
     let headline = match &failure {
         Some(f) => format!(
@@ -89,8 +80,8 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         headline,
         result: Some(&result),
         failure: failure.as_ref(),
-        replay_file,
-        minimization,
+        replay_file: finished.replay_file,
+        minimization: finished.minimization,
         inconclusive: result.cut().map(|cut| cut.describe()),
         extra: serde_json::json!({ "strategy": args.strategy.name(), "seed": args.seed }),
     };

@@ -2,14 +2,14 @@
 //! AssetFuzzer or by random schedules with a monitor.
 
 use super::args::{ModuleArgs, OutputArgs};
-use super::files::save_replay;
 use super::output::print_findings;
-use super::output::{minimize_verdict, write_report_page};
+use super::output::write_report_page;
 use super::{EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
 use crate::debuginfo::variables::global_region;
 use crate::instrument::Points;
 use crate::replay::file::FoundBy;
+use crate::replay::finish::Finished;
 use crate::report::serializability::SerialFindings;
 use crate::report::text::Report;
 use crate::sched::Strategy;
@@ -92,40 +92,31 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
             "the module registered no atomic set and ran no unit of work: declare them with the SDK (`atomic_set`, `unit_of_work`; C: `weft_atomic_set`, `weft_unit_begin/end`)"
         );
     }
-    let mut minimization = None;
-    let first_failure = report.found.first_mut().map(|found| {
+    let mut finished = Finished::default();
+    let mut first_failure = None;
+    if let Some(found) = report.found.first_mut() {
         let mut failure = found
             .execution
             .outcome
             .failure()
             .unwrap_or_else(|| found.violation().failure(&found.log));
         let mut execution = found.execution.clone();
-        minimization = minimize_verdict(
-            &args.output,
+        finished = args.output.finish(&args.module.module).failure(
             &mut program,
-            &args.module.setup(),
+            args.module.replay_run(&wasm),
             &mut execution,
             &mut failure,
-        );
-        found.move_to(execution);
-        failure
-    });
-    let first = report.found.first();
-    let replay_file = match first.zip(first_failure.as_ref()) {
-        Some((found, failure)) => save_replay(
-            &args.output,
-            args.module.replay_run(&wasm),
-            &found.execution,
-            failure,
             FoundBy {
                 strategy: Strategy::Random,
                 seed: found.seed,
                 pct_depth: None,
                 execution: found.index,
             },
-        )?,
-        None => None,
-    };
+        )?;
+        found.move_to(execution);
+        first_failure = Some(failure);
+    }
+    let first = report.found.first();
     let findings = SerialFindings {
         search: &report,
         strategy: args.strategy,
@@ -133,8 +124,8 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         first_failure: first_failure.as_ref(),
         program: &program,
         symbols: &symbols,
-        minimization,
-        replay_file: replay_file.as_deref(),
+        minimization: finished.minimization,
+        replay_file: finished.replay_file.as_deref(),
     };
     print_findings(args.output.json, || findings.json(), || findings.text());
     let shown = findings.shown();
@@ -148,8 +139,8 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         headline: findings.headline(),
         result: shown.as_ref().map(|(r, _)| *r),
         failure: shown.as_ref().map(|(_, f)| f),
-        replay_file: replay_file.clone(),
-        minimization,
+        replay_file: finished.replay_file.clone(),
+        minimization: finished.minimization,
         inconclusive: None,
         extra: serde_json::Value::Null,
     };

@@ -2,10 +2,11 @@
 //! verdicts, so a suite of them can be run as a benchmark.
 
 use super::args::parse_positive_duration;
-use super::files::{Run, write_replay};
+use super::files::Run;
 use super::output::print_findings;
 use super::{EXIT_ERROR, EXIT_FAILURE, EXIT_PASS};
 use crate::debuginfo::symbols::Symbols;
+use crate::replay::finish::Finish;
 use crate::report::html::Page;
 use crate::report::interleaving;
 use crate::report::svcomp::{Row, json, table};
@@ -233,13 +234,11 @@ fn verify(args: &SvcompArgs, name: &str, module: &Path, wasm: &[u8], check: Chec
                 instrument: INSTRUMENT,
                 setup,
             };
-            write_replay(
-                &path,
-                run,
-                &found.result,
-                &found.failure,
-                found.found_by.clone(),
-            )?;
+            let finish = Finish {
+                minimize: false,
+                replay_path: Some(path.clone()),
+            };
+            finish.save(run, &found.result, &found.failure, found.found_by.clone())?;
             if args.html {
                 let symbols = Symbols::new(wasm);
                 let page = Page::new(

@@ -2,13 +2,14 @@
 //! reported the way `cargo test` reports (and as JUnit XML).
 
 use super::args::{JunitArgs, ModuleArgs, OutputArgs};
-use super::files::{Run, same_file, write_replay};
-use super::output::{minimize_verdict, write_page};
+use super::files::Run;
+use super::output::write_page;
 use super::test_selection::{Selected, Selection};
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::imunit::driver::{TestOptions, TestRun, TestVerdict, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
 use crate::imunit::tests_in_module::{ListError, NOCAPTURE, harness_skipped, list, whole_program};
+use crate::replay::finish::{Finish, Finished};
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
 use crate::report::test_summary::{Counts, Listed, summary};
@@ -449,49 +450,39 @@ fn report_failure(
             minimization: None,
         }));
     };
-    let minimization = minimize_verdict(
-        &args.output,
+    let stem = args
+        .module
+        .module
+        .file_stem()
+        .map_or("module".into(), |s| s.to_string_lossy().into_owned());
+    let finish = Finish {
+        minimize: !args.output.no_minimize,
+        replay_path: (!args.output.no_save).then(|| {
+            per_test_path(
+                args.output.save_failure.as_deref(),
+                files.replays,
+                slug,
+                format!("{stem}.{slug}.weft.json"),
+            )
+        }),
+    };
+    let run = Run {
+        module: &args.module.module,
+        wasm,
+        instrument: args.module.instrument_options(),
+        setup: outcome.setup.clone(),
+    };
+    let Finished {
+        minimization,
+        replay_file,
+    } = finish.failure(
         program,
-        &outcome.setup,
+        run,
         &mut found.result,
         &mut found.failure,
-    );
-    let replay_file = if args.output.no_save {
-        None
-    } else {
-        let stem = args
-            .module
-            .module
-            .file_stem()
-            .map_or("module".into(), |s| s.to_string_lossy().into_owned());
-        let path = per_test_path(
-            args.output.save_failure.as_deref(),
-            files.replays,
-            slug,
-            format!("{stem}.{slug}.weft.json"),
-        );
-        if same_file(&path, &args.module.module) {
-            anyhow::bail!(
-                "`{}` is the module itself: the replay file would overwrite it (choose another --save-failure)",
-                path.display()
-            );
-        }
-        let run = Run {
-            module: &args.module.module,
-            wasm,
-            instrument: args.module.instrument_options(),
-            setup: outcome.setup.clone(),
-        };
-        write_replay(
-            &path,
-            run,
-            &found.result,
-            &found.failure,
-            found.found_by.clone(),
-        )?;
-        files.replays += 1;
-        Some(path)
-    };
+        found.found_by.clone(),
+    )?;
+    files.replays += replay_file.is_some() as usize;
     // The report shows the test's failure (a deadlock's message may say
     // which event never came), under the minimized schedule.
     let shown = Failure {

@@ -8,6 +8,7 @@
 
 pub mod bundle;
 pub mod file;
+pub mod finish;
 pub(crate) mod minimize;
 pub(crate) mod verdict;
 
