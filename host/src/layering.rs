@@ -45,6 +45,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("svcomp", 7),
     ("explain::retell", 7),
     ("classroom", 7),
+    ("classroom::driver", 8),
     ("report", 8),
     ("output_paths", 8),
     ("explore_program", 8),

@@ -4,6 +4,7 @@
 //! against it and tells a failure in plain words ([`crate::explain`]).
 
 pub mod at_once;
+pub mod driver;
 pub mod exercise;
 
 pub use exercise::Exercise;

@@ -154,7 +154,7 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
 }
 
 /// The exploration `args` ask for, once their combination is checked.
-fn request(args: &mut ExploreArgs) -> Result<Request> {
+pub(super) fn request(args: &mut ExploreArgs) -> Result<Request> {
     args.module.default_races = crate::race::RaceMode::Fail;
     let strategy = args.strategy;
     let systematic = matches!(strategy, Strategy::Dfs | Strategy::Dpor);
