@@ -8,17 +8,20 @@ use super::test_selection::{Selected, Selection};
 use super::{EXIT_FAILURE, EXIT_INCONCLUSIVE, EXIT_PASS};
 use crate::imunit::driver::{TestOptions, TestRun, TestVerdict, run_test, schedules_of};
 use crate::imunit::schedule::Schedule;
-use crate::imunit::tests_in_module::{ListError, NOCAPTURE, harness_skipped, list, whole_program};
+use crate::imunit::tests_in_module::{
+    ListError, NOCAPTURE, TestCase, harness_skipped, list, whole_program,
+};
 use crate::replay::finish::{Finish, Finished};
 use crate::replay::minimize::Minimization;
 use crate::report::junit;
-use crate::report::test_summary::{Counts, Listed, summary};
+use crate::report::test_summary::{
+    Counts, FailureEntry, Listed, RanTest, TestEntry, TestsJson, summary,
+};
 use crate::report::text::Report;
 use crate::runtime::{Failure, Program};
 use crate::sched::Strategy;
 use anyhow::Result;
 use clap::Args;
-use serde_json::json;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -99,10 +102,64 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
     if let Some(text) = &options.base.schedule {
         text.parse::<Schedule>()?;
     }
-    let (tests, selection) = match list(&mut program, &options.base) {
+    let (tests, selection) = tests_of(&args, &mut program, &mut options)?;
+    if selection.list {
+        list_selected(&tests, &selection);
+        return Ok(EXIT_PASS);
+    }
+    let (selected, ignored): (Vec<_>, Vec<_>) = tests
+        .iter()
+        .filter_map(|t| selection.select(t).map(|how| (t, how)))
+        .partition(|(_, how)| *how == Selected::Run);
+    let filtered_out = tests.len() - selected.len() - ignored.len();
+    let runs: Vec<_> = selected
+        .iter()
+        .flat_map(|(test, _)| {
+            let schedules = schedules_of(test, options.base.schedule.as_deref());
+            let several = schedules.len() > 1;
+            schedules
+                .into_iter()
+                .enumerate()
+                .map(move |(k, schedule)| (*test, schedule, several.then_some(k + 1)))
+        })
+        .collect();
+    let mut runner = Runner {
+        args: &args,
+        wasm: &wasm,
+        program,
+        options,
+        out: super::terminal::stdout(),
+        entries: Vec::new(),
+        cases: Vec::new(),
+        failed: Vec::new(),
+        inconclusive: Vec::new(),
+        skipped: 0,
+        files: FailureFiles::default(),
+        slugs: Slugs::default(),
+    };
+    runner.header(runs.len() + ignored.len());
+    // `#[ignore]`d tests, and those the harness itself skips (a
+    // `#[should_panic]` test under `panic = "abort"`).
+    for (test, _) in &ignored {
+        runner.ignored(test.name.clone());
+    }
+    for (test, schedule, number) in runs {
+        runner.run(test, schedule.as_deref(), number)?;
+    }
+    runner.finish(filtered_out, started)
+}
+
+/// The tests of the module and which of them the arguments select: the
+/// module's own, or the whole program as one test when it lists none.
+fn tests_of(
+    args: &TestArgs,
+    program: &mut Program,
+    options: &mut TestOptions,
+) -> Result<(Vec<TestCase>, Selection)> {
+    match list(program, &options.base) {
         Ok(tests) => {
             let selection = Selection::parse(args.filter.as_deref(), &args.module.args)?;
-            (tests, selection)
+            Ok((tests, selection))
         }
         Err(ListError::Empty | ListError::Failed(_)) => {
             let test = whole_program(&args.module.module, &args.module.args);
@@ -119,53 +176,60 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
                 test.name
             );
             let selection = Selection::parse(args.filter.as_deref(), &[])?;
-            (vec![test], selection)
+            Ok((vec![test], selection))
         }
-        Err(e) => return Err(e.into()),
-    };
-    if selection.list {
-        let mut out = super::terminal::stdout();
-        let listed: Vec<_> = tests
-            .iter()
-            .filter(|t| selection.select(t).is_some())
-            .collect();
-        for test in &listed {
-            let _ = writeln!(out, "{}: test", test.name);
-        }
-        if !selection.terse {
-            let _ = writeln!(out, "\n{} tests, 0 benchmarks", listed.len());
-        }
-        return Ok(EXIT_PASS);
+        Err(e) => Err(e.into()),
     }
-    let (selected, ignored): (Vec<_>, Vec<_>) = tests
-        .iter()
-        .filter_map(|t| selection.select(t).map(|how| (t, how)))
-        .partition(|(_, how)| *how == Selected::Run);
-    let selected: Vec<_> = selected.into_iter().map(|(t, _)| t).collect();
-    let ignored: Vec<_> = ignored.into_iter().map(|(t, _)| t).collect();
-    let filtered_out = tests.len() - selected.len() - ignored.len();
-    let runs: Vec<_> = selected
-        .iter()
-        .flat_map(|test| {
-            let schedules = schedules_of(test, options.base.schedule.as_deref());
-            let several = schedules.len() > 1;
-            schedules
-                .into_iter()
-                .enumerate()
-                .map(move |(k, schedule)| (*test, schedule, several.then_some(k + 1)))
-        })
-        .collect();
+}
+
+/// `--list`: the selected tests, as libtest lists them.
+fn list_selected(tests: &[TestCase], selection: &Selection) {
     let mut out = super::terminal::stdout();
-    if !args.output.json {
+    let listed: Vec<_> = tests
+        .iter()
+        .filter(|t| selection.select(t).is_some())
+        .collect();
+    for test in &listed {
+        let _ = writeln!(out, "{}: test", test.name);
+    }
+    if !selection.terse {
+        let _ = writeln!(out, "\n{} tests, 0 benchmarks", listed.len());
+    }
+}
+
+/// The tests being run, and what they did so far.
+struct Runner<'a> {
+    args: &'a TestArgs,
+    wasm: &'a [u8],
+    program: Program,
+    options: TestOptions,
+    out: super::terminal::Terminal<std::io::StdoutLock<'static>>,
+    /// `--json`'s list.
+    entries: Vec<TestEntry>,
+    /// JUnit's.
+    cases: Vec<junit::Case>,
+    failed: Vec<Listed>,
+    inconclusive: Vec<Listed>,
+    /// Tests ignored or skipped by their harness.
+    skipped: usize,
+    files: FailureFiles,
+    slugs: Slugs,
+}
+
+impl Runner<'_> {
+    /// `running N tests (...)`, without `--json`.
+    fn header(&mut self, tests: usize) {
+        let args = self.args;
+        if args.output.json {
+            return;
+        }
         // A systematic search may end before its budget.
         let budget = match args.strategy {
-            crate::sched::Strategy::Dfs | crate::sched::Strategy::Dpor => {
-                format!(
-                    "at most {} executions each, {}",
-                    args.iterations,
-                    args.strategy.name()
-                )
-            }
+            Strategy::Dfs | Strategy::Dpor => format!(
+                "at most {} executions each, {}",
+                args.iterations,
+                args.strategy.name()
+            ),
             _ => format!(
                 "{} executions each, {}, seed {}",
                 args.iterations,
@@ -173,35 +237,32 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
                 args.seed
             ),
         };
-        let _ = writeln!(
-            out,
-            "\nrunning {} test{} ({budget})",
-            runs.len() + ignored.len(),
-            if runs.len() + ignored.len() == 1 {
-                ""
-            } else {
-                "s"
-            },
-        );
+        let plural = if tests == 1 { "" } else { "s" };
+        let _ = writeln!(self.out, "\nrunning {tests} test{plural} ({budget})");
     }
-    let mut results = Vec::new();
-    let mut cases = Vec::new();
-    let mut failed: Vec<Listed> = Vec::new();
-    let mut inconclusive: Vec<Listed> = Vec::new();
-    let mut files = FailureFiles::default();
-    let mut slugs = Slugs::default();
-    // `#[ignore]`d tests, and those the harness itself skips (a
-    // `#[should_panic]` test under `panic = "abort"`).
-    let mut skipped: Vec<String> = ignored.iter().map(|t| t.name.clone()).collect();
-    for name in &skipped {
-        if !args.output.json {
-            let _ = writeln!(out, "test {name} ... ignored");
+
+    /// Test `label` did not run.
+    fn ignored(&mut self, label: String) {
+        if !self.args.output.json {
+            let _ = writeln!(self.out, "test {label} ... ignored");
         }
-        results.push(json!({ "test": name, "status": "ignored" }));
+        self.entries.push(TestEntry::Ignored {
+            test: label,
+            status: "ignored",
+        });
+        self.skipped += 1;
     }
-    for (test, schedule, number) in runs {
+
+    /// Runs `test` under `schedule` (the `number`-th of its schedules, when
+    /// it has several) and reports it.
+    fn run(
+        &mut self,
+        test: &TestCase,
+        schedule: Option<&str>,
+        number: Option<usize>,
+    ) -> Result<()> {
         let test_started = Instant::now();
-        let mut outcome = run_test(&mut program, &options, test, schedule.as_deref())?;
+        let mut outcome = run_test(&mut self.program, &self.options, test, schedule)?;
         let label = outcome.label();
         if outcome.failure.is_none()
             && outcome
@@ -210,35 +271,30 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
                 .as_ref()
                 .is_some_and(|last| harness_skipped(&last.stdout, &test.name))
         {
-            if !args.output.json {
-                let _ = writeln!(out, "test {label} ... ignored");
-            }
-            results.push(json!({ "test": label, "status": "ignored" }));
-            skipped.push(label);
-            continue;
+            self.ignored(label);
+            return Ok(());
         }
-        let verdict = outcome.verdict(args.time_limit);
-        let no_verdict = match &verdict {
-            TestVerdict::Inconclusive(why) => Some(why.clone()),
+        let no_verdict = match outcome.verdict(self.args.time_limit) {
+            TestVerdict::Inconclusive(why) => Some(why),
             TestVerdict::Failed | TestVerdict::Passed => None,
         };
-        if !args.output.json {
-            let verdict = match verdict {
-                TestVerdict::Failed => "FAILED",
-                TestVerdict::Inconclusive(_) => "INCONCLUSIVE",
-                TestVerdict::Passed => "ok",
+        if !self.args.output.json {
+            let verdict = match (&outcome.failure, &no_verdict) {
+                (Some(_), _) => "FAILED",
+                (None, Some(_)) => "INCONCLUSIVE",
+                (None, None) => "ok",
             };
-            let _ = writeln!(out, "test {label} ... {verdict}");
+            let _ = writeln!(self.out, "test {label} ... {verdict}");
         }
-        let slug = slugs.unique(slug(&test.name, number));
+        let slug = self.slugs.unique(slug(&test.name, number));
         let reported = report_failure(
-            &args,
-            &wasm,
-            &mut program,
+            self.args,
+            self.wasm,
+            &mut self.program,
             &mut outcome,
             &label,
             &slug,
-            &mut files,
+            &mut self.files,
         )?;
         let text = match (&reported, &no_verdict) {
             (Some(r), _) => r.text.clone(),
@@ -260,83 +316,88 @@ pub fn run(mut args: TestArgs) -> Result<u8> {
             }),
             (None, None) => None,
         };
-        cases.push(junit::Case {
+        self.cases.push(junit::Case {
             name: label.clone(),
             time: test_started.elapsed(),
             failure: case_failure,
             output: text.clone(),
         });
-        results.push(json!({
-            "test": outcome.test,
-            "schedule": outcome.schedule,
-            "status": if outcome.failure.is_some() {
-                "failure"
-            } else if no_verdict.is_some() {
-                "inconclusive"
-            } else {
-                "pass"
-            },
-            "inconclusive_because": no_verdict,
-            "executions": outcome.exploration.executions,
-            "seconds": test_started.elapsed().as_secs_f64(),
-            "failing_executions": outcome.exploration.failing_executions,
-            "failure": outcome.failure.as_ref().map(|f| json!({
-                "kind": f.kind.name(),
-                "message": f.message,
-                "thread": f.thread,
-            })),
-            "replay_file": reported.as_ref().and_then(|r| r.replay_file.as_ref()).map(|p| p.display().to_string()),
-            "minimized": reported.as_ref().and_then(|r| r.minimization),
-        }));
+        let status = match (&outcome.failure, &no_verdict) {
+            (Some(_), _) => "failure",
+            (None, Some(_)) => "inconclusive",
+            (None, None) => "pass",
+        };
+        self.entries.push(TestEntry::Ran(Box::new(RanTest {
+            test: outcome.test.clone(),
+            schedule: outcome.schedule.clone(),
+            status,
+            inconclusive_because: no_verdict.clone(),
+            executions: outcome.exploration.executions,
+            seconds: test_started.elapsed().as_secs_f64(),
+            failing_executions: outcome.exploration.failing_executions,
+            failure: outcome.failure.as_ref().map(|f| FailureEntry {
+                kind: f.kind.name(),
+                message: f.message.clone(),
+                thread: f.thread,
+            }),
+            replay_file: reported
+                .as_ref()
+                .and_then(|r| r.replay_file.as_ref())
+                .map(|p| p.display().to_string()),
+            minimized: reported.as_ref().and_then(|r| r.minimization),
+        })));
         if outcome.failure.is_some() {
-            failed.push(Listed { label, text });
+            self.failed.push(Listed { label, text });
         } else if no_verdict.is_some() {
-            inconclusive.push(Listed { label, text });
+            self.inconclusive.push(Listed { label, text });
         }
+        Ok(())
     }
-    let passed = results.len() - failed.len() - inconclusive.len() - skipped.len();
-    args.junit
-        .write(&args.module.module, &cases, started.elapsed())?;
-    if args.output.json {
-        let value = json!({
-            "status": if !failed.is_empty() {
-                "failure"
-            } else if !inconclusive.is_empty() {
-                "inconclusive"
-            } else {
-                "pass"
-            },
-            "passed": passed,
-            "failed": failed.len(),
-            "inconclusive": inconclusive.len(),
-            "ignored": skipped.len(),
-            "filtered_out": filtered_out,
-            "tests": results,
-        });
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&value)?);
-    } else {
-        let _ = write!(
-            out,
-            "{}",
-            summary(
-                &failed,
-                &inconclusive,
-                Counts {
-                    passed,
-                    ignored: skipped.len(),
-                    filtered_out,
+
+    /// Writes the JUnit file and prints the summary (or `--json`'s
+    /// object); the exit code.
+    fn finish(mut self, filtered_out: usize, started: Instant) -> Result<u8> {
+        let args = self.args;
+        let (failed, inconclusive) = (self.failed.len(), self.inconclusive.len());
+        let passed = self.entries.len() - failed - inconclusive - self.skipped;
+        args.junit
+            .write(&args.module.module, &self.cases, started.elapsed())?;
+        if args.output.json {
+            let value = TestsJson {
+                status: if failed > 0 {
+                    "failure"
+                } else if inconclusive > 0 {
+                    "inconclusive"
+                } else {
+                    "pass"
                 },
-                started.elapsed()
-            )
-        );
+                passed,
+                failed,
+                inconclusive,
+                ignored: self.skipped,
+                filtered_out,
+                tests: self.entries,
+            };
+            // (Through a `Value`, whose keys are sorted, at every depth.)
+            let value = serde_json::to_value(&value)?;
+            let _ = writeln!(self.out, "{}", serde_json::to_string_pretty(&value)?);
+        } else {
+            let counts = Counts {
+                passed,
+                ignored: self.skipped,
+                filtered_out,
+            };
+            let text = summary(&self.failed, &self.inconclusive, counts, started.elapsed());
+            let _ = write!(self.out, "{text}");
+        }
+        Ok(if failed > 0 {
+            EXIT_FAILURE
+        } else if inconclusive > 0 {
+            EXIT_INCONCLUSIVE
+        } else {
+            EXIT_PASS
+        })
     }
-    Ok(if !failed.is_empty() {
-        EXIT_FAILURE
-    } else if !inconclusive.is_empty() {
-        EXIT_INCONCLUSIVE
-    } else {
-        EXIT_PASS
-    })
 }
 
 /// A test's name as a piece of a file name; `number` tells apart the
