@@ -93,10 +93,7 @@ pub fn run(mut args: ExploreArgs) -> Result<u8> {
     let case = junit::Case {
         name: format!("explore ({})", found.explored.strategy()),
         time: elapsed,
-        failure: report.failure.map(|f| junit::CaseFailure {
-            kind: f.kind.name().to_string(),
-            message: f.message.trim_end().to_string(),
-        }),
+        failure: report.failure.map(junit::CaseFailure::of),
         output: report.text(args.output.shape()),
     };
     args.junit.write(&args.module.module, &[case], elapsed)?;

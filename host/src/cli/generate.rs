@@ -10,9 +10,10 @@ use crate::replay::finish::Finished;
 use crate::report::junit;
 use crate::report::testgen::GenFindings;
 use crate::report::text::Report;
+use crate::runtime::{Failure, Program};
 use crate::sched::Strategy;
 use crate::testgen::class::find;
-use crate::testgen::driver::{GenOptions, GenStrategy, search};
+use crate::testgen::driver::{GenOptions, GenReport, GenStrategy, search};
 use anyhow::Result;
 use clap::Args;
 use std::time::Duration;
@@ -92,28 +93,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
         });
     })?;
     progress.finish();
-    let mut finished = Finished::default();
-    let mut failure = None;
-    if let Some(found) = search.failure.as_mut() {
-        let thread = found.execution.outcome.judged().map_or(0, |x| x.thread);
-        let mut violation = found.violation.failure(found.linearizations, thread);
-        // The replay runs the failing test: its calls and arguments.
-        args.module.args = found.setup.run.args[1..].to_vec();
-        args.module.gen_methods = found.setup.gen_methods.clone();
-        finished = args.output.finish(&args.module.module).failure(
-            &mut program,
-            args.module.replay_run(&wasm),
-            &mut found.execution,
-            &mut violation,
-            FoundBy {
-                strategy: Strategy::Random,
-                seed: found.seed,
-                pct_depth: None,
-                execution: found.tests,
-            },
-        )?;
-        failure = Some(violation);
-    }
+    let (finished, failure) = finish_failure(&mut args, &mut program, &wasm, &mut search)?;
     let findings = GenFindings {
         search: &search,
         class: &class,
@@ -152,10 +132,7 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
     let case = junit::Case {
         name: format!("gen {} ({})", args.class, findings.strategy()),
         time: search.elapsed,
-        failure: failure.as_ref().map(|f| junit::CaseFailure {
-            kind: f.kind.name().to_string(),
-            message: f.message.trim_end().to_string(),
-        }),
+        failure: failure.as_ref().map(junit::CaseFailure::of),
         output: text,
     };
     args.junit
@@ -165,4 +142,36 @@ pub fn run(mut args: GenArgs) -> Result<u8> {
     } else {
         EXIT_PASS
     })
+}
+
+/// Finishes the failure `search` found, if it found one: minimized, its
+/// replay file running the failing test; what finishing did, and the
+/// failure.
+fn finish_failure(
+    args: &mut GenArgs,
+    program: &mut Program,
+    wasm: &[u8],
+    search: &mut GenReport,
+) -> Result<(Finished, Option<Failure>)> {
+    let Some(found) = search.failure.as_mut() else {
+        return Ok((Finished::default(), None));
+    };
+    let thread = found.execution.outcome.judged().map_or(0, |x| x.thread);
+    let mut violation = found.violation.failure(found.linearizations, thread);
+    // The replay runs the failing test: its calls and arguments.
+    args.module.args = found.setup.run.args[1..].to_vec();
+    args.module.gen_methods = found.setup.gen_methods.clone();
+    let finished = args.output.finish(&args.module.module).failure(
+        program,
+        args.module.replay_run(wasm),
+        &mut found.execution,
+        &mut violation,
+        FoundBy {
+            strategy: Strategy::Random,
+            seed: found.seed,
+            pct_depth: None,
+            execution: found.tests,
+        },
+    )?;
+    Ok((finished, Some(violation)))
 }

@@ -102,26 +102,8 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         failure: Some(failure.clone()),
         ..file
     };
-    if bundled {
-        Bundle {
-            replay: minimized,
-            module_name: module.display().to_string(),
-            wasm: wasm.clone(),
-        }
-        .write(&output_path)?;
-    } else {
-        let minimized = ReplayFile {
-            module: ModuleRef {
-                path: module_path_from(&output_path, &module)
-                    .display()
-                    .to_string(),
-                ..minimized.module
-            },
-            ..minimized
-        };
-        std::fs::write(&output_path, minimized.to_json())
-            .with_context(|| format!("cannot write `{}`", output_path.display()))?;
-    }
+    let module_bytes = bundled.then_some(wasm.as_slice());
+    write_minimized(minimized, &module, module_bytes, &output_path)?;
     let headline = match minimization {
         Some(_) => format!(
             "minimized the {} failure of `{}`",
@@ -154,6 +136,34 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         extra: serde_json::json!({ "from": args.file }),
     };
     Ok(print_report(&report, &output))
+}
+
+/// Writes the `minimized` replay file of `module` to `path`: in a bundle
+/// with the module's bytes when `bundled_module` has them, else naming the
+/// module as seen from the file's folder.
+fn write_minimized(
+    minimized: ReplayFile,
+    module: &Path,
+    bundled_module: Option<&[u8]>,
+    path: &Path,
+) -> Result<()> {
+    if let Some(wasm) = bundled_module {
+        return Bundle {
+            replay: minimized,
+            module_name: module.display().to_string(),
+            wasm: wasm.to_vec(),
+        }
+        .write(path);
+    }
+    let minimized = ReplayFile {
+        module: ModuleRef {
+            path: module_path_from(path, module).display().to_string(),
+            ..minimized.module
+        },
+        ..minimized
+    };
+    std::fs::write(path, minimized.to_json())
+        .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
 /// `dir/name.weft.json` becomes `dir/name.min.weft.json`, a bundle

@@ -10,12 +10,11 @@ use crate::debuginfo::variables::global_region;
 use crate::instrument::Points;
 use crate::replay::file::FoundBy;
 use crate::replay::finish::Finished;
-use crate::report::serializability::SerialFindings;
+use crate::report::serializability::{SerialFindings, highlight_violation};
 use crate::report::text::Report;
 use crate::sched::Strategy;
 use crate::serializability::atomic_sets::AtomicSet;
 use crate::serializability::driver::{SerialOptions, SerialStrategy, search};
-use crate::serializability::patterns::PATTERNS;
 use crate::serializability::units::unit_calls;
 use anyhow::{Result, bail};
 use clap::Args;
@@ -64,17 +63,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
     args.module.check_atomic_sets = true;
     args.module.log_calls = !args.unit_of_work.is_empty();
     let symbols = Symbols::new(&args.module.read()?);
-    for name in &args.atomic_set {
-        let dwarf = symbols.dwarf().ok_or_else(|| {
-            anyhow::anyhow!("--atomic-set `{name}` needs DWARF debug information in the module")
-        })?;
-        let region = global_region(dwarf, name).map_err(anyhow::Error::msg)?;
-        args.module.atomic_sets.push(AtomicSet {
-            name: name.clone(),
-            start: region.start,
-            len: region.len,
-        });
-    }
+    args.module.atomic_sets = atomic_sets(&symbols, &args.atomic_set)?;
     args.output.outputs(&args.module.module, None).check()?;
     let (wasm, mut program) = args.module.load()?;
     args.module.unit_calls = unit_calls(&program, &symbols, &args.unit_of_work)?;
@@ -145,25 +134,8 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         extra: serde_json::Value::Null,
     };
     write_report_page(&page, &args.output, |page| {
-        if let Some(f) = first {
-            let first_access = &f.log.accesses[f.accesses[0]];
-            let set = &f.log.sets[first_access.set as usize];
-            // The violation happens at the access that completes it.
-            page.failing_step = f.accesses.last().map(|&a| f.log.accesses[a].step);
-            page.highlight(
-                format!(
-                    "pattern {} on atomic set `{}`",
-                    PATTERNS[f.pattern].number, set.name
-                ),
-                f.accesses.iter().enumerate().map(|(i, &a)| {
-                    let a = &f.log.accesses[a];
-                    let unit = a
-                        .unit
-                        .map_or("?", |u| f.log.units[u as usize].name.as_str());
-                    let what = if a.write { "write" } else { "read" };
-                    (a.step, format!("{}. {what} in {unit}", i + 1))
-                }),
-            );
+        if let Some(found) = first {
+            highlight_violation(page, found);
         }
     })?;
     Ok(if first.is_some() || report.crash.is_some() {
@@ -171,4 +143,23 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
     } else {
         EXIT_PASS
     })
+}
+
+/// The atomic sets `--atomic-set` names: global variables (or one field
+/// of one) whose memory the module's DWARF says where it is.
+fn atomic_sets(symbols: &Symbols, names: &[String]) -> Result<Vec<AtomicSet>> {
+    names
+        .iter()
+        .map(|name| {
+            let dwarf = symbols.dwarf().ok_or_else(|| {
+                anyhow::anyhow!("--atomic-set `{name}` needs DWARF debug information in the module")
+            })?;
+            let region = global_region(dwarf, name).map_err(anyhow::Error::msg)?;
+            Ok(AtomicSet {
+                name: name.clone(),
+                start: region.start,
+                len: region.len,
+            })
+        })
+        .collect()
 }

@@ -305,10 +305,7 @@ impl Runner<'_> {
             ),
         };
         let case_failure = match (&outcome.failure, &no_verdict) {
-            (Some(f), _) => Some(junit::CaseFailure {
-                kind: f.kind.name().to_string(),
-                message: f.message.trim_end().to_string(),
-            }),
+            (Some(f), _) => Some(junit::CaseFailure::of(f)),
             // A test with no verdict must not pass a CI job.
             (None, Some(why)) => Some(junit::CaseFailure {
                 kind: "inconclusive".to_string(),
@@ -465,6 +462,21 @@ fn per_test_path(given: Option<&Path>, count: usize, slug: &str, default: String
     }
 }
 
+/// How often a test failed, for its headline: `after N executions`, or
+/// `in K of N executions (P%)` when several failed (`--keep-going`).
+fn how_often(executions: u64, failing: u64) -> String {
+    if executions == 0 {
+        "before any execution".to_string()
+    } else if failing > 1 {
+        format!(
+            "in {failing} of {executions} executions ({:.1}%)",
+            100.0 * failing as f64 / executions as f64
+        )
+    } else {
+        format!("after {executions} executions")
+    }
+}
+
 /// Minimizes a failing test's schedule, saves its replay file, writes its
 /// page and returns its report; `None` when the test passed.
 fn report_failure(
@@ -480,20 +492,10 @@ fn report_failure(
         return Ok(None);
     };
     let executions = outcome.exploration.executions;
-    let failing = outcome.exploration.failing_executions;
-    let how_often = if executions == 0 {
-        "before any execution".to_string()
-    } else if failing > 1 {
-        format!(
-            "in {failing} of {executions} executions ({:.1}%)",
-            100.0 * failing as f64 / executions as f64
-        )
-    } else {
-        format!("after {executions} executions")
-    };
     let headline = format!(
-        "{} failure in test {label} {how_often} ({}, seed {})",
+        "{} failure in test {label} {} ({}, seed {})",
         failure.kind.name(),
+        how_often(executions, outcome.exploration.failing_executions),
         args.strategy.name(),
         args.seed
     );

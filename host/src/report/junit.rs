@@ -29,6 +29,16 @@ pub struct CaseFailure {
     pub message: String,
 }
 
+impl CaseFailure {
+    /// A test that failed with `failure`.
+    pub fn of(failure: &crate::runtime::Failure) -> Self {
+        CaseFailure {
+            kind: failure.kind.name().to_string(),
+            message: failure.message.trim_end().to_string(),
+        }
+    }
+}
+
 /// The JUnit XML of `cases`: one suite named `suite` (the module) that ran
 /// for `time`.
 pub fn render(suite: &str, cases: &[Case], time: Duration) -> String {

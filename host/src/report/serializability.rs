@@ -225,3 +225,24 @@ fn human(
     }
     s
 }
+
+/// Marks `found`'s accesses on `page`: its pattern and atomic set, each
+/// access numbered, read or write, with its unit of work; the failing step
+/// is the access that completes the pattern.
+pub fn highlight_violation(page: &mut super::html::Page, found: &Found) {
+    let log = &found.log;
+    let set = &log.sets[log.accesses[found.accesses[0]].set as usize];
+    page.failing_step = found.accesses.last().map(|&a| log.accesses[a].step);
+    page.highlight(
+        format!(
+            "pattern {} on atomic set `{}`",
+            PATTERNS[found.pattern].number, set.name
+        ),
+        found.accesses.iter().enumerate().map(|(i, &a)| {
+            let a = &log.accesses[a];
+            let unit = a.unit.map_or("?", |u| log.units[u as usize].name.as_str());
+            let what = if a.write { "write" } else { "read" };
+            (a.step, format!("{}. {what} in {unit}", i + 1))
+        }),
+    );
+}
