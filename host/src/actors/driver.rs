@@ -106,6 +106,39 @@ fn slot(c: Criterion) -> usize {
     Criterion::ALL.iter().position(|&x| x == c).expect("listed")
 }
 
+/// The coverage of every criterion, from the goals `achieved` so far.
+fn coverage_of(achieved: &[HashSet<Goal>]) -> Vec<Coverage> {
+    Criterion::ALL
+        .iter()
+        .map(|&c| {
+            let (covered, pairs) = coverage(&achieved[slot(c)]);
+            Coverage {
+                criterion: c,
+                covered,
+                pairs,
+            }
+        })
+        .collect()
+}
+
+/// A schedule that could not be followed leaves the goals it `aims` at and
+/// missed open, for schedules generated from other executions (a few
+/// times each).
+fn reopen_missed(
+    aims: Vec<(usize, Goal)>,
+    achieved: &[HashSet<Goal>],
+    planned: &mut [HashSet<Goal>],
+    attempts: &mut HashMap<(usize, Goal), u32>,
+) {
+    for (c, goal) in aims {
+        let tries = attempts.entry((c, goal)).or_insert(0);
+        *tries += 1;
+        if !achieved[c].contains(&goal) && *tries < MAX_ATTEMPTS {
+            planned[c].remove(&goal);
+        }
+    }
+}
+
 /// Runs the search; `progress` sees the report after every execution.
 ///
 /// # Errors
@@ -156,15 +189,7 @@ pub fn search(
             achieved[slot(c)].extend(got.iter().copied());
             planned[slot(c)].extend(got);
         }
-        // A schedule that could not be followed leaves its goals open, for
-        // schedules generated from other executions (a few times each).
-        for (c, goal) in aims {
-            let tries = attempts.entry((c, goal)).or_insert(0);
-            *tries += 1;
-            if !achieved[c].contains(&goal) && *tries < MAX_ATTEMPTS {
-                planned[c].remove(&goal);
-            }
-        }
+        reopen_missed(aims, &achieved, &mut planned, &mut attempts);
         if options.strategy == ActorStrategy::Bita {
             for &c in &options.criteria {
                 for new in generate(&log, c, &mut planned[slot(c)]) {
@@ -174,17 +199,7 @@ pub fn search(
                 }
             }
         }
-        report.coverage = Criterion::ALL
-            .iter()
-            .map(|&c| {
-                let (covered, pairs) = coverage(&achieved[slot(c)]);
-                Coverage {
-                    criterion: c,
-                    covered,
-                    pairs,
-                }
-            })
-            .collect();
+        report.coverage = coverage_of(&achieved);
         if options.strategy == ActorStrategy::Bita {
             let gain = covered_in(&report.coverage, &options.criteria) - covered_before;
             match worth {

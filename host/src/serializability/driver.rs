@@ -118,6 +118,61 @@ pub struct SerialReport {
     pub crash: Option<(ExecutionResult, u64, u64)>,
 }
 
+impl SerialReport {
+    /// Takes in `result`, the execution whose scheduler had `seed`: a crash
+    /// (a failure other than serializability), the violations not found
+    /// before; its log of atomic-set accesses.
+    fn take(&mut self, result: ExecutionResult, seed: u64) -> Result<SetLog, HostError> {
+        self.executions += 1;
+        let index = self.executions;
+        if let Outcome::HostError(message) = &result.outcome {
+            return Err(HostError(message.clone()));
+        }
+        if let Some(failure) = result.outcome.failure()
+            && failure.kind != crate::runtime::FailureKind::Serializability
+            && self.crash.is_none()
+        {
+            self.crash = Some((result.clone(), seed, index));
+        }
+        let log = super::atomic_sets::log_of(&result)
+            .cloned()
+            .unwrap_or_default();
+        self.annotated |= !log.sets.is_empty() && !log.units.is_empty();
+        let happened = violations(&log);
+        if !happened.is_empty() {
+            self.detecting += 1;
+        }
+        for v in happened {
+            let found = Found {
+                pattern: v.pattern,
+                accesses: v.accesses,
+                log: log.clone(),
+                execution: result.clone(),
+                seed,
+                index,
+            };
+            if !self.found.iter().any(|f| f.key() == found.key()) {
+                self.found.push(found);
+            }
+        }
+        Ok(log)
+    }
+}
+
+/// What AssetFuzzer's scheduler drives an execution towards to realise
+/// `potential`.
+fn target_of(potential: &Potential) -> Target {
+    Target {
+        sites: potential.sites.clone(),
+        by_u: PATTERNS[potential.pattern]
+            .steps
+            .iter()
+            .map(|s| s.0 == super::patterns::Role::U)
+            .collect(),
+        vwls_empty: potential.vwls_empty,
+    }
+}
+
 /// Runs the search.
 ///
 /// # Errors
@@ -130,39 +185,7 @@ pub fn search(program: &mut Program, options: &SerialOptions) -> Result<SerialRe
     let mut report = SerialReport::default();
     let mut execute = |report: &mut SerialReport, scheduler: Box<dyn Scheduler>, seed: u64| {
         let result = crate::execution::execute(program, scheduler, &run);
-        report.executions += 1;
-        let index = report.executions;
-        if let Outcome::HostError(message) = &result.outcome {
-            return Err(HostError(message.clone()));
-        }
-        if let Some(failure) = result.outcome.failure()
-            && failure.kind != crate::runtime::FailureKind::Serializability
-            && report.crash.is_none()
-        {
-            report.crash = Some((result.clone(), seed, index));
-        }
-        let log = super::atomic_sets::log_of(&result)
-            .cloned()
-            .unwrap_or_default();
-        report.annotated |= !log.sets.is_empty() && !log.units.is_empty();
-        let happened = violations(&log);
-        if !happened.is_empty() {
-            report.detecting += 1;
-        }
-        for v in happened {
-            let found = Found {
-                pattern: v.pattern,
-                accesses: v.accesses,
-                log: log.clone(),
-                execution: result.clone(),
-                seed,
-                index,
-            };
-            if !report.found.iter().any(|f| f.key() == found.key()) {
-                report.found.push(found);
-            }
-        }
-        Ok(log)
+        report.take(result, seed)
     };
     match options.strategy {
         SerialStrategy::RandomMonitor => {
@@ -185,15 +208,7 @@ pub fn search(program: &mut Program, options: &SerialOptions) -> Result<SerialRe
             report.potential = potentials.len();
             let mut index = report.executions;
             'targets: for potential in &potentials {
-                let target = Target {
-                    sites: potential.sites.clone(),
-                    by_u: PATTERNS[potential.pattern]
-                        .steps
-                        .iter()
-                        .map(|s| s.0 == super::patterns::Role::U)
-                        .collect(),
-                    vwls_empty: potential.vwls_empty,
-                };
+                let target = target_of(potential);
                 let mut realised = false;
                 for _ in 0..options.attempts {
                     if report.executions >= options.budget {

@@ -9,7 +9,7 @@
 //!   those of some linearization (each run sequentially, from scratch).
 
 use super::class::Class;
-use super::coverage::{PairCoverage, activity_events, report_events};
+use super::coverage::{MethodEvent, PairCoverage, activity_events, report_events};
 use super::generate::Generator;
 use super::oracle::interleavings;
 use super::plan::{Report, Test, read_report};
@@ -248,6 +248,46 @@ pub fn linearizations(
     Ok(out)
 }
 
+/// The scheduler of a test's `s`-th schedule, seeded with `seed`: one that
+/// switches threads with `switch_chance` at every point, else random and
+/// PCT (depth 2) in turns.
+fn schedule_of(switch_chance: Option<f64>, s: u64, seed: u64) -> Box<dyn Scheduler> {
+    match switch_chance {
+        Some(chance) => Box::new(StickyScheduler::new(seed, chance)),
+        None if s.is_multiple_of(2) => Box::new(RandomScheduler::new(seed)),
+        None => Box::new(PctScheduler::new(seed, 2, 200)),
+    }
+}
+
+/// The method events of one run of `test`, for pair coverage: from the
+/// activity log when calls were logged, else from the test's own report.
+fn events_of(
+    program: &Program,
+    class: &Class,
+    test: &Test,
+    result: &ExecutionResult,
+    run_report: &Report,
+) -> Vec<MethodEvent> {
+    let activity = crate::activity::entries(result);
+    if activity.is_empty() {
+        report_events(test, run_report)
+    } else {
+        activity_events(activity, program.sites(), class)
+    }
+}
+
+impl GenReport {
+    /// A test ran all its schedules: `covered` pairs after `executions`
+    /// executions and `elapsed` time.
+    fn tested(&mut self, covered: usize, executions: u64, elapsed: Duration) {
+        self.covered = covered;
+        self.growth
+            .push((self.tests, elapsed.as_millis() as u64, covered));
+        self.executions = executions;
+        self.elapsed = elapsed;
+    }
+}
+
 /// Runs the search; `progress` sees the report after every test.
 ///
 /// # Errors
@@ -299,23 +339,13 @@ pub fn search(
                     break 'search;
                 }
                 let seed = execution_seed(options.seed, executions);
-                let scheduler: Box<dyn Scheduler> = match options.switch_chance {
-                    Some(chance) => Box::new(StickyScheduler::new(seed, chance)),
-                    None if s % 2 == 0 => Box::new(RandomScheduler::new(seed)),
-                    None => Box::new(PctScheduler::new(seed, 2, 200)),
-                };
+                let scheduler = schedule_of(options.switch_chance, s, seed);
                 let (result, run_report) = run_test(program, &base, &test, scheduler)?;
                 if matches!(result.outcome, Outcome::Stopped) {
                     break 'search;
                 }
                 executions += 1;
-                let activity = crate::activity::entries(&result);
-                let events = if activity.is_empty() {
-                    report_events(&test, &run_report)
-                } else {
-                    activity_events(activity, program.sites(), class)
-                };
-                coverage.update(&events);
+                coverage.update(&events_of(program, class, &test, &result, &run_report));
                 let lin = match &linear {
                     Some(l) => l,
                     None => {
@@ -332,12 +362,10 @@ pub fn search(
                     Judged::Passes => {}
                     Judged::BadTest => break,
                     Judged::Fails(violation) => {
+                        let mut setup = setup_for(&base, &test);
+                        setup.run.stop_at = None;
                         report.failure = Some(GenFailure {
-                            setup: {
-                                let mut run = setup_for(&base, &test);
-                                run.run.stop_at = None;
-                                run
-                            },
+                            setup,
                             linearizations: lin.len(),
                             test,
                             violation,
@@ -350,14 +378,7 @@ pub fn search(
                     }
                 }
             }
-            report.covered = coverage.covered_pairs();
-            report.growth.push((
-                report.tests,
-                budget.elapsed().as_millis() as u64,
-                report.covered,
-            ));
-            report.executions = executions;
-            report.elapsed = budget.elapsed();
+            report.tested(coverage.covered_pairs(), executions, budget.elapsed());
             progress(&report);
         }
     }
