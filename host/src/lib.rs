@@ -20,6 +20,12 @@
 //!   from a replay file.
 //! - [`report`]: the failing interleaving for people; [`cli`]: the commands.
 //!
+//! The public API is [`Check`] and the layers a Rust user drives directly
+//! ([`instrument`], [`sched`], [`runtime`], [`execution`], [`explore`],
+//! [`race`], [`failure`], and the [`imunit`] schedules a [`execution::Setup`]
+//! names); the rest is the crate's own. [`fuzzing`] is public only for the
+//! fuzz targets in `fuzz/` and the test suite.
+//!
 //! # Examples
 //!
 //! From a Rust test, [`Check`] runs `weft explore` on a module and its
@@ -65,22 +71,24 @@
 
 pub(crate) mod abi;
 pub(crate) mod activity;
-pub mod actors;
+pub(crate) mod actors;
 pub(crate) mod bench;
 pub(crate) mod budget;
 pub(crate) mod build;
 pub mod check;
 pub use check::{Check, Checked};
 pub(crate) mod classroom;
-pub mod cli;
+mod cli;
+pub use cli::main;
 pub(crate) mod debuginfo;
 pub mod execution;
 pub(crate) mod explain;
 pub mod explore;
 pub(crate) mod explore_program;
 pub mod failure;
+#[doc(hidden)]
 pub mod fuzzing;
-pub mod heap;
+pub(crate) mod heap;
 pub mod imunit;
 pub(crate) mod input;
 pub mod instrument;
@@ -89,12 +97,12 @@ mod layering;
 pub(crate) mod library;
 pub(crate) mod output_paths;
 pub mod race;
-pub mod replay;
+pub(crate) mod replay;
 pub(crate) mod report;
 pub mod runtime;
 pub mod sched;
-pub mod serializability;
-pub mod svcomp;
+pub(crate) mod serializability;
+pub(crate) mod svcomp;
 pub(crate) mod testgen;
-pub mod trace;
+pub(crate) mod trace;
 pub(crate) mod user_folders;

@@ -1,5 +1,5 @@
-//! The `weft` command; all of it lives in [`weft::cli`].
+//! The `weft` command; all of it lives in the library's `cli` module.
 
 fn main() -> std::process::ExitCode {
-    weft::cli::main()
+    weft::main()
 }

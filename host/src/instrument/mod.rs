@@ -29,7 +29,9 @@ mod survey;
 
 pub use sites::{AccessKind, Site, SiteId, SiteTable};
 pub(crate) use survey::function_names;
-pub use survey::{DataInit, MOST_TABLE_ELEMENTS, MOST_TABLES, MemoryPlan, SharedMemoryPlan};
+pub use survey::{MOST_TABLE_ELEMENTS, MOST_TABLES, MemoryPlan, SharedMemoryPlan};
+#[cfg(test)]
+pub(crate) use survey::DataInit;
 
 use serde::{Deserialize, Serialize};
 use wasm_encoder::reencode::Reencode;

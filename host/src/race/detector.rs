@@ -431,6 +431,7 @@ impl Detector {
     }
 
     /// How many clock slots the execution used so far.
+    #[cfg(test)]
     pub fn slots_used(&self) -> usize {
         self.slots.used()
     }

@@ -10,7 +10,7 @@ mod shadow;
 mod slots;
 
 pub use check::{RaceCheck, RaceReport};
-pub use detector::{Detector, Race, RacingAccess};
+pub use detector::RacingAccess;
 use serde::{Deserialize, Serialize};
 
 /// What weft does about data races.

@@ -128,6 +128,7 @@ impl ClockSlots {
     }
 
     /// How many slots the execution used so far.
+    #[cfg(test)]
     pub fn used(&self) -> usize {
         self.used
     }

@@ -435,11 +435,6 @@ impl Cx<'_> {
         self.state.finish(outcome);
     }
 
-    /// Whether the execution has ended.
-    pub fn ended(&self) -> bool {
-        self.state.end.is_some()
-    }
-
     /// A nondeterministic value in `0..bound` (any value for 0) from the
     /// scheduler, recorded for replay; `None` when a replayed schedule ran
     /// out of values (the execution then ended).

@@ -48,7 +48,7 @@ mod wasi;
 pub use crate::failure::{Failure, FailureKind};
 pub use analysis::{Analysis, Reports};
 pub use config::{FAIR_STEPS, Limits, RunConfig, STEP_NS, Sleeps};
-pub use outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated, Unseen};
+pub use outcome::{BlockedThread, Cut, LoopingThread, Outcome, Unenumerated};
 use program::SLICE_FUEL;
 /// weft's engine and the future of a thread that parks, for the benchmark
 /// of a context switch on wasmtime alone (`bench::switch_floor`).

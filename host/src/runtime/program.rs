@@ -444,11 +444,6 @@ impl Program {
         Ok(pre)
     }
 
-    /// The blake3 hash of the original module bytes.
-    pub fn module_hash(&self) -> blake3::Hash {
-        self.hash
-    }
-
     /// The instrumentation options the module was loaded with.
     pub fn options(&self) -> InstrumentOptions {
         self.options
@@ -462,6 +457,7 @@ impl Program {
     pub fn reuses_instances(&self) -> bool {
         self.reuses_instances
     }
+
 
     /// The code sites of the instrumented module.
     pub fn sites(&self) -> &SiteTable {

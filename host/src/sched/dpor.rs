@@ -12,7 +12,7 @@
 //! commute with its next step runs.
 
 use super::library_model::{LibraryModel, LibraryRole};
-use super::{Choice, NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
+use super::{NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
 use std::sync::Arc;
@@ -198,16 +198,6 @@ pub enum DporChoice {
         /// it, if more than one thread could run there.
         decision: Option<usize>,
     },
-}
-
-impl DporChoice {
-    /// The choice made.
-    pub fn choice(&self) -> Choice {
-        match self {
-            DporChoice::Thread(decision) => Choice::Thread(decision.chosen),
-            DporChoice::Value { chosen, .. } => Choice::Value(*chosen),
-        }
-    }
 }
 
 /// One decision of an execution, as the search sees it.

@@ -41,10 +41,10 @@ mod sticky;
 mod surw;
 
 pub use dfs::{Decision, DfsScheduler};
-pub use dpor::{DporChoice, DporDecision, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord};
+pub use dpor::{DporChoice, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord};
 pub use fair::Fair;
 pub use guided::{GuidedScheduler, Run, runs_of};
-pub use lent::{Lent, Loan, lend};
+pub use lent::lend;
 pub use library_model::{LibraryModel, LibraryRole};
 pub use pct::PctScheduler;
 pub use pos::PosScheduler;

@@ -61,6 +61,7 @@ impl<S: Scheduler> Prefixed<S> {
     }
 
     /// The plan.
+    #[cfg(test)]
     pub fn plan(&self) -> &Plan {
         &self.plan
     }

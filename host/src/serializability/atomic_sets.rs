@@ -343,11 +343,6 @@ impl SetRecorder {
         self.log
     }
 
-    /// The log so far (for checks at the end of the execution).
-    pub fn log(&self) -> &SetLog {
-        &self.log
-    }
-
     /// When the execution passed: the first problematic access pattern
     /// that happened, as the outcome.
     fn violation(&self) -> Option<Outcome> {
@@ -524,7 +519,7 @@ mod tests {
         r.access(0, 0, site(AccessKind::Store), 0, 0);
         r.spawned(0, 1);
         r.access(1, 0, site(AccessKind::Store), 4, 0);
-        let log = r.log().clone();
+        let log = r.log.clone();
         assert!(happens_before(
             &log.accesses[0].clock,
             &log.accesses[1].clock

@@ -14,7 +14,7 @@ pub(crate) mod driver;
 pub mod property;
 pub(crate) mod task;
 
-pub use property::{Property, REACH_ERROR};
+pub use property::Property;
 
 use crate::explore::{Exhausted, Exploration};
 use crate::instrument::Points;

@@ -176,11 +176,6 @@ impl TraceRecorder {
         self.dropped + (self.older.len() + self.recent.len()) as u64
     }
 
-    /// Whether no event was recorded yet.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     fn hash_recent(&mut self) {
         self.bytes.clear();
         self.bytes.reserve(self.recent.len() * FIXED_BYTES);
