@@ -9,7 +9,7 @@ use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Withheld,
 use crate::imunit::driver::unfired_events;
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
-use crate::replay::minimize::{Budget, Minimization, minimize_failure};
+use crate::replay::minimize::{MOST_TIME, Minimization, budget, minimize_failure};
 use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use crate::svcomp::{Coverage, Property, Verdict};
@@ -130,7 +130,7 @@ pub fn explore_program(
             &setup,
             &mut found.result,
             &mut found.failure,
-            Budget::default(),
+            budget(MOST_TIME),
         ),
         _ => None,
     };

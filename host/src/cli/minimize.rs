@@ -6,7 +6,7 @@ use super::output::print_report;
 use crate::output_paths::{Kind, Outputs};
 use crate::replay::bundle::Bundle;
 use crate::replay::file::{ModuleRef, ReplayFile, module_path_from};
-use crate::replay::minimize::{Budget, minimize_failure};
+use crate::replay::minimize::{MOST_TIME, budget, minimize_failure};
 use crate::replay::{Replayed, replay};
 use crate::report::text::Report;
 use anyhow::{Context, Result, bail};
@@ -93,7 +93,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         &file.run,
         &mut result,
         &mut failure,
-        Budget::default(),
+        budget(MOST_TIME),
     );
     let minimized = ReplayFile {
         decisions: result.decisions.clone(),

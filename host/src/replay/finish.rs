@@ -4,7 +4,7 @@
 //! minimizes and saves alike.
 
 use super::file::{FoundBy, Run, write_replay};
-use super::minimize::{Budget, Minimization, minimize_failure};
+use super::minimize::{MOST_TIME, Minimization, budget, minimize_failure};
 use crate::runtime::{ExecutionResult, Failure, Program};
 use std::path::PathBuf;
 
@@ -45,7 +45,7 @@ impl Finish {
         found_by: FoundBy,
     ) -> anyhow::Result<Finished> {
         let minimization = if self.minimize {
-            minimize_failure(program, &run.setup, result, failure, Budget::default())
+            minimize_failure(program, &run.setup, result, failure, budget(MOST_TIME))
         } else {
             None
         };

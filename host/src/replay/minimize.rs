@@ -28,25 +28,20 @@ use crate::execution::Setup;
 use crate::failure::{Failure, FailureKind};
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{GuidedScheduler, Run, runs_of};
+use crate::budget::Budget;
 use serde::Serialize;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How much a minimization may run.
-#[derive(Clone, Copy, Debug)]
-pub struct Budget {
-    /// Most executions.
-    pub executions: u64,
-    /// Most wall time.
-    pub time: Duration,
-}
+/// Most executions a minimization runs.
+pub const MOST_EXECUTIONS: u64 = 1000;
 
-impl Default for Budget {
-    fn default() -> Self {
-        Budget {
-            executions: 1000,
-            time: Duration::from_secs(20),
-        }
-    }
+/// Most wall time a minimization spends.
+pub const MOST_TIME: Duration = Duration::from_secs(20);
+
+/// A minimization's budget, starting now: [`MOST_EXECUTIONS`] and at most
+/// `time` (no more than [`MOST_TIME`]).
+pub fn budget(time: Duration) -> Budget {
+    Budget::new(Some(MOST_EXECUTIONS), Some(time.min(MOST_TIME)))
 }
 
 /// The size of a failing execution's schedule: what minimization lowers,
@@ -103,7 +98,6 @@ pub fn minimize(
         judge: fails_the_same,
         best: original,
         budget,
-        started: Instant::now(),
         executions: 0,
     };
     let complete = search.run_passes();
@@ -160,7 +154,6 @@ struct Search<'a> {
     judge: &'a mut dyn FnMut(&mut Program, &ExecutionResult) -> bool,
     best: ExecutionResult,
     budget: Budget,
-    started: Instant,
     executions: u64,
 }
 
@@ -306,7 +299,7 @@ impl Search<'_> {
     }
 
     fn try_runs(&mut self, runs: Vec<Run>) -> Tried {
-        if self.executions >= self.budget.executions || self.started.elapsed() >= self.budget.time {
+        if self.budget.spent(self.executions) {
             return Tried::OutOfBudget;
         }
         self.executions += 1;

@@ -12,7 +12,7 @@ use crate::explore::{Exploration, ExploreOptions, explore};
 use crate::instrument::SiteId;
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
-use crate::replay::minimize::{Budget, minimize_failure};
+use crate::replay::minimize::{budget, minimize_failure};
 use crate::runtime::{Program, RunConfig};
 use crate::sched::Strategy;
 use std::collections::BTreeSet;
@@ -144,10 +144,7 @@ pub fn verify(
     if let (Some(found), Verdict::False) = (exploration.failure.as_mut(), verdict) {
         let remaining = time_limit.saturating_sub(started.elapsed());
         if minimize && !remaining.is_zero() {
-            let budget = Budget {
-                time: remaining.min(Budget::default().time),
-                ..Budget::default()
-            };
+            let budget = budget(remaining);
             minimize_failure(
                 program,
                 &setup,
