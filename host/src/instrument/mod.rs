@@ -28,10 +28,10 @@ pub mod sites;
 mod survey;
 
 pub use sites::{AccessKind, Site, SiteId, SiteTable};
-pub(crate) use survey::function_names;
-pub use survey::{MOST_TABLE_ELEMENTS, MOST_TABLES, MemoryPlan, SharedMemoryPlan};
 #[cfg(test)]
 pub(crate) use survey::DataInit;
+pub(crate) use survey::function_names;
+pub use survey::{MOST_TABLE_ELEMENTS, MOST_TABLES, MemoryPlan, SharedMemoryPlan};
 
 use serde::{Deserialize, Serialize};
 use wasm_encoder::reencode::Reencode;

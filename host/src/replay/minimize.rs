@@ -24,11 +24,11 @@
 //! The search stops early at its budget of executions or time, and says so.
 
 use super::verdict::Judge;
+use crate::budget::Budget;
 use crate::execution::Setup;
 use crate::failure::{Failure, FailureKind};
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{GuidedScheduler, Run, runs_of};
-use crate::budget::Budget;
 use serde::Serialize;
 use std::time::Duration;
 

@@ -458,7 +458,6 @@ impl Program {
         self.reuses_instances
     }
 
-
     /// The code sites of the instrumented module.
     pub fn sites(&self) -> &SiteTable {
         &self.sites
