@@ -22,8 +22,9 @@
 //!
 //! The public API is [`Check`] and the layers a Rust user drives directly
 //! ([`instrument`], [`sched`], [`runtime`], [`execution`], [`explore`],
-//! [`race`], [`failure`], and the [`imunit`] schedules a [`execution::Setup`]
-//! names); the rest is the crate's own. [`fuzzing`] is public only for the
+//! [`race`], [`failure`], the [`imunit`] schedules a [`execution::Setup`]
+//! names, and [`heap`] for a process that runs many executions); the rest
+//! is the crate's own. [`fuzzing`] is public only for the
 //! fuzz targets in `fuzz/` and the test suite.
 //!
 //! # Examples
@@ -88,7 +89,7 @@ pub(crate) mod explore_program;
 pub mod failure;
 #[doc(hidden)]
 pub mod fuzzing;
-pub(crate) mod heap;
+pub mod heap;
 pub mod imunit;
 pub(crate) mod input;
 pub mod instrument;
