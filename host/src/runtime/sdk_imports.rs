@@ -280,6 +280,12 @@ async fn library_begin(
 fn library_end(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
+    if exec.threads[me as usize].library_depth == 1 {
+        // The step ends: the points it passed inside wasm are recorded,
+        // and what is left of its budget is taken back (the program's
+        // points are decisions again).
+        exec.drain_points(me);
+    }
     let depth = &mut exec.threads[me as usize].library_depth;
     *depth = depth.saturating_sub(1);
 }
@@ -289,6 +295,8 @@ fn library_end(caller: Caller<'_, ThreadData>) {
 fn library_pause(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
+    // The step ends until the library resumes (see `library_end`).
+    exec.drain_points(me);
     let thread = &mut exec.threads[me as usize];
     let depth = std::mem::take(&mut thread.library_depth);
     thread.paused_library_depths.push(depth);

@@ -131,9 +131,60 @@ impl Thread {
         self.library_points += 1;
         true
     }
+
+    /// Inside a library step (not an atomic section of the program's): how
+    /// many more points the step may pass before
+    /// [`MOST_LIBRARY_STEP_POINTS`].
+    pub(super) fn library_step_room(&self) -> Option<u64> {
+        (self.atomic_depth == 0 && self.library_depth > 0)
+            .then(|| MOST_LIBRARY_STEP_POINTS.saturating_sub(self.library_points) as u64)
+    }
+
+    /// `passed` points went by inside wasm: inside a library step, they
+    /// count towards its most points.
+    pub(super) fn passed_points(&mut self, passed: u64) {
+        if self.library_step_room().is_some() {
+            self.library_points = self
+                .library_points
+                .saturating_add(u32::try_from(passed).unwrap_or(u32::MAX));
+        }
+    }
 }
 
 /// Scheduling points a thread passes inside one library step at most: a
 /// library function that spins that long waits for another thread
 /// without blocking, and the others must be able to run.
 const MOST_LIBRARY_STEP_POINTS: u32 = 10_000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_passed_inside_a_library_step_count_towards_its_most() {
+        let mut thread = Thread::new();
+        // Outside a library step there is no room, and passed points are
+        // the program's decisions, not the step's.
+        assert_eq!(thread.library_step_room(), None);
+        thread.passed_points(5);
+        assert_eq!(thread.library_points, 0);
+
+        thread.library_depth = 1;
+        assert!(thread.goes_on_atomically());
+        assert_eq!(
+            thread.library_step_room(),
+            Some(u64::from(MOST_LIBRARY_STEP_POINTS) - 1)
+        );
+        thread.passed_points(u64::from(MOST_LIBRARY_STEP_POINTS) - 1);
+        assert_eq!(thread.library_step_room(), Some(0));
+        // The step has passed its most points: the next one is a decision.
+        assert!(!thread.goes_on_atomically());
+
+        // A program's atomic section is not a library step.
+        let mut section = Thread::new();
+        section.atomic_depth = 1;
+        section.library_depth = 1;
+        assert_eq!(section.library_step_room(), None);
+        assert!(section.goes_on_atomically());
+    }
+}

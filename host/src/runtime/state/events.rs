@@ -52,6 +52,7 @@ impl ExecState {
                 ))),
             }
         });
+        self.threads[me as usize].passed_points(passed);
         if committed.is_some() {
             // Each point passed was a decision for `me`.
             self.decisions

@@ -152,6 +152,13 @@ impl ExecState {
             return;
         }
         if atomic {
+            // Inside a library step the points up to its end are no
+            // decisions either: they pass inside wasm, counted towards the
+            // step's most points (atomic sections of the program's keep
+            // calling the host).
+            if let Some(room) = self.threads[me as usize].library_step_room() {
+                buffer.grant(budget.min(room));
+            }
             return;
         }
         let loads = self.threads[me as usize].spins;
