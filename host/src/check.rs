@@ -29,8 +29,6 @@ use crate::explore_program::{Explored, Request, explore_program};
 use crate::failure::{Failure, FailureKind};
 use crate::instrument::Points;
 use crate::race::RaceMode;
-use crate::replay::file::Run;
-use crate::replay::finish::Finish;
 use crate::report::text::{Report, Shape};
 use crate::runtime::{Limits, RunConfig};
 use crate::sched::Strategy;
@@ -174,7 +172,7 @@ impl Check {
         let program = crate::execution::load(&wasm, request.instrument)
             .with_context(|| format!("cannot load `{}`", self.module.display()))?;
         let explored = explore_program(wasm, program, request, |_| {})?;
-        let replay_file = self.save(&explored)?;
+        let replay_file = explored.save_failure(&self.module, self.save_failure.clone())?;
         let text = Report::of_exploration(&explored, &self.module, replay_file.clone())
             .text(Shape::default());
         Ok(Checked {
@@ -218,26 +216,6 @@ impl Check {
             instrument: Request::instrument_for(self.strategy, self.points, self.races),
             minimize: self.minimize,
         }
-    }
-
-    /// Writes the replay file of the failure, if one was found and asked
-    /// for.
-    fn save(&self, explored: &Explored) -> Result<Option<PathBuf>> {
-        let (Some(path), Some(found)) = (&self.save_failure, &explored.exploration().failure)
-        else {
-            return Ok(None);
-        };
-        let run = Run {
-            module: &self.module,
-            wasm: explored.wasm(),
-            instrument: explored.request().instrument,
-            setup: explored.setup(),
-        };
-        let finish = Finish {
-            minimize: false,
-            replay_path: Some(path.clone()),
-        };
-        finish.save(run, &found.result, &found.failure, found.found_by.clone())
     }
 }
 

@@ -9,12 +9,15 @@ use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Withheld,
 use crate::imunit::driver::unfired_events;
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
+use crate::replay::file::Run;
+use crate::replay::finish::Finish;
 use crate::replay::minimize::{MOST_TIME, Minimization, budget, minimize_failure};
 use crate::runtime::{Failure, FailureKind, Program};
 use crate::sched::Strategy;
 use crate::svcomp::{Coverage, Property, Verdict};
 use anyhow::Result;
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// An exploration's time limit ran out before its first execution ended.
@@ -205,15 +208,35 @@ impl Explored {
         &self.wasm
     }
 
-    /// What the exploration was asked to do.
-    pub fn request(&self) -> &Request {
-        &self.request
-    }
-
     /// The setup a replay of its executions needs (with `--races schedule`,
     /// the racy sites found first were scheduling points too).
     pub fn setup(&self) -> Setup {
         self.exploration.setup(&self.request.options.setup)
+    }
+
+    /// Writes the replay file of its failure (of `module`, minimized
+    /// already when asked) to `path`, when it found one and a path is
+    /// given; where it went.
+    ///
+    /// # Errors
+    ///
+    /// When the replay file would overwrite the module, or cannot be
+    /// written.
+    pub fn save_failure(&self, module: &Path, path: Option<PathBuf>) -> Result<Option<PathBuf>> {
+        let (Some(path), Some(found)) = (path, &self.exploration.failure) else {
+            return Ok(None);
+        };
+        let run = Run {
+            module,
+            wasm: &self.wasm,
+            instrument: self.request.instrument,
+            setup: self.setup(),
+        };
+        let finish = Finish {
+            minimize: false,
+            replay_path: Some(path),
+        };
+        finish.save(run, &found.result, &found.failure, found.found_by.clone())
     }
 
     /// Its failure told in plain words (see [`crate::explain::retell()`]),

@@ -13,8 +13,6 @@ use crate::explore::{Exhausted, Exploration, ExploreOptions};
 use crate::explore_program::{Explored, NothingFinished, Request, explore_program};
 use crate::instrument::{InstrumentOptions, Points};
 use crate::race::RaceMode;
-use crate::replay::file::Run;
-use crate::replay::finish::Finish;
 use crate::report::text::{Report, Shape};
 use crate::runtime::{Limits, RunConfig};
 use crate::sched::Strategy;
@@ -384,24 +382,8 @@ impl Grading<'_> {
     /// A failed grading from the exploration that found the failure: its
     /// replay file and timeline written, its story told.
     fn failed(&mut self, explored: &mut Explored) -> Result<Graded> {
-        let found = explored
-            .exploration()
-            .failure
-            .as_ref()
-            .expect("a failure was found");
-        let run = Run {
-            module: &self.module,
-            wasm: explored.wasm(),
-            instrument: explored.request().instrument,
-            setup: explored.setup(),
-        };
         // The exploration minimized the failure already.
-        let finish = Finish {
-            minimize: false,
-            replay_path: Some(self.replay_path.clone()),
-        };
-        let replay_file =
-            finish.save(run, &found.result, &found.failure, found.found_by.clone())?;
+        let replay_file = explored.save_failure(&self.module, Some(self.replay_path.clone()))?;
         let failure = explored.failure().cloned().expect("a failure was found");
         let setup = explored.setup();
         let story = explored.story(&setup);

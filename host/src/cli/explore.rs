@@ -1,7 +1,6 @@
 //! `weft explore`: executions under fresh schedules until one fails.
 
 use super::args::{JunitArgs, ModuleArgs, OutputArgs, parse_positive_duration, pct_depth_range};
-use super::files::Run;
 use super::output::print_report;
 use super::progress::ProgressLine;
 use crate::explore::{ExploreOptions, Shard};
@@ -126,24 +125,9 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
         });
     })?;
     progress.finish();
-    let replay_file = match &explored.exploration().failure {
-        Some(found) => {
-            let run = Run {
-                module: &args.module.module,
-                wasm: explored.wasm(),
-                instrument: explored.request().instrument,
-                setup: explored.setup(),
-            };
-            // The exploration minimized the failure already.
-            args.output.finish(&args.module.module).save(
-                run,
-                &found.result,
-                &found.failure,
-                found.found_by.clone(),
-            )?
-        }
-        None => None,
-    };
+    // The exploration minimized its failure already.
+    let module = &args.module.module;
+    let replay_file = explored.save_failure(module, args.output.replay_path(module))?;
     Ok(ExploredModule {
         explored,
         replay_file,
@@ -151,7 +135,7 @@ pub fn explore_module(args: &mut ExploreArgs, show_progress: bool) -> Result<Exp
 }
 
 /// The exploration `args` ask for, once their combination is checked.
-pub(super) fn request(args: &mut ExploreArgs) -> Result<Request> {
+fn request(args: &mut ExploreArgs) -> Result<Request> {
     args.module.default_races = crate::race::RaceMode::Fail;
     let strategy = args.strategy;
     let systematic = matches!(strategy, Strategy::Dfs | Strategy::Dpor);
@@ -196,7 +180,7 @@ pub(super) fn request(args: &mut ExploreArgs) -> Result<Request> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use clap::Parser;
 
@@ -206,7 +190,8 @@ mod tests {
         explore: ExploreArgs,
     }
 
-    fn request_of(line: &str) -> Request {
+    /// The exploration `weft explore` asks for on command line `line`.
+    pub(in crate::cli) fn request_of(line: &str) -> Request {
         let mut args = Command::try_parse_from(line.split_whitespace())
             .unwrap()
             .explore;

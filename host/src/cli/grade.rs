@@ -82,19 +82,12 @@ fn print(exercise: &Exercise, args: &GradeArgs, graded: &Graded) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::explore::ExploreArgs;
+    use super::super::explore::tests::request_of;
     use crate::classroom::driver::{Phase, phase_request};
     use crate::race::RaceMode;
     use crate::sched::Strategy;
-    use clap::Parser;
     use std::path::Path;
     use std::time::Duration;
-
-    #[derive(Parser)]
-    struct Command {
-        #[command(flatten)]
-        explore: ExploreArgs,
-    }
 
     /// Each phase of grading explores as `weft explore` does with the
     /// options it stands for, calls logged.
@@ -129,11 +122,9 @@ mod tests {
                 "weft out/sub.wasm --strategy dpor --races off --time-limit 7000ms --seed 4 --schedule a->b --max-steps 5000",
             ),
         ] {
-            let mut args = Command::try_parse_from(line.split_whitespace())
-                .unwrap()
-                .explore;
-            args.module.log_calls = true;
-            let explore = super::super::explore::request(&mut args).unwrap();
+            let mut explore = request_of(line);
+            // (What grading adds: calls logged, for the stories.)
+            explore.instrument.log_calls = true;
             let grading = phase_request(&exercise, module, phase, 4);
             assert_eq!(
                 format!("{:?}", explore.options),
