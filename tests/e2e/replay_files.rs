@@ -275,3 +275,119 @@ int main(void) {
     );
     assert_eq!(named.code, 1, "{}{}", named.stdout, named.stderr);
 }
+
+/// The folder of replay files written before each call of the library
+/// model became one step (`--library internals`, the only model then), one
+/// per failure kind the C, C++ and Zig samples show (and one of the
+/// exhaustive search, whose files already stepped over library calls).
+/// Its `code-hashes.txt` pins the code of each sample they were written
+/// against (`WEFT_BLESS=1` writes it; see `support::code_hash`).
+fn replays_before_library_calls() -> PathBuf {
+    crate::support::root().join("tests/fixtures/replays-before-library-calls")
+}
+
+/// The sample a replay file of [`replays_before_library_calls`] ran.
+fn sample_of(file: &Value) -> String {
+    let path = file["module"]["path"].as_str().unwrap();
+    Path::new(path)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every replay file written before the library-call model replays as it
+/// did then: the same trace hash and failure, with no model named in it.
+/// The samples are built in this checkout, so their DWARF (build paths)
+/// may differ from the module the file names: the file is replayed
+/// against the module built here when its code is the code it was written
+/// against, as the trace hash pins do.
+#[test]
+fn replay_files_written_before_library_calls_replay_unchanged() {
+    let dir = replays_before_library_calls();
+    let hashes_path = dir.join("code-hashes.txt");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().ends_with(".weft.json"))
+        .collect();
+    files.sort();
+    let recorded: Vec<(PathBuf, Value)> = files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).unwrap();
+            (path, serde_json::from_str(&text).unwrap())
+        })
+        .collect();
+    let code_hashes = |name: &str| crate::support::code_hash(&std::fs::read(sample(name)).unwrap());
+    if std::env::var_os("WEFT_BLESS").is_some() {
+        let lines: std::collections::BTreeSet<String> = recorded
+            .iter()
+            .map(|(_, file)| {
+                let name = sample_of(file);
+                format!("{name} {}", code_hashes(&name))
+            })
+            .collect();
+        let text: String = lines.into_iter().map(|line| line + "\n").collect();
+        std::fs::write(&hashes_path, text).unwrap();
+        return;
+    }
+    let pinned = std::fs::read_to_string(&hashes_path).unwrap();
+    let kinds: std::collections::BTreeSet<&str> = recorded
+        .iter()
+        .map(|(_, file)| file["failure"]["kind"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "assertion",
+        "deadlock",
+        "data-race",
+        "livelock",
+        "thread-limit",
+        "serializability",
+    ] {
+        assert!(kinds.contains(kind), "no stored replay file of a {kind}");
+    }
+    let temp = tempfile::tempdir().unwrap();
+    for (path, file) in &recorded {
+        let name = sample_of(file);
+        let wasm = std::fs::read(sample(&name)).unwrap();
+        let code = crate::support::code_hash(&wasm);
+        assert!(
+            pinned.lines().any(|line| line == format!("{name} {code}")),
+            "{name}'s code is not the code {} was written against",
+            path.display()
+        );
+        assert!(file.get("model").is_none(), "{}", path.display());
+        let copy = temp.path().join(path.file_name().unwrap());
+        std::fs::copy(path, &copy).unwrap();
+        edit(&copy, |value| {
+            value["module"]["blake3"] = blake3::hash(&wasm).to_hex().to_string().into();
+        });
+        let out = weft_in(
+            temp.path(),
+            &[
+                "replay",
+                arg(&copy),
+                "--module",
+                arg(&sample(&name)),
+                "--json",
+            ],
+        );
+        assert_eq!(
+            out.code,
+            1,
+            "{}: {} {}",
+            path.display(),
+            out.stdout,
+            out.stderr
+        );
+        let json = out.json();
+        assert_eq!(json["trace_hash"], file["trace_hash"], "{}", path.display());
+        assert_eq!(
+            json["failure"]["kind"],
+            file["failure"]["kind"],
+            "{}",
+            path.display()
+        );
+    }
+}

@@ -168,3 +168,19 @@ pub fn without_sections(
     std::fs::write(&path, stripped).expect("write the module");
     path
 }
+
+/// A hash of what decides how the module runs: every section but the
+/// custom ones (debug information and names, which hold build paths).
+pub fn code_hash(wasm: &[u8]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        let payload = payload.expect("the samples are valid modules");
+        if let Some((id, range)) = payload.as_section()
+            && !matches!(payload, wasmparser::Payload::CustomSection(_))
+        {
+            hasher.update(&[id]);
+            hasher.update(&wasm[range]);
+        }
+    }
+    hasher.finalize().to_hex()[..16].to_string()
+}

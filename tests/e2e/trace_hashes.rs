@@ -11,7 +11,7 @@
 //! folder they were built in (panic locations, crate metadata), so in
 //! another checkout only the C, Zig and WAT samples compare.
 
-use crate::support::{root, sample, sample_names};
+use crate::support::{code_hash, root, sample, sample_names};
 use weft::execution::Setup;
 use weft::imunit::guard::ScheduleMode;
 use weft::instrument::{InstrumentOptions, Points};
@@ -171,22 +171,6 @@ fn cases() -> Vec<Case> {
         },
     });
     cases
-}
-
-/// A hash of what decides how the module runs: every section but the
-/// custom ones (debug information and names, which hold build paths).
-fn code_hash(wasm: &[u8]) -> String {
-    let mut hasher = blake3::Hasher::new();
-    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
-        let payload = payload.expect("the samples are valid modules");
-        if let Some((id, range)) = payload.as_section()
-            && !matches!(payload, wasmparser::Payload::CustomSection(_))
-        {
-            hasher.update(&[id]);
-            hasher.update(&wasm[range]);
-        }
-    }
-    hasher.finalize().to_hex()[..16].to_string()
 }
 
 /// The lines `<case> <strategy> <seed> <trace hash> <outcome kind>
