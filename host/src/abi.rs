@@ -133,6 +133,19 @@ pub const RT_LIBRARY_BEGIN: Signature = Signature {
     results: &[],
 };
 
+/// `weft_rt.library_enter(function, argument)`: instead of
+/// [`RT_LIBRARY_BEGIN`] at the entry of an allocation function (`malloc`,
+/// `free`, ...) when a module is instrumented with
+/// [`quiet_allocation`](crate::instrument::InstrumentOptions::quiet_allocation):
+/// the call is one step, as a library call is, but no scheduling point: the
+/// thread goes on into it from its step before (allocation commutes with
+/// everything the program does). Ends with [`RT_LIBRARY_END`].
+pub const RT_LIBRARY_ENTER: Signature = Signature {
+    name: "library_enter",
+    params: &[Val::I32, Val::I32],
+    results: &[],
+};
+
 /// See [`RT_LIBRARY_BEGIN`].
 pub const RT_LIBRARY_END: Signature = Signature {
     name: "library_end",
@@ -405,7 +418,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 25] = [
+pub const RT_IMPORTS: [Signature; 26] = [
     POINT,
     PARK,
     WAIT32,
@@ -431,6 +444,7 @@ pub const RT_IMPORTS: [Signature; 25] = [
     RT_LIBRARY_RESUME,
     RT_SIGNATURE_MISMATCH,
     LIBRARY_ACCESS,
+    RT_LIBRARY_ENTER,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

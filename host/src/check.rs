@@ -27,7 +27,7 @@ use crate::execution::Setup;
 use crate::explore::{Exhausted, ExploreOptions};
 use crate::explore_program::{Explored, Request, explore_program};
 use crate::failure::{Failure, FailureKind};
-use crate::instrument::Points;
+use crate::instrument::{PointModel, Points};
 use crate::race::RaceMode;
 use crate::report::text::{Report, Shape};
 use crate::runtime::{Limits, RunConfig};
@@ -52,6 +52,7 @@ pub struct Check {
     pct_depth: u32,
     races: RaceMode,
     points: Points,
+    point_model: Option<PointModel>,
     save_failure: Option<PathBuf>,
     minimize: bool,
     args: Vec<String>,
@@ -70,6 +71,7 @@ impl Check {
             pct_depth: defaults.pct_depth,
             races: RaceMode::Fail,
             points: Points::default(),
+            point_model: None,
             save_failure: None,
             minimize: true,
             args: Vec::new(),
@@ -116,6 +118,14 @@ impl Check {
     /// Which operations are scheduling points.
     pub fn points(mut self, points: Points) -> Check {
         self.points = points;
+        self
+    }
+
+    /// How calls of the library model are scheduled: one step each, or at
+    /// the library's own atomics and waits (by default, the strategy's:
+    /// see [`PointModel::default_for`]).
+    pub fn point_model(mut self, model: PointModel) -> Check {
+        self.point_model = Some(model);
         self
     }
 
@@ -213,7 +223,7 @@ impl Check {
                 jobs: Request::default_jobs(self.strategy),
                 ..ExploreOptions::default()
             },
-            instrument: Request::instrument_for(self.strategy, self.points, self.races),
+            instrument: Request::instrument_for(self.strategy, self.point_model, self.points, self.races),
             minimize: self.minimize,
         }
     }

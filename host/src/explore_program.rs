@@ -7,7 +7,7 @@ use crate::execution::Setup;
 use crate::explore::search_again_at_races::search_again_at_racy_sites;
 use crate::explore::{Exhausted, Exploration, ExploreOptions, Progress, Withheld, explore};
 use crate::imunit::driver::unfired_events;
-use crate::instrument::{InstrumentOptions, Points};
+use crate::instrument::{InstrumentOptions, PointModel, Points};
 use crate::race::RaceMode;
 use crate::replay::file::Run;
 use crate::replay::finish::Finish;
@@ -41,18 +41,22 @@ pub struct Request {
 
 impl Request {
     /// The instrumentation an exploration with `strategy` needs: the
-    /// exhaustive search sees the C library's synchronisation as one step
-    /// per call, as model checkers do, and the race check logs accesses.
+    /// points and the point model asked for, else the strategy's (see
+    /// [`PointModel::default_for`] and [`PointModel::instrument`]), and
+    /// the race check's logging when it is on.
     pub fn instrument_for(
         strategy: Strategy,
+        model: Option<PointModel>,
         points: Points,
         races: RaceMode,
     ) -> InstrumentOptions {
+        let exhaustive = strategy == Strategy::Dpor;
         InstrumentOptions {
             points,
             log_calls: false,
-            library_steps: strategy == Strategy::Dpor,
-            ..InstrumentOptions::default()
+            ..model
+                .unwrap_or(PointModel::default_for(exhaustive))
+                .instrument(exhaustive)
         }
         .with_race_check(races != RaceMode::Off)
     }

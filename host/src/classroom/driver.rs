@@ -223,7 +223,7 @@ pub(crate) fn phase_request(
         },
         instrument: InstrumentOptions {
             log_calls: true,
-            ..Request::instrument_for(phase.strategy, Points::Sync, phase.races)
+            ..Request::instrument_for(phase.strategy, None, Points::Sync, phase.races)
         },
         minimize: true,
     }

@@ -4,7 +4,7 @@
 
 use super::files::{read_module, same_file};
 use crate::execution::Setup;
-use crate::instrument::Points;
+use crate::instrument::{PointModel, Points};
 use crate::output_paths::{Kind, Outputs};
 use crate::report::interleaving::{Focus, Layout};
 use crate::report::junit;
@@ -24,6 +24,15 @@ pub struct ModuleArgs {
     /// spawns, blocking WASI calls) or `memory` (also every plain load/store).
     #[arg(long, value_enum, default_value = "sync")]
     pub points: Points,
+    /// How a call of the C library's, libc++'s or Rust std's locks,
+    /// condition variables, once, channels, threads, allocation or stdio
+    /// is scheduled: `library-calls`, one step per call (an allocation no
+    /// scheduling point), blocking where the real call blocks, or
+    /// `sync-internals`, every atomic and wait inside the library is a
+    /// scheduling point. Default: `library-calls` for `--strategy dpor`,
+    /// `sync-internals` for every other strategy.
+    #[arg(long, value_enum)]
+    pub point_model: Option<PointModel>,
     /// Seed of the guest's WASI `random_get`.
     #[arg(long, default_value_t = 0)]
     pub random_seed: u64,
@@ -122,10 +131,6 @@ pub struct ModuleArgs {
     /// Report calls to the host (for `--unit-of-work`).
     #[arg(skip)]
     pub log_calls: bool,
-    /// Make each call of the C library's synchronisation, thread and
-    /// allocation functions one step (set by the exhaustive search).
-    #[arg(skip)]
-    pub library_steps: bool,
     /// Actor receives to deliver first (`weft actors`).
     #[arg(skip)]
     pub actor_schedule: Vec<u64>,
@@ -230,8 +235,10 @@ impl ModuleArgs {
         crate::instrument::InstrumentOptions {
             points: self.points,
             log_calls: self.log_calls,
-            library_steps: self.library_steps,
-            ..Default::default()
+            ..self
+                .point_model
+                .unwrap_or(PointModel::default_for(false))
+                .instrument(false)
         }
         .with_race_check(self.race_mode() != crate::race::RaceMode::Off)
     }

@@ -173,7 +173,7 @@ fn request(args: &mut ExploreArgs) -> Result<Request> {
         instrument: InstrumentOptions {
             // (`weft grade` logs calls, for its plain-words stories.)
             log_calls: args.module.log_calls,
-            ..Request::instrument_for(strategy, args.module.points, races)
+            ..Request::instrument_for(strategy, args.module.point_model, args.module.points, races)
         },
         minimize: !args.output.no_minimize,
     })

@@ -49,6 +49,80 @@ pub enum Points {
     Memory,
 }
 
+/// How the calls of the library model are scheduled: the C library's,
+/// libc++'s and Rust std's locks, condition variables, once, channels,
+/// thread creation, join and exit, allocation and stdio (see
+/// [`crate::library::steps`]). A replay file records the model it was made
+/// with ([`PointModel::NAME_FIELD`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum PointModel {
+    /// Each call is one step: a scheduling point where the call starts
+    /// (none where it allocates), none inside the library's code. A call
+    /// that must wait (a held lock, an empty channel) blocks its thread
+    /// inside that step until another thread's step lets it go on.
+    LibraryCalls,
+    /// The library's own atomics, waits and spawns are scheduling points,
+    /// as they are in the program (the model of replay files that name
+    /// none is the one their instrumentation gives).
+    SyncInternals,
+}
+
+impl PointModel {
+    /// The replay file's field that names the model.
+    pub const NAME_FIELD: &'static str = "point_model";
+
+    /// Every model this build knows.
+    pub const ALL: [PointModel; 2] = [PointModel::LibraryCalls, PointModel::SyncInternals];
+
+    /// Its name, as the command line and replay files spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PointModel::LibraryCalls => "library-calls",
+            PointModel::SyncInternals => "sync-internals",
+        }
+    }
+
+    /// The model used where none is asked for: library calls for the
+    /// exhaustive search (`exhaustive`), which has always stepped over
+    /// them, the library's internals for every other strategy.
+    pub fn default_for(exhaustive: bool) -> PointModel {
+        if exhaustive {
+            PointModel::LibraryCalls
+        } else {
+            PointModel::SyncInternals
+        }
+    }
+
+    /// The model named `name`, if this build knows it.
+    pub fn named(name: &str) -> Option<PointModel> {
+        PointModel::ALL.into_iter().find(|model| model.name() == name)
+    }
+
+    /// The model of code instrumented with `options`.
+    pub fn of(options: &InstrumentOptions) -> PointModel {
+        if options.library_steps {
+            PointModel::LibraryCalls
+        } else {
+            PointModel::SyncInternals
+        }
+    }
+
+    /// The instrumentation of the model (points, logging and the rest
+    /// left as by default): under [`PointModel::LibraryCalls`], each call
+    /// of the library model is one step, and an allocation one is no
+    /// scheduling point unless `exhaustive` (the exhaustive search's
+    /// library model commutes those steps by their records).
+    pub fn instrument(self, exhaustive: bool) -> InstrumentOptions {
+        let library_steps = self == PointModel::LibraryCalls;
+        InstrumentOptions {
+            library_steps,
+            quiet_allocation: library_steps && !exhaustive,
+            ..InstrumentOptions::default()
+        }
+    }
+}
+
 impl Points {
     /// Where threads may switch, in words (for verdicts that hold only for
     /// the points in use).
@@ -90,12 +164,24 @@ pub struct InstrumentOptions {
     /// the library's synchronisation is built on that.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failed_cas_reads: bool,
-    /// Make each call of the C library's synchronisation, thread and
-    /// allocation functions one step (see [`crate::abi::RT_LIBRARY_BEGIN`]):
-    /// the exhaustive search then sees the program's synchronisation, not
-    /// the instructions inside the library.
+    /// Make each call of the library model one step (see
+    /// [`crate::abi::RT_LIBRARY_BEGIN`] and [`PointModel::LibraryCalls`]):
+    /// strategies then see the program's synchronisation, not the
+    /// instructions inside the library. Off by default here, the rewrite
+    /// of the instructions as they are; the commands choose it through
+    /// their [`PointModel`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub library_steps: bool,
+    /// With `library_steps`: a call of the allocator (`malloc`, `free`,
+    /// ...) is one step but no scheduling point (see
+    /// [`crate::abi::RT_LIBRARY_ENTER`]): what it does is the allocator's
+    /// private bookkeeping, which commutes with everything the program
+    /// does, so a switch there shows nothing a switch at the thread's
+    /// point before it does not. (The exhaustive search keeps each such
+    /// call a step: its library model commutes them by their records.
+    /// Replay files made before it existed leave it out.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quiet_allocation: bool,
 }
 
 impl InstrumentOptions {

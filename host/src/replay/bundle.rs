@@ -176,6 +176,7 @@ mod tests {
                 path: "../build/m.wasm".into(),
                 blake3: "ab".repeat(32),
             },
+            point_model: None,
             instrument: InstrumentOptions::default(),
             run: Setup::default(),
             found_by: FoundBy {

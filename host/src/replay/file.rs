@@ -7,7 +7,11 @@
 //!   "format": "weft-replay",        fixed marker
 //!   "version": 2,                   bumped on any incompatible change
 //!   "module": { "path": "...", "blake3": "<64 hex>" },
-//!   "instrument": { "points": "sync" | "memory" },
+//!   "point_model": "library-calls" | "sync-internals",
+//!                                   how library calls are scheduled (files
+//!                                   written before it existed name none:
+//!                                   theirs is the one `instrument` gives)
+//!   "instrument": { "points": "sync" | "memory", "library_steps": true },
 //!   "run": { "args": [...], "random_seed": 0, "limits": { ... } },
 //!   "found_by": { "strategy": "random" | "pct", "seed": 7, "pct_depth": 3, "execution": 12 },
 //!   "decisions": [0, 1, 1, ...],     thread chosen wherever several could run
@@ -20,7 +24,7 @@
 //! either mismatch is reported, never silently accepted.
 
 use crate::execution::Setup;
-use crate::instrument::InstrumentOptions;
+use crate::instrument::{InstrumentOptions, PointModel};
 use crate::runtime::Failure;
 use crate::sched::Strategy;
 use crate::trace::{ThreadId, TraceHash};
@@ -75,6 +79,11 @@ pub struct ReplayFile {
     pub version: u32,
     /// The module.
     pub module: ModuleRef,
+    /// The point model it was made with: always written now; a file
+    /// written before names none, and its model is the one its
+    /// instrumentation gives ([`PointModel::of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point_model: Option<PointModel>,
     /// Instrumentation options.
     pub instrument: InstrumentOptions,
     /// Arguments, random seed and limits.
@@ -110,6 +119,17 @@ pub enum ReplayFileError {
         path: String,
         /// What is wrong.
         message: String,
+    },
+    /// The file was made under a point model this build does not know.
+    #[error(
+        "`{path}` was made under the point model `{found}`, which this weft does not know (it knows {}): replay it with the weft that wrote it",
+        known_models()
+    )]
+    UnknownModel {
+        /// The file.
+        path: String,
+        /// The model it names.
+        found: String,
     },
     /// The file has a version this build cannot read.
     #[error("`{path}` has replay format version {found}; this weft reads version {VERSION}")]
@@ -150,8 +170,27 @@ impl ReplayFile {
                 found: version,
             });
         }
+        match value.get(PointModel::NAME_FIELD) {
+            Some(serde_json::Value::String(name)) if PointModel::named(name).is_none() => {
+                return Err(ReplayFileError::UnknownModel {
+                    path: path.to_string(),
+                    found: name.clone(),
+                });
+            }
+            _ => {}
+        }
         let file: ReplayFile =
             serde_json::from_value(value).map_err(|e| malformed(e.to_string()))?;
+        if let Some(model) = file.point_model
+            && model != PointModel::of(&file.instrument)
+        {
+            return Err(malformed(format!(
+                "`\"{}\": \"{}\"` contradicts its `instrument` (`library_steps` is {})",
+                PointModel::NAME_FIELD,
+                model.name(),
+                file.instrument.library_steps
+            )));
+        }
         if file.module.blake3.len() != 64
             || !file.module.blake3.bytes().all(|b| b.is_ascii_hexdigit())
         {
@@ -189,6 +228,15 @@ impl ReplayFile {
     }
 }
 
+/// The models this build knows, as an error names them.
+fn known_models() -> String {
+    let names: Vec<String> = PointModel::ALL
+        .iter()
+        .map(|model| format!("`{}`", model.name()))
+        .collect();
+    names.join(" and ")
+}
+
 /// A module and how it was run, as a replay file records them.
 pub struct Run<'a> {
     /// The module's path.
@@ -216,6 +264,7 @@ pub fn write_replay(
             path: module_path_from(path, run.module).display().to_string(),
             blake3: blake3::hash(run.wasm).to_hex().to_string(),
         },
+        point_model: Some(PointModel::of(&run.instrument)),
         instrument: run.instrument,
         run: run.setup,
         found_by,
@@ -272,6 +321,7 @@ mod tests {
                 path: "m.wasm".into(),
                 blake3: "ab".repeat(32),
             },
+            point_model: Some(PointModel::SyncInternals),
             instrument: InstrumentOptions::default(),
             run: Setup::default(),
             found_by: FoundBy {
@@ -330,5 +380,32 @@ mod tests {
             ReplayFile::parse(&text, "f"),
             Err(ReplayFileError::Malformed { .. })
         ));
+    }
+
+    #[test]
+    fn names_its_point_model_and_refuses_one_it_does_not_know() {
+        let text = sample().to_json();
+        assert!(text.contains("\"point_model\": \"sync-internals\""), "{text}");
+        // A file written before models were named has the model of its
+        // instrumentation.
+        let before = text.replace("\"point_model\": \"sync-internals\",", "");
+        assert_eq!(ReplayFile::parse(&before, "f").unwrap().point_model, None);
+        let unknown = text.replace("\"sync-internals\"", "\"every-instruction\"");
+        match ReplayFile::parse(&unknown, "f") {
+            Err(error @ ReplayFileError::UnknownModel { .. }) => {
+                let said = error.to_string();
+                assert!(said.contains("`every-instruction`"), "{said}");
+                assert!(said.contains("`library-calls` and `sync-internals`"), "{said}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // A model its instrumentation contradicts is no file weft wrote.
+        let contradicted = text.replace("\"sync-internals\"", "\"library-calls\"");
+        match ReplayFile::parse(&contradicted, "f") {
+            Err(ReplayFileError::Malformed { message, .. }) => {
+                assert!(message.contains("contradicts"), "{message}")
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -276,6 +276,25 @@ async fn library_begin(
     Ok(())
 }
 
+/// `weft_rt.library_enter(function, argument)`: the thread calls a library
+/// function that is one step but no scheduling point (see
+/// [`abi::RT_LIBRARY_ENTER`]): outside any other step (and any atomic
+/// section) the points it passed before are recorded, and the step counts
+/// its points from here.
+fn library_enter(caller: Caller<'_, ThreadData>, _function: i32, _argument: i32) {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let thread = &exec.threads[me as usize];
+    if thread.library_depth == 0 && thread.atomic_depth == 0 {
+        // What is left of a budget the thread ran on is taken back: no
+        // point inside the step is a decision.
+        exec.drain_points(me);
+        exec.threads[me as usize].library_points = 0;
+    }
+    let depth = &mut exec.threads[me as usize].library_depth;
+    *depth = depth.saturating_add(1);
+}
+
 /// `weft_rt.library_end()`: the library function returns.
 fn library_end(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
@@ -405,6 +424,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
             Box::new(async move { library_begin(&mut caller, function, argument).await })
         },
     )?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_ENTER.name, library_enter)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_END.name, library_end)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_PAUSE.name, library_pause)?;
     linker.func_wrap_async(

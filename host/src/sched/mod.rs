@@ -136,11 +136,38 @@ impl NextOp {
     }
 
     /// [`NextOp::dependent`] for operations still to run: each counts as
-    /// changing memory if its kind may.
+    /// changing memory if its kind may. A library call still to run may
+    /// do anything to the library's state and to its object (its first
+    /// argument, see [`crate::abi::RT_LIBRARY_BEGIN`]): it conflicts with
+    /// every other call, and with any access to the
+    /// [`LIBRARY_OBJECT_BYTES`] from that argument.
     pub fn conflicts(&self, other: &NextOp) -> bool {
-        self.dependent(self.kind.writes(), other, other.kind.writes())
+        match (self.kind == AccessKind::Call, other.kind == AccessKind::Call) {
+            (true, true) => true,
+            (true, false) => other.touches_object_of(self),
+            (false, true) => self.touches_object_of(other),
+            (false, false) => self.dependent(self.kind.writes(), other, other.kind.writes()),
+        }
+    }
+
+    /// Whether this access touches the object of the library call `call`.
+    fn touches_object_of(&self, call: &NextOp) -> bool {
+        let object = (
+            u64::from(call.src),
+            u64::from(call.src) + LIBRARY_OBJECT_BYTES,
+        );
+        self.ranges(true)
+            .iter()
+            .any(|&(a0, a1, _)| a0 < object.1 && object.0 < a1)
     }
 }
+
+/// The bytes of a library call's object, from its address, that an
+/// operation still to run is taken to touch: the largest of the C
+/// library's synchronisation objects (a condition variable, 48 bytes),
+/// rounded up, which also holds a Rust lock and the condition variable
+/// beside it.
+pub const LIBRARY_OBJECT_BYTES: u64 = 64;
 
 /// The start of a *step*: what a thread does from resuming at a scheduling
 /// point to reaching its next one. Only schedulers that follow steps

@@ -145,4 +145,21 @@ mod tests {
         assert!(!copy.conflicts(&op(AccessKind::Load, 4)));
         assert!(copy.conflicts(&op(AccessKind::Load, 112)));
     }
+
+    #[test]
+    fn a_library_call_conflicts_with_calls_and_with_its_object() {
+        let op = |kind, addr| at(kind, addr).unwrap();
+        let lock = |mutex| NextOp {
+            kind: AccessKind::Call,
+            addr: 17,
+            len: 0,
+            src: mutex,
+            site: u32::MAX,
+        };
+        assert!(lock(1000).conflicts(&lock(2000)));
+        assert!(lock(1000).conflicts(&op(AccessKind::AtomicLoad, 1000)));
+        assert!(op(AccessKind::Load, 1040).conflicts(&lock(1000)));
+        assert!(!lock(1000).conflicts(&op(AccessKind::Store, 1064)));
+        assert!(!op(AccessKind::Store, 996).conflicts(&lock(1000)));
+    }
 }

@@ -28,6 +28,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     caller_memory: true,
     failed_cas_reads: true,
     library_steps: true,
+    quiet_allocation: false,
 };
 
 /// What the search for one property found.

@@ -70,7 +70,12 @@ impl Rewriter<'_> {
             } else {
                 f.instruction(&Instruction::I32Const(0));
             }
-            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_BEGIN)));
+            let begin = if self.is_quiet_step(func) {
+                &abi::RT_LIBRARY_ENTER
+            } else {
+                &abi::RT_LIBRARY_BEGIN
+            };
+            f.instruction(&Instruction::Call(self.rt_func(begin)));
         }
         markers
     }

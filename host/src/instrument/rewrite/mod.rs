@@ -85,6 +85,9 @@ pub(crate) struct Rewriter<'s> {
     /// With library steps: those of them that are a slow path of
     /// [`crate::library::steps::RUST_STD_SLOW_PATHS`].
     slow_paths: HashSet<u32>,
+    /// The library steps that are no scheduling points (allocation, under
+    /// [`InstrumentOptions::quiet_allocation`]), by original index.
+    quiet_steps: HashSet<u32>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -115,6 +118,7 @@ impl<'s> Rewriter<'s> {
             global_resets: Vec::new(),
             library_steps: HashSet::new(),
             slow_paths: HashSet::new(),
+            quiet_steps: HashSet::new(),
         };
         if options.library_steps {
             rewriter.find_library_steps();
@@ -133,6 +137,11 @@ impl<'s> Rewriter<'s> {
                 continue;
             }
             self.library_steps.insert(index);
+            let allocates = crate::library::functions::c_function(name)
+                .is_some_and(|f| f.object == crate::library::functions::Object::Heap);
+            if allocates && self.options.quiet_allocation {
+                self.quiet_steps.insert(index);
+            }
             let method = crate::library::steps::rust_std_library_step(name);
             if method
                 .is_some_and(|method| crate::library::steps::RUST_STD_SLOW_PATHS.contains(&method))
@@ -145,6 +154,12 @@ impl<'s> Rewriter<'s> {
     /// Whether function `func` (original index) is one library step.
     pub(super) fn is_library_step(&self, func: u32) -> bool {
         self.library_steps.contains(&func)
+    }
+
+    /// Whether function `func` (original index) is a library step that is
+    /// no scheduling point.
+    pub(super) fn is_quiet_step(&self, func: u32) -> bool {
+        self.quiet_steps.contains(&func)
     }
 
     /// Whether accesses to the shared memory are logged (a module without
