@@ -15,7 +15,8 @@ report nothing.
     python3 bench/hunt.py [--weft target/release/weft] [--seeds 20]
                           [--correct-seeds 3] [--budget 10000]
                           [--correct-budget 1000] [--time-limit 120]
-                          [--only NAME ...] [--json OUT]
+                          [--only NAME ...] [--strategies NAME ...]
+                          [--point-model MODEL] [--json OUT]
 
 Each `weft explore` runs on one worker (`--jobs 1`); the script runs as
 many of them at once as the machine has cores. Execution i of an
@@ -45,12 +46,14 @@ def manifests(only):
         yield name, json.loads(path.read_text())
 
 
-def explore(weft, module, strategy, seed, budget, time_limit):
+def explore(weft, module, strategy, seed, budget, time_limit, point_model):
     """One exploration: (executions to the failure or None, executions run, kind)."""
     command = [
         weft, "explore", str(module), "--strategy", strategy, "--jobs", "1",
         "--iterations", str(budget), "--time-limit", f"{time_limit}s", "--json", "--no-save",
     ]
+    if point_model:
+        command += ["--point-model", point_model]
     if strategy not in SYSTEMATIC:
         command += ["--seed", str(seed)]
     out = subprocess.run(command, capture_output=True, text=True)
@@ -111,6 +114,11 @@ def main():
                         help="seconds per exploration (a spinning sample under dfs or dpor "
                              "runs every execution to its step limit)")
     parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--strategies", nargs="*", default=SAMPLING + SYSTEMATIC,
+                        help="the strategies to run (all by default)")
+    parser.add_argument("--point-model", choices=["library-calls", "sync-internals"],
+                        help="the point model of every exploration (each strategy's "
+                             "default when not given)")
     parser.add_argument("--json", help="also write every run's figures here")
     args = parser.parse_args()
 
@@ -122,7 +130,7 @@ def main():
         module = Path(args.samples) / f"{name}.wasm"
         if not module.exists():
             sys.exit(f"{module} is missing: build the samples first (./x samples)")
-        for strategy in SAMPLING + SYSTEMATIC:
+        for strategy in args.strategies:
             if strategy in SYSTEMATIC:
                 seeds = [0]
             elif manifest["expect"] == "failure":
@@ -135,7 +143,7 @@ def main():
                     budget = args.budget
                 jobs.append((name, module, strategy, seed, budget))
 
-    columns = SAMPLING + SYSTEMATIC
+    columns = args.strategies
     print(f"executions to the first failure: median/max of {args.seeds} seeds, "
           f"budget {args.budget} (dfs and dpor: one run; correct samples: "
           f"{args.correct_seeds} seeds of {args.correct_budget} executions, "
@@ -154,7 +162,8 @@ def main():
     workers = os.cpu_count() or 1
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
         futures = {
-            pool.submit(explore, args.weft, module, strategy, seed, budget, args.time_limit):
+            pool.submit(explore, args.weft, module, strategy, seed, budget, args.time_limit,
+                        args.point_model):
                 (name, strategy)
             for name, module, strategy, seed, budget in jobs
         }

@@ -223,7 +223,12 @@ impl Check {
                 jobs: Request::default_jobs(self.strategy),
                 ..ExploreOptions::default()
             },
-            instrument: Request::instrument_for(self.strategy, self.point_model, self.points, self.races),
+            instrument: Request::instrument_for(
+                self.strategy,
+                self.point_model,
+                self.points,
+                self.races,
+            ),
             minimize: self.minimize,
         }
     }

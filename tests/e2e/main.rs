@@ -26,6 +26,7 @@ mod memory_reuse;
 mod minimize;
 mod ordinary_programs;
 mod pages;
+mod point_models;
 mod projects;
 mod races;
 mod replay_files;

@@ -96,7 +96,9 @@ impl PointModel {
 
     /// The model named `name`, if this build knows it.
     pub fn named(name: &str) -> Option<PointModel> {
-        PointModel::ALL.into_iter().find(|model| model.name() == name)
+        PointModel::ALL
+            .into_iter()
+            .find(|model| model.name() == name)
     }
 
     /// The model of code instrumented with `options`.

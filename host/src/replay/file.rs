@@ -385,7 +385,10 @@ mod tests {
     #[test]
     fn names_its_point_model_and_refuses_one_it_does_not_know() {
         let text = sample().to_json();
-        assert!(text.contains("\"point_model\": \"sync-internals\""), "{text}");
+        assert!(
+            text.contains("\"point_model\": \"sync-internals\""),
+            "{text}"
+        );
         // A file written before models were named has the model of its
         // instrumentation.
         let before = text.replace("\"point_model\": \"sync-internals\",", "");
@@ -395,7 +398,10 @@ mod tests {
             Err(error @ ReplayFileError::UnknownModel { .. }) => {
                 let said = error.to_string();
                 assert!(said.contains("`every-instruction`"), "{said}");
-                assert!(said.contains("`library-calls` and `sync-internals`"), "{said}");
+                assert!(
+                    said.contains("`library-calls` and `sync-internals`"),
+                    "{said}"
+                );
             }
             other => panic!("{other:?}"),
         }

@@ -142,7 +142,10 @@ impl NextOp {
     /// every other call, and with any access to the
     /// [`LIBRARY_OBJECT_BYTES`] from that argument.
     pub fn conflicts(&self, other: &NextOp) -> bool {
-        match (self.kind == AccessKind::Call, other.kind == AccessKind::Call) {
+        match (
+            self.kind == AccessKind::Call,
+            other.kind == AccessKind::Call,
+        ) {
             (true, true) => true,
             (true, false) => other.touches_object_of(self),
             (false, true) => self.touches_object_of(other),
