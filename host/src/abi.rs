@@ -136,7 +136,7 @@ pub const RT_LIBRARY_BEGIN: Signature = Signature {
 /// `weft_rt.library_enter(function, argument)`: instead of
 /// [`RT_LIBRARY_BEGIN`] at the entry of an allocation function (`malloc`,
 /// `free`, ...) when a module is instrumented with
-/// [`quiet_allocation`](crate::instrument::InstrumentOptions::quiet_allocation):
+/// [`quiet_bookkeeping`](crate::instrument::InstrumentOptions::quiet_bookkeeping):
 /// the call is one step, as a library call is, but no scheduling point: the
 /// thread goes on into it from its step before (allocation commutes with
 /// everything the program does). Ends with [`RT_LIBRARY_END`].

@@ -73,7 +73,7 @@ fn a_switch_between_two_library_calls_of_one_thread_is_found_under_library_calls
                 serde_json::from_str(&std::fs::read_to_string(dir.path().join(replay)).unwrap())
                     .unwrap();
             assert_eq!(file["point_model"], "library-calls", "{said}");
-            assert_eq!(file["instrument"]["quiet_allocation"], true, "{said}");
+            assert_eq!(file["instrument"]["quiet_bookkeeping"], true, "{said}");
             let again = weft_in(dir.path(), &["replay", replay, "--json"]);
             assert_eq!(again.code, 1, "{said}: {}", again.stderr);
             assert_eq!(again.json()["trace_hash"], json["trace_hash"], "{said}");
@@ -135,7 +135,7 @@ fn the_exhaustive_search_steps_over_library_calls_unless_told_otherwise() {
             "sync-internals"
         };
         assert_eq!(file["point_model"], expected);
-        assert!(file["instrument"].get("quiet_allocation").is_none());
+        assert!(file["instrument"].get("quiet_bookkeeping").is_none());
         std::fs::remove_file(&replay).unwrap();
     }
 }

@@ -1,5 +1,7 @@
 //! Trace hashes pinned: every sample, seeds 0 to 20 under random and PCT,
-//! and the analyses' configurations (IMUnit schedules, atomic sets, call
+//! under each point model (the library's internals, as every replay file
+//! written before point models were named, and library calls), and the
+//! analyses' configurations (IMUnit schedules, atomic sets, call
 //! logging) on the samples that use them, give the hashes recorded in
 //! `tests/fixtures/trace-hashes.txt`. A change to the runtime that moves a
 //! scheduling point, a decision or an event fails here; a deliberate one
@@ -14,7 +16,7 @@
 use crate::support::{code_hash, root, sample, sample_names};
 use weft::execution::Setup;
 use weft::imunit::guard::ScheduleMode;
-use weft::instrument::{InstrumentOptions, Points};
+use weft::instrument::{InstrumentOptions, PointModel, Points};
 use weft::race::RaceMode;
 use weft::runtime::{Limits, RunConfig};
 use weft::sched::Strategy;
@@ -60,6 +62,19 @@ fn cases() -> Vec<Case> {
             run: base.clone(),
         })
         .collect();
+    // Every sample again under the point model `library-calls`, as the
+    // sampling strategies instrument it.
+    let library_calls = PointModel::LibraryCalls.instrument(false);
+    let under_library_calls: Vec<Case> = cases
+        .iter()
+        .map(|case| Case {
+            label: format!("{}/library-calls", case.label),
+            sample: case.sample.clone(),
+            options: library_calls,
+            run: base.clone(),
+        })
+        .collect();
+    cases.extend(under_library_calls);
     let schedule = "finishedAdd1 -> startingTake1, [startingTake2] -> startingAdd2";
     for mode in [ScheduleMode::Active, ScheduleMode::Passive] {
         cases.push(Case {
@@ -132,15 +147,23 @@ fn cases() -> Vec<Case> {
         "logger-c",
         "thread-pool-c",
     ] {
-        cases.push(Case {
-            label: format!("{name}/races-as-run"),
-            sample: name.into(),
-            options: as_run,
-            run: Setup {
-                races: RaceMode::Fail,
-                ..base.clone()
-            },
-        });
+        for (label, options) in [
+            ("races-as-run", as_run),
+            (
+                "races-as-run/library-calls",
+                library_calls.with_race_check(true),
+            ),
+        ] {
+            cases.push(Case {
+                label: format!("{name}/{label}"),
+                sample: name.into(),
+                options,
+                run: Setup {
+                    races: RaceMode::Fail,
+                    ..base.clone()
+                },
+            });
+        }
     }
     // The sites of plain-reorder-c's two variables, made scheduling points
     // as `--races schedule` would.

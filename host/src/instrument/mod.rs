@@ -119,7 +119,7 @@ impl PointModel {
         let library_steps = self == PointModel::LibraryCalls;
         InstrumentOptions {
             library_steps,
-            quiet_allocation: library_steps && !exhaustive,
+            quiet_bookkeeping: library_steps && !exhaustive,
             ..InstrumentOptions::default()
         }
     }
@@ -175,15 +175,17 @@ pub struct InstrumentOptions {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub library_steps: bool,
     /// With `library_steps`: a call of the allocator (`malloc`, `free`,
-    /// ...) is one step but no scheduling point (see
-    /// [`crate::abi::RT_LIBRARY_ENTER`]): what it does is the allocator's
-    /// private bookkeeping, which commutes with everything the program
-    /// does, so a switch there shows nothing a switch at the thread's
-    /// point before it does not. (The exhaustive search keeps each such
-    /// call a step: its library model commutes them by their records.
-    /// Replay files made before it existed leave it out.)
+    /// ...) or of the runtime's own set-up of a thread (see
+    /// [`crate::library::steps::is_quiet_bookkeeping_function`]) is one
+    /// step but no scheduling point (see [`crate::abi::RT_LIBRARY_ENTER`]):
+    /// what it does is the runtime's private bookkeeping, which commutes
+    /// with everything the program does, so a switch there shows nothing a
+    /// switch at the thread's point before it does not. (The exhaustive
+    /// search keeps each allocation a step: its library model commutes
+    /// those steps by their records. Replay files made before it existed
+    /// leave it out.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub quiet_allocation: bool,
+    pub quiet_bookkeeping: bool,
 }
 
 impl InstrumentOptions {

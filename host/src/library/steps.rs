@@ -129,6 +129,45 @@ pub(super) fn without_generics(path: &str) -> String {
     kept
 }
 
+/// Rust std's functions that set up a thread or its thread-local storage,
+/// by the end of their demangled path: the start routine every spawned
+/// thread runs before its closure (it calls the closure through a
+/// pointer, which ends the step), and the lazy creation of the key that
+/// runs thread-local destructors.
+pub const RUST_STD_THREAD_SETUP_METHODS: &[&str] = &[
+    "Thread::new::thread_start",
+    "thread_local::guard::key::enable",
+];
+
+/// The function every instance of a module with shared memory runs first,
+/// which initialises the memory once (the others wait for it).
+pub const MEMORY_INITIALISATION: &str = "__wasm_init_memory";
+
+/// Whether a call of the function named `name` (in the name section) is
+/// the runtime's private bookkeeping, one step but no scheduling point
+/// under [`crate::instrument::InstrumentOptions::quiet_bookkeeping`]: the
+/// C library's allocator ([`super::functions::Object::Heap`]), a thread's
+/// memory initialisation ([`MEMORY_INITIALISATION`]), and Rust std's
+/// thread set-up ([`RUST_STD_THREAD_SETUP_METHODS`]).
+pub fn is_quiet_bookkeeping_function(name: &str) -> bool {
+    if name == MEMORY_INITIALISATION
+        || super::functions::c_function(name)
+            .is_some_and(|f| f.object == super::functions::Object::Heap)
+    {
+        return true;
+    }
+    if !name.contains("std") {
+        return false;
+    }
+    let demangled = rustc_demangle::try_demangle(name).map(|d| format!("{d:#}"));
+    let path = without_generics(demangled.as_deref().unwrap_or(name));
+    path.starts_with("std::sys::")
+        && RUST_STD_THREAD_SETUP_METHODS.iter().any(|method| {
+            path.strip_suffix(method)
+                .is_some_and(|module| module.ends_with("::"))
+        })
+}
+
 /// Whether a call of the function named `name` (in the name section) is
 /// one step under [`crate::abi::RT_LIBRARY_BEGIN`]: one of the C library's
 /// that [`super::functions::C_FUNCTIONS`] marks as a step (locks,
@@ -151,6 +190,28 @@ pub fn is_library_step_function(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_runtimes_bookkeeping_is_known_by_name() {
+        for name in [
+            "malloc",
+            "dlfree",
+            "__wasm_init_memory",
+            "std::sys::thread::unix::Thread::new::thread_start",
+            "_ZN3std3sys6thread4unix6Thread3new12thread_start17h0123456789abcdefE",
+            "std::sys::thread_local::guard::key::enable",
+        ] {
+            assert!(is_quiet_bookkeeping_function(name), "{name}");
+        }
+        for name in [
+            "pthread_mutex_lock",
+            "std::sys::thread::unix::Thread::new",
+            "my_crate::Thread::new::thread_start",
+            "main",
+        ] {
+            assert!(!is_quiet_bookkeeping_function(name), "{name}");
+        }
+    }
 
     #[test]
     fn rust_std_steps_are_known_mangled_either_way_and_demangled() {

@@ -684,6 +684,7 @@ fn finish(mut state: ExecState) -> ExecutionResult {
         labels,
         threads,
         step,
+        library_points,
         atomic_sections,
         unenumerated,
         limit_watch:
@@ -708,7 +709,7 @@ fn finish(mut state: ExecState) -> ExecutionResult {
         None
     };
     scheduler.observe(Notice::ExecutionEnded {
-        steps: step,
+        steps: step - library_points,
         went_fair: fair_from.is_some(),
     });
     let outcome = end.unwrap_or(Outcome::HostError(

@@ -155,13 +155,18 @@ impl NextOp {
 
     /// Whether this access touches the object of the library call `call`.
     fn touches_object_of(&self, call: &NextOp) -> bool {
-        let object = (
-            u64::from(call.src),
-            u64::from(call.src) + LIBRARY_OBJECT_BYTES,
-        );
-        self.ranges(true)
-            .iter()
-            .any(|&(a0, a1, _)| a0 < object.1 && object.0 < a1)
+        call.object().is_some_and(|object| {
+            self.ranges(true)
+                .iter()
+                .any(|&(a0, a1, _)| a0 < object.end && object.start < a1)
+        })
+    }
+
+    /// For a library call still to run: the bytes of its object taken to
+    /// be touched ([`LIBRARY_OBJECT_BYTES`] from its first argument).
+    pub fn object(&self) -> Option<std::ops::Range<u64>> {
+        (self.kind == AccessKind::Call)
+            .then(|| u64::from(self.src)..u64::from(self.src) + LIBRARY_OBJECT_BYTES)
     }
 }
 
@@ -365,7 +370,8 @@ pub enum Notice<'a> {
     /// The execution ended after `steps` scheduling points; `went_fair`
     /// when it reached its step limit and went on under a fair schedule.
     ExecutionEnded {
-        /// Scheduling points of the execution.
+        /// Scheduling points of the execution, of its point model (see
+        /// `runtime::state::ExecState::model_step`).
         steps: u64,
         /// Whether it went past its step limit.
         went_fair: bool,

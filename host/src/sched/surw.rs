@@ -47,7 +47,7 @@ use crate::instrument::AccessKind;
 use crate::trace::{Event, EventKind, ThreadId};
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// What SURW knows of a program from earlier executions.
@@ -125,7 +125,7 @@ impl SurwPlan {
 
     /// The interesting addresses of the execution seeded with `seed`:
     /// every shared one for even seeds, one drawn with `rng` for odd ones.
-    fn select(&self, seed: u64, rng: &mut Pcg64Mcg) -> HashSet<u32> {
+    fn select(&self, seed: u64, rng: &mut Pcg64Mcg) -> BTreeSet<u32> {
         if seed.is_multiple_of(2) || self.shared.is_empty() {
             return self.shared.keys().copied().collect();
         }
@@ -135,7 +135,7 @@ impl SurwPlan {
 
     /// Each thread's weight (by id) when `selected` are the interesting
     /// addresses: its own accesses to them and its descendants'.
-    fn weights(&self, selected: &HashSet<u32>) -> Vec<u64> {
+    fn weights(&self, selected: &BTreeSet<u32>) -> Vec<u64> {
         let mut weights = vec![0; self.parents.len()];
         for (addr, counts) in &self.shared {
             if !selected.contains(addr) {
@@ -165,7 +165,7 @@ pub struct SurwScheduler {
     seed: u64,
     plan: Arc<SurwPlan>,
     /// This execution's interesting addresses.
-    selected: HashSet<u32>,
+    selected: BTreeSet<u32>,
     /// Interesting events each thread (with the threads it has yet to
     /// create) still has, by thread id.
     weight: Vec<u64>,
@@ -184,7 +184,7 @@ impl SurwScheduler {
             rng: Pcg64Mcg::seed_from_u64(seed),
             seed,
             plan,
-            selected: HashSet::new(),
+            selected: BTreeSet::new(),
             weight: Vec::new(),
             intended: None,
             set_aside: Vec::new(),
@@ -195,10 +195,19 @@ impl SurwScheduler {
         self.weight.get(id as usize).copied().unwrap_or(0).max(1)
     }
 
+    /// Whether the thread's next operation is interesting: an access to a
+    /// selected address, or a library call whose object holds one.
     fn interesting(&self, thread: &ThreadView) -> bool {
-        thread
-            .next
-            .is_some_and(|op| self.selected.contains(&op.addr))
+        thread.next.is_some_and(|op| match op.object() {
+            Some(object) => {
+                let (start, end) = (
+                    object.start as u32,
+                    object.end.min(u64::from(u32::MAX)) as u32,
+                );
+                self.selected.range(start..end).next().is_some()
+            }
+            None => self.selected.contains(&op.addr),
+        })
     }
 
     /// Draws the thread to do the next interesting event among `free`,
@@ -300,6 +309,7 @@ impl Scheduler for SurwScheduler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
 
     fn access(
         thread: ThreadId,
@@ -339,7 +349,7 @@ mod tests {
         // Thread 1 made two accesses to 8; thread 0 one, plus its child's.
         let all = plan.select(0, &mut Pcg64Mcg::seed_from_u64(0));
         assert_eq!(plan.weights(&all), vec![3, 2]);
-        assert_eq!(plan.weights(&HashSet::new()), vec![0, 0]);
+        assert_eq!(plan.weights(&BTreeSet::new()), vec![0, 0]);
     }
 
     #[test]
@@ -363,6 +373,27 @@ mod tests {
             seen.extend(one);
         }
         assert_eq!(seen, HashSet::from([8, 16, 24]));
+    }
+
+    #[test]
+    fn a_library_call_on_an_object_that_holds_a_selected_address_is_interesting() {
+        let mut surw = SurwScheduler::new(0, Arc::new(SurwPlan::default()));
+        surw.selected = BTreeSet::from([1004]);
+        let mut view = crate::sched::tests::views(&[0])[0];
+        let call = |mutex| crate::sched::NextOp {
+            kind: AccessKind::Call,
+            addr: 12,
+            len: 0,
+            src: mutex,
+            site: u32::MAX,
+        };
+        view.next = Some(call(1000));
+        assert!(surw.interesting(&view));
+        view.next = Some(call(1008));
+        assert!(!surw.interesting(&view));
+        // A call's function index is no address.
+        surw.selected = BTreeSet::from([12]);
+        assert!(!surw.interesting(&view));
     }
 
     #[test]

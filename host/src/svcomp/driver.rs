@@ -28,7 +28,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     caller_memory: true,
     failed_cas_reads: true,
     library_steps: true,
-    quiet_allocation: false,
+    quiet_bookkeeping: false,
 };
 
 /// What the search for one property found.

@@ -85,8 +85,9 @@ pub(crate) struct Rewriter<'s> {
     /// With library steps: those of them that are a slow path of
     /// [`crate::library::steps::RUST_STD_SLOW_PATHS`].
     slow_paths: HashSet<u32>,
-    /// The library steps that are no scheduling points (allocation, under
-    /// [`InstrumentOptions::quiet_allocation`]), by original index.
+    /// The library steps that are no scheduling points (the runtime's
+    /// bookkeeping, under [`InstrumentOptions::quiet_bookkeeping`]), by
+    /// original index.
     quiet_steps: HashSet<u32>,
 }
 
@@ -133,15 +134,16 @@ impl<'s> Rewriter<'s> {
     /// which of those are slow paths of Rust std's locks.
     fn find_library_steps(&mut self) {
         for (&index, name) in &self.survey.func_names {
+            let quiet = self.options.quiet_bookkeeping
+                && crate::library::steps::is_quiet_bookkeeping_function(name);
+            if quiet {
+                self.library_steps.insert(index);
+                self.quiet_steps.insert(index);
+            }
             if !crate::library::steps::is_library_step_function(name) {
                 continue;
             }
             self.library_steps.insert(index);
-            let allocates = crate::library::functions::c_function(name)
-                .is_some_and(|f| f.object == crate::library::functions::Object::Heap);
-            if allocates && self.options.quiet_allocation {
-                self.quiet_steps.insert(index);
-            }
             let method = crate::library::steps::rust_std_library_step(name);
             if method
                 .is_some_and(|method| crate::library::steps::RUST_STD_SLOW_PATHS.contains(&method))

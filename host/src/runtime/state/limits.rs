@@ -156,12 +156,28 @@ impl ExecState {
     /// time, and a sleeper or timed waiter left out may now be due.
     pub(super) fn step_passed(&mut self) {
         self.step += 1;
+        if self.threads[self.current as usize]
+            .library_step_room()
+            .is_some()
+        {
+            self.library_points += 1;
+        }
         if self.sleeps == Sleeps::Timed {
             self.clock_ns += STEP_NS;
             if self.next_wake.is_some_and(|wake| wake <= self.clock_ns) {
                 self.enabled_stale = true;
             }
         }
+    }
+
+    /// The scheduling points of the point model so far, the step a
+    /// scheduler is told: the points but those passed inside library
+    /// steps (a strategy that spreads its decisions over an execution's
+    /// steps, as PCT places its change points, spreads them over the
+    /// program's own points, not over a lock's spinning inside the
+    /// library). Under the model of the library's internals, every point.
+    pub fn model_step(&self) -> u64 {
+        self.step - self.library_points
     }
 
     /// The bytes of shared memory the guest can see (0 without one).

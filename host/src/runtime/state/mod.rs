@@ -43,6 +43,9 @@ pub(crate) struct ExecState {
     pub current: ThreadId,
     /// Scheduling points so far.
     pub step: u64,
+    /// Of those, the points passed inside library steps, which are no
+    /// scheduling points of the point model (see [`ExecState::model_step`]).
+    pub library_points: u64,
     pub trace: TraceRecorder,
     /// The thread chosen at every point where more than one was enabled.
     pub decisions: Vec<ThreadId>,
@@ -121,6 +124,7 @@ impl ExecState {
             live: Vec::new(),
             current: 0,
             step: 0,
+            library_points: 0,
             trace: TraceRecorder::default(),
             decisions: Vec::with_capacity(256),
             preemptions: Vec::new(),

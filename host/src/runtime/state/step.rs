@@ -85,7 +85,7 @@ impl ExecState {
             // Inside an atomic section the thread keeps running.
             Ok(me)
         } else {
-            self.scheduler.choose(&self.enabled, current, self.step)
+            self.scheduler.choose(&self.enabled, current, self.model_step())
         };
         let chosen = match chosen {
             Ok(chosen) if self.enabled.iter().any(|t| t.id == chosen) => chosen,
@@ -169,7 +169,7 @@ impl ExecState {
         }
         let keeps = self
             .scheduler
-            .keeps(&self.enabled, me, self.step, most)
+            .keeps(&self.enabled, me, self.model_step(), most)
             .min(most);
         if keeps > 0 {
             buffer.grant(keeps);
