@@ -52,7 +52,7 @@ pub struct Check {
     pct_depth: u32,
     races: RaceMode,
     points: Points,
-    point_model: Option<PointModel>,
+    point_model: PointModel,
     save_failure: Option<PathBuf>,
     minimize: bool,
     args: Vec<String>,
@@ -71,7 +71,7 @@ impl Check {
             pct_depth: defaults.pct_depth,
             races: RaceMode::Fail,
             points: Points::default(),
-            point_model: None,
+            point_model: PointModel::default(),
             save_failure: None,
             minimize: true,
             args: Vec::new(),
@@ -121,11 +121,10 @@ impl Check {
         self
     }
 
-    /// How calls of the library model are scheduled: one step each, or at
-    /// the library's own atomics and waits (by default, the strategy's:
-    /// see [`PointModel::default_for`]).
+    /// How calls of the library model are scheduled: one step each (the
+    /// default), or at the library's own atomics and waits.
     pub fn point_model(mut self, model: PointModel) -> Check {
-        self.point_model = Some(model);
+        self.point_model = model;
         self
     }
 

@@ -41,22 +41,19 @@ pub struct Request {
 
 impl Request {
     /// The instrumentation an exploration with `strategy` needs: the
-    /// points and the point model asked for, else the strategy's (see
-    /// [`PointModel::default_for`] and [`PointModel::instrument`]), and
-    /// the race check's logging when it is on.
+    /// points and the point model asked for (see
+    /// [`PointModel::instrument`]), and the race check's logging when it
+    /// is on.
     pub fn instrument_for(
         strategy: Strategy,
-        model: Option<PointModel>,
+        model: PointModel,
         points: Points,
         races: RaceMode,
     ) -> InstrumentOptions {
-        let exhaustive = strategy == Strategy::Dpor;
         InstrumentOptions {
             points,
             log_calls: false,
-            ..model
-                .unwrap_or(PointModel::default_for(exhaustive))
-                .instrument(exhaustive)
+            ..model.instrument(strategy == Strategy::Dpor)
         }
         .with_race_check(races != RaceMode::Off)
     }

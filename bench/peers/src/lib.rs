@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use weft::execution::Setup;
 use weft::explore::{ExploreOptions, explore};
-use weft::instrument::{InstrumentOptions, Points};
+use weft::instrument::{InstrumentOptions, PointModel, Points};
 use weft::race::RaceMode;
 use weft::runtime::{Limits, Program, RunConfig};
 use weft::sched::Strategy;
@@ -31,11 +31,12 @@ impl Increments {
             wasm = without_debug_information(&wasm)?;
         }
         let races = if races { RaceMode::Fail } else { RaceMode::Off };
+        // The instrumentation of the commands: each call of the library
+        // model one step.
         let instrument = InstrumentOptions {
             points: Points::Sync,
             log_calls: false,
-            library_steps: false,
-            ..InstrumentOptions::default()
+            ..PointModel::LibraryCalls.instrument(false)
         }
         // The race check as the commands run it.
         .with_race_check(races != RaceMode::Off);

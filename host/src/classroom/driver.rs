@@ -11,7 +11,7 @@ use crate::execution::Setup;
 use crate::explain::Story;
 use crate::explore::{Exhausted, Exploration, ExploreOptions};
 use crate::explore_program::{Explored, NothingFinished, Request, explore_program};
-use crate::instrument::{InstrumentOptions, Points};
+use crate::instrument::{InstrumentOptions, PointModel, Points};
 use crate::race::RaceMode;
 use crate::report::text::{Report, Shape};
 use crate::runtime::{Limits, RunConfig};
@@ -223,7 +223,7 @@ pub(crate) fn phase_request(
         },
         instrument: InstrumentOptions {
             log_calls: true,
-            ..Request::instrument_for(phase.strategy, None, Points::Sync, phase.races)
+            ..Request::instrument_for(phase.strategy, PointModel::default(), Points::Sync, phase.races)
         },
         minimize: true,
     }

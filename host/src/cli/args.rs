@@ -29,10 +29,10 @@ pub struct ModuleArgs {
     /// is scheduled: `library-calls`, one step per call (an allocation no
     /// scheduling point), blocking where the real call blocks, or
     /// `sync-internals`, every atomic and wait inside the library is a
-    /// scheduling point. Default: `library-calls` for `--strategy dpor`,
-    /// `sync-internals` for every other strategy.
-    #[arg(long, value_enum)]
-    pub point_model: Option<PointModel>,
+    /// scheduling point (the model of replay files written before models
+    /// were named).
+    #[arg(long, value_enum, default_value = "library-calls")]
+    pub point_model: PointModel,
     /// Seed of the guest's WASI `random_get`.
     #[arg(long, default_value_t = 0)]
     pub random_seed: u64,
@@ -235,10 +235,7 @@ impl ModuleArgs {
         crate::instrument::InstrumentOptions {
             points: self.points,
             log_calls: self.log_calls,
-            ..self
-                .point_model
-                .unwrap_or(PointModel::default_for(false))
-                .instrument(false)
+            ..self.point_model.instrument(false)
         }
         .with_race_check(self.race_mode() != crate::race::RaceMode::Off)
     }

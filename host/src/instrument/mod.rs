@@ -54,13 +54,17 @@ pub enum Points {
 /// thread creation, join and exit, allocation and stdio (see
 /// [`crate::library::steps`]). A replay file records the model it was made
 /// with ([`PointModel::NAME_FIELD`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum PointModel {
     /// Each call is one step: a scheduling point where the call starts
     /// (none where it allocates), none inside the library's code. A call
     /// that must wait (a held lock, an empty channel) blocks its thread
-    /// inside that step until another thread's step lets it go on.
+    /// inside that step until another thread's step lets it go on. The
+    /// default of every strategy.
+    #[default]
     LibraryCalls,
     /// The library's own atomics, waits and spawns are scheduling points,
     /// as they are in the program (the model of replay files that name
@@ -80,17 +84,6 @@ impl PointModel {
         match self {
             PointModel::LibraryCalls => "library-calls",
             PointModel::SyncInternals => "sync-internals",
-        }
-    }
-
-    /// The model used where none is asked for: library calls for the
-    /// exhaustive search (`exhaustive`), which has always stepped over
-    /// them, the library's internals for every other strategy.
-    pub fn default_for(exhaustive: bool) -> PointModel {
-        if exhaustive {
-            PointModel::LibraryCalls
-        } else {
-            PointModel::SyncInternals
         }
     }
 
