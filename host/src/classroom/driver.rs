@@ -223,7 +223,12 @@ pub(crate) fn phase_request(
         },
         instrument: InstrumentOptions {
             log_calls: true,
-            ..Request::instrument_for(phase.strategy, PointModel::default(), Points::Sync, phase.races)
+            ..Request::instrument_for(
+                phase.strategy,
+                PointModel::default(),
+                Points::Sync,
+                phase.races,
+            )
         },
         minimize: true,
     }

@@ -85,7 +85,8 @@ impl ExecState {
             // Inside an atomic section the thread keeps running.
             Ok(me)
         } else {
-            self.scheduler.choose(&self.enabled, current, self.model_step())
+            self.scheduler
+                .choose(&self.enabled, current, self.model_step())
         };
         let chosen = match chosen {
             Ok(chosen) if self.enabled.iter().any(|t| t.id == chosen) => chosen,
