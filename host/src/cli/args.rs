@@ -26,8 +26,9 @@ pub struct ModuleArgs {
     pub points: Points,
     /// How a call of the C library's, libc++'s or Rust std's locks,
     /// condition variables, once, channels, threads, allocation or stdio
-    /// is scheduled: `library-calls`, one step per call (an allocation no
-    /// scheduling point), blocking where the real call blocks, or
+    /// is scheduled: `library-calls`, one step per call (the runtime's
+    /// allocation and thread set-up no scheduling point), blocking where
+    /// the real call blocks, or
     /// `sync-internals`, every atomic and wait inside the library is a
     /// scheduling point (the model of replay files written before models
     /// were named).

@@ -60,7 +60,8 @@ pub enum Points {
 #[serde(rename_all = "kebab-case")]
 pub enum PointModel {
     /// Each call is one step: a scheduling point where the call starts
-    /// (none where it allocates), none inside the library's code. A call
+    /// (none where the runtime allocates or sets a thread up), none inside
+    /// the library's code. A call
     /// that must wait (a held lock, an empty channel) blocks its thread
     /// inside that step until another thread's step lets it go on. The
     /// default of every strategy.
@@ -105,9 +106,10 @@ impl PointModel {
 
     /// The instrumentation of the model (points, logging and the rest
     /// left as by default): under [`PointModel::LibraryCalls`], each call
-    /// of the library model is one step, and an allocation one is no
-    /// scheduling point unless `exhaustive` (the exhaustive search's
-    /// library model commutes those steps by their records).
+    /// of the library model is one step, and the runtime's bookkeeping
+    /// ([`InstrumentOptions::quiet_bookkeeping`]) is no scheduling point
+    /// unless `exhaustive` (the exhaustive search's library model commutes
+    /// allocation steps by their records).
     pub fn instrument(self, exhaustive: bool) -> InstrumentOptions {
         let library_steps = self == PointModel::LibraryCalls;
         InstrumentOptions {
