@@ -67,11 +67,7 @@ pub const RUST_STD_CHANNEL_METHODS: &[&str] = &[
 /// [`RUST_STD_CHANNEL_METHODS`] (or `Barrier::wait`) that the function
 /// named `name` is, mangled (legacy or v0) or demangled.
 pub fn rust_std_library_step(name: &str) -> Option<&'static str> {
-    if !name.contains("std") {
-        return None;
-    }
-    let demangled = rustc_demangle::try_demangle(name).map(|d| format!("{d:#}"));
-    let path = without_generics(demangled.as_deref().unwrap_or(name));
+    let path = rust_std_path(name)?;
     if path.starts_with("std::sync::") && path.ends_with("::Barrier::wait") {
         return Some("Barrier::wait");
     }
@@ -82,16 +78,29 @@ pub fn rust_std_library_step(name: &str) -> Option<&'static str> {
                 .is_some_and(|kind| matches!(kind, "list::" | "array::" | "zero::"))
         });
     }
+    std_sys_method(&path, RUST_STD_LIBRARY_STEP_METHODS)
+}
+
+/// The demangled path of the function named `name` (mangled, legacy or
+/// v0, or not), without generic arguments, when it may be Rust std's.
+fn rust_std_path(name: &str) -> Option<String> {
+    if !name.contains("std") {
+        return None;
+    }
+    let demangled = rustc_demangle::try_demangle(name).map(|d| format!("{d:#}"));
+    Some(without_generics(demangled.as_deref().unwrap_or(name)))
+}
+
+/// The entry of `methods` that `path` ends with, in a module under
+/// `std::sys` (whose module paths change between Rust releases).
+fn std_sys_method(path: &str, methods: &[&'static str]) -> Option<&'static str> {
     if !path.starts_with("std::sys::") {
         return None;
     }
-    RUST_STD_LIBRARY_STEP_METHODS
-        .iter()
-        .copied()
-        .find(|method| {
-            path.strip_suffix(method)
-                .is_some_and(|module| module.ends_with("::"))
-        })
+    methods.iter().copied().find(|method| {
+        path.strip_suffix(method)
+            .is_some_and(|module| module.ends_with("::"))
+    })
 }
 
 /// The methods of [`RUST_STD_LIBRARY_STEP_METHODS`] that Rust std calls
@@ -156,16 +165,8 @@ pub fn is_quiet_bookkeeping_function(name: &str) -> bool {
     {
         return true;
     }
-    if !name.contains("std") {
-        return false;
-    }
-    let demangled = rustc_demangle::try_demangle(name).map(|d| format!("{d:#}"));
-    let path = without_generics(demangled.as_deref().unwrap_or(name));
-    path.starts_with("std::sys::")
-        && RUST_STD_THREAD_SETUP_METHODS.iter().any(|method| {
-            path.strip_suffix(method)
-                .is_some_and(|module| module.ends_with("::"))
-        })
+    rust_std_path(name)
+        .is_some_and(|path| std_sys_method(&path, RUST_STD_THREAD_SETUP_METHODS).is_some())
 }
 
 /// Whether a call of the function named `name` (in the name section) is

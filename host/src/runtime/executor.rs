@@ -684,7 +684,7 @@ fn finish(mut state: ExecState) -> ExecutionResult {
         labels,
         threads,
         step,
-        library_points,
+        points_in_library_steps,
         atomic_sections,
         unenumerated,
         limit_watch:
@@ -709,7 +709,7 @@ fn finish(mut state: ExecState) -> ExecutionResult {
         None
     };
     scheduler.observe(Notice::ExecutionEnded {
-        steps: step - library_points,
+        steps: step - points_in_library_steps,
         went_fair: fair_from.is_some(),
     });
     let outcome = end.unwrap_or(Outcome::HostError(

@@ -279,17 +279,13 @@ async fn library_begin(
 /// `weft_rt.library_enter(function, argument)`: the thread calls a library
 /// function that is one step but no scheduling point (see
 /// [`abi::RT_LIBRARY_ENTER`]): outside any other step (and any atomic
-/// section) the points it passed before are recorded, and the step counts
-/// its points from here.
+/// section), the step starts here without a decision.
 fn library_enter(caller: Caller<'_, ThreadData>, _function: i32, _argument: i32) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     let thread = &exec.threads[me as usize];
     if thread.library_depth == 0 && thread.atomic_depth == 0 {
-        // What is left of a budget the thread ran on is taken back: no
-        // point inside the step is a decision.
-        exec.drain_points(me);
-        exec.threads[me as usize].library_points = 0;
+        library_step_counts(&mut exec, me);
     }
     let depth = &mut exec.threads[me as usize].library_depth;
     *depth = depth.saturating_add(1);
@@ -359,10 +355,18 @@ async fn library_step_resumes(
         return Err(wasmtime::Error::new(Ended));
     }
     if starts {
-        exec.drain_points(me);
-        exec.threads[me as usize].library_points = 0;
+        library_step_counts(&mut exec, me);
     }
     Ok(())
+}
+
+/// A library step of thread `me` starts: the points it passed before are
+/// recorded and what is left of a budget it ran on is taken back (no
+/// point inside the step is a decision), and the step counts its points
+/// from here.
+fn library_step_counts(exec: &mut ExecState, me: ThreadId) {
+    exec.drain_points(me);
+    exec.threads[me as usize].library_points = 0;
 }
 
 /// The `weft` SDK imports the runtime provides itself; analyses link the

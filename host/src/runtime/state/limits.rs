@@ -160,7 +160,7 @@ impl ExecState {
             .library_step_room()
             .is_some()
         {
-            self.library_points += 1;
+            self.points_in_library_steps += 1;
         }
         if self.sleeps == Sleeps::Timed {
             self.clock_ns += STEP_NS;
@@ -177,7 +177,7 @@ impl ExecState {
     /// program's own points, not over a lock's spinning inside the
     /// library). Under the model of the library's internals, every point.
     pub fn model_step(&self) -> u64 {
-        self.step - self.library_points
+        self.step - self.points_in_library_steps
     }
 
     /// The bytes of shared memory the guest can see (0 without one).

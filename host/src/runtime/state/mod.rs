@@ -45,7 +45,7 @@ pub(crate) struct ExecState {
     pub step: u64,
     /// Of those, the points passed inside library steps, which are no
     /// scheduling points of the point model (see [`ExecState::model_step`]).
-    pub library_points: u64,
+    pub points_in_library_steps: u64,
     pub trace: TraceRecorder,
     /// The thread chosen at every point where more than one was enabled.
     pub decisions: Vec<ThreadId>,
@@ -124,7 +124,7 @@ impl ExecState {
             live: Vec::new(),
             current: 0,
             step: 0,
-            library_points: 0,
+            points_in_library_steps: 0,
             trace: TraceRecorder::default(),
             decisions: Vec::with_capacity(256),
             preemptions: Vec::new(),
