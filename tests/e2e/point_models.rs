@@ -3,7 +3,7 @@
 //! needs a switch between two library calls of one thread is still found
 //! and replayed, and the replay file names its model.
 
-use crate::support::{arg, build_c_with, weft_in};
+use crate::support::{arg, build_c_with, read_json, weft_in};
 use std::path::Path;
 
 /// Two threads each read a counter under the lock and write it back under
@@ -69,9 +69,7 @@ fn a_switch_between_two_library_calls_of_one_thread_is_found_under_library_calls
             let said = format!("{optimisation} {strategy}: {json}");
             assert_eq!(json["failure"]["kind"], "assertion", "{said}");
             let replay = json["replay_file"].as_str().unwrap();
-            let file: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(dir.path().join(replay)).unwrap())
-                    .unwrap();
+            let file = read_json(&dir.path().join(replay));
             assert_eq!(file["point_model"], "library-calls", "{said}");
             assert_eq!(file["instrument"]["quiet_bookkeeping"], true, "{said}");
             let again = weft_in(dir.path(), &["replay", replay, "--json"]);
@@ -127,8 +125,7 @@ fn the_exhaustive_search_steps_over_library_calls_unless_told_otherwise() {
         args.extend(model.iter().flat_map(|model| ["--point-model", *model]));
         let out = weft_in(dir.path(), &args);
         assert_eq!(out.code, 1, "{model:?}: {}", out.stdout);
-        let file: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+        let file = read_json(&replay);
         let expected = if steps {
             "library-calls"
         } else {

@@ -72,8 +72,7 @@ fn races_schedule_finds_the_assertion_a_switch_between_plain_accesses_needs() {
     let sites = json["race_points"]["sites"].as_array().unwrap();
     assert!(sites.len() >= 2, "both variables' accesses: {sites:?}");
     // The replay file carries the sites: it reproduces the assertion.
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    let saved = crate::support::read_json(&replay);
     assert_eq!(
         saved["run"]["point_sites"].as_array().map(Vec::len),
         Some(sites.len()),

@@ -1,7 +1,7 @@
 //! Replay refuses what does not match: another module, an edited schedule,
 //! a malformed or foreign file.
 
-use crate::support::{arg, sample, weft_in};
+use crate::support::{arg, read_json, sample, weft_in};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,7 @@ fn found_failure() -> (tempfile::TempDir, PathBuf) {
 }
 
 fn edit(path: &Path, change: impl FnOnce(&mut Value)) {
-    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut value = read_json(path);
     change(&mut value);
     std::fs::write(path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
 }
@@ -163,8 +163,7 @@ fn malformed_and_foreign_files_are_refused() {
 #[test]
 fn a_committed_replay_file_still_replays_with_its_trace_hash() {
     let fixture = crate::support::root().join("tests/fixtures/lost-update-wat.weft.json");
-    let recorded: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    let recorded = read_json(&fixture);
     let dir = tempfile::tempdir().unwrap();
     let out = weft_in(
         dir.path(),
@@ -315,8 +314,8 @@ fn replay_files_written_before_library_calls_replay_unchanged() {
     let recorded: Vec<(PathBuf, Value)> = files
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap();
-            (path, serde_json::from_str(&text).unwrap())
+            let file = read_json(&path);
+            (path, file)
         })
         .collect();
     let code_hashes = |name: &str| crate::support::code_hash(&std::fs::read(sample(name)).unwrap());

@@ -64,8 +64,7 @@ fn the_account_copy_is_reported_as_pattern_9_and_replays() {
 
 /// The trace hash a replay file expects.
 fn json_trace(path: &std::path::Path) -> serde_json::Value {
-    let file: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let file = crate::support::read_json(path);
     file["trace_hash"].clone()
 }
 

@@ -39,6 +39,13 @@ pub fn sample_names() -> Vec<String> {
     names
 }
 
+/// The JSON file at `path` (a replay file, say).
+pub fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
 /// Output of one `weft` invocation.
 pub struct Output {
     pub code: i32,

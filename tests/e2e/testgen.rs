@@ -40,8 +40,7 @@ fn the_stringbuffer_append_is_found_and_replays() {
     assert_eq!(json["pairs"]["total"], 15);
     let again = weft_in(dir.path(), &["replay", arg(&replay), "--json"]);
     assert_eq!(again.code, 1, "the verdict replays: {}", again.stderr);
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    let saved = crate::support::read_json(&replay);
     assert_eq!(again.json()["trace_hash"], saved["trace_hash"]);
     assert_eq!(again.json()["failure"]["kind"], failure["kind"]);
     assert_eq!(
