@@ -113,6 +113,23 @@ fn an_edited_verdict_is_refused() {
 }
 
 #[test]
+fn a_file_of_an_unknown_or_contradicted_point_model_is_refused() {
+    let (dir, replay) = found_failure();
+    for (model, message) in [
+        ("every-instruction", "which this weft does not know"),
+        ("sync-internals", "contradicts its `instrument`"),
+    ] {
+        let edited = dir.path().join("edited.weft.json");
+        std::fs::copy(&replay, &edited).unwrap();
+        edit(&edited, |v| v["point_model"] = Value::from(model));
+        let out = weft_in(dir.path(), &["replay", arg(&edited)]);
+        assert_eq!(out.code, 2, "{model}: {}", out.stdout);
+        assert!(out.stderr.contains(message), "{model}: {}", out.stderr);
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+}
+
+#[test]
 fn truncated_schedule_is_refused() {
     let (dir, replay) = found_failure();
     edit(&replay, |v| {
