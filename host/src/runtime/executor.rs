@@ -362,6 +362,7 @@ fn execute(
     exec.get().install(analyses);
     exec.get().limit_watch.stop_at = config.stop_at;
     exec.get().log_from_start = config.log_from_start;
+    exec.get().records_library_internals = !program.options().quiet_bookkeeping;
     exec.get().sleeps = config.sleeps;
     exec.get().log_bitmap = program
         .access_log
@@ -708,8 +709,10 @@ fn finish(mut state: ExecState) -> ExecutionResult {
     } else {
         None
     };
+    // The point model's steps: under library calls, a call is one.
+    let steps = step - points_in_library_steps;
     scheduler.observe(Notice::ExecutionEnded {
-        steps: step - points_in_library_steps,
+        steps,
         went_fair: fair_from.is_some(),
     });
     let outcome = end.unwrap_or(Outcome::HostError(
@@ -728,7 +731,7 @@ fn finish(mut state: ExecState) -> ExecutionResult {
         stderr,
         labels,
         thread_names: threads.into_iter().map(|t| t.name).collect(),
-        steps: step,
+        steps,
         fair_from,
         atomic_sections,
         unenumerated,

@@ -96,7 +96,8 @@ pub struct ExecutionResult {
     pub labels: Vec<String>,
     /// Name each thread gave itself through the SDK.
     pub thread_names: Vec<Option<String>>,
-    /// Scheduling points taken.
+    /// Steps taken: the scheduling points of the point model (under
+    /// library calls, a call is one step, whatever it passes inside).
     pub steps: u64,
     /// The step at which the execution reached the step limit and went on
     /// under a fair schedule, if it did.

@@ -141,6 +141,22 @@ impl PointBuffer {
         }
     }
 
+    /// Takes back the budget and returns how many points the thread
+    /// passed on it, leaving the buffer empty (its entries unread).
+    pub fn drain_count(&self) -> u64 {
+        // SAFETY: as in `grant`.
+        unsafe {
+            let granted = self.word(POINT_BUFFER.granted).read();
+            if granted == 0 {
+                return 0;
+            }
+            let left = self.word(POINT_BUFFER.budget).read().min(granted);
+            self.word(POINT_BUFFER.budget).write(0);
+            self.word(POINT_BUFFER.granted).write(0);
+            u64::from(granted - left)
+        }
+    }
+
     /// Takes back the budget and hands `visit` every buffered point as
     /// `(site, addr)`, oldest first, leaving the buffer empty.
     pub fn drain(&self, mut visit: impl FnMut(SiteId, u32)) {

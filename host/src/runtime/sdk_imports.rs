@@ -267,13 +267,9 @@ async fn library_begin(
     argument: i32,
 ) -> Result<()> {
     let me = caller.data().tid;
-    let outermost = caller.data().exec.get().threads[me as usize].library_depth == 0;
+    let depth = caller.data().exec.get().threads[me as usize].library_depth;
     let call = library_call(function as u32, argument as u32);
-    library_step_resumes(caller, call, outermost).await?;
-    let mut exec = caller.data().exec.get();
-    let depth = &mut exec.threads[me as usize].library_depth;
-    *depth = depth.saturating_add(1);
-    Ok(())
+    library_step_resumes(caller, call, depth.saturating_add(1), depth == 0).await
 }
 
 /// `weft_rt.library_enter(function, argument)`: the thread calls a library
@@ -283,12 +279,12 @@ async fn library_begin(
 fn library_enter(caller: Caller<'_, ThreadData>, _function: i32, _argument: i32) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
-    let thread = &exec.threads[me as usize];
+    let thread = &mut exec.threads[me as usize];
     if thread.library_depth == 0 && thread.atomic_depth == 0 {
-        library_step_counts(&mut exec, me);
+        exec.library_step_starts(me, 1);
+    } else {
+        thread.library_depth = thread.library_depth.saturating_add(1);
     }
-    let depth = &mut exec.threads[me as usize].library_depth;
-    *depth = depth.saturating_add(1);
 }
 
 /// `weft_rt.library_end()`: the library function returns.
@@ -326,17 +322,17 @@ async fn library_resume(caller: &mut Caller<'_, ThreadData>, function: i32) -> R
         let thread = &mut exec.threads[me as usize];
         thread.paused_library_depths.pop().unwrap_or_default()
     };
-    library_step_resumes(caller, library_call(function as u32, 0), depth > 0).await?;
-    caller.data().exec.get().threads[me as usize].library_depth = depth;
-    Ok(())
+    library_step_resumes(caller, library_call(function as u32, 0), depth, depth > 0).await
 }
 
-/// A library step, the call `call`, starts (when `starts`): outside an
-/// atomic section it is a scheduling point, and the step counts its points
-/// from there.
+/// The thread goes on at library depth `depth` with the call `call`, a
+/// library step that starts there when `starts`: outside an atomic
+/// section that is a scheduling point, and the step counts its points from
+/// there.
 async fn library_step_resumes(
     caller: &mut Caller<'_, ThreadData>,
     call: crate::sched::NextOp,
+    depth: u32,
     starts: bool,
 ) -> Result<()> {
     let me = caller.data().tid;
@@ -355,18 +351,11 @@ async fn library_step_resumes(
         return Err(wasmtime::Error::new(Ended));
     }
     if starts {
-        library_step_counts(&mut exec, me);
+        exec.library_step_starts(me, depth);
+    } else {
+        exec.threads[me as usize].library_depth = depth;
     }
     Ok(())
-}
-
-/// A library step of thread `me` starts: the points it passed before are
-/// recorded and what is left of a budget it ran on is taken back (no
-/// point inside the step is a decision), and the step counts its points
-/// from here.
-fn library_step_counts(exec: &mut ExecState, me: ThreadId) {
-    exec.drain_points(me);
-    exec.threads[me as usize].library_points = 0;
 }
 
 /// The `weft` SDK imports the runtime provides itself; analyses link the

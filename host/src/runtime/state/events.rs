@@ -35,6 +35,18 @@ impl ExecState {
         let Some(buffer) = self.threads[me as usize].points else {
             return;
         };
+        if !self.records_library_internals
+            && self.committed_run != Some(me)
+            && self.threads[me as usize].library_step_room().is_some()
+        {
+            // Inside a library step: its points are counted, not recorded.
+            let passed = buffer.drain_count();
+            for _ in 0..passed {
+                self.step_passed();
+            }
+            self.threads[me as usize].passed_points(passed);
+            return;
+        }
         let committed = self.committed_run.take_if(|&mut thread| thread == me);
         let mut passed = 0;
         buffer.drain(|site, addr| {

@@ -46,6 +46,13 @@ pub(crate) struct ExecState {
     /// Of those, the points passed inside library steps, which are no
     /// scheduling points of the point model (see [`ExecState::model_step`]).
     pub points_in_library_steps: u64,
+    /// Whether the points a thread passes on its budget inside a library
+    /// step are events of the trace (the exhaustive search's model, whose
+    /// library model reads them, and the model of the library's internals,
+    /// which has no library steps), or only counted: under
+    /// [`crate::instrument::PointModel::LibraryCalls`] as sampling runs it,
+    /// a library call is one event, the call.
+    pub records_library_internals: bool,
     pub trace: TraceRecorder,
     /// The thread chosen at every point where more than one was enabled.
     pub decisions: Vec<ThreadId>,
@@ -125,6 +132,7 @@ impl ExecState {
             current: 0,
             step: 0,
             points_in_library_steps: 0,
+            records_library_internals: true,
             trace: TraceRecorder::default(),
             decisions: Vec::with_capacity(256),
             preemptions: Vec::new(),

@@ -140,14 +140,7 @@ impl ExecState {
         if self.every_point {
             return;
         }
-        // A sleeper left out until its time comes must be seen then.
-        let until_wake = self.next_wake.map_or(u64::MAX, |wake| {
-            wake.saturating_sub(self.clock_ns) / STEP_NS
-        });
-        let budget = MAX_BUDGET
-            .min(self.limit_watch.step_bound.saturating_sub(self.step))
-            .min(self.limit_watch.next_time_check.saturating_sub(self.step))
-            .min(until_wake);
+        let budget = self.most_budget();
         if self.enabled.len() == 1 {
             buffer.grant(budget);
             return;
@@ -175,6 +168,37 @@ impl ExecState {
         if keeps > 0 {
             buffer.grant(keeps);
             self.committed_run = Some(me);
+        }
+    }
+
+    /// The most points a budget may cover now: up to the step bound, the
+    /// next time check and the earliest wake-up of a sleeper left out (it
+    /// must be seen when its time comes).
+    fn most_budget(&self) -> u64 {
+        let until_wake = self.next_wake.map_or(u64::MAX, |wake| {
+            wake.saturating_sub(self.clock_ns) / STEP_NS
+        });
+        MAX_BUDGET
+            .min(self.limit_watch.step_bound.saturating_sub(self.step))
+            .min(self.limit_watch.next_time_check.saturating_sub(self.step))
+            .min(until_wake)
+    }
+
+    /// A library step of thread `me`, the running thread, starts at library
+    /// depth `depth`: the points it passed before are recorded and what is
+    /// left of a budget it ran on is taken back, and the step's own points,
+    /// none of them a decision, pass inside wasm from here (counted towards
+    /// the step's most points).
+    pub fn library_step_starts(&mut self, me: ThreadId, depth: u32) {
+        self.drain_points(me);
+        let thread = &mut self.threads[me as usize];
+        thread.library_points = 0;
+        thread.library_depth = depth;
+        if self.every_point || self.end.is_some() {
+            return;
+        }
+        if let (Some(buffer), Some(room)) = (thread.points, thread.library_step_room()) {
+            buffer.grant(self.most_budget().min(room));
         }
     }
 
