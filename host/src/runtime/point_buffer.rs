@@ -201,6 +201,26 @@ mod tests {
     }
 
     #[test]
+    fn a_drained_count_is_the_points_passed_on_the_budget_and_takes_it_back() {
+        let mut memory = vec![0u64; POINT_BUFFER.bytes as usize / 8];
+        let bytes = memory.len() * 8;
+        let buffer = unsafe { PointBuffer::new(memory.as_mut_ptr().cast(), bytes) };
+        assert_eq!(buffer.drain_count(), 0, "nothing granted, nothing passed");
+        buffer.grant(5);
+        // The guest passes three points: each takes one unit of the budget.
+        unsafe { buffer.word(POINT_BUFFER.budget).write(2) };
+        assert_eq!(buffer.drain_count(), 3);
+        let (budget, granted) = unsafe {
+            (
+                buffer.word(POINT_BUFFER.budget).read(),
+                buffer.word(POINT_BUFFER.granted).read(),
+            )
+        };
+        assert_eq!((budget, granted), (0, 0), "the budget is taken back");
+        assert_eq!(buffer.drain_count(), 0);
+    }
+
+    #[test]
     fn the_log_is_drained_oldest_first_across_the_rings_end() {
         let mut memory = vec![0u64; (ACCESS_LOG.flags as usize + 8) / 8];
         let bytes = memory.len() * 8;

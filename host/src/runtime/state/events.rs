@@ -207,3 +207,81 @@ impl ExecState {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::without_wasm;
+    use super::*;
+    use crate::abi::POINT_BUFFER;
+    use crate::instrument::{Site, SiteTable};
+    use crate::sched::RandomScheduler;
+    use std::sync::Arc;
+
+    /// Thread 0 of a one-thread execution, inside a library step, passes
+    /// three atomic loads on its budget; returns the execution's state
+    /// after the step drained them, and the point buffer's memory (which
+    /// the state's thread points to).
+    fn three_points_inside_a_library_step(records_internals: bool) -> (ExecState, Box<[u64]>) {
+        let mut sites = SiteTable::default();
+        let site = sites.push(Site {
+            kind: AccessKind::AtomicLoad,
+            func: 0,
+            code_offset: 0,
+            mem_offset: 0,
+            width: 4,
+            callee: None,
+            touch: None,
+        });
+        let mut state = without_wasm(1, Box::new(RandomScheduler::new(0)));
+        state.sites = Arc::new(sites);
+        state.records_library_internals = records_internals;
+        let mut memory = vec![0u64; POINT_BUFFER.bytes as usize / 8].into_boxed_slice();
+        let buffer = unsafe { PointBuffer::new(memory.as_mut_ptr().cast(), memory.len() * 8) };
+        state.threads[0].points = Some(buffer);
+        state.library_step_starts(0, 1);
+        // The guest writes an entry per point, from the top of the budget
+        // down, as the instrumentation does.
+        let base = memory.as_mut_ptr().cast::<u8>();
+        let granted = unsafe { base.add(POINT_BUFFER.granted as usize).cast::<u32>().read() };
+        assert!(granted >= 3, "the step's budget is granted where it starts");
+        for passed in 1..=3 {
+            let entry = granted - passed;
+            let at = (POINT_BUFFER.entries + 8 * u64::from(entry)) as usize;
+            unsafe {
+                base.add(at).cast::<u32>().write(site);
+                base.add(at + 4).cast::<u32>().write(64);
+                base.add(POINT_BUFFER.budget as usize)
+                    .cast::<u32>()
+                    .write(entry);
+            }
+        }
+        state.drain_points(0);
+        (state, memory)
+    }
+
+    #[test]
+    fn points_inside_a_library_step_are_counted_not_recorded_unless_asked() {
+        let (quiet, _memory) = three_points_inside_a_library_step(false);
+        assert!(quiet.end.is_none(), "{:?}", quiet.end);
+        assert_eq!((quiet.step, quiet.points_in_library_steps), (3, 3));
+        assert_eq!(
+            quiet.model_step(),
+            0,
+            "the step's points are no model steps"
+        );
+        assert_eq!(quiet.trace.len(), 0, "a library call is one event, its own");
+        assert_eq!(
+            quiet.threads[0].library_points, 3,
+            "they count towards its most"
+        );
+
+        let (recorded, _memory) = three_points_inside_a_library_step(true);
+        assert!(recorded.end.is_none(), "{:?}", recorded.end);
+        assert_eq!((recorded.step, recorded.points_in_library_steps), (3, 3));
+        assert_eq!(
+            recorded.trace.len(),
+            3,
+            "the exhaustive search's model lists them"
+        );
+    }
+}
