@@ -137,12 +137,7 @@ fn reached_access(
     {
         return Ok(0);
     }
-    exec.record(
-        me,
-        EventKind::Access(access.kind),
-        access.addr,
-        Some(access.site),
-    );
+    exec.record_access(me, access.kind, access.addr, access.site);
     exec.stand_at(me, access.next_op());
     exec.happened(me, Happening::Reached(access.site));
     Ok(exec.schedule(me) as i32)

@@ -35,10 +35,7 @@ impl ExecState {
         let Some(buffer) = self.threads[me as usize].points else {
             return;
         };
-        if !self.records_library_internals
-            && self.committed_run != Some(me)
-            && self.threads[me as usize].library_step_room().is_some()
-        {
+        if self.committed_run != Some(me) && !self.records_points_of(me) {
             // Inside a library step: its points are counted, not recorded.
             let passed = buffer.drain_count();
             for _ in 0..passed {
@@ -143,6 +140,31 @@ impl ExecState {
         self.drain_points(me);
         self.push_event(me, kind, addr, site);
         self.threads[me as usize].next = None;
+    }
+
+    /// Whether the scheduling points thread `me` passes now are events of
+    /// the trace: always, but inside a library step (with room for more
+    /// points) of an execution that does not record library internals
+    /// (see [`ExecState::records_library_internals`]), where they are
+    /// only counted.
+    pub fn records_points_of(&self, me: ThreadId) -> bool {
+        self.records_library_internals
+            || !self.threads[me as usize]
+                .library_step_room()
+                .is_some_and(|room| room > 0)
+    }
+
+    /// Records the access of thread `me` at the scheduling point of `site`
+    /// to `addr`, when its points are events (see
+    /// [`ExecState::records_points_of`]); otherwise only what the thread
+    /// passed before is drained.
+    pub fn record_access(&mut self, me: ThreadId, kind: AccessKind, addr: u32, site: SiteId) {
+        if self.records_points_of(me) {
+            self.record(me, EventKind::Access(kind), addr, Some(site));
+        } else {
+            self.drain_points(me);
+            self.threads[me as usize].next = None;
+        }
     }
 
     /// Notes the operation `me` stands at (after its [`ExecState::record`]),
@@ -257,6 +279,23 @@ mod tests {
         }
         state.drain_points(0);
         (state, memory)
+    }
+
+    #[test]
+    fn an_access_the_host_schedules_inside_a_library_step_is_no_event_unless_asked() {
+        let recorded = |records_internals: bool, points_before: u32| {
+            let mut state = without_wasm(1, Box::new(RandomScheduler::new(0)));
+            state.records_library_internals = records_internals;
+            state.library_step_starts(0, 1);
+            state.threads[0].library_points = points_before;
+            state.record_access(0, AccessKind::AtomicLoad, 64, 0);
+            state.trace.len()
+        };
+        assert_eq!(recorded(false, 0), 0, "a library call is one event");
+        assert_eq!(recorded(true, 0), 1, "the exhaustive search's model");
+        // A step that passed its most points goes on as the program's
+        // points do, each an event (a thread spinning there is seen to).
+        assert_eq!(recorded(false, u32::MAX), 1);
     }
 
     #[test]
