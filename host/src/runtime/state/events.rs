@@ -149,9 +149,9 @@ impl ExecState {
     /// only counted.
     pub fn records_points_of(&self, me: ThreadId) -> bool {
         self.records_library_internals
-            || !self.threads[me as usize]
+            || self.threads[me as usize]
                 .library_step_room()
-                .is_some_and(|room| room > 0)
+                .is_none_or(|room| room == 0)
     }
 
     /// Records the access of thread `me` at the scheduling point of `site`
