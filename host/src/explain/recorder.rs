@@ -464,7 +464,7 @@ impl Analysis for Recorder {
     }
 
     fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, accesses: &Logged<'_>) {
-        let batch: Vec<Access> = accesses.iter().collect();
+        let batch: Vec<Access> = accesses.iter(&self.sites).collect();
         // Which accesses are the batch's last write of their bytes, and which
         // read bytes the batch writes again later.
         let mut later: HashSet<u32> = HashSet::new();

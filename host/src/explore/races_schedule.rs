@@ -207,8 +207,9 @@ impl Touching {
 }
 
 impl Analysis for Touching {
-    fn logged(&mut self, _cx: &mut Cx<'_>, _thread: ThreadId, accesses: &Logged<'_>) {
-        for access in accesses.iter() {
+    fn logged(&mut self, cx: &mut Cx<'_>, _thread: ThreadId, accesses: &Logged<'_>) {
+        let view = cx.view();
+        for access in accesses.iter(view.sites()) {
             let touched = match access.kind {
                 AccessKind::Load | AccessKind::Store | AccessKind::Fill => {
                     self.touches(access.addr, access.len)

@@ -104,6 +104,9 @@ pub struct RaceCheck {
     first: Option<Failure>,
     /// Whether a thread was spawned yet.
     spawned: bool,
+    /// The races of the batch of logged accesses being read, in order
+    /// (empty between batches; kept for its memory).
+    batch_races: Vec<Race>,
 }
 
 impl RaceCheck {
@@ -143,57 +146,7 @@ impl RaceCheck {
             scheduled,
             first: None,
             spawned: false,
-        }
-    }
-
-    fn apply(&mut self, cx: &mut Cx<'_>, thread: ThreadId, access: &Access) {
-        if access.kind.is_plain() && self.library.contains(access.site) {
-            if matches!(access.kind, AccessKind::Load | AccessKind::Store) {
-                self.detector.plain_sync_only(
-                    thread,
-                    access.site,
-                    access.addr,
-                    access.kind.writes(),
-                );
-            }
-            return;
-        }
-        let race = match access.kind {
-            AccessKind::Load | AccessKind::Store => self.detector.plain(
-                thread,
-                access.site,
-                access.kind.writes(),
-                access.addr,
-                access.len,
-            ),
-            AccessKind::Fill => {
-                self.detector
-                    .plain(thread, access.site, true, access.addr, access.len)
-            }
-            AccessKind::Copy => {
-                // Both ranges are recorded, whether the read races or not.
-                let read = self
-                    .detector
-                    .plain(thread, access.site, false, access.src, access.len);
-                let written =
-                    self.detector
-                        .plain(thread, access.site, true, access.addr, access.len);
-                read.or(written)
-            }
-            AccessKind::AtomicLoad
-            | AccessKind::AtomicStore
-            | AccessKind::AtomicRmw
-            | AccessKind::AtomicXchg
-            | AccessKind::AtomicCmpxchg => {
-                self.detector
-                    .atomic(thread, access.site, access.addr, access.kind.writes())
-            }
-            AccessKind::Wait | AccessKind::Notify | AccessKind::Call | AccessKind::LibraryCall => {
-                None
-            }
-        };
-        if let Some(race) = race {
-            self.found(cx, race);
+            batch_races: Vec::new(),
         }
     }
 
@@ -269,16 +222,66 @@ impl RaceCheck {
     }
 }
 
+/// Feeds `thread`'s `access` to `detector`: the race it completes, if any.
+/// (`library`'s plain accesses are looked at only as synchronisation.)
+fn check_access(
+    detector: &mut Detector,
+    library: &LibrarySites,
+    thread: ThreadId,
+    access: &Access,
+) -> Option<Race> {
+    if access.kind.is_plain() && library.contains(access.site) {
+        if matches!(access.kind, AccessKind::Load | AccessKind::Store) {
+            detector.plain_sync_only(thread, access.site, access.addr, access.kind.writes());
+        }
+        return None;
+    }
+    match access.kind {
+        AccessKind::Load | AccessKind::Store => detector.plain(
+            thread,
+            access.site,
+            access.kind.writes(),
+            access.addr,
+            access.len,
+        ),
+        AccessKind::Fill => detector.plain(thread, access.site, true, access.addr, access.len),
+        AccessKind::Copy => {
+            // Both ranges are recorded, whether the read races or not.
+            let read = detector.plain(thread, access.site, false, access.src, access.len);
+            let written = detector.plain(thread, access.site, true, access.addr, access.len);
+            read.or(written)
+        }
+        AccessKind::AtomicLoad
+        | AccessKind::AtomicStore
+        | AccessKind::AtomicRmw
+        | AccessKind::AtomicXchg
+        | AccessKind::AtomicCmpxchg => {
+            detector.atomic(thread, access.site, access.addr, access.kind.writes())
+        }
+        AccessKind::Wait | AccessKind::Notify | AccessKind::Call | AccessKind::LibraryCall => None,
+    }
+}
+
 impl Analysis for RaceCheck {
     fn logged(&mut self, cx: &mut Cx<'_>, thread: ThreadId, accesses: &Logged<'_>) {
-        for access in accesses.iter() {
+        let mut races = std::mem::take(&mut self.batch_races);
+        for access in accesses.iter(&self.sites) {
             // Before the first spawn, every access happens before every
             // other thread's: a plain one can race with nothing, and need
             // not be remembered. (Atomic ones still mark their words.)
             if self.spawned || !access.kind.is_plain() {
-                self.apply(cx, thread, &access);
+                races.extend(check_access(
+                    &mut self.detector,
+                    &self.library,
+                    thread,
+                    &access,
+                ));
             }
         }
+        for race in races.drain(..) {
+            self.found(cx, race);
+        }
+        self.batch_races = races;
     }
 
     fn happened(&mut self, _cx: &mut Cx<'_>, thread: ThreadId, what: &Happening<'_>) {

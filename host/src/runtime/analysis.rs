@@ -174,12 +174,14 @@ impl Access {
 }
 
 /// Accesses read from a thread's access log, oldest first (see
-/// [`Analysis::logged`]).
+/// [`Analysis::logged`]), to be read with the module's site table (an
+/// analysis keeps its own, or reads [`ExecView::sites`]: lending it with
+/// every batch cost two atomic operations on its reference count per
+/// batch, a measurable part of the race check).
 pub struct Logged<'a> {
     /// The words as they lie in the thread's ring: the older part, then
     /// the newer one.
     pub(super) parts: [&'a [u64]; 2],
-    pub(super) sites: &'a SiteTable,
 }
 
 impl Logged<'_> {
@@ -196,16 +198,16 @@ impl Logged<'_> {
         ]
     }
 
-    /// The accesses, oldest first. (Every logged site is in the module's
-    /// site table; an entry that is not would be an instrumentation error,
-    /// and is left out.)
-    pub fn iter(&self) -> impl Iterator<Item = Access> + '_ {
+    /// The accesses, oldest first, as the module's `sites` describe them.
+    /// (Every logged site is in the module's site table; an entry that is
+    /// not would be an instrumentation error, and is left out.)
+    pub fn iter<'s>(&'s self, sites: &'s SiteTable) -> impl Iterator<Item = Access> + 's {
         let mut words = self.parts[0].iter().chain(self.parts[1]);
         std::iter::from_fn(move || {
             loop {
                 let &word = words.next()?;
                 let (site, operand) = (word as u32, (word >> 32) as u32);
-                let Some(code) = self.sites.code(site) else {
+                let Some(code) = sites.code(site) else {
                     debug_assert!(false, "unknown logged site {site}");
                     continue;
                 };
@@ -371,6 +373,11 @@ pub struct ExecView<'a> {
 }
 
 impl ExecView<'_> {
+    /// The module's site table: what each logged site is.
+    pub fn sites(&self) -> &SiteTable {
+        &self.state.sites
+    }
+
     /// The step the running thread's current operation is recorded as (an
     /// index in the trace, counting dropped events).
     pub fn step(&self) -> u64 {

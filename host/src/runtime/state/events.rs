@@ -95,11 +95,7 @@ impl ExecState {
     /// Tells the analyses the accesses logged as `parts` (see [`Logged`])
     /// by thread `me`.
     pub(super) fn tell_logged(&mut self, me: ThreadId, parts: [&[u64]; 2]) {
-        let sites = self.sites.clone();
-        let log = Logged {
-            parts,
-            sites: &sites,
-        };
+        let log = Logged { parts };
         self.each_analysis(|a, cx| a.logged(cx, me, &log));
     }
 
