@@ -15,6 +15,15 @@ pub const RT_MODULE: &str = "weft_rt";
 /// Import module of the guest SDK calls.
 pub const SDK_MODULE: &str = "weft";
 
+/// Export the rewrite appends to a C program whose signal handlers weft
+/// runs: `weft_signal_entry(sig, code)` (see
+/// `instrument::rewrite::signal_entry`).
+pub const SIGNAL_ENTRY_EXPORT: &str = "weft_signal_entry";
+
+/// Import module of the C library's signal functions
+/// (`guest-sdk/c/weft_signal.c`, see `runtime::signal_imports`).
+pub const SIGNAL_MODULE: &str = "weft_signal";
+
 /// `wasi.thread-spawn(start_arg: i32) -> i32`: creates a thread; returns its
 /// id (> 0) or a negative number on failure.
 /// See <https://github.com/WebAssembly/wasi-threads>.

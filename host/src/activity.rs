@@ -92,7 +92,9 @@ impl Analysis for ActivityLog {
             | Happening::AtomicBegin
             | Happening::AtomicEnd
             | Happening::ReachedError
-            | Happening::Aborted => return,
+            | Happening::Aborted
+            | Happening::SignalSent { .. }
+            | Happening::SignalDelivered { .. } => return,
         };
         self.push(thread, activity);
     }

@@ -34,8 +34,8 @@ const WEFT_VERIFIER_H: &str = include_str!("../../../guest-sdk/c/weft_verifier.h
 /// `pthread_exit` and cleanup handlers, linked into every C program.
 const WEFT_PTHREAD_C: &str = include_str!("../../../guest-sdk/c/weft_pthread.c");
 
-/// `strsignal` and `psignal`, for wasi-libc's signal emulation; linked into
-/// every C program.
+/// Signals within the program (`sigaction`, masks, `pthread_kill`, ...,
+/// and `strsignal`), linked into every C program.
 const WEFT_SIGNAL_C: &str = include_str!("../../../guest-sdk/c/weft_signal.c");
 
 /// The stack protector's canary, a constant, and its failure; linked into
@@ -269,8 +269,10 @@ const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 
 /// The SDK files every C and C++ build is given: the header, the class
 /// driver, the C files linked into every program, the declarations
-/// included first, and headers wasi-libc lacks (found after its own).
-pub(super) const SDK_FILES: [(&str, &str); 10] = [
+/// included first, weft's `<signal.h>` and signal set (found before
+/// wasi-libc's; the header includes and completes wasi-libc's), and headers wasi-libc lacks (found after its
+/// own).
+pub(super) const SDK_FILES: [(&str, &str); 12] = [
     ("weft.h", WEFT_H),
     ("weft_class.h", WEFT_CLASS_H),
     ("weft_verifier.c", WEFT_VERIFIER_C),
@@ -279,6 +281,11 @@ pub(super) const SDK_FILES: [(&str, &str); 10] = [
     ("weft_ssp.c", WEFT_SSP_C),
     ("weft_pthread.h", WEFT_PTHREAD_H),
     ("weft_verifier.h", WEFT_VERIFIER_H),
+    ("signal.h", include_str!("../../../guest-sdk/c/signal.h")),
+    (
+        "__typedef_sigset_t.h",
+        include_str!("../../../guest-sdk/c/__typedef_sigset_t.h"),
+    ),
     (
         "shims/sys/cdefs.h",
         include_str!("../../../guest-sdk/c/shims/sys/cdefs.h"),
@@ -290,8 +297,8 @@ pub(super) const SDK_FILES: [(&str, &str); 10] = [
 ];
 
 /// wasi-libc's emulations of what WebAssembly lacks, switched on in every
-/// build: `signal` and `raise` within the program (no signal comes from
-/// outside), `mmap` of anonymous or file-backed private memory, and
+/// build: the declarations of `signal` and `raise` (weft's `<signal.h>`
+/// completes them, and `weft_signal.c` defines them), `mmap` of anonymous or file-backed private memory, and
 /// `getpid`. Each define makes wasi-libc's headers declare them; their
 /// sources (in zig's copy of wasi-libc) are linked into every program. (Its
 /// emulation of process clocks is left out: it reads the clock when every
@@ -299,7 +306,8 @@ pub(super) const SDK_FILES: [(&str, &str); 10] = [
 /// time.)
 const EMULATIONS: [(&str, &[&str]); 3] = [
     // Defined empty, as the sources define them.
-    ("-D_WASI_EMULATED_SIGNAL=", &["signal/signal.c"]),
+    // weft's own signals replace the emulation's (`guest-sdk/c/weft_signal.c`).
+    ("-D_WASI_EMULATED_SIGNAL=", &[]),
     ("-D_WASI_EMULATED_MMAN=", &["mman/mman.c"]),
     ("-D_WASI_EMULATED_GETPID=", &["getpid/getpid.c"]),
 ];

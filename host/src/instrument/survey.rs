@@ -112,6 +112,12 @@ pub(crate) struct Survey {
     /// For each function body that names one of [`Survey::loose_slots`] as
     /// a constant: those slots, and the functions the body calls.
     pub loose_slot_uses: Vec<(Vec<u32>, Vec<u32>)>,
+    /// Names of globals from the name section, by global index.
+    pub global_names: std::collections::HashMap<u32, String>,
+    /// For each global some function takes a constant off
+    /// (`global.get g; i32.const n; i32.sub`, as a C function makes its
+    /// frame below the stack pointer): the largest such constant.
+    pub frames_below: std::collections::HashMap<u32, u32>,
 }
 
 /// A function whose type is not a thread start routine's `(i32) -> i32`
@@ -168,6 +174,7 @@ impl Survey {
                 }
                 Payload::CustomSection(reader) if reader.name() == "name" => {
                     survey.func_names.extend(function_names(&reader));
+                    survey.global_names.extend(global_names(&reader));
                 }
                 Payload::CodeSectionStart { range, .. } => {
                     survey.code_section_start = range.start;
@@ -278,11 +285,33 @@ impl Survey {
     ) -> Result<(), InstrumentError> {
         let mut reader = body.get_operators_reader()?;
         let (mut loose_slots, mut callees) = (Vec::new(), Vec::new());
+        // The global and the constant of a `global.get; i32.const` just read.
+        let (mut got, mut taken) = (None, None);
         while !reader.eof() {
             let op = reader.read()?;
             if may_have_site(&op) {
                 self.site_bound += 1;
             }
+            match op {
+                Operator::GlobalGet { global_index } => {
+                    (got, taken) = (Some(global_index), None);
+                    continue;
+                }
+                Operator::I32Const { value } if got.is_some() && taken.is_none() => {
+                    taken = Some(value as u32);
+                    if !self.loose_slots.contains_key(&(value as u32)) {
+                        continue;
+                    }
+                }
+                Operator::I32Sub => {
+                    if let (Some(global), Some(bytes)) = (got, taken) {
+                        let most = self.frames_below.entry(global).or_default();
+                        *most = (*most).max(bytes);
+                    }
+                }
+                _ => {}
+            }
+            (got, taken) = (None, None);
             match op {
                 Operator::I32Const { value } if self.loose_slots.contains_key(&(value as u32)) => {
                     loose_slots.push(value as u32);
@@ -581,6 +610,26 @@ fn const_offset(expr: &wasmparser::ConstExpr) -> Result<u64, InstrumentError> {
         }
     };
     Ok(value)
+}
+
+/// The global names of a `name` custom section, by global index; a
+/// malformed section only costs the names it cannot give.
+fn global_names(reader: &wasmparser::CustomSectionReader<'_>) -> Vec<(u32, String)> {
+    let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
+        reader.data(),
+        reader.data_offset(),
+    ));
+    let mut out = Vec::new();
+    for name in names.flatten() {
+        if let wasmparser::Name::Global(map) = name {
+            out.extend(
+                map.into_iter()
+                    .flatten()
+                    .map(|n| (n.index, n.name.to_string())),
+            );
+        }
+    }
+    out
 }
 
 /// The function names of a `name` custom section, by function index; a

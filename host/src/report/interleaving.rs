@@ -90,6 +90,16 @@ pub fn rows(
             EventKind::Yield => ("yields".to_string(), None),
             EventKind::Sleep { until_ns } => (format!("sleeps until t={}", fmt_ns(until_ns)), None),
             EventKind::Slice => ("computes (time slice)".to_string(), None),
+            EventKind::SignalSend { sig } => {
+                (format!("sends {}", crate::runtime::signal_name(sig)), None)
+            }
+            EventKind::SignalDelivery { sig } => (
+                format!(
+                    "takes {} (its handler runs)",
+                    crate::runtime::signal_name(sig)
+                ),
+                None,
+            ),
             EventKind::Label { label } => (
                 format!(
                     "event \"{}\"",

@@ -319,6 +319,17 @@ pub enum Happening<'a> {
     /// It called `abort()`: unless an analysis ends the execution there,
     /// the C library aborts it as a trap.
     Aborted,
+    /// It sent signal `sig` (to a thread or to the process).
+    SignalSent {
+        /// The signal.
+        sig: u32,
+    },
+    /// Signal `sig` was delivered to it (what the sender did before the
+    /// send happens before what the thread does after).
+    SignalDelivered {
+        /// The signal.
+        sig: u32,
+    },
     /// It performed an SDK event (`implicit`: one an analysis asked for
     /// through [`Analysis::start_event`]).
     Event {

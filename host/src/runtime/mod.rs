@@ -39,6 +39,7 @@ mod resident_pages;
 mod rt_imports;
 mod sdk_imports;
 mod shared_memory;
+mod signal_imports;
 mod state;
 mod step_watch;
 mod store_data;
@@ -55,6 +56,7 @@ use program::SLICE_FUEL;
 pub(crate) use program::engine;
 pub use program::{LoadError, LoadTimes, MOST_THREADS, Program};
 pub(crate) use rt_imports::Park;
+pub use signal_imports::signal_name;
 pub(crate) use store_data::ThreadData;
 
 use crate::trace::{Event, ThreadId, TraceHash};

@@ -8,7 +8,7 @@ use super::executor;
 use super::shared_memory;
 use super::state::ExecHandle;
 use super::store_data::ThreadData;
-use super::{Analysis, ExecutionResult, RunConfig, rt_imports, sdk_imports, wasi};
+use super::{Analysis, ExecutionResult, RunConfig, rt_imports, sdk_imports, signal_imports, wasi};
 use crate::abi;
 use crate::debuginfo::bookkeeping::owner_at;
 use crate::debuginfo::symbols::LazySymbols;
@@ -222,6 +222,8 @@ impl Program {
             if module == wasi::MODULE
                 || (module.as_str(), name.as_str()) == abi::THREAD_SPAWN
                 || (sdk && linked(name))
+                || (module == abi::SIGNAL_MODULE
+                    && signal_imports::IMPORTS.contains(&name.as_str()))
             {
                 continue;
             }
@@ -538,6 +540,7 @@ fn linker(
         wasi::add_to_linker(&mut linker)?;
         rt_imports::add_to_linker(&mut linker)?;
         sdk_imports::add_to_linker(&mut linker)?;
+        signal_imports::add_to_linker(&mut linker)?;
         for link in links {
             link(&mut linker)?;
         }

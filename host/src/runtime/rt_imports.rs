@@ -8,6 +8,7 @@
 use super::analysis::{Access, Happening, Interest};
 use super::looping::CompleteStates;
 use super::shared_memory::GuestMemory;
+use super::signal_imports::deliver_signals;
 use super::state::{ExecHandle, ExecState};
 use super::thread::ThreadState;
 use super::{ThreadData, memory_access};
@@ -47,8 +48,11 @@ pub(crate) async fn park(exec: ExecHandle) {
 }
 
 /// A scheduling point inside an asynchronous import: asks the scheduler and
-/// parks if another thread was chosen.
-pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
+/// parks if another thread was chosen; when the thread goes on, the
+/// signals due to it are delivered there (an import is where a native
+/// thread would have entered the kernel at the latest, see
+/// [`super::signal_imports`]).
+pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
     super::frames::note(caller);
     let me = caller.data().tid;
     let exec = caller.data().exec.clone();
@@ -61,6 +65,7 @@ pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) {
         super::frames::note_parking(caller);
         park(exec).await;
     }
+    deliver_signals(caller).await.map(|_| ())
 }
 
 /// The effective address of a wait or notify at `site` (cut to 32 bits for
@@ -130,6 +135,12 @@ fn reached_access(
     me: crate::trace::ThreadId,
     access: &Access,
 ) -> Result<i32> {
+    // A signal due to the thread may be delivered here, before the access:
+    // `park` runs its handler, then comes back to the access.
+    if exec.signal_due(me) && exec.choose_value(2) != Some(0) {
+        exec.threads[me as usize].signals.interrupted_at = Some(*access);
+        return Ok(1);
+    }
     // Comparing complete states, every access is a scheduling point: its
     // call is where the thread's frames are read.
     if exec.access(me, access) == Interest::Ignore
@@ -141,6 +152,36 @@ fn reached_access(
     exec.stand_at(me, access.next_op());
     exec.happened(me, Happening::Reached(access.site));
     Ok(exec.schedule(me) as i32)
+}
+
+/// `weft_rt.park`: the thread parks if the scheduler chose another thread;
+/// or, at an access where a signal is delivered (see [`reached_access`]),
+/// the signal's handler runs and the thread comes back to the access.
+async fn park_import(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
+    super::frames::note(caller);
+    super::frames::note_parking(caller);
+    let me = caller.data().tid;
+    let interrupted = caller.data().exec.get().threads[me as usize]
+        .signals
+        .interrupted_at
+        .take();
+    if let Some(access) = interrupted {
+        deliver_signals(caller).await?;
+        let must_park = reached_access(&mut caller.data().exec.get(), me, &access)?;
+        if must_park == 0 {
+            return Ok(());
+        }
+        if caller.data().exec.get().threads[me as usize]
+            .signals
+            .interrupted_at
+            .is_some()
+        {
+            // Another signal is delivered at the same access.
+            return Box::pin(park_import(caller)).await;
+        }
+    }
+    park(caller.data().exec.clone()).await;
+    Ok(())
 }
 
 /// A wait or notify on the futex at `addr`, as the scheduler sees it.
@@ -193,7 +234,7 @@ async fn wait(
         exec.stand_at(me, futex_op(AccessKind::Wait, eff, site as u32));
         exec.happened(me, Happening::Reached(site as u32));
     }
-    yield_point(caller).await;
+    yield_point(caller).await?;
     check_futex_address(caller, full, width, "wait")?;
     let bytes = memory_access::read(caller, eff as u64, width as u64)?;
     let value = if width == 4 {
@@ -219,9 +260,14 @@ async fn wait(
         super::frames::note_parking(caller);
         park(caller.data().exec.clone()).await;
     }
-    let mut exec = caller.data().exec.get();
-    exec.happened(me, Happening::BlockEnd);
-    Ok(exec.threads[me as usize].wake.take().unwrap_or(0))
+    let woke = {
+        let mut exec = caller.data().exec.get();
+        exec.happened(me, Happening::BlockEnd);
+        exec.threads[me as usize].wake.take().unwrap_or(0)
+    };
+    // A signal that woke the wait is delivered as it wakes.
+    deliver_signals(caller).await?;
+    Ok(woke)
 }
 
 async fn notify(
@@ -243,7 +289,7 @@ async fn notify(
         exec.stand_at(me, futex_op(AccessKind::Notify, eff, site as u32));
         exec.happened(me, Happening::Reached(site as u32));
     }
-    yield_point(caller).await;
+    yield_point(caller).await?;
     check_futex_address(caller, full, 4, "notify")?;
     Ok(caller.data().exec.get().notify(me, eff, count as u32) as i32)
 }
@@ -372,6 +418,8 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             return Ok(-1);
         }
         let child = exec.add_thread();
+        // A new thread starts with its creator's signal mask (POSIX).
+        exec.threads[child as usize].signals.mask = exec.threads[me as usize].signals.mask;
         exec.happened(me, Happening::Spawned { child });
         if exec.log_bitmap.is_some()
             && let Some(points) = &exec.threads[me as usize].points
@@ -385,7 +433,7 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
         exec.record(me, EventKind::Spawn { child }, 0, None);
         child
     };
-    yield_point(caller).await;
+    yield_point(caller).await?;
     Ok(child as i32)
 }
 
@@ -397,7 +445,7 @@ pub(crate) async fn sched_yield(caller: &mut Caller<'_, ThreadData>) -> Result<i
         exec.record(me, EventKind::Yield, 0, None);
         exec.set_state(me, ThreadState::Yielded);
     }
-    yield_point(caller).await;
+    yield_point(caller).await?;
     Ok(0)
 }
 
@@ -411,10 +459,7 @@ fn log_call(caller: &Caller<'_, ThreadData>, what: Happening<'_>) {
 pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::POINT.name, point)?;
     linker.func_wrap_async(abi::RT_MODULE, abi::PARK.name, |mut caller, (): ()| {
-        super::frames::note(&mut caller);
-        super::frames::note_parking(&mut caller);
-        let exec = caller.data().exec.clone();
-        Box::new(async move { park(exec).await })
+        Box::new(async move { park_import(&mut caller).await })
     })?;
     linker.func_wrap_async(
         abi::RT_MODULE,

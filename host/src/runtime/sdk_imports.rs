@@ -70,7 +70,7 @@ async fn fire(caller: &mut Caller<'_, ThreadData>, name: &str, implicit: bool) -
         hold
     };
     if must_wait {
-        rt_imports::yield_point(caller).await;
+        rt_imports::yield_point(caller).await?;
     }
     {
         let mut exec = caller.data().exec.get();
@@ -80,7 +80,7 @@ async fn fire(caller: &mut Caller<'_, ThreadData>, name: &str, implicit: bool) -
             return Err(wasmtime::Error::new(Ended));
         }
     }
-    rt_imports::yield_point(caller).await;
+    rt_imports::yield_point(caller).await?;
     Ok(())
 }
 
@@ -155,7 +155,7 @@ async fn thread_exit(caller: &mut Caller<'_, ThreadData>, value: i32) -> Result<
         exec.set_state(me, ThreadState::Outliving);
         exec.happened(me, Happening::BlockBegin);
     }
-    rt_imports::yield_point(caller).await;
+    rt_imports::yield_point(caller).await?;
     let mut exec = caller.data().exec.get();
     if exec.end.is_some() {
         return Err(wasmtime::Error::new(Ended));
@@ -213,7 +213,7 @@ async fn atomic_begin(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
             exec.record(me, EventKind::SectionBegin, 0, None);
             exec.stand_at(me, ATOMIC_SECTIONS);
         }
-        rt_imports::yield_point(caller).await;
+        rt_imports::yield_point(caller).await?;
     }
     let mut exec = caller.data().exec.get();
     if exec.end.is_some() {
@@ -311,6 +311,9 @@ fn library_pause(caller: Caller<'_, ThreadData>) {
     let thread = &mut exec.threads[me as usize];
     let depth = std::mem::take(&mut thread.library_depth);
     thread.paused_library_depths.push(depth);
+    // The library calls code that may be the program's: a new thread's
+    // routine, once its stack is set up.
+    thread.signals.runs_own_code = true;
 }
 
 /// `weft_rt.library_resume(function)`: the call through a function pointer
@@ -344,7 +347,7 @@ async fn library_step_resumes(
             exec.record(me, EventKind::LibraryCall { function }, 0, None);
             exec.stand_at(me, call);
         }
-        rt_imports::yield_point(caller).await;
+        rt_imports::yield_point(caller).await?;
     }
     let mut exec = caller.data().exec.get();
     if exec.end.is_some() {

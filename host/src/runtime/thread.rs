@@ -87,6 +87,9 @@ pub(crate) struct Thread {
     /// it last stopped in a call to the host (see [`super::frames`]);
     /// `None` while it runs on or stands in a time slice.
     pub(super) frames: Option<blake3::Hash>,
+    /// Its signals: its mask, what is pending for it, whether it waits
+    /// for one.
+    pub signals: super::state::ThreadSignals,
 }
 
 impl Thread {
@@ -109,6 +112,7 @@ impl Thread {
             last_site: None,
             slices: 0,
             frames: None,
+            signals: Default::default(),
         }
     }
 

@@ -358,7 +358,7 @@ async fn poll_oneoff(
             exec.happened(me, Happening::SleepBegin);
             exec.set_state(me, ThreadState::Sleeping { until });
         }
-        rt_imports::yield_point(caller).await;
+        rt_imports::yield_point(caller).await?;
         caller.data().exec.get().happened(me, Happening::SleepEnd);
         let now = caller.data().exec.get().clock_ns;
         for sub in parsed.iter().filter(|s| s.deadline <= now) {

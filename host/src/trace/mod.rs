@@ -59,6 +59,17 @@ pub enum EventKind {
         /// Index in [`crate::runtime::ExecutionResult::labels`].
         label: u32,
     },
+    /// The thread sent signal `sig` (`pthread_kill`, `raise`, `kill`).
+    SignalSend {
+        /// The signal's number.
+        sig: u32,
+    },
+    /// Signal `sig` was delivered to the thread: its handler runs from
+    /// here (or `sigwait` took it).
+    SignalDelivery {
+        /// The signal's number.
+        sig: u32,
+    },
 }
 
 impl EventKind {
@@ -76,6 +87,8 @@ impl EventKind {
             EventKind::Outlive => (39, None),
             EventKind::SectionBegin => (40, None),
             EventKind::LibraryCall { function } => (41, Some(u64::from(function))),
+            EventKind::SignalDelivery { sig } => (42, Some(u64::from(sig))),
+            EventKind::SignalSend { sig } => (43, Some(u64::from(sig))),
         }
     }
 }

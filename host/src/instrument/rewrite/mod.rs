@@ -31,6 +31,7 @@ mod replaced;
 mod scratch;
 mod sections;
 mod segments;
+mod signal_entry;
 #[cfg(test)]
 mod testing;
 
@@ -89,6 +90,9 @@ pub(crate) struct Rewriter<'s> {
     /// bookkeeping, under [`InstrumentOptions::quiet_bookkeeping`]), by
     /// original index.
     quiet_steps: HashSet<u32>,
+    /// The export through which weft runs the program's signal handlers,
+    /// when the module has them (see [`signal_entry`]).
+    signal_entry: Option<signal_entry::SignalEntry>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -120,7 +124,9 @@ impl<'s> Rewriter<'s> {
             library_steps: HashSet::new(),
             slow_paths: HashSet::new(),
             quiet_steps: HashSet::new(),
+            signal_entry: None,
         };
+        rewriter.signal_entry = rewriter.find_signal_entry();
         if options.library_steps {
             rewriter.find_library_steps();
         }

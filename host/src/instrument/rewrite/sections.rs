@@ -41,6 +41,9 @@ impl Rewriter<'_> {
                 vec![ValType::I32; usize::from(wrapped.returns)],
             );
         }
+        if self.signal_entry.is_some() {
+            types.ty().function([ValType::I32, ValType::I32], []);
+        }
         self.emitted_types = true;
     }
 
@@ -87,6 +90,9 @@ impl Rewriter<'_> {
         }
         for position in 0..self.wrapped.len() {
             functions.function(self.wrapper_function_type(position));
+        }
+        if self.signal_entry.is_some() {
+            functions.function(self.signal_entry_type());
         }
     }
 
@@ -150,6 +156,13 @@ impl Rewriter<'_> {
                 exports.export(name, wasm_encoder::ExportKind::Func, first + n as u32);
             }
         }
+        if self.signal_entry.is_some() {
+            exports.export(
+                abi::SIGNAL_ENTRY_EXPORT,
+                wasm_encoder::ExportKind::Func,
+                self.signal_entry_function(),
+            );
+        }
         Ok(())
     }
 
@@ -185,6 +198,10 @@ impl Rewriter<'_> {
                 access_log::library_call_wrapper(callee, wrapped.params, wrapped.returns, |sig| {
                     self.rt_func(sig)
                 });
+            code.function(&body);
+        }
+        if let Some(entry) = self.signal_entry {
+            let body = self.signal_entry_body(entry)?;
             code.function(&body);
         }
         Ok(())

@@ -22,8 +22,12 @@ mod events;
 mod futex;
 mod hooks;
 mod limits;
+mod signals;
 
 pub(crate) use limits::LimitWatch;
+pub(crate) use signals::{
+    Action, DefaultAction, Delivery, LAST_SIGNAL, ThreadSignals, signal_wait_address,
+};
 mod step;
 
 /// Consecutive atomic reads, read-modify-writes and time slices after which
@@ -117,6 +121,8 @@ pub(crate) struct ExecState {
     /// Whether the main thread logs its plain accesses from the start
     /// ([`super::RunConfig::log_from_start`]).
     pub log_from_start: bool,
+    /// The program's signals (see [`signals`]).
+    signals: signals::Signals,
 }
 
 impl ExecState {
@@ -161,13 +167,19 @@ impl ExecState {
             enabled_stale: true,
             log_bitmap: None,
             log_from_start: false,
+            signals: signals::Signals::default(),
         }
     }
 
     /// Adds a thread and tells the scheduler.
     pub fn add_thread(&mut self) -> ThreadId {
         let id = self.threads.len() as ThreadId;
-        self.threads.push(Thread::new());
+        let mut thread = Thread::new();
+        // The main thread runs the program's code from its start; another
+        // thread once the library calls its routine (see
+        // [`ThreadSignals::runs_own_code`]).
+        thread.signals.runs_own_code = id == 0;
+        self.threads.push(thread);
         self.live.push(id);
         self.enabled_changed();
         self.scheduler.observe(Notice::ThreadCreated(id));

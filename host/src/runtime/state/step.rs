@@ -137,7 +137,9 @@ impl ExecState {
         let Some(buffer) = self.threads[me as usize].points else {
             return;
         };
-        if self.every_point {
+        if self.every_point || self.signal_due(me) {
+            // A thread with a signal due stops at each point: the
+            // schedule may deliver it at any.
             return;
         }
         let budget = self.most_budget();
