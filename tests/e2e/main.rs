@@ -33,6 +33,7 @@ mod replay_files;
 mod samples;
 mod schedules;
 mod serializability;
+mod signals;
 mod sleeps;
 mod spec_threads;
 mod strategies;

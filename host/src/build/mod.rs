@@ -399,18 +399,8 @@ const UNAVAILABLE: [(&[&str], &str); 6] = [
         "WASI (preview 1) lets a module use only sockets it was given, and opens none",
     ),
     (
-        &[
-            "sigaction",
-            "sigprocmask",
-            "pthread_sigmask",
-            "pthread_kill",
-            "alarm",
-            "setitimer",
-            "sigwait",
-            "sigsuspend",
-            "sigaltstack",
-        ],
-        "signals come from outside a process, and WebAssembly has none; within the program, `signal` and `raise` work",
+        &["alarm", "setitimer", "pause", "sigqueue", "sigtimedwait"],
+        "weft delivers the signals the program's threads send each other (`kill`, `pthread_kill`, `raise`, with `sigaction`, masks, `sigwait` and `sigsuspend`); none comes from outside the program, and timers that send them are not provided",
     ),
     (
         &["clock", "times", "getrusage"],

@@ -650,6 +650,7 @@ impl Search for DporSearch {
             dpor.unenumerated.map(|range| Withheld::Values { range }),
             result.fair_from.map(|_| Withheld::StepLimit),
             dpor.counted_loop.then_some(Withheld::CountedLoop),
+            result.signals_sent.then_some(Withheld::Signals),
             result.unenumerated.map(Withheld::Input),
             result
                 .reports

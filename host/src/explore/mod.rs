@@ -215,6 +215,8 @@ pub enum Withheld {
     /// another failure): the program is racy, and the search switched only
     /// at its synchronisation.
     RaceBehindOtherEnd,
+    /// The exhaustive search met a signal sent between threads.
+    Signals,
     /// An execution depended on something no schedule decides.
     Input(Unenumerated),
 }
@@ -237,6 +239,7 @@ impl Withheld {
             Withheld::RacesUnchecked => "data races were not checked and plain accesses were no scheduling points, so a racy program may do what no explored schedule shows (pass --races fail, or --points memory)".into(),
             Withheld::MixedAccesses => "the program accessed a word both with plain and with atomic accesses, and the search orders only the atomic ones".into(),
             Withheld::RaceBehindOtherEnd => "an execution had a data race but ended otherwise (a false assumption, an abort, another failure), so the program is racy and schedules that switch between its racing accesses were not explored (--points memory explores them)".into(),
+            Withheld::Signals => "the program sent signals, and `dpor` does not order a signal's sending against the steps where it may be delivered (`dfs` does)".into(),
             Withheld::Input(what) => what.describe(),
         }
     }

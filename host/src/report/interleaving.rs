@@ -93,13 +93,9 @@ pub fn rows(
             EventKind::SignalSend { sig } => {
                 (format!("sends {}", crate::runtime::signal_name(sig)), None)
             }
-            EventKind::SignalDelivery { sig } => (
-                format!(
-                    "takes {} (its handler runs)",
-                    crate::runtime::signal_name(sig)
-                ),
-                None,
-            ),
+            EventKind::SignalDelivery { sig } => {
+                (format!("takes {}", crate::runtime::signal_name(sig)), None)
+            }
             EventKind::Label { label } => (
                 format!(
                     "event \"{}\"",

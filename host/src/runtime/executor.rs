@@ -673,6 +673,7 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
 
 fn finish(mut state: ExecState) -> ExecutionResult {
     let reports = state.finish_analyses();
+    let signals_sent = state.signals_sent();
     let ExecState {
         mut scheduler,
         trace,
@@ -734,6 +735,7 @@ fn finish(mut state: ExecState) -> ExecutionResult {
         steps,
         fair_from,
         atomic_sections,
+        signals_sent,
         unenumerated,
         refused,
         reports,

@@ -109,6 +109,10 @@ pub struct ExecutionResult {
     /// decision: `dpor` takes the whole section for one step, and `dfs`
     /// claims nothing for such executions.
     pub atomic_sections: bool,
+    /// Whether a thread sent a signal (see `signal_imports`): `dpor` does
+    /// not order a signal's sending against the steps where it may be
+    /// delivered, and claims nothing for such executions.
+    pub signals_sent: bool,
     /// The first thing the execution depended on that no schedule decides
     /// (a limit's refusal, random bytes, the clock), if any.
     pub unenumerated: Option<Unenumerated>,

@@ -48,10 +48,11 @@ pub(crate) async fn park(exec: ExecHandle) {
 }
 
 /// A scheduling point inside an asynchronous import: asks the scheduler and
-/// parks if another thread was chosen; when the thread goes on, the
-/// signals due to it are delivered there (an import is where a native
-/// thread would have entered the kernel at the latest, see
-/// [`super::signal_imports`]).
+/// parks if another thread was chosen. (The import delivered the signals
+/// due to the thread before it recorded its event: an import is where a
+/// native thread would have entered the kernel at the latest, see
+/// [`super::signal_imports`].) A signal sent to the thread while it was
+/// parked is delivered as it goes on, before what it stood at.
 pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
     super::frames::note(caller);
     let me = caller.data().tid;
@@ -64,8 +65,9 @@ pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) -> Result<(
     if must_park {
         super::frames::note_parking(caller);
         park(exec).await;
+        deliver_signals(caller).await?;
     }
-    deliver_signals(caller).await.map(|_| ())
+    Ok(())
 }
 
 /// The effective address of a wait or notify at `site` (cut to 32 bits for
@@ -181,6 +183,8 @@ async fn park_import(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
         }
     }
     park(caller.data().exec.clone()).await;
+    // Sent while the thread was parked: delivered as it goes on.
+    deliver_signals(caller).await?;
     Ok(())
 }
 
@@ -222,6 +226,7 @@ async fn wait(
     site: i32,
 ) -> Result<i32> {
     let me = caller.data().tid;
+    deliver_signals(caller).await?;
     let (eff, full, width) = effective(caller, addr, site)?;
     {
         let mut exec = caller.data().exec.get();
@@ -277,6 +282,7 @@ async fn notify(
     site: i32,
 ) -> Result<i32> {
     let me = caller.data().tid;
+    deliver_signals(caller).await?;
     let (eff, full, _) = effective(caller, addr, site)?;
     {
         let mut exec = caller.data().exec.get();
@@ -440,6 +446,7 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
 /// `sched_yield`: a scheduling point at which the caller prefers others.
 pub(crate) async fn sched_yield(caller: &mut Caller<'_, ThreadData>) -> Result<i32> {
     let me = caller.data().tid;
+    deliver_signals(caller).await?;
     {
         let mut exec = caller.data().exec.get();
         exec.record(me, EventKind::Yield, 0, None);

@@ -2,6 +2,7 @@
 
 use super::analysis::Happening;
 use super::outcome::Outcome;
+use super::signal_imports::deliver_signals;
 use super::state::ExecState;
 use super::thread::ThreadState;
 use super::{ThreadData, memory_access, rt_imports};
@@ -58,6 +59,7 @@ async fn thread_name(caller: &mut Caller<'_, ThreadData>, ptr: i32, len: i32) ->
 /// for): held first while an analysis holds it, then recorded.
 async fn fire(caller: &mut Caller<'_, ThreadData>, name: &str, implicit: bool) -> Result<()> {
     let me = caller.data().tid;
+    deliver_signals(caller).await?;
     let must_wait = {
         let mut exec = caller.data().exec.get();
         let hold = exec.holds_before_event(me, name);
@@ -134,6 +136,7 @@ impl std::error::Error for ThreadExit {}
 /// `weft.thread_exit(value)`: see [`abi::THREAD_EXIT`].
 async fn thread_exit(caller: &mut Caller<'_, ThreadData>, value: i32) -> Result<()> {
     let me = caller.data().tid;
+    deliver_signals(caller).await?;
     if me != 0 {
         let resumable = caller.get_export(abi::THREAD_RESUME_EXPORT).is_some();
         let mut exec = caller.data().exec.get();
@@ -208,6 +211,7 @@ async fn atomic_begin(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
     let me = caller.data().tid;
     let outermost = caller.data().exec.get().threads[me as usize].atomic_depth == 0;
     if outermost {
+        deliver_signals(caller).await?;
         {
             let mut exec = caller.data().exec.get();
             exec.record(me, EventKind::SectionBegin, 0, None);
@@ -341,6 +345,8 @@ async fn library_step_resumes(
     let me = caller.data().tid;
     let in_section = caller.data().exec.get().threads[me as usize].atomic_depth > 0;
     if starts && !in_section {
+        // Signals due are delivered before the call (see `signal_imports`).
+        deliver_signals(caller).await?;
         {
             let mut exec = caller.data().exec.get();
             let function = call.addr;

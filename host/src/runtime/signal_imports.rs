@@ -92,8 +92,9 @@ async fn mask(caller: &mut Caller<'_, ThreadData>, how: i32, lo: i32, hi: i32) -
 }
 
 /// `weft_signal.send(thread, sig)`: sends `sig` (0: none, only checks the
-/// thread) to thread `thread`, or to the process (-1). A scheduling
-/// point. Returns 0, or -1 when there is no such thread.
+/// thread) to thread `thread`, or to the process (-1). A scheduling point,
+/// before the signal is sent. Returns 0, or -1 when there is no such
+/// thread.
 async fn send(caller: &mut Caller<'_, ThreadData>, thread: i32, sig: i32) -> Result<i32> {
     let me = caller.data().tid;
     let sig = if sig == 0 {
@@ -102,23 +103,21 @@ async fn send(caller: &mut Caller<'_, ThreadData>, thread: i32, sig: i32) -> Res
         signal_number(sig).unwrap_or(0)
     };
     let to = u32::try_from(thread).ok().map(|t| t as ThreadId);
-    let sent = {
-        let mut exec = caller.data().exec.get();
-        let sent = exec.send_signal(me, to, sig);
-        if sent && sig != 0 {
-            exec.record(me, EventKind::SignalSend { sig }, 0, None);
-        }
-        sent
-    };
-    if !sent {
+    if sig != 0 {
+        deliver_signals(caller).await?;
+        caller
+            .data()
+            .exec
+            .get()
+            .record(me, EventKind::SignalSend { sig }, 0, None);
+        yield_point(caller).await?;
+    }
+    if !caller.data().exec.get().send_signal(me, to, sig) {
         return Ok(-1);
     }
-    if sig != 0 {
-        yield_point(caller).await?;
-        // Sent to itself (or the process) unblocked: delivered before the
-        // call returns.
-        deliver_signals(caller).await?;
-    }
+    // Sent to itself (or the process) unblocked: delivered before the
+    // call returns.
+    deliver_signals(caller).await?;
     Ok(0)
 }
 

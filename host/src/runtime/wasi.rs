@@ -352,6 +352,7 @@ async fn poll_oneoff(
     if fd_ready.is_empty() {
         let until = parsed.iter().map(|s| s.deadline).min().unwrap_or(now);
         let me = caller.data().tid;
+        super::signal_imports::deliver_signals(caller).await?;
         {
             let mut exec = caller.data().exec.get();
             exec.record(me, EventKind::Sleep { until_ns: until }, 0, None);

@@ -74,6 +74,8 @@ impl DefaultAction {
 pub(crate) struct Signals {
     actions: [Action; LAST_SIGNAL as usize + 1],
     process_pending: u64,
+    /// Whether a thread sent one.
+    sent: bool,
 }
 
 impl Default for Signals {
@@ -81,6 +83,7 @@ impl Default for Signals {
         Signals {
             actions: [Action::Default; LAST_SIGNAL as usize + 1],
             process_pending: 0,
+            sent: false,
         }
     }
 }
@@ -180,7 +183,11 @@ impl ExecState {
         {
             return false;
         }
-        if sig == 0 || self.signals.ignored(sig) {
+        if sig == 0 {
+            return true;
+        }
+        self.signals.sent = true;
+        if self.signals.ignored(sig) {
             return true;
         }
         self.happened(me, Happening::SignalSent { sig });
@@ -276,6 +283,11 @@ impl ExecState {
             }
         }
         (Delivery { sig, action }, before)
+    }
+
+    /// Whether a thread sent a signal.
+    pub fn signals_sent(&self) -> bool {
+        self.signals.sent
     }
 
     /// The signals pending for thread `me` or the process.
