@@ -137,3 +137,8 @@ fn the_exhaustive_search_claims_nothing_for_a_program_that_sends_signals() {
         out.stdout
     );
 }
+
+#[test]
+fn what_the_sender_wrote_before_the_send_is_no_race_with_the_handler() {
+    passes("handoff", "300");
+}

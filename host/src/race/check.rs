@@ -39,6 +39,13 @@ const ATOMIC_SECTIONS: u32 = u32::MAX;
 /// The site the atomic sections' accesses to [`ATOMIC_SECTIONS`] are given.
 const SECTIONS_SITE: SiteId = SiteId::MAX;
 
+/// The address a signal's sends and deliveries synchronise on, as a word
+/// written at each send and read at each delivery: below
+/// [`ATOMIC_SECTIONS`], never aligned to 4, so no guest word.
+fn signal_word(sig: u32) -> u32 {
+    ATOMIC_SECTIONS - 4 * (sig + 1)
+}
+
 /// What one execution's check leaves to the next on its thread: the
 /// detector, whose memory it reuses (allocating shadow memory anew for
 /// every execution took a large part of its time), and the sites known to
@@ -301,6 +308,17 @@ impl Analysis for RaceCheck {
             Happening::AtomicEnd => {
                 self.detector
                     .atomic(thread, SECTIONS_SITE, ATOMIC_SECTIONS, true);
+            }
+            // What the sender did before it sent a signal happens before
+            // what the handler does, as the kernel's send and delivery
+            // order them natively.
+            Happening::SignalSent { sig } => {
+                self.detector
+                    .atomic(thread, SECTIONS_SITE, signal_word(sig), true);
+            }
+            Happening::SignalDelivered { sig } => {
+                self.detector
+                    .atomic(thread, SECTIONS_SITE, signal_word(sig), false);
             }
             _ => {}
         }

@@ -19,6 +19,7 @@
 //! execution as it would end the process, unless the default ignores it.
 
 use super::ThreadData;
+use super::analysis::Happening;
 use super::outcome::Outcome;
 use super::rt_imports::{park, yield_point};
 use super::sdk_imports::Ended;
@@ -154,6 +155,7 @@ async fn wait(caller: &mut Caller<'_, ThreadData>, lo: i32, hi: i32, mode: i32) 
                     exec.take_signal(me, sig);
                     exec.threads[me as usize].signals.waits_for = None;
                     exec.record(me, EventKind::SignalDelivery { sig }, 0, None);
+                    exec.happened(me, Happening::SignalDelivered { sig });
                     return Ok(sig as i32);
                 }
             }
