@@ -68,6 +68,36 @@ fn a_signature_mismatch_stub_names_the_function_it_stands_for() {
     );
 }
 
+/// A call through a function pointer that reaches a function of another
+/// type traps, and the failure says what that means for C.
+#[test]
+fn a_call_through_a_pointer_of_another_type_is_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = wat_file(
+        dir.path(),
+        "pointer",
+        r#"(module
+             (type $takes_one (func (param i32)))
+             (table 1 funcref)
+             (func $takes_none)
+             (elem (i32.const 0) func $takes_none)
+             (func (export "_start")
+               (call_indirect (type $takes_one) (i32.const 7) (i32.const 0))))"#,
+    );
+    let out = weft_in(dir.path(), &["run", arg(&m), "--json", "--no-save"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let message = out.json()["failure"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("indirect call type mismatch")
+            && message
+                .contains("a call through a function pointer reached a function of another type"),
+        "{message}"
+    );
+}
+
 /// A module of `tables` tables, each holding a function that returns its
 /// table's number, that exits with the sum of calls through every table.
 fn tables_module(tables: u32) -> String {

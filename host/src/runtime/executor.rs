@@ -658,6 +658,10 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
             .join("\n");
     }
     let trap = match error.downcast_ref::<Trap>() {
+        Some(Trap::BadSignature) => format!(
+            "{}: a call through a function pointer reached a function of another type (a `void f()` called as `void (*)(void *)`, say); C leaves such a call undefined, native code often lets it pass, WebAssembly traps",
+            Trap::BadSignature
+        ),
         Some(trap) => trap.to_string(),
         None => error.to_string(),
     };
