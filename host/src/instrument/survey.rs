@@ -118,6 +118,17 @@ pub(crate) struct Survey {
     /// (`global.get g; i32.const n; i32.sub`, as a C function makes its
     /// frame below the stack pointer): the largest such constant.
     pub frames_below: std::collections::HashMap<u32, u32>,
+    /// The function that the active element segments place in each slot
+    /// of table 0 at a constant offset, by slot (a later segment's
+    /// function replaces an earlier one's, as instantiation does).
+    pub table_functions: std::collections::BTreeMap<u32, u32>,
+    /// Whether an active segment of table 0 has an offset that is not a
+    /// constant or items that are not plain functions, so that
+    /// [`Survey::table_functions`] may not be what the table holds.
+    pub table_slots_uncertain: bool,
+    /// The types of the calls through table 0 (`call_indirect` and
+    /// `return_call_indirect`).
+    pub indirect_call_types: std::collections::BTreeSet<u32>,
 }
 
 /// A function whose type is not a thread start routine's `(i32) -> i32`
@@ -182,7 +193,7 @@ impl Survey {
                 Payload::CodeSectionEntry(body) => {
                     survey.scan_code(&body, &mut data_named)?;
                 }
-                Payload::ElementSection(reader) => survey.read_loose_slots(reader)?,
+                Payload::ElementSection(reader) => survey.read_table_slots(reader)?,
                 Payload::DataSection(reader) => survey.read_data(reader, &mut memories)?,
                 _ => {}
             }
@@ -317,6 +328,16 @@ impl Survey {
                     loose_slots.push(value as u32);
                 }
                 Operator::Call { function_index } => callees.push(function_index),
+                Operator::CallIndirect {
+                    type_index,
+                    table_index: 0,
+                }
+                | Operator::ReturnCallIndirect {
+                    type_index,
+                    table_index: 0,
+                } => {
+                    self.indirect_call_types.insert(type_index);
+                }
                 Operator::MemoryInit { data_index, .. } => {
                     data_named.insert(data_index);
                 }
@@ -359,11 +380,12 @@ impl Survey {
         (p == params && r == results).then_some(*index)
     }
 
-    /// Notes the slots where the active segments of `reader` place a loose
-    /// start routine in table 0 at constant offsets (see
-    /// [`Survey::loose_slots`]); a later segment's function in a slot
-    /// replaces an earlier one's, as instantiation does.
-    fn read_loose_slots(
+    /// Notes the functions the active segments of `reader` place in table 0
+    /// at constant offsets ([`Survey::table_functions`]) and the slots that
+    /// hold a loose start routine ([`Survey::loose_slots`]); a later
+    /// segment's function in a slot replaces an earlier one's, as
+    /// instantiation does.
+    fn read_table_slots(
         &mut self,
         reader: wasmparser::ElementSectionReader<'_>,
     ) -> Result<(), InstrumentError> {
@@ -376,22 +398,28 @@ impl Survey {
             else {
                 continue;
             };
-            let Ok(wasmparser::Operator::I32Const { value: offset }) =
-                offset_expr.get_operators_reader().read()
-            else {
-                continue;
-            };
             if table_index.unwrap_or(0) != 0 {
                 continue;
             }
-            if let wasmparser::ElementItems::Functions(functions) = element.items {
-                for (n, function) in functions.into_iter().enumerate() {
-                    let slot = (offset as u32).wrapping_add(n as u32);
-                    match self.loose_routine(function?) {
-                        Some(routine) => self.loose_slots.insert(slot, routine),
-                        None => self.loose_slots.remove(&slot),
-                    };
+            let offset = match offset_expr.get_operators_reader().read() {
+                Ok(wasmparser::Operator::I32Const { value }) => value,
+                _ => {
+                    self.table_slots_uncertain = true;
+                    continue;
                 }
+            };
+            let wasmparser::ElementItems::Functions(functions) = element.items else {
+                self.table_slots_uncertain = true;
+                continue;
+            };
+            for (n, function) in functions.into_iter().enumerate() {
+                let slot = (offset as u32).wrapping_add(n as u32);
+                let function = function?;
+                self.table_functions.insert(slot, function);
+                match self.loose_routine(function) {
+                    Some(routine) => self.loose_slots.insert(slot, routine),
+                    None => self.loose_slots.remove(&slot),
+                };
             }
         }
         Ok(())
@@ -615,39 +643,38 @@ fn const_offset(expr: &wasmparser::ConstExpr) -> Result<u64, InstrumentError> {
 /// The global names of a `name` custom section, by global index; a
 /// malformed section only costs the names it cannot give.
 fn global_names(reader: &wasmparser::CustomSectionReader<'_>) -> Vec<(u32, String)> {
-    let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
-        reader.data(),
-        reader.data_offset(),
-    ));
-    let mut out = Vec::new();
-    for name in names.flatten() {
-        if let wasmparser::Name::Global(map) = name {
-            out.extend(
-                map.into_iter()
-                    .flatten()
-                    .map(|n| (n.index, n.name.to_string())),
-            );
-        }
-    }
-    out
+    names_of(reader, |name| match name {
+        wasmparser::Name::Global(map) => Some(map),
+        _ => None,
+    })
 }
 
 /// The function names of a `name` custom section, by function index; a
 /// malformed section only costs the names it cannot give.
 pub(crate) fn function_names(reader: &wasmparser::CustomSectionReader<'_>) -> Vec<(u32, String)> {
+    names_of(reader, |name| match name {
+        wasmparser::Name::Function(map) => Some(map),
+        _ => None,
+    })
+}
+
+/// The names of one kind (the subsection `pick` chooses) of a `name`
+/// custom section, by index.
+fn names_of<'a>(
+    reader: &wasmparser::CustomSectionReader<'a>,
+    pick: impl Fn(wasmparser::Name<'a>) -> Option<wasmparser::NameMap<'a>>,
+) -> Vec<(u32, String)> {
     let names = wasmparser::NameSectionReader::new(wasmparser::BinaryReader::new(
         reader.data(),
         reader.data_offset(),
     ));
-    let mut out = Vec::new();
-    for name in names.flatten() {
-        if let wasmparser::Name::Function(map) = name {
-            out.extend(
-                map.into_iter()
-                    .flatten()
-                    .map(|n| (n.index, n.name.to_string())),
-            );
-        }
-    }
-    out
+    names
+        .flatten()
+        .filter_map(pick)
+        .flat_map(|map| {
+            map.into_iter()
+                .flatten()
+                .map(|n| (n.index, n.name.to_string()))
+        })
+        .collect()
 }

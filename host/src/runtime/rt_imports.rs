@@ -8,7 +8,7 @@
 use super::analysis::{Access, Happening, Interest};
 use super::looping::CompleteStates;
 use super::shared_memory::GuestMemory;
-use super::signal_imports::deliver_signals;
+use super::signal_imports::{deliver_signals, deliver_signals_at_wait};
 use super::state::{ExecHandle, ExecState};
 use super::thread::ThreadState;
 use super::{ThreadData, memory_access};
@@ -226,7 +226,7 @@ async fn wait(
     site: i32,
 ) -> Result<i32> {
     let me = caller.data().tid;
-    deliver_signals(caller).await?;
+    deliver_signals_at_wait(caller).await?;
     let (eff, full, width) = effective(caller, addr, site)?;
     {
         let mut exec = caller.data().exec.get();
@@ -271,7 +271,7 @@ async fn wait(
         exec.threads[me as usize].wake.take().unwrap_or(0)
     };
     // A signal that woke the wait is delivered as it wakes.
-    deliver_signals(caller).await?;
+    deliver_signals_at_wait(caller).await?;
     Ok(woke)
 }
 

@@ -23,7 +23,7 @@ use super::analysis::Happening;
 use super::outcome::Outcome;
 use super::rt_imports::{park, yield_point};
 use super::sdk_imports::Ended;
-use super::state::{Action, DefaultAction, Delivery, LAST_SIGNAL, signal_wait_address};
+use super::state::{Action, DefaultAction, Delivery, LAST_SIGNAL, MaskChange, signal_wait_address};
 use crate::abi;
 use crate::trace::{EventKind, ThreadId};
 use wasmtime::{Caller, Linker, Result};
@@ -83,11 +83,12 @@ fn action(
 /// delivered before the call returns.
 async fn mask(caller: &mut Caller<'_, ThreadData>, how: i32, lo: i32, hi: i32) -> Result<i64> {
     let me = caller.data().tid;
-    let before = caller
-        .data()
-        .exec
-        .get()
-        .change_signal_mask(me, how, set_of(lo, hi));
+    let before =
+        caller
+            .data()
+            .exec
+            .get()
+            .change_signal_mask(me, MaskChange::from_how(how), set_of(lo, hi));
     deliver_signals(caller).await?;
     Ok(before as i64)
 }
@@ -141,7 +142,13 @@ fn thread(caller: Caller<'_, ThreadData>) -> i32 {
 async fn wait(caller: &mut Caller<'_, ThreadData>, lo: i32, hi: i32, mode: i32) -> Result<i32> {
     let me = caller.data().tid;
     let set = set_of(lo, hi);
-    let restore = (mode != 0).then(|| caller.data().exec.get().change_signal_mask(me, 2, set));
+    let restore = (mode != 0).then(|| {
+        caller
+            .data()
+            .exec
+            .get()
+            .change_signal_mask(me, MaskChange::Set, set)
+    });
     loop {
         {
             let mut exec = caller.data().exec.get();
@@ -165,7 +172,7 @@ async fn wait(caller: &mut Caller<'_, ThreadData>, lo: i32, hi: i32, mode: i32) 
             let mut exec = caller.data().exec.get();
             exec.threads[me as usize].signals.waits_for = None;
             if let Some(mask) = restore {
-                exec.change_signal_mask(me, 2, mask);
+                exec.change_signal_mask(me, MaskChange::Set, mask);
             }
             return Ok(delivered.map_or(0, |sig| sig as i32));
         }
@@ -186,29 +193,62 @@ async fn wait(caller: &mut Caller<'_, ThreadData>, lo: i32, hi: i32, mode: i32) 
     }
 }
 
+/// Delivers the signals due to the calling thread at a futex wait, as it
+/// blocks or wakes: as [`deliver_signals`], and inside a library step too.
+/// A thread blocked in the kernel takes its signals there natively, in the
+/// middle of the library call (a condition wait runs the handler before it
+/// takes its mutex back, so the handler does not hold it); the step pauses
+/// around the handlers, as around a call through a function pointer, and
+/// goes on after them.
+pub(crate) async fn deliver_signals_at_wait(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
+    let me = caller.data().tid;
+    let paused = {
+        let mut exec = caller.data().exec.get();
+        let thread = &exec.threads[me as usize];
+        let in_step = thread.library_depth > 0
+            && thread.atomic_depth == 0
+            && thread.signals.runs_own_code
+            && exec.signals_sent()
+            && exec.deliverable_signal(me).is_some();
+        if in_step {
+            exec.drain_points(me);
+            Some(std::mem::take(&mut exec.threads[me as usize].library_depth))
+        } else {
+            None
+        }
+    };
+    let delivered = deliver_signals(caller).await;
+    if let Some(depth) = paused {
+        let mut exec = caller.data().exec.get();
+        if exec.end.is_none() {
+            exec.library_step_starts(me, depth);
+        }
+    }
+    delivered.map(|_| ())
+}
+
 /// Delivers the signals due to the calling thread where it stands (see
 /// the module's doc). Returns the last signal delivered.
 pub(crate) async fn deliver_signals(caller: &mut Caller<'_, ThreadData>) -> Result<Option<u32>> {
     let me = caller.data().tid;
     let mut last = None;
     loop {
-        let (delivery, restore, code) = {
+        let (delivery, restore) = {
             let mut exec = caller.data().exec.get();
             // An execution that ended is left to end where it would have.
             if exec.end.is_some() || !exec.signal_due(me) {
                 return Ok(last);
             }
             let sig = exec.deliverable_signal(me).expect("a signal is due");
-            let to_thread = exec.threads[me as usize].signals.pending & (1 << (sig - 1)) != 0;
             exec.record(me, EventKind::SignalDelivery { sig }, 0, None);
-            let (delivery, restore) = exec.begin_delivery(me, sig);
-            (
-                delivery,
-                restore,
-                if to_thread { SI_TKILL } else { SI_USER },
-            )
+            exec.begin_delivery(me, sig)
         };
-        let Delivery { sig, action } = delivery;
+        let Delivery {
+            sig,
+            action,
+            to_thread,
+        } = delivery;
+        let code = if to_thread { SI_TKILL } else { SI_USER };
         last = Some(sig);
         match action {
             Action::Ignore => {}
@@ -243,7 +283,7 @@ pub(crate) async fn deliver_signals(caller: &mut Caller<'_, ThreadData>) -> Resu
                 let deliver = deliver.typed::<(i32, i32), ()>(&*caller)?;
                 deliver.call_async(&mut *caller, (sig as i32, code)).await?;
                 let mut exec = caller.data().exec.get();
-                exec.threads[me as usize].signals.mask = restore;
+                exec.change_signal_mask(me, MaskChange::Set, restore);
             }
         }
     }

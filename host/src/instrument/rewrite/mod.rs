@@ -27,6 +27,7 @@ mod calls;
 mod fast_paths;
 mod library_calls;
 mod markers;
+mod pointer_casts;
 mod replaced;
 mod scratch;
 mod sections;
@@ -93,6 +94,9 @@ pub(crate) struct Rewriter<'s> {
     /// The export through which weft runs the program's signal handlers,
     /// when the module has them (see [`signal_entry`]).
     signal_entry: Option<signal_entry::SignalEntry>,
+    /// The dispatch functions of calls through a pointer of another type
+    /// than the function's (see [`pointer_casts`]).
+    casts: Vec<pointer_casts::CastDispatch>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -125,6 +129,7 @@ impl<'s> Rewriter<'s> {
             slow_paths: HashSet::new(),
             quiet_steps: HashSet::new(),
             signal_entry: None,
+            casts: survey.cast_dispatches(),
         };
         rewriter.signal_entry = rewriter.find_signal_entry();
         if options.library_steps {
@@ -227,7 +232,8 @@ impl<'s> Rewriter<'s> {
                 || self.emit_bulk_instruction(&mut f, &op, func, pos, &scratch)?
                 || self.emit_data_drop(&mut f, &op)
                 || self.emit_access(&mut f, &op, func, pos, &scratch)?
-                || self.emit_replaced(&mut f, &op, func, pos);
+                || self.emit_replaced(&mut f, &op, func, pos)
+                || self.emit_cast_dispatch(&mut f, &op);
             if !claimed {
                 f.instruction(&self.instruction(op.clone())?);
             }
@@ -353,7 +359,7 @@ impl Reencode for Rewriter<'_> {
         section: wasmparser::TypeSectionReader<'_>,
     ) -> Result<()> {
         utils::parse_type_section(self, types, section)?;
-        self.append_types(types);
+        self.append_types(types)?;
         Ok(())
     }
 
@@ -526,7 +532,7 @@ impl Reencode for Rewriter<'_> {
         };
         if !self.emitted_types && !self.survey.has_type_section && past(SectionId::Type) {
             let mut types = TypeSection::new();
-            self.append_types(&mut types);
+            self.append_types(&mut types)?;
             module.section(&types);
         }
         if !self.emitted_imports && !self.survey.has_import_section && past(SectionId::Import) {

@@ -14,7 +14,7 @@ use wasm_encoder::{TypeSection, ValType};
 impl Rewriter<'_> {
     /// Appends the types of the `weft_rt` imports, of the entry wrappers and
     /// of the logging functions.
-    pub(super) fn append_types(&mut self, types: &mut TypeSection) {
+    pub(super) fn append_types(&mut self, types: &mut TypeSection) -> Result<()> {
         for sig in abi::RT_IMPORTS {
             let conv = |v: &abi::Val| match v {
                 abi::Val::I32 => ValType::I32,
@@ -44,7 +44,11 @@ impl Rewriter<'_> {
         if self.signal_entry.is_some() {
             types.ty().function([ValType::I32, ValType::I32], []);
         }
+        for (params, results) in self.cast_dispatch_types()? {
+            types.ty().function(params, results);
+        }
         self.emitted_types = true;
+        Ok(())
     }
 
     /// Appends the `weft_rt` imports and, when the module defined its shared
@@ -93,6 +97,9 @@ impl Rewriter<'_> {
         }
         if self.signal_entry.is_some() {
             functions.function(self.signal_entry_type());
+        }
+        for n in 0..self.casts.len() as u32 {
+            functions.function(self.cast_dispatch_type(n));
         }
     }
 
@@ -202,6 +209,9 @@ impl Rewriter<'_> {
         }
         if let Some(entry) = self.signal_entry {
             let body = self.signal_entry_body(entry)?;
+            code.function(&body);
+        }
+        for body in self.cast_dispatch_bodies()? {
             code.function(&body);
         }
         Ok(())

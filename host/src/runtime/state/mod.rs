@@ -26,7 +26,7 @@ mod signals;
 
 pub(crate) use limits::LimitWatch;
 pub(crate) use signals::{
-    Action, DefaultAction, Delivery, LAST_SIGNAL, ThreadSignals, signal_wait_address,
+    Action, DefaultAction, Delivery, LAST_SIGNAL, MaskChange, ThreadSignals, signal_wait_address,
 };
 mod step;
 

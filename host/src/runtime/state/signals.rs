@@ -136,6 +136,35 @@ pub(crate) struct Delivery {
     pub sig: u32,
     /// Its action then.
     pub action: Action,
+    /// Whether it was sent to the thread (else to the process).
+    pub to_thread: bool,
+}
+
+/// How a thread changes its signal mask (`SIG_BLOCK`, `SIG_UNBLOCK`,
+/// `SIG_SETMASK`), or only reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MaskChange {
+    /// Adds the set.
+    Block,
+    /// Removes the set.
+    Unblock,
+    /// Makes the set the mask.
+    Set,
+    /// Leaves the mask.
+    Read,
+}
+
+impl MaskChange {
+    /// The change C's `how` argument names (Linux's values: 0 blocks, 1
+    /// unblocks, 2 sets); any other value only reads.
+    pub(crate) fn from_how(how: i32) -> Self {
+        match how {
+            0 => MaskChange::Block,
+            1 => MaskChange::Unblock,
+            2 => MaskChange::Set,
+            _ => MaskChange::Read,
+        }
+    }
 }
 
 impl ExecState {
@@ -152,17 +181,16 @@ impl ExecState {
         }
     }
 
-    /// Changes the mask of thread `me` (`how`: 0 adds `set`, 1 removes it,
-    /// 2 makes it the mask, anything else reads it); returns the mask
-    /// before.
-    pub fn change_signal_mask(&mut self, me: ThreadId, how: i32, set: u64) -> u64 {
+    /// Changes the mask of thread `me` by `set` (`SIGKILL` and `SIGSTOP`
+    /// stay unblocked); returns the mask before.
+    pub fn change_signal_mask(&mut self, me: ThreadId, how: MaskChange, set: u64) -> u64 {
         let signals = &mut self.threads[me as usize].signals;
         let before = signals.mask;
         signals.mask = match how {
-            0 => before | set,
-            1 => before & !set,
-            2 => set,
-            _ => before,
+            MaskChange::Block => before | set,
+            MaskChange::Unblock => before & !set,
+            MaskChange::Set => set,
+            MaskChange::Read => before,
         } & !UNBLOCKABLE;
         if signals.mask != before {
             self.enabled_stale = true;
@@ -248,6 +276,11 @@ impl ExecState {
     /// next outside a library step or atomic section: then its scheduling
     /// points all call the host.
     pub fn signal_due(&self, me: ThreadId) -> bool {
+        // Nothing is pending before a first send: one branch for programs
+        // without signals.
+        if !self.signals.sent {
+            return false;
+        }
         let thread = &self.threads[me as usize];
         thread.library_depth == 0
             && thread.atomic_depth == 0
@@ -256,14 +289,16 @@ impl ExecState {
     }
 
     /// Takes signal `sig`, pending for thread `me` or else the process,
-    /// off what is pending.
-    pub fn take_signal(&mut self, me: ThreadId, sig: u32) {
+    /// off what is pending; says whether it was the thread's.
+    pub fn take_signal(&mut self, me: ThreadId, sig: u32) -> bool {
         let signals = &mut self.threads[me as usize].signals;
-        if signals.pending & bit(sig) != 0 {
+        let to_thread = signals.pending & bit(sig) != 0;
+        if to_thread {
             signals.pending &= !bit(sig);
         } else {
             self.signals.process_pending &= !bit(sig);
         }
+        to_thread
     }
 
     /// Delivers the signal `sig` to thread `me`, taken off what is
@@ -271,18 +306,23 @@ impl ExecState {
     /// runs (`SA_RESETHAND` makes the action the default again). Returns
     /// the delivery and the mask to restore after the handler.
     pub fn begin_delivery(&mut self, me: ThreadId, sig: u32) -> (Delivery, u64) {
-        self.take_signal(me, sig);
+        let to_thread = self.take_signal(me, sig);
         let action = self.signals.action(sig);
         self.happened(me, Happening::SignalDelivered { sig });
         let before = self.threads[me as usize].signals.mask;
         if let Action::Handle { mask, flags } = action {
             let own = if flags & SA_NODEFER != 0 { 0 } else { bit(sig) };
-            self.threads[me as usize].signals.mask = (before | mask | own) & !UNBLOCKABLE;
+            self.change_signal_mask(me, MaskChange::Block, mask | own);
             if flags & SA_RESETHAND != 0 {
                 self.signals.actions[sig as usize] = Action::Default;
             }
         }
-        (Delivery { sig, action }, before)
+        let delivery = Delivery {
+            sig,
+            action,
+            to_thread,
+        };
+        (delivery, before)
     }
 
     /// Whether a thread sent a signal.
