@@ -192,6 +192,7 @@ fn c_programs_that_allocate_and_call_the_c_library_report_nothing() {
         "handoff.c",
         "libc-calls.c",
         "old-style.c",
+        "callbacks.c",
         "void-main.c",
         "old-threads.c",
         "claims.c",

@@ -142,3 +142,22 @@ fn the_exhaustive_search_claims_nothing_for_a_program_that_sends_signals() {
 fn what_the_sender_wrote_before_the_send_is_no_race_with_the_handler() {
     passes("handoff", "300");
 }
+
+#[test]
+fn a_thread_blocked_in_a_condition_wait_takes_its_signal_without_the_mutex() {
+    passes("hold-in-wait", "200");
+}
+
+#[test]
+fn the_alarm_rings_on_the_virtual_clock_and_cuts_sleeps_short() {
+    passes("alarm-and-sleeps", "100");
+    let dir = tempfile::tempdir().unwrap();
+    for module in builds(dir.path(), "alarm-and-sleeps") {
+        let (code, json) = explore(
+            dir.path(),
+            &module,
+            &["--iterations", "100", "--no-save", "--sleeps", "timed"],
+        );
+        assert_eq!(code, 0, "{}: {json}", module.display());
+    }
+}

@@ -38,6 +38,14 @@ const WEFT_PTHREAD_C: &str = include_str!("../../../guest-sdk/c/weft_pthread.c")
 /// and `strsignal`), linked into every C program.
 const WEFT_SIGNAL_C: &str = include_str!("../../../guest-sdk/c/weft_signal.c");
 
+/// Sleeps a signal cuts short, `pause` and the real-time timer, linked
+/// into every C and C++ program ahead of wasi-libc, whose
+/// `clock_nanosleep` and `sleep` they replace.
+const WEFT_TIME_C: &str = include_str!("../../../guest-sdk/c/weft_time.c");
+
+/// The SDK file whose object is linked ahead of wasi-libc.
+const REPLACES_LIBC: &str = "weft_time";
+
 /// The stack protector's canary, a constant, and its failure; linked into
 /// every C and C++ program ahead of wasi-libc's, whose canary is drawn from
 /// random bytes as the program starts.
@@ -272,16 +280,22 @@ const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 /// included first, weft's `<signal.h>` and signal set (found before
 /// wasi-libc's; the header includes and completes wasi-libc's), and headers wasi-libc lacks (found after its
 /// own).
-pub(super) const SDK_FILES: [(&str, &str); 12] = [
+pub(super) const SDK_FILES: [(&str, &str); 15] = [
     ("weft.h", WEFT_H),
     ("weft_class.h", WEFT_CLASS_H),
     ("weft_verifier.c", WEFT_VERIFIER_C),
     ("weft_pthread.c", WEFT_PTHREAD_C),
     ("weft_signal.c", WEFT_SIGNAL_C),
+    ("weft_time.c", WEFT_TIME_C),
     ("weft_ssp.c", WEFT_SSP_C),
     ("weft_pthread.h", WEFT_PTHREAD_H),
     ("weft_verifier.h", WEFT_VERIFIER_H),
     ("signal.h", include_str!("../../../guest-sdk/c/signal.h")),
+    ("unistd.h", include_str!("../../../guest-sdk/c/unistd.h")),
+    (
+        "sys/time.h",
+        include_str!("../../../guest-sdk/c/sys/time.h"),
+    ),
     (
         "__typedef_sigset_t.h",
         include_str!("../../../guest-sdk/c/__typedef_sigset_t.h"),
@@ -429,11 +443,16 @@ impl Toolchain {
     /// The C files every program is linked with: the SDK's, and the
     /// sources of wasi-libc's emulations.
     pub fn sdk_sources(&self) -> Vec<PathBuf> {
-        ["weft_verifier.c", "weft_pthread.c", "weft_signal.c"]
-            .map(|name| self.sdk.path().join(name))
-            .into_iter()
-            .chain(self.emulations.iter().cloned())
-            .collect()
+        [
+            "weft_verifier.c",
+            "weft_pthread.c",
+            "weft_signal.c",
+            "weft_time.c",
+        ]
+        .map(|name| self.sdk.path().join(name))
+        .into_iter()
+        .chain(self.emulations.iter().cloned())
+        .collect()
     }
 
     /// Compiles the SDK's stack protector (see `guest-sdk/c/weft_ssp.c`)
@@ -518,11 +537,17 @@ impl Toolchain {
         objects: Linked<'_>,
         flags: &[impl AsRef<OsStr>],
     ) -> Result<(), BuildError> {
-        let sdk = self.sdk_objects(flags)?;
+        // The SDK's replacements of wasi-libc's functions go ahead of it,
+        // the rest where zig puts compiled sources.
+        let (replacing, sdk): (Vec<PathBuf>, Vec<PathBuf>) = self
+            .sdk_objects(flags)?
+            .into_iter()
+            .partition(|object| object.file_stem() == Some(OsStr::new(REPLACES_LIBC)));
         // What follows is objects and archives, whatever `-x` came before.
         cmd.args(["-nostdlib", "-rtlib=compiler-rt", "-x", "none"])
             .arg(self.sysroot.join("crt1-command.o"))
             .args(objects.given)
+            .args(replacing)
             .arg(self.sysroot.join("libc.a"))
             .args(objects.compiled)
             .args(sdk)

@@ -399,8 +399,8 @@ const UNAVAILABLE: [(&[&str], &str); 6] = [
         "WASI (preview 1) lets a module use only sockets it was given, and opens none",
     ),
     (
-        &["alarm", "setitimer", "pause", "sigqueue", "sigtimedwait"],
-        "weft delivers the signals the program's threads send each other (`kill`, `pthread_kill`, `raise`, with `sigaction`, masks, `sigwait` and `sigsuspend`); none comes from outside the program, and timers that send them are not provided",
+        &["sigqueue", "sigtimedwait", "timer_create", "timer_settime"],
+        "weft delivers the signals the program's threads send each other (`kill`, `pthread_kill`, `raise`, with `sigaction`, masks, `sigwait`, `sigsuspend` and `pause`) and its alarm (`alarm`, `setitimer(ITIMER_REAL)`) on weft's virtual clock; none comes from outside the program, queued signals with values and POSIX timers are not provided",
     ),
     (
         &["clock", "times", "getrusage"],

@@ -32,7 +32,18 @@ use wasmtime::{Caller, Linker, Result};
 const DELIVER_EXPORT: &str = abi::SIGNAL_ENTRY_EXPORT;
 
 /// The names of the `weft_signal` imports.
-pub(crate) const IMPORTS: [&str; 6] = ["action", "mask", "send", "pending", "thread", "wait"];
+pub(crate) const IMPORTS: [&str; 10] = [
+    "action",
+    "mask",
+    "send",
+    "pending",
+    "thread",
+    "wait",
+    "sleep_left",
+    "alarm",
+    "alarm_left",
+    "alarm_interval",
+];
 
 /// `si_code` of a signal sent to the process (`kill`).
 const SI_USER: i32 = 0;
@@ -133,6 +144,37 @@ fn pending(caller: Caller<'_, ThreadData>) -> i64 {
 /// `weft_signal.thread()`: the calling thread's id.
 fn thread(caller: Caller<'_, ThreadData>) -> i32 {
     caller.data().tid as i32
+}
+
+/// `weft_signal.sleep_left()`: nanoseconds left of the calling thread's
+/// last sleep that a signal cut short (`poll_oneoff` returned `EINTR`).
+fn sleep_left(caller: Caller<'_, ThreadData>) -> i64 {
+    let me = caller.data().tid;
+    caller.data().exec.get().threads[me as usize]
+        .signals
+        .sleep_left
+        .min(i64::MAX as u64) as i64
+}
+
+/// `weft_signal.alarm(value, interval)`: sets the process's alarm to ring
+/// `value` nanoseconds from now (0 disarms it) and then every `interval`;
+/// returns what was left of it before.
+fn alarm(caller: Caller<'_, ThreadData>, value: i64, interval: i64) -> i64 {
+    let (value, interval) = (value.max(0) as u64, interval.max(0) as u64);
+    let (left, _) = caller.data().exec.get().set_alarm(value, interval);
+    left.min(i64::MAX as u64) as i64
+}
+
+/// `weft_signal.alarm_left()`: nanoseconds until the alarm rings, or 0.
+fn alarm_left(caller: Caller<'_, ThreadData>) -> i64 {
+    let (left, _) = caller.data().exec.get().alarm_left();
+    left.min(i64::MAX as u64) as i64
+}
+
+/// `weft_signal.alarm_interval()`: the alarm's period, or 0.
+fn alarm_interval(caller: Caller<'_, ThreadData>) -> i64 {
+    let (_, interval) = caller.data().exec.get().alarm_left();
+    interval.min(i64::MAX as u64) as i64
 }
 
 /// `weft_signal.wait(lo, hi, mode)`: mode 0 (`sigwait`) waits until a
@@ -344,6 +386,10 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         Box::new(async move { send(&mut caller, to, sig).await })
     })?;
     linker.func_wrap(module, "pending", pending)?;
+    linker.func_wrap(module, "sleep_left", sleep_left)?;
+    linker.func_wrap(module, "alarm", alarm)?;
+    linker.func_wrap(module, "alarm_left", alarm_left)?;
+    linker.func_wrap(module, "alarm_interval", alarm_interval)?;
     linker.func_wrap(module, "thread", thread)?;
     linker.func_wrap_async(
         module,

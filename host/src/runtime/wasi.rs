@@ -41,6 +41,7 @@ pub(crate) const SHADOWED: &[&str] = &[
 
 const ERRNO_SUCCESS: i32 = 0;
 const ERRNO_BADF: i32 = 8;
+const ERRNO_INTR: i32 = 27;
 const ERRNO_INVAL: i32 = 28;
 const ERRNO_NOTSUP: i32 = 58;
 const ERRNO_SPIPE: i32 = 70;
@@ -116,6 +117,7 @@ fn clock_time_get(
         exec.depended_on(Unenumerated::Clock);
         exec.host_reads += 1;
         exec.clock_ns += CLOCK_READ_TICK_NS;
+        exec.ring_alarm_if_due();
         exec.clock_ns
     };
     let value = match id {
@@ -360,8 +362,21 @@ async fn poll_oneoff(
             exec.set_state(me, ThreadState::Sleeping { until });
         }
         rt_imports::yield_point(caller).await?;
-        caller.data().exec.get().happened(me, Happening::SleepEnd);
-        let now = caller.data().exec.get().clock_ns;
+        let now = {
+            let mut exec = caller.data().exec.get();
+            exec.happened(me, Happening::SleepEnd);
+            exec.clock_ns
+        };
+        if until > now {
+            // A signal cut the sleep short: its handler runs, and the
+            // sleep returns `EINTR`, with what was left for weft's
+            // `clock_nanosleep` to tell.
+            caller.data().exec.get().threads[me as usize]
+                .signals
+                .sleep_left = until - now;
+            super::signal_imports::deliver_signals(caller).await?;
+            return Ok(ERRNO_INTR);
+        }
         for sub in parsed.iter().filter(|s| s.deadline <= now) {
             out.push(event(sub.userdata, 0, 0));
         }

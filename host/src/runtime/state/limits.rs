@@ -167,6 +167,7 @@ impl ExecState {
             if self.next_wake.is_some_and(|wake| wake <= self.clock_ns) {
                 self.enabled_stale = true;
             }
+            self.ring_alarm_if_due();
         }
     }
 

@@ -17,6 +17,7 @@ use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
 use std::sync::Arc;
 
+mod alarm;
 mod ending;
 mod events;
 mod futex;

@@ -74,8 +74,21 @@ impl DefaultAction {
 pub(crate) struct Signals {
     actions: [Action; LAST_SIGNAL as usize + 1],
     process_pending: u64,
-    /// Whether a thread sent one.
+    /// Whether one was sent (by a thread or the alarm).
     sent: bool,
+    /// The process's alarm (`alarm`, `setitimer(ITIMER_REAL)`), when set.
+    pub(super) alarm: Option<Alarm>,
+}
+
+/// The process's real-time timer, on the virtual clock: it sends
+/// `SIGALRM` to the process when the clock reaches `at`, and again every
+/// `interval` after that when `interval` is not 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Alarm {
+    /// When it rings next, in virtual nanoseconds.
+    pub at: u64,
+    /// Its period, or 0 for once.
+    pub interval: u64,
 }
 
 impl Default for Signals {
@@ -84,6 +97,7 @@ impl Default for Signals {
             actions: [Action::Default; LAST_SIGNAL as usize + 1],
             process_pending: 0,
             sent: false,
+            alarm: None,
         }
     }
 }
@@ -117,6 +131,9 @@ pub(crate) struct ThreadSignals {
     /// The access at a scheduling point where a signal is to be delivered
     /// before it (see `runtime::rt_imports::reached_access`).
     pub interrupted_at: Option<crate::runtime::analysis::Access>,
+    /// How much of its last sleep was left when a signal cut it short, in
+    /// nanoseconds.
+    pub sleep_left: u64,
     /// Whether it has begun to run code of the program's own: a thread the
     /// program created only once the C library called its routine (before,
     /// it has no stack of its own yet), when a signal may be delivered.
@@ -219,6 +236,25 @@ impl ExecState {
             return true;
         }
         self.happened(me, Happening::SignalSent { sig });
+        self.post_signal(to, sig);
+        true
+    }
+
+    /// Signal `sig` is sent to the process by no thread of it (the alarm),
+    /// unless the program ignores it.
+    pub(super) fn raise_from_outside(&mut self, sig: u32) {
+        self.signals.sent = true;
+        if !self.signals.ignored(sig) {
+            self.post_signal(None, sig);
+        }
+    }
+
+    /// Signal `sig` becomes pending for thread `to` or the process
+    /// (`None`), and wakes a thread that can take it: for the process, the
+    /// first that waits for it in `sigwait`, or else the first that is
+    /// blocked (waiting or asleep) and does not block it.
+    fn post_signal(&mut self, to: Option<ThreadId>, sig: u32) {
+        self.signals.sent = true;
         match to {
             Some(to) => {
                 self.threads[to as usize].signals.pending |= bit(sig);
@@ -226,8 +262,6 @@ impl ExecState {
             }
             None => {
                 self.signals.process_pending |= bit(sig);
-                // The first thread that waits for it, or else the first
-                // blocked one that does not block it.
                 let waiter = self.live.iter().copied().find(|&t| {
                     self.threads[t as usize]
                         .signals
@@ -237,8 +271,7 @@ impl ExecState {
                 let blocked = || {
                     self.live.iter().copied().find(|&t| {
                         let thread = &self.threads[t as usize];
-                        matches!(thread.state(), ThreadState::Waiting { .. })
-                            && thread.signals.mask & bit(sig) == 0
+                        is_blocked(thread.state()) && thread.signals.mask & bit(sig) == 0
                     })
                 };
                 if let Some(to) = waiter.or_else(blocked) {
@@ -246,21 +279,23 @@ impl ExecState {
                 }
             }
         }
-        true
     }
 
     /// Thread `to` was sent `sig`: if it waits for it, or waits on a futex
-    /// and does not block it, it wakes (the futex wait returns as if woken:
-    /// every caller of a futex wait checks again).
+    /// or sleeps and does not block it, it wakes (the futex wait returns as
+    /// if woken: every caller of a futex wait checks again; a sleep is cut
+    /// short).
     fn wake_for_signal(&mut self, to: ThreadId, sig: u32) {
         let thread = &self.threads[to as usize];
         let waits = match thread.signals.waits_for {
             Some(set) => set & bit(sig) != 0 || thread.signals.mask & bit(sig) == 0,
             None => thread.signals.mask & bit(sig) == 0,
         };
-        if waits && matches!(thread.state(), ThreadState::Waiting { .. }) {
+        if waits && is_blocked(thread.state()) {
+            if matches!(thread.state(), ThreadState::Waiting { .. }) {
+                self.threads[to as usize].wake = Some(0);
+            }
             self.set_state(to, ThreadState::Runnable);
-            self.threads[to as usize].wake = Some(0);
         }
     }
 
@@ -334,4 +369,13 @@ impl ExecState {
     pub fn pending_signals(&self, me: ThreadId) -> u64 {
         self.threads[me as usize].signals.pending | self.signals.process_pending
     }
+}
+
+/// Whether a thread in `state` is blocked in a way a signal interrupts: a
+/// futex wait (or a wait for signals) or a sleep.
+fn is_blocked(state: ThreadState) -> bool {
+    matches!(
+        state,
+        ThreadState::Waiting { .. } | ThreadState::Sleeping { .. }
+    )
 }

@@ -65,6 +65,9 @@ impl ExecState {
             self.refresh_enabled();
         }
         let me_enabled = self.enabled.iter().any(|t| t.id == me);
+        if self.enabled.is_empty() && self.jump_to_alarm() {
+            self.refresh_enabled();
+        }
         if self.enabled.is_empty() {
             let blocked = self.blocked_threads();
             let outcome = self
@@ -315,6 +318,13 @@ impl ExecState {
     /// Makes `id` runnable as it is chosen, letting virtual time pass to
     /// its wake-up time and timing out its wait if it has one.
     pub(super) fn resume(&mut self, id: ThreadId) {
+        if let ThreadState::Sleeping { until } = self.threads[id as usize].state
+            && self.ring_alarm_before(id, until)
+        {
+            // The alarm cut the sleep short: the thread is runnable.
+            self.step_watch.touched_global();
+            return;
+        }
         let thread = &mut self.threads[id as usize];
         match thread.state {
             ThreadState::Sleeping { until } => {
@@ -335,6 +345,7 @@ impl ExecState {
         }
         thread.state = ThreadState::Runnable;
         self.enabled_stale = true;
+        self.ring_alarm_if_due();
     }
 }
 
