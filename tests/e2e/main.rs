@@ -39,6 +39,7 @@ mod spec_threads;
 mod strategies;
 mod support;
 mod testgen;
+mod thread_pool;
 mod time_limits;
 mod trace_hashes;
 mod travel;

@@ -72,7 +72,7 @@ impl Survey {
                         }
                         let takes = params.starts_with(own_params);
                         let returns = own_results == results.as_slice() || results.is_empty();
-                        (takes && returns).then_some(CastCase {
+                        (takes && returns).then(|| CastCase {
                             slot,
                             function,
                             params: own_params.len() as u32,
