@@ -1,11 +1,8 @@
 /*
- * Sleeps that a signal cuts short, `pause`, and the real-time timer
- * (`alarm`, `setitimer`), for weft's signals (guest-sdk/c/weft_signal.c).
- * wasi-libc's `clock_nanosleep` cannot be interrupted and has no timers;
- * these replace it and add them. A sleep is a `poll_oneoff` on weft's
- * virtual clock, as in wasi-libc; when a signal's handler ran during it,
- * weft returns `EINTR` and keeps what was left of it. The timer rings on
- * the same clock (`SIGALRM` to the process).
+ * `pause` and the real-time timer (`alarm`, `setitimer`), for weft's
+ * signals (guest-sdk/c/weft_signal.c), which wasi-libc has not: the timer
+ * rings on weft's virtual clock (`SIGALRM` to the process). Sleeps that a
+ * signal cuts short are guest-sdk/c/weft_sleep.c's.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,14 +10,10 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-#include <wasi/api.h>
 
 #define WEFT_SIGNAL_IMPORT(name) \
     __attribute__((import_module("weft_signal"), import_name(name)))
 
-/* Nanoseconds left of the calling thread's last sleep a signal cut short. */
-WEFT_SIGNAL_IMPORT("sleep_left")
-long long weft_signal_sleep_left(void);
 /* Sets the alarm to ring in `value` ns (0: never), then every `interval`
  * ns (0: once); returns what was left of it before. */
 WEFT_SIGNAL_IMPORT("alarm")
@@ -33,56 +26,6 @@ WEFT_SIGNAL_IMPORT("alarm_interval")
 long long weft_signal_alarm_interval(void);
 
 #define NS_PER_S 1000000000LL
-
-int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
-                    struct timespec *left)
-{
-    if ((flags & ~TIMER_ABSTIME) != 0)
-        return EINVAL;
-    __wasi_clockid_t id;
-    if (clock == CLOCK_REALTIME)
-        id = __WASI_CLOCKID_REALTIME;
-    else if (clock == CLOCK_MONOTONIC)
-        id = __WASI_CLOCKID_MONOTONIC;
-    else
-        return EINVAL;
-    if (request->tv_nsec < 0 || request->tv_nsec >= NS_PER_S)
-        return EINVAL;
-    __wasi_timestamp_t timeout = 0;
-    if (request->tv_sec > 0) {
-        timeout = (uint64_t)request->tv_sec > (UINT64_MAX - request->tv_nsec) / NS_PER_S
-                      ? UINT64_MAX
-                      : (uint64_t)request->tv_sec * NS_PER_S + request->tv_nsec;
-    } else if (request->tv_sec == 0) {
-        timeout = request->tv_nsec;
-    }
-    __wasi_subscription_t sub = {
-        .u.tag = __WASI_EVENTTYPE_CLOCK,
-        .u.u.clock.id = id,
-        .u.u.clock.timeout = timeout,
-        .u.u.clock.flags = flags & TIMER_ABSTIME ? __WASI_SUBCLOCKFLAGS_SUBSCRIPTION_CLOCK_ABSTIME : 0,
-    };
-    __wasi_event_t event;
-    __wasi_size_t events;
-    __wasi_errno_t error = __wasi_poll_oneoff(&sub, &event, 1, &events);
-    if (error == __WASI_ERRNO_INTR) {
-        if (left && !(flags & TIMER_ABSTIME)) {
-            long long ns = weft_signal_sleep_left();
-            left->tv_sec = ns / NS_PER_S;
-            left->tv_nsec = ns % NS_PER_S;
-        }
-        return EINTR;
-    }
-    return error == 0 && event.error == 0 ? 0 : ENOTSUP;
-}
-
-unsigned sleep(unsigned seconds)
-{
-    struct timespec request = {.tv_sec = seconds, .tv_nsec = 0}, left;
-    if (clock_nanosleep(CLOCK_REALTIME, 0, &request, &left) == EINTR)
-        return left.tv_sec + (left.tv_nsec > 0);
-    return 0;
-}
 
 int pause(void)
 {

@@ -161,3 +161,19 @@ fn the_alarm_rings_on_the_virtual_clock_and_cuts_sleeps_short() {
         assert_eq!(code, 0, "{}: {json}", module.display());
     }
 }
+
+#[test]
+fn a_program_that_waits_for_a_signal_from_outside_is_told_so() {
+    let dir = tempfile::tempdir().unwrap();
+    for module in builds(dir.path(), "waits-for-outside") {
+        let out = weft_in(dir.path(), &["run", arg(&module), "--json"]);
+        assert_eq!(out.code, 1, "{}", out.stdout);
+        let json = out.json();
+        assert_eq!(json["failure"]["kind"], "deadlock", "{json}");
+        let message = json["failure"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("waits for a signal") && message.contains("none comes from outside"),
+            "{message}"
+        );
+    }
+}

@@ -69,21 +69,27 @@ fn a_signature_mismatch_stub_names_the_function_it_stands_for() {
 }
 
 /// A call through a function pointer that reaches a function of another
-/// type traps, and the failure says what that means for C.
+/// type that native code would not run either (the function takes more
+/// arguments than it is given) traps, and the failure says what that
+/// means for C; one that native code runs (fewer arguments) goes on.
 #[test]
 fn a_call_through_a_pointer_of_another_type_is_explained() {
     let dir = tempfile::tempdir().unwrap();
-    let m = wat_file(
-        dir.path(),
-        "pointer",
-        r#"(module
+    let module = |callee: &str| {
+        format!(
+            r#"(module
              (type $takes_one (func (param i32)))
              (table 1 funcref)
-             (func $takes_none)
-             (elem (i32.const 0) func $takes_none)
+             (func $callee {callee})
+             (elem (i32.const 0) func $callee)
              (func (export "_start")
-               (call_indirect (type $takes_one) (i32.const 7) (i32.const 0))))"#,
-    );
+               (call_indirect (type $takes_one) (i32.const 7) (i32.const 0))))"#
+        )
+    };
+    let fewer = wat_file(dir.path(), "fewer", &module(""));
+    let out = weft_in(dir.path(), &["run", arg(&fewer), "--json", "--no-save"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let m = wat_file(dir.path(), "pointer", &module("(param i32 i32)"));
     let out = weft_in(dir.path(), &["run", arg(&m), "--json", "--no-save"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     let message = out.json()["failure"]["message"]

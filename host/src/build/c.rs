@@ -38,13 +38,15 @@ const WEFT_PTHREAD_C: &str = include_str!("../../../guest-sdk/c/weft_pthread.c")
 /// and `strsignal`), linked into every C program.
 const WEFT_SIGNAL_C: &str = include_str!("../../../guest-sdk/c/weft_signal.c");
 
-/// Sleeps a signal cuts short, `pause` and the real-time timer, linked
-/// into every C and C++ program ahead of wasi-libc, whose
-/// `clock_nanosleep` and `sleep` they replace.
+/// `pause` and the real-time timer, linked into every C and C++ program.
 const WEFT_TIME_C: &str = include_str!("../../../guest-sdk/c/weft_time.c");
 
+/// Sleeps a signal cuts short, linked into every C and C++ program ahead
+/// of wasi-libc, whose `clock_nanosleep` and `sleep` they replace.
+const WEFT_SLEEP_C: &str = include_str!("../../../guest-sdk/c/weft_sleep.c");
+
 /// The SDK file whose object is linked ahead of wasi-libc.
-const REPLACES_LIBC: &str = "weft_time";
+const REPLACES_LIBC: &str = "weft_sleep";
 
 /// The stack protector's canary, a constant, and its failure; linked into
 /// every C and C++ program ahead of wasi-libc's, whose canary is drawn from
@@ -280,13 +282,14 @@ const X86_ATTRIBUTES: [&str; 2] = ["-D__regparm__(n)=", "-Dregparm(n)="];
 /// included first, weft's `<signal.h>` and signal set (found before
 /// wasi-libc's; the header includes and completes wasi-libc's), and headers wasi-libc lacks (found after its
 /// own).
-pub(super) const SDK_FILES: [(&str, &str); 15] = [
+pub(super) const SDK_FILES: [(&str, &str); 16] = [
     ("weft.h", WEFT_H),
     ("weft_class.h", WEFT_CLASS_H),
     ("weft_verifier.c", WEFT_VERIFIER_C),
     ("weft_pthread.c", WEFT_PTHREAD_C),
     ("weft_signal.c", WEFT_SIGNAL_C),
     ("weft_time.c", WEFT_TIME_C),
+    ("weft_sleep.c", WEFT_SLEEP_C),
     ("weft_ssp.c", WEFT_SSP_C),
     ("weft_pthread.h", WEFT_PTHREAD_H),
     ("weft_verifier.h", WEFT_VERIFIER_H),
@@ -448,6 +451,7 @@ impl Toolchain {
             "weft_pthread.c",
             "weft_signal.c",
             "weft_time.c",
+            "weft_sleep.c",
         ]
         .map(|name| self.sdk.path().join(name))
         .into_iter()

@@ -129,6 +129,13 @@ pub(crate) struct Survey {
     /// The types of the calls through table 0 (`call_indirect` and
     /// `return_call_indirect`).
     pub indirect_call_types: std::collections::BTreeSet<u32>,
+    /// The source languages the `producers` section names (`C11`,
+    /// `Rust`, ...).
+    pub languages: Vec<String>,
+    /// Number of imported tables.
+    pub imported_tables: u32,
+    /// The tables the module defines.
+    pub defined_tables: Vec<wasmparser::TableType>,
 }
 
 /// A function whose type is not a thread start routine's `(i32) -> i32`
@@ -157,7 +164,7 @@ impl Survey {
                     ));
                 }
                 Payload::TypeSection(reader) => survey.read_types(reader)?,
-                Payload::TableSection(reader) => check_tables(reader)?,
+                Payload::TableSection(reader) => survey.defined_tables = check_tables(reader)?,
                 Payload::ImportSection(reader) => survey.read_imports(reader, &mut memories)?,
                 Payload::FunctionSection(reader) => {
                     for ty in reader {
@@ -186,6 +193,9 @@ impl Survey {
                 Payload::CustomSection(reader) if reader.name() == "name" => {
                     survey.func_names.extend(function_names(&reader));
                     survey.global_names.extend(global_names(&reader));
+                }
+                Payload::CustomSection(reader) if reader.name() == "producers" => {
+                    survey.languages.extend(languages(&reader));
                 }
                 Payload::CodeSectionStart { range, .. } => {
                     survey.code_section_start = range.start;
@@ -245,6 +255,7 @@ impl Survey {
                     self.global_count += 1;
                     self.imported_globals += 1;
                 }
+                TypeRef::Table(_) => self.imported_tables += 1,
                 TypeRef::Memory(ty) => {
                     if memories.imported.is_some() {
                         return Err(multi_memory());
@@ -587,23 +598,29 @@ impl Memories {
     }
 }
 
-/// Refuses more tables, or larger ones, than weft supports.
-fn check_tables(reader: wasmparser::TableSectionReader<'_>) -> Result<(), InstrumentError> {
+/// The tables the module defines; refuses more tables, or larger ones,
+/// than weft supports.
+fn check_tables(
+    reader: wasmparser::TableSectionReader<'_>,
+) -> Result<Vec<wasmparser::TableType>, InstrumentError> {
     if reader.count() > MOST_TABLES {
         return Err(InstrumentError::Unsupported(format!(
             "the module defines {} tables; weft supports at most {MOST_TABLES}",
             reader.count()
         )));
     }
+    let mut tables = Vec::new();
     for table in reader {
-        let initial = table?.ty.initial;
-        if initial > MOST_TABLE_ELEMENTS {
+        let ty = table?.ty;
+        if ty.initial > MOST_TABLE_ELEMENTS {
             return Err(InstrumentError::Unsupported(format!(
-                "a table starts with {initial} elements; weft supports tables of at most {MOST_TABLE_ELEMENTS}"
+                "a table starts with {} elements; weft supports tables of at most {MOST_TABLE_ELEMENTS}",
+                ty.initial
             )));
         }
+        tables.push(ty);
     }
-    Ok(())
+    Ok(tables)
 }
 
 fn multi_memory() -> InstrumentError {
@@ -656,6 +673,24 @@ pub(crate) fn function_names(reader: &wasmparser::CustomSectionReader<'_>) -> Ve
         wasmparser::Name::Function(map) => Some(map),
         _ => None,
     })
+}
+
+/// The source languages a `producers` custom section names; a malformed
+/// section names none.
+fn languages(reader: &wasmparser::CustomSectionReader<'_>) -> Vec<String> {
+    let Ok(producers) = wasmparser::ProducersSectionReader::new(wasmparser::BinaryReader::new(
+        reader.data(),
+        reader.data_offset(),
+    )) else {
+        return Vec::new();
+    };
+    producers
+        .into_iter()
+        .flatten()
+        .filter(|field| field.name == "language")
+        .flat_map(|field| field.values.into_iter().flatten())
+        .map(|value| value.name.to_string())
+        .collect()
 }
 
 /// The names of one kind (the subsection `pick` chooses) of a `name`

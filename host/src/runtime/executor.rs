@@ -659,7 +659,7 @@ fn trap_message(state: &ExecState, error: &wasmtime::Error) -> String {
     }
     let trap = match error.downcast_ref::<Trap>() {
         Some(Trap::BadSignature) => format!(
-            "{}: a call through a function pointer reached a function of another type (a `void f()` called as `void (*)(void *)`, say); C leaves such a call undefined, native code often lets it pass, WebAssembly traps",
+            "{}: a call through a function pointer reached a function of another type that does not fit the call (it takes more arguments than the call passes, or others, or returns nothing where the call reads a value); C leaves such a call undefined, and weft runs only the casts native code gets right (fewer arguments, an unread result)",
             Trap::BadSignature
         ),
         Some(trap) => trap.to_string(),

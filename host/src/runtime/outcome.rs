@@ -21,8 +21,15 @@ pub struct BlockedThread {
 }
 
 impl BlockedThread {
-    /// `thread N waits on 0x…`, as deadlock reports say it.
+    /// `thread N waits on 0x…`, as deadlock reports say it, or that it
+    /// waits for a signal.
     pub fn describe(&self) -> String {
+        if self.addr == super::state::signal_wait_address(self.thread) {
+            return format!(
+                "thread {} waits for a signal (in `pause`, `sigsuspend` or `sigwait`) that no thread of the program is left to send, and none comes from outside it",
+                self.thread
+            );
+        }
         format!("thread {} waits on {:#x}", self.thread, self.addr)
     }
 }

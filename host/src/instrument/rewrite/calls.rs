@@ -50,7 +50,7 @@ impl Rewriter<'_> {
         let site = self.call_site(func, pos, callee);
         f.instruction(&Instruction::I32Const(site));
         f.instruction(&Instruction::Call(self.rt_func(&abi::RT_CALL)));
-        if !self.emit_cast_dispatch(f, op) {
+        if !self.emit_cast_call(f, op) {
             f.instruction(&self.instruction(op.clone())?);
         }
         f.instruction(&Instruction::I32Const(site));

@@ -94,9 +94,9 @@ pub(crate) struct Rewriter<'s> {
     /// The export through which weft runs the program's signal handlers,
     /// when the module has them (see [`signal_entry`]).
     signal_entry: Option<signal_entry::SignalEntry>,
-    /// The dispatch functions of calls through a pointer of another type
+    /// The copies of table 0 for calls through a pointer of another type
     /// than the function's (see [`pointer_casts`]).
-    casts: Vec<pointer_casts::CastDispatch>,
+    casts: Vec<pointer_casts::CastTable>,
 }
 
 impl<'s> Rewriter<'s> {
@@ -129,7 +129,7 @@ impl<'s> Rewriter<'s> {
             slow_paths: HashSet::new(),
             quiet_steps: HashSet::new(),
             signal_entry: None,
-            casts: survey.cast_dispatches(),
+            casts: survey.cast_tables(),
         };
         rewriter.signal_entry = rewriter.find_signal_entry();
         if options.library_steps {
@@ -233,7 +233,7 @@ impl<'s> Rewriter<'s> {
                 || self.emit_data_drop(&mut f, &op)
                 || self.emit_access(&mut f, &op, func, pos, &scratch)?
                 || self.emit_replaced(&mut f, &op, func, pos)
-                || self.emit_cast_dispatch(&mut f, &op);
+                || self.emit_cast_call(&mut f, &op);
             if !claimed {
                 f.instruction(&self.instruction(op.clone())?);
             }
@@ -359,7 +359,7 @@ impl Reencode for Rewriter<'_> {
         section: wasmparser::TypeSectionReader<'_>,
     ) -> Result<()> {
         utils::parse_type_section(self, types, section)?;
-        self.append_types(types)?;
+        self.append_types(types);
         Ok(())
     }
 
@@ -380,6 +380,24 @@ impl Reencode for Rewriter<'_> {
     ) -> Result<()> {
         utils::parse_export_section(self, exports, section)?;
         self.append_exports(exports)
+    }
+
+    fn parse_table_section(
+        &mut self,
+        tables: &mut wasm_encoder::TableSection,
+        section: wasmparser::TableSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_table_section(self, tables, section)?;
+        self.append_cast_tables(tables)
+    }
+
+    fn parse_element_section(
+        &mut self,
+        elements: &mut wasm_encoder::ElementSection,
+        section: wasmparser::ElementSectionReader<'_>,
+    ) -> Result<()> {
+        utils::parse_element_section(self, elements, section)?;
+        self.append_cast_elements(elements)
     }
 
     fn parse_function_section(
@@ -532,7 +550,7 @@ impl Reencode for Rewriter<'_> {
         };
         if !self.emitted_types && !self.survey.has_type_section && past(SectionId::Type) {
             let mut types = TypeSection::new();
-            self.append_types(&mut types)?;
+            self.append_types(&mut types);
             module.section(&types);
         }
         if !self.emitted_imports && !self.survey.has_import_section && past(SectionId::Import) {

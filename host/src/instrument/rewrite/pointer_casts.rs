@@ -7,29 +7,31 @@
 //! lost); wasm's `call_indirect` checks the callee's type and traps.
 //!
 //! For each type `T` of the module's calls through table 0 that some
-//! function of the table could receive so, the rewrite appends a dispatch
-//! function `(T's parameters, slot) -> T's results`, and such calls go
-//! through it: a `br_table` on the slot calls each such function directly,
-//! with the leading arguments it takes and its results dropped where `T`
-//! has none; every other slot goes through the `call_indirect` as before
-//! (a null slot or any other mismatch still traps). Only the casts native
-//! code gets right are adapted: the callee takes a prefix of the caller's
-//! arguments, of the same types, and returns what the caller expects or
-//! the caller expects nothing. Nothing is adapted when an instruction
-//! changes a table or a segment's slots are not known.
+//! function of the table could receive so, the rewrite appends a copy of
+//! table 0 in which each such function's slot holds an adapter of type `T`
+//! (it calls the function with the leading arguments it takes and drops
+//! the results `T` has not), and the calls of type `T` go through that
+//! table. A call that matches its callee costs what it did (the same one
+//! instruction, so traces and replay files stay as they were); a null
+//! slot or any other mismatch still traps. Only the casts native code gets
+//! right are adapted: the callee takes a prefix of the caller's arguments,
+//! of the same types, and returns what the caller expects or the caller
+//! expects nothing. Nothing is adapted when an instruction changes a
+//! table, a segment's slots are not known, table 0 is imported, there is
+//! no room for another table (see [`crate::instrument::MOST_TABLES`]), or
+//! the module's producers name Rust or Zig, which never make such calls.
 
 use super::{Result, Rewriter};
+use crate::instrument::MOST_TABLES;
 use crate::instrument::survey::Survey;
+use std::borrow::Cow;
 use wasm_encoder::reencode::Reencode;
-use wasm_encoder::{BlockType, Function, Instruction};
+use wasm_encoder::{ConstExpr, ElementSection, Elements, Function, Instruction, TableSection};
 use wasmparser::{Operator, ValType};
 
-/// The most slots a dispatch's `br_table` spans.
-const MOST_SLOTS: u32 = 1 << 16;
-
-/// The dispatch function of the calls of one type through table 0.
+/// The copy of table 0 that the calls of one type go through.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct CastDispatch {
+pub(super) struct CastTable {
     /// The calls' type index.
     ty: u32,
     /// The slots whose function has another type that can take the call.
@@ -50,11 +52,24 @@ struct CastCase {
 }
 
 impl Survey {
-    /// The dispatch functions the module needs, by the calls' type.
-    pub(super) fn cast_dispatches(&self) -> Vec<CastDispatch> {
-        if self.mutates_tables || self.table_slots_uncertain {
+    /// The copies of table 0 the module needs, by the calls' type.
+    pub(super) fn cast_tables(&self) -> Vec<CastTable> {
+        let safe_language = self
+            .languages
+            .iter()
+            .any(|language| matches!(language.as_str(), "Rust" | "Zig"));
+        let table_zero_is_funcs = self.imported_tables == 0
+            && self.defined_tables.first().is_some_and(|table| {
+                table.element_type == wasmparser::RefType::FUNCREF && !table.table64
+            });
+        if safe_language
+            || !table_zero_is_funcs
+            || self.mutates_tables
+            || self.table_slots_uncertain
+        {
             return Vec::new();
         }
+        let room = MOST_TABLES.saturating_sub(self.defined_tables.len() as u32) as usize;
         self.indirect_call_types
             .iter()
             .filter_map(|&ty| {
@@ -64,7 +79,7 @@ impl Survey {
                 }
                 let cases: Vec<CastCase> = self
                     .table_functions
-                    .range(..MOST_SLOTS)
+                    .iter()
                     .filter_map(|(&slot, &function)| {
                         let (own_params, own_results) = self.func_sig(function)?;
                         if (own_params, own_results) == (params.as_slice(), results.as_slice()) {
@@ -80,13 +95,14 @@ impl Survey {
                         })
                     })
                     .collect();
-                (!cases.is_empty()).then_some(CastDispatch { ty, cases })
+                (!cases.is_empty()).then_some(CastTable { ty, cases })
             })
+            .take(room)
             .collect()
     }
 }
 
-/// Whether values of type `ty` can be passed through a dispatch unchanged.
+/// Whether values of type `ty` can be passed through an adapter unchanged.
 fn is_number(ty: &ValType) -> bool {
     matches!(
         ty,
@@ -95,9 +111,9 @@ fn is_number(ty: &ValType) -> bool {
 }
 
 impl Rewriter<'_> {
-    /// Emits `op` as a call of its dispatch function when it is a call
+    /// Emits `op` through its type's copy of table 0 when it is a call
     /// through table 0 of a type that has one; says whether it did.
-    pub(super) fn emit_cast_dispatch(&self, f: &mut Function, op: &Operator) -> bool {
+    pub(super) fn emit_cast_call(&self, f: &mut Function, op: &Operator) -> bool {
         let (type_index, tail) = match *op {
             Operator::CallIndirect {
                 type_index,
@@ -109,108 +125,114 @@ impl Rewriter<'_> {
             } => (type_index, true),
             _ => return false,
         };
-        let Some(n) = self.casts.iter().position(|d| d.ty == type_index) else {
+        let Some(n) = self.casts.iter().position(|t| t.ty == type_index) else {
             return false;
         };
-        let function = self.cast_dispatch_function(n as u32);
+        let table_index = self.first_cast_table() + n as u32;
         f.instruction(&if tail {
-            Instruction::ReturnCall(function)
+            Instruction::ReturnCallIndirect {
+                type_index,
+                table_index,
+            }
         } else {
-            Instruction::Call(function)
+            Instruction::CallIndirect {
+                type_index,
+                table_index,
+            }
         });
         true
     }
 
-    /// Type index of the `n`-th dispatch function: after every other
-    /// appended type.
-    pub(super) fn cast_dispatch_type(&self, n: u32) -> u32 {
-        self.signal_entry_type() + u32::from(self.signal_entry.is_some()) + n
+    /// Index of the first copy of table 0: after the module's tables.
+    fn first_cast_table(&self) -> u32 {
+        self.survey.imported_tables + self.survey.defined_tables.len() as u32
     }
 
-    /// Function index of the `n`-th dispatch function: after every other
-    /// appended function.
-    fn cast_dispatch_function(&self, n: u32) -> u32 {
-        self.signal_entry_function() + u32::from(self.signal_entry.is_some()) + n
+    /// Function index of the first adapter: after every other appended
+    /// function.
+    fn first_adapter(&self) -> u32 {
+        self.signal_entry_function() + u32::from(self.signal_entry.is_some())
     }
 
-    /// The parameters and results of the dispatch functions' types, in
-    /// order: each call type's parameters, then the slot.
-    pub(super) fn cast_dispatch_types(
-        &mut self,
-    ) -> Result<Vec<(Vec<wasm_encoder::ValType>, Vec<wasm_encoder::ValType>)>> {
-        let mut types = Vec::new();
-        for dispatch in self.casts.clone() {
-            let (params, results) = self.survey.func_sigs[dispatch.ty as usize]
-                .clone()
-                .expect("a dispatch's type is a function type");
-            let mut params = params
-                .into_iter()
-                .map(|ty| self.val_type(ty))
-                .collect::<Result<Vec<_>>>()?;
-            params.push(wasm_encoder::ValType::I32);
-            let results = results
-                .into_iter()
-                .map(|ty| self.val_type(ty))
-                .collect::<Result<Vec<_>>>()?;
-            types.push((params, results));
-        }
-        Ok(types)
+    /// The adapters' types (their calls' types, which keep their indices),
+    /// in order.
+    pub(super) fn adapter_types(&self) -> Vec<u32> {
+        self.casts
+            .iter()
+            .flat_map(|table| table.cases.iter().map(|_| table.ty))
+            .collect()
     }
 
-    /// The dispatch functions' bodies, in order.
-    pub(super) fn cast_dispatch_bodies(&mut self) -> Result<Vec<Function>> {
+    /// The adapters' bodies, in order: each passes its leading arguments
+    /// to its function and drops the results the call does not expect.
+    pub(super) fn adapter_bodies(&mut self) -> Result<Vec<Function>> {
         let mut bodies = Vec::new();
-        for dispatch in self.casts.clone() {
-            let params = self.survey.func_sigs[dispatch.ty as usize]
-                .as_ref()
-                .map_or(0, |(params, _)| params.len() as u32);
-            bodies.push(self.cast_dispatch_body(&dispatch, params)?);
+        for table in self.casts.clone() {
+            for case in &table.cases {
+                let mut f = Function::new([]);
+                for param in 0..case.params {
+                    f.instruction(&Instruction::LocalGet(param));
+                }
+                f.instruction(&Instruction::Call(self.function_index(case.function)?));
+                for _ in 0..case.dropped {
+                    f.instruction(&Instruction::Drop);
+                }
+                f.instruction(&Instruction::End);
+                bodies.push(f);
+            }
         }
         Ok(bodies)
     }
 
-    /// One dispatch function: a block per case inside a default block, a
-    /// `br_table` on the slot (local `params`) into them.
-    fn cast_dispatch_body(&mut self, dispatch: &CastDispatch, params: u32) -> Result<Function> {
-        let slot = params;
-        let cases = &dispatch.cases;
-        let mut f = Function::new([]);
-        for _ in 0..=cases.len() {
-            f.instruction(&Instruction::Block(BlockType::Empty));
+    /// Appends the copies of table 0, of its type.
+    pub(super) fn append_cast_tables(&mut self, tables: &mut TableSection) -> Result<()> {
+        let Some(&table_zero) = self.survey.defined_tables.first() else {
+            return Ok(());
+        };
+        for _ in 0..self.casts.len() {
+            let ty = self.table_type(table_zero)?;
+            tables.table(ty);
         }
-        let last = cases.last().map_or(0, |case| case.slot);
-        let default = cases.len() as u32;
-        let targets: Vec<u32> = (0..=last)
-            .map(|s| {
-                cases
-                    .iter()
-                    .position(|case| case.slot == s)
-                    .map_or(default, |n| n as u32)
-            })
-            .collect();
-        f.instruction(&Instruction::LocalGet(slot));
-        f.instruction(&Instruction::BrTable(targets.into(), default));
-        for case in cases {
-            f.instruction(&Instruction::End);
-            for param in 0..case.params {
-                f.instruction(&Instruction::LocalGet(param));
+        Ok(())
+    }
+
+    /// Fills the copies of table 0 as the module's segments fill it, with
+    /// each adapted slot's adapter instead of its function: one active
+    /// segment per run of consecutive slots.
+    pub(super) fn append_cast_elements(&mut self, elements: &mut ElementSection) -> Result<()> {
+        let mut adapter = self.first_adapter();
+        for (n, table) in self.casts.clone().iter().enumerate() {
+            let table_index = self.first_cast_table() + n as u32;
+            let mut run: Vec<u32> = Vec::new();
+            let mut run_start = 0;
+            let slots: Vec<(u32, u32)> = self
+                .survey
+                .table_functions
+                .iter()
+                .map(|(&slot, &function)| (slot, function))
+                .collect();
+            for (i, &(slot, function)) in slots.iter().enumerate() {
+                let index = if table.cases.iter().any(|case| case.slot == slot) {
+                    adapter += 1;
+                    adapter - 1
+                } else {
+                    self.function_index(function)?
+                };
+                if run.is_empty() {
+                    run_start = slot;
+                }
+                run.push(index);
+                let next_follows = slots.get(i + 1).is_some_and(|&(next, _)| next == slot + 1);
+                if !next_follows {
+                    elements.active(
+                        Some(table_index),
+                        &ConstExpr::i32_const(run_start as i32),
+                        Elements::Functions(Cow::Owned(std::mem::take(&mut run))),
+                    );
+                }
             }
-            f.instruction(&Instruction::Call(self.function_index(case.function)?));
-            for _ in 0..case.dropped {
-                f.instruction(&Instruction::Drop);
-            }
-            f.instruction(&Instruction::Return);
         }
-        f.instruction(&Instruction::End);
-        for param in 0..=params {
-            f.instruction(&Instruction::LocalGet(param));
-        }
-        f.instruction(&Instruction::CallIndirect {
-            type_index: dispatch.ty,
-            table_index: 0,
-        });
-        f.instruction(&Instruction::End);
-        Ok(f)
+        Ok(())
     }
 }
 
@@ -256,7 +278,9 @@ mod tests {
     #[test]
     fn a_call_reaches_a_function_that_takes_fewer_arguments_or_returns_more() {
         let text = instrumented(WAT);
-        assert_eq!(text.matches("br_table").count(), 1, "{text}");
+        // One copy of the table, two adapters.
+        assert_eq!(text.matches("(table (;").count(), 2, "{text}");
+        assert!(text.contains("call_indirect 1 (type"), "{text}");
         call(WAT, 1).unwrap();
         call(WAT, 2).unwrap();
         call(WAT, 3).unwrap();
@@ -266,7 +290,7 @@ mod tests {
     fn a_null_slot_and_a_call_native_code_gets_wrong_still_trap() {
         let wat = WAT.replace("(func $f)", "(func $f (param i64))");
         let text = instrumented(&wat);
-        assert_eq!(text.matches("br_table").count(), 1, "{text}");
+        assert_eq!(text.matches("(table (;").count(), 2, "{text}");
         let trap = call(&wat, 1).unwrap_err();
         assert!(
             format!("{trap:?}").contains("indirect call type mismatch"),
@@ -280,22 +304,22 @@ mod tests {
     }
 
     #[test]
-    fn a_module_whose_calls_match_has_no_dispatch() {
+    fn a_module_whose_calls_match_has_no_copy() {
         let wat = WAT.replace("(func $f)", "(func $f (param i32))").replace(
             "(func $h (param i32) (result i32) i32.const 7)",
             "(func $h (param i32))",
         );
         let text = instrumented(&wat);
-        assert!(!text.contains("br_table"), "{text}");
+        assert_eq!(text.matches("(table (;").count(), 1, "{text}");
     }
 
     #[test]
-    fn a_module_that_changes_its_table_has_no_dispatch() {
+    fn a_module_that_changes_its_table_has_no_copy() {
         let wat = WAT.replace(
             "(func $f)",
             "(func $f i32.const 1 ref.null func table.set 0)",
         );
         let text = instrumented(&wat);
-        assert!(!text.contains("br_table"), "{text}");
+        assert_eq!(text.matches("(table (;").count(), 1, "{text}");
     }
 }

@@ -14,7 +14,7 @@ use wasm_encoder::{TypeSection, ValType};
 impl Rewriter<'_> {
     /// Appends the types of the `weft_rt` imports, of the entry wrappers and
     /// of the logging functions.
-    pub(super) fn append_types(&mut self, types: &mut TypeSection) -> Result<()> {
+    pub(super) fn append_types(&mut self, types: &mut TypeSection) {
         for sig in abi::RT_IMPORTS {
             let conv = |v: &abi::Val| match v {
                 abi::Val::I32 => ValType::I32,
@@ -44,11 +44,7 @@ impl Rewriter<'_> {
         if self.signal_entry.is_some() {
             types.ty().function([ValType::I32, ValType::I32], []);
         }
-        for (params, results) in self.cast_dispatch_types()? {
-            types.ty().function(params, results);
-        }
         self.emitted_types = true;
-        Ok(())
     }
 
     /// Appends the `weft_rt` imports and, when the module defined its shared
@@ -98,8 +94,8 @@ impl Rewriter<'_> {
         if self.signal_entry.is_some() {
             functions.function(self.signal_entry_type());
         }
-        for n in 0..self.casts.len() as u32 {
-            functions.function(self.cast_dispatch_type(n));
+        for ty in self.adapter_types() {
+            functions.function(ty);
         }
     }
 
@@ -211,7 +207,7 @@ impl Rewriter<'_> {
             let body = self.signal_entry_body(entry)?;
             code.function(&body);
         }
-        for body in self.cast_dispatch_bodies()? {
+        for body in self.adapter_bodies()? {
             code.function(&body);
         }
         Ok(())

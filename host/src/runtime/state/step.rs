@@ -64,10 +64,10 @@ impl ExecState {
         if self.enabled_stale {
             self.refresh_enabled();
         }
-        let me_enabled = self.enabled.iter().any(|t| t.id == me);
         if self.enabled.is_empty() && self.jump_to_alarm() {
             self.refresh_enabled();
         }
+        let me_enabled = self.enabled.iter().any(|t| t.id == me);
         if self.enabled.is_empty() {
             let blocked = self.blocked_threads();
             let outcome = self
