@@ -311,9 +311,8 @@ fn library_pause(caller: Caller<'_, ThreadData>) {
     let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
     // The step ends until the library resumes (see `library_end`).
-    exec.drain_points(me);
+    let depth = exec.library_step_pauses(me);
     let thread = &mut exec.threads[me as usize];
-    let depth = std::mem::take(&mut thread.library_depth);
     thread.paused_library_depths.push(depth);
     // The library calls code that may be the program's: a new thread's
     // routine, once its stack is set up.

@@ -2,7 +2,8 @@
 //! (`guest-sdk/c/weft_signal.c`), and the delivery of signals.
 //!
 //! A signal sent to a thread is pending until the thread stands at a
-//! scheduling point outside a library call with the signal unblocked.
+//! scheduling point outside a library call with the signal unblocked, or
+//! blocks in a futex wait inside one (see [`deliver_signals_at_wait`]).
 //! At each of the thread's own points (its atomic accesses, say) from
 //! then on the schedule decides whether it is delivered there (a decision
 //! recorded as a value, so replays deliver it at the same point); at the
@@ -150,10 +151,11 @@ fn thread(caller: Caller<'_, ThreadData>) -> i32 {
 /// last sleep that a signal cut short (`poll_oneoff` returned `EINTR`).
 fn sleep_left(caller: Caller<'_, ThreadData>) -> i64 {
     let me = caller.data().tid;
-    caller.data().exec.get().threads[me as usize]
-        .signals
-        .sleep_left
-        .min(i64::MAX as u64) as i64
+    guest_ns(
+        caller.data().exec.get().threads[me as usize]
+            .signals
+            .sleep_left,
+    )
 }
 
 /// `weft_signal.alarm(value, interval)`: sets the process's alarm to ring
@@ -162,19 +164,25 @@ fn sleep_left(caller: Caller<'_, ThreadData>) -> i64 {
 fn alarm(caller: Caller<'_, ThreadData>, value: i64, interval: i64) -> i64 {
     let (value, interval) = (value.max(0) as u64, interval.max(0) as u64);
     let (left, _) = caller.data().exec.get().set_alarm(value, interval);
-    left.min(i64::MAX as u64) as i64
+    guest_ns(left)
 }
 
 /// `weft_signal.alarm_left()`: nanoseconds until the alarm rings, or 0.
 fn alarm_left(caller: Caller<'_, ThreadData>) -> i64 {
     let (left, _) = caller.data().exec.get().alarm_left();
-    left.min(i64::MAX as u64) as i64
+    guest_ns(left)
 }
 
 /// `weft_signal.alarm_interval()`: the alarm's period, or 0.
 fn alarm_interval(caller: Caller<'_, ThreadData>) -> i64 {
     let (_, interval) = caller.data().exec.get().alarm_left();
-    interval.min(i64::MAX as u64) as i64
+    guest_ns(interval)
+}
+
+/// Nanoseconds as the guest's `long long` (a time past its range is the
+/// largest it holds).
+fn guest_ns(ns: u64) -> i64 {
+    i64::try_from(ns).unwrap_or(i64::MAX)
 }
 
 /// `weft_signal.wait(lo, hi, mode)`: mode 0 (`sigwait`) waits until a
@@ -246,18 +254,8 @@ pub(crate) async fn deliver_signals_at_wait(caller: &mut Caller<'_, ThreadData>)
     let me = caller.data().tid;
     let paused = {
         let mut exec = caller.data().exec.get();
-        let thread = &exec.threads[me as usize];
-        let in_step = thread.library_depth > 0
-            && thread.atomic_depth == 0
-            && thread.signals.runs_own_code
-            && exec.signals_sent()
-            && exec.deliverable_signal(me).is_some();
-        if in_step {
-            exec.drain_points(me);
-            Some(std::mem::take(&mut exec.threads[me as usize].library_depth))
-        } else {
-            None
-        }
+        let in_step = exec.threads[me as usize].library_depth > 0;
+        (in_step && exec.signal_due_in_library(me)).then(|| exec.library_step_pauses(me))
     };
     let delivered = deliver_signals(caller).await;
     if let Some(depth) = paused {

@@ -201,16 +201,16 @@ impl Rewriter<'_> {
     /// segment per run of consecutive slots.
     pub(super) fn append_cast_elements(&mut self, elements: &mut ElementSection) -> Result<()> {
         let mut adapter = self.first_adapter();
+        let slots: Vec<(u32, u32)> = self
+            .survey
+            .table_functions
+            .iter()
+            .map(|(&slot, &function)| (slot, function))
+            .collect();
         for (n, table) in self.casts.clone().iter().enumerate() {
             let table_index = self.first_cast_table() + n as u32;
             let mut run: Vec<u32> = Vec::new();
             let mut run_start = 0;
-            let slots: Vec<(u32, u32)> = self
-                .survey
-                .table_functions
-                .iter()
-                .map(|(&slot, &function)| (slot, function))
-                .collect();
             for (i, &(slot, function)) in slots.iter().enumerate() {
                 let index = if table.cases.iter().any(|case| case.slot == slot) {
                     adapter += 1;

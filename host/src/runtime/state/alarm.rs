@@ -58,8 +58,7 @@ impl ExecState {
         if alarm.at >= until {
             return false;
         }
-        self.clock_ns = self.clock_ns.max(alarm.at);
-        self.ring_alarm();
+        self.ring_alarm_at(alarm.at);
         !matches!(
             self.threads[sleeper as usize].state(),
             ThreadState::Sleeping { .. }
@@ -72,10 +71,15 @@ impl ExecState {
         let Some(alarm) = self.signals.alarm else {
             return false;
         };
-        self.clock_ns = self.clock_ns.max(alarm.at);
+        self.ring_alarm_at(alarm.at);
+        true
+    }
+
+    /// Time passes to `at`, the alarm's, and it rings.
+    fn ring_alarm_at(&mut self, at: u64) {
+        self.clock_ns = self.clock_ns.max(at);
         self.step_watch.touched_global();
         self.ring_alarm();
-        true
     }
 
     /// Sends `SIGALRM` to the process (unless it ignores it) and sets the

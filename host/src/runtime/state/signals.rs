@@ -311,14 +311,20 @@ impl ExecState {
     /// next outside a library step or atomic section: then its scheduling
     /// points all call the host.
     pub fn signal_due(&self, me: ThreadId) -> bool {
+        self.threads[me as usize].library_depth == 0 && self.signal_due_in_library(me)
+    }
+
+    /// Whether thread `me` has a signal to be delivered where it stands,
+    /// were it outside any library step: outside an atomic section, in
+    /// code of its own, with a signal pending that it does not block.
+    pub fn signal_due_in_library(&self, me: ThreadId) -> bool {
         // Nothing is pending before a first send: one branch for programs
         // without signals.
         if !self.signals.sent {
             return false;
         }
         let thread = &self.threads[me as usize];
-        thread.library_depth == 0
-            && thread.atomic_depth == 0
+        thread.atomic_depth == 0
             && thread.signals.runs_own_code
             && self.deliverable_signal(me).is_some()
     }

@@ -189,6 +189,16 @@ impl ExecState {
             .min(until_wake)
     }
 
+    /// The library step of thread `me`, the running thread, pauses (around
+    /// a call through a function pointer, or a signal's handlers): the
+    /// points it passed are recorded, what is left of its budget is taken
+    /// back, and the thread is outside any step until
+    /// [`ExecState::library_step_starts`] at the depth returned.
+    pub fn library_step_pauses(&mut self, me: ThreadId) -> u32 {
+        self.drain_points(me);
+        std::mem::take(&mut self.threads[me as usize].library_depth)
+    }
+
     /// A library step of thread `me`, the running thread, starts at library
     /// depth `depth`: the points it passed before are recorded and what is
     /// left of a budget it ran on is taken back, and the step's own points,
@@ -322,7 +332,6 @@ impl ExecState {
             && self.ring_alarm_before(id, until)
         {
             // The alarm cut the sleep short: the thread is runnable.
-            self.step_watch.touched_global();
             return;
         }
         let thread = &mut self.threads[id as usize];
