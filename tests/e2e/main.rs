@@ -15,6 +15,7 @@ mod exhaustive_differential;
 mod from_rust;
 mod futex_traps;
 mod fuzz_corpus;
+mod gnulib;
 mod grade;
 mod inference;
 mod instance_reuse;

@@ -177,3 +177,24 @@ fn a_program_that_waits_for_a_signal_from_outside_is_told_so() {
         );
     }
 }
+
+#[test]
+fn a_thread_that_only_allocates_takes_the_processs_signal() {
+    passes("taken-while-allocating", "300");
+}
+
+#[test]
+fn a_sleep_returns_eintr_only_when_a_handler_ran_on_the_sleeper() {
+    passes("sleep-restarts", "1000");
+}
+
+#[test]
+fn a_thread_that_spins_without_calls_keeps_its_signal_and_is_no_livelock() {
+    let dir = tempfile::tempdir().unwrap();
+    for module in builds(dir.path(), "spins-without-calls") {
+        let (code, json) = explore(dir.path(), &module, &["--iterations", "1", "--no-save"]);
+        assert_eq!(code, 3, "{}: {json}", module.display());
+        let said = json.to_string();
+        assert!(said.contains("signal pending"), "{said}");
+    }
+}

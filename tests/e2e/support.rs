@@ -191,3 +191,29 @@ pub fn code_hash(wasm: &[u8]) -> String {
     }
     hasher.finalize().to_hex()[..16].to_string()
 }
+
+/// Debian's package at `url` (a `.deb` whose SHA-256 is `sha256`),
+/// fetched into `dir` with curl and unpacked there with `dpkg-deb`;
+/// returns the folder it was unpacked into.
+pub fn debian_package(dir: &Path, url: &str, sha256: &str) -> PathBuf {
+    let deb = dir.join("package.deb");
+    let fetched = Command::new("curl")
+        .args(["-sSfL", "--retry", "3", "-o"])
+        .arg(&deb)
+        .arg(url)
+        .status()
+        .expect("curl runs");
+    assert!(fetched.success(), "cannot fetch {url}");
+    let sum = Command::new("sha256sum").arg(&deb).output().unwrap();
+    let sum = String::from_utf8_lossy(&sum.stdout);
+    assert!(sum.starts_with(sha256), "{url}: sha256 {sum}");
+    let unpacked = dir.join("unpacked");
+    let status = Command::new("dpkg-deb")
+        .arg("-x")
+        .arg(&deb)
+        .arg(&unpacked)
+        .status()
+        .expect("dpkg-deb runs");
+    assert!(status.success(), "dpkg-deb -x {}", deb.display());
+    unpacked
+}

@@ -10,9 +10,8 @@
 //! pool is explored with `--races off`; pausing sleeps to let the workers
 //! start, as the pool's own test does, so it is explored with timed sleeps.
 
-use crate::support::{arg, root, weft_in};
+use crate::support::{arg, debian_package, root, weft_in};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Debian's package of the pool, and its SHA-256.
 const PACKAGE: &str = "http://deb.debian.org/debian/pool/main/c/cthreadpool/cthreadpool-dev_0.0+git20201207.b259a6e-1_all.deb";
@@ -21,25 +20,7 @@ const PACKAGE_SHA256: &str = "66c3f3c75b79d5ae137ec01f7748934839bdf1f66ca6c4c297
 /// The pool's files, fetched and unpacked into `dir`: `thpool.c`,
 /// `thpool.h` and `example.c` side by side.
 fn fetch_pool(dir: &Path) -> PathBuf {
-    let deb = dir.join("cthreadpool-dev.deb");
-    let fetched = Command::new("curl")
-        .args(["-sSfL", "--retry", "3", "-o"])
-        .arg(&deb)
-        .arg(PACKAGE)
-        .status()
-        .expect("curl runs");
-    assert!(fetched.success(), "cannot fetch {PACKAGE}");
-    let sum = Command::new("sha256sum").arg(&deb).output().unwrap();
-    let sum = String::from_utf8_lossy(&sum.stdout);
-    assert!(sum.starts_with(PACKAGE_SHA256), "{PACKAGE}: sha256 {sum}");
-    let unpacked = dir.join("unpacked");
-    let status = Command::new("dpkg-deb")
-        .arg("-x")
-        .arg(&deb)
-        .arg(&unpacked)
-        .status()
-        .expect("dpkg-deb runs");
-    assert!(status.success());
+    let unpacked = debian_package(dir, PACKAGE, PACKAGE_SHA256);
     let pool = dir.join("pool");
     std::fs::create_dir_all(&pool).unwrap();
     for file in [

@@ -335,6 +335,11 @@ fn complete_state_loops(
         CompleteStates::After(decisions),
     );
     match again.end {
+        // A thread that could take a signal, had weft a way to deliver
+        // it there, is no proof of a livelock.
+        Some(Outcome::Livelock { .. }) if again.unseen() == Unseen::SignalPending => {
+            Err(Unseen::SignalPending)
+        }
         Some(Outcome::Livelock { .. }) => Ok(()),
         Some(Outcome::Inconclusive(_)) => Err(again.unseen()),
         _ => Err(Unseen::Ended),

@@ -190,6 +190,10 @@ pub enum Unseen {
     Ended,
     /// The module could not be compiled to read its threads' frames.
     NoReader,
+    /// A thread had a signal it does not block pending all along, and
+    /// called neither the library nor the host, the only places weft
+    /// delivers one; Linux would have interrupted it to deliver it.
+    SignalPending,
 }
 
 impl Unseen {
@@ -204,6 +208,9 @@ impl Unseen {
             }
             Unseen::Ended => "going on round robin, the execution ended",
             Unseen::NoReader => "the module could not be compiled to read its threads' wasm locals",
+            Unseen::SignalPending => {
+                "a thread has a signal pending that it does not block, and computes without calling the library or the host, the only places weft can run its handler (Linux would interrupt it to deliver the signal)"
+            }
         }
     }
 }

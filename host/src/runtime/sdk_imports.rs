@@ -279,9 +279,15 @@ async fn library_begin(
 /// `weft_rt.library_enter(function, argument)`: the thread calls a library
 /// function that is one step but no scheduling point (see
 /// [`abi::RT_LIBRARY_ENTER`]): outside any other step (and any atomic
-/// section), the step starts here without a decision.
-fn library_enter(caller: Caller<'_, ThreadData>, _function: i32, _argument: i32) {
+/// section), the step starts here without a decision. A signal due to the
+/// thread is delivered first, as at every other call: a thread whose only
+/// calls allocate (a loop over a list it grows and shrinks) takes its
+/// signals there.
+async fn library_enter(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
     let me = caller.data().tid;
+    if caller.data().exec.get().signal_due(me) {
+        deliver_signals(caller).await?;
+    }
     let mut exec = caller.data().exec.get();
     let thread = &mut exec.threads[me as usize];
     if thread.library_depth == 0 && thread.atomic_depth == 0 {
@@ -289,6 +295,7 @@ fn library_enter(caller: Caller<'_, ThreadData>, _function: i32, _argument: i32)
     } else {
         thread.library_depth = thread.library_depth.saturating_add(1);
     }
+    Ok(())
 }
 
 /// `weft_rt.library_end()`: the library function returns.
@@ -425,7 +432,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
             Box::new(async move { library_begin(&mut caller, function, argument).await })
         },
     )?;
-    linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_ENTER.name, library_enter)?;
+    linker.func_wrap_async(
+        abi::RT_MODULE,
+        abi::RT_LIBRARY_ENTER.name,
+        |mut caller, (_function, _argument): (i32, i32)| {
+            Box::new(async move { library_enter(&mut caller).await })
+        },
+    )?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_END.name, library_end)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_PAUSE.name, library_pause)?;
     linker.func_wrap_async(

@@ -355,28 +355,39 @@ async fn poll_oneoff(
         let until = parsed.iter().map(|s| s.deadline).min().unwrap_or(now);
         let me = caller.data().tid;
         super::signal_imports::deliver_signals(caller).await?;
-        {
-            let mut exec = caller.data().exec.get();
-            exec.record(me, EventKind::Sleep { until_ns: until }, 0, None);
-            exec.happened(me, Happening::SleepBegin);
-            exec.set_state(me, ThreadState::Sleeping { until });
-        }
-        rt_imports::yield_point(caller).await?;
-        let now = {
-            let mut exec = caller.data().exec.get();
-            exec.happened(me, Happening::SleepEnd);
-            exec.clock_ns
-        };
-        if until > now {
-            // A signal cut the sleep short: its handler runs, and the
-            // sleep returns `EINTR`, with what was left for weft's
-            // `clock_nanosleep` to tell.
-            caller.data().exec.get().threads[me as usize]
-                .signals
-                .sleep_left = until - now;
+        let now = loop {
+            {
+                let mut exec = caller.data().exec.get();
+                exec.record(me, EventKind::Sleep { until_ns: until }, 0, None);
+                exec.happened(me, Happening::SleepBegin);
+                exec.set_state(me, ThreadState::Sleeping { until });
+            }
+            rt_imports::yield_point(caller).await?;
+            let now = {
+                let mut exec = caller.data().exec.get();
+                exec.happened(me, Happening::SleepEnd);
+                exec.clock_ns
+            };
+            if until <= now {
+                break now;
+            }
+            // Only a signal wakes a sleeper early. Sent to the process, it
+            // may have been taken by another thread first: then, as Linux
+            // restarts a sleep when no signal was delivered to the
+            // sleeper, it sleeps on.
+            {
+                let mut exec = caller.data().exec.get();
+                if exec.deliverable_signal(me).is_none() {
+                    continue;
+                }
+                // The signal's handler runs, and the sleep returns
+                // `EINTR`, with what was left for weft's
+                // `clock_nanosleep` to tell.
+                exec.threads[me as usize].signals.sleep_left = until - now;
+            }
             super::signal_imports::deliver_signals(caller).await?;
             return Ok(ERRNO_INTR);
-        }
+        };
         for sub in parsed.iter().filter(|s| s.deadline <= now) {
             out.push(event(sub.userdata, 0, 0));
         }

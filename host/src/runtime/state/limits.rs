@@ -209,9 +209,16 @@ impl ExecState {
     }
 
     /// Why a run on the state reader that ended inconclusive showed no
-    /// loop: it compared no complete state at all, or none came back.
+    /// loop: a thread could not take its pending signal, it compared no
+    /// complete state at all, or none came back.
     pub fn unseen(&self) -> Unseen {
-        if self.limit_watch.cycle_watch.compared() == 0 {
+        if self
+            .live
+            .iter()
+            .any(|&thread| self.signal_due_in_library(thread))
+        {
+            Unseen::SignalPending
+        } else if self.limit_watch.cycle_watch.compared() == 0 {
             Unseen::InSlices
         } else {
             Unseen::Changed
