@@ -162,7 +162,7 @@ fn the_async_safe_list_fails_only_where_gnulib_expects_it_to() {
     // A bug seeded in a copy made here: the sending thread no longer
     // blocks the signal in case 1, so the handler may run there, in the
     // middle of the other thread's change, which the test then sees.
-    let test = std::fs::read_to_string(gnulib.join(&weak[0])).unwrap();
+    let test = std::fs::read_to_string(gnulib.join(weak[0])).unwrap();
     let blocks = "  if (test != 3)\n    block_sigint ();\n\n  int repeat;";
     assert_eq!(test.matches(blocks).count(), 1, "the test changed");
     let seeded = gnulib.join("tests/test-seeded.c");
