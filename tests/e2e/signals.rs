@@ -116,6 +116,8 @@ fn a_handler_that_takes_a_held_lock_deadlocks_with_the_delivery_in_the_story() {
         let (code, json) = explore(dir.path(), &module, &[]);
         assert_eq!(code, 1, "{json}");
         assert_eq!(json["failure"]["kind"], "deadlock", "{json}");
+        let message = json["failure"]["message"].as_str().unwrap();
+        assert!(message.contains("in its handler of SIGUSR1"), "{message}");
         let replay = json["replay_file"].as_str().unwrap();
         let out = weft_in(dir.path(), &["replay", replay]);
         assert!(out.stdout.contains("takes SIGUSR1"), "{}", out.stdout);

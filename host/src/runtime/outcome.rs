@@ -18,6 +18,9 @@ pub struct BlockedThread {
     pub addr: u32,
     /// Code site of the wait, if known.
     pub site: Option<u32>,
+    /// The signal whose handler it waits in, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_handler: Option<u32>,
 }
 
 impl BlockedThread {
@@ -30,7 +33,15 @@ impl BlockedThread {
                 self.thread
             );
         }
-        format!("thread {} waits on {:#x}", self.thread, self.addr)
+        match self.in_handler {
+            Some(sig) => format!(
+                "thread {} waits on {:#x} in its handler of {} (a handler that waits for a lock the code it interrupted holds waits for itself)",
+                self.thread,
+                self.addr,
+                super::signal_imports::signal_name(sig)
+            ),
+            None => format!("thread {} waits on {:#x}", self.thread, self.addr),
+        }
     }
 }
 

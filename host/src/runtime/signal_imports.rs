@@ -321,8 +321,13 @@ pub(crate) async fn deliver_signals(caller: &mut Caller<'_, ThreadData>) -> Resu
                     return Err(wasmtime::Error::new(Ended));
                 };
                 let deliver = deliver.typed::<(i32, i32), ()>(&*caller)?;
+                let outer = caller.data().exec.get().threads[me as usize]
+                    .signals
+                    .handling
+                    .replace(sig);
                 deliver.call_async(&mut *caller, (sig as i32, code)).await?;
                 let mut exec = caller.data().exec.get();
+                exec.threads[me as usize].signals.handling = outer;
                 exec.change_signal_mask(me, MaskChange::Set, restore);
             }
         }

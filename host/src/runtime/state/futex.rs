@@ -64,6 +64,7 @@ impl ExecState {
                     thread: i as ThreadId,
                     addr,
                     site,
+                    in_handler: t.signals.handling,
                 }),
                 _ => None,
             })

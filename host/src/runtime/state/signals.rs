@@ -134,6 +134,9 @@ pub(crate) struct ThreadSignals {
     /// How much of its last sleep was left when a signal cut it short, in
     /// nanoseconds.
     pub sleep_left: u64,
+    /// The signal whose handler it runs (the innermost, when a handler
+    /// was interrupted by another), if any.
+    pub handling: Option<u32>,
     /// Whether it has begun to run code of the program's own: a thread the
     /// program created only once the C library called its routine (before,
     /// it has no stack of its own yet), when a signal may be delivered.
