@@ -75,6 +75,9 @@ fn a_sleep_that_waits_for_threads_to_start_orders_them_only_when_timed() {
         "under `any` the sleep orders nothing: {}",
         out.stdout
     );
+    // The report says so, and what to run instead.
+    let advice = out.json()["advice"].as_str().unwrap().to_string();
+    assert!(advice.contains("--sleeps timed"), "{advice}");
     for strategy in ["random", "pct", "pos", "dfs"] {
         let out = weft_in(
             dir.path(),

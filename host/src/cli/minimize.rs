@@ -133,6 +133,7 @@ pub fn run(args: MinimizeArgs) -> Result<u8> {
         replay_file: Some(output_path),
         minimization,
         inconclusive: None,
+        advice: None,
         extra: serde_json::json!({ "from": args.file }),
     };
     Ok(print_report(&report, &output))

@@ -84,6 +84,9 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         replay_file: Some(args.file.clone()),
         minimization: None,
         inconclusive: result.cut().map(|cut| cut.describe()),
+        advice: failure
+            .as_ref()
+            .and_then(|_| crate::report::advice::sleep_advice(&result.events, file.run.run.sleeps)),
         extra: serde_json::json!({ "reproduced": true }),
     };
     Ok(print_report(&report, &output))

@@ -83,6 +83,9 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         replay_file: finished.replay_file,
         minimization: finished.minimization,
         inconclusive: result.cut().map(|cut| cut.describe()),
+        advice: failure.as_ref().and_then(|_| {
+            crate::report::advice::sleep_advice(&result.events, args.module.setup().run.sleeps)
+        }),
         extra: serde_json::json!({ "strategy": args.strategy.name(), "seed": args.seed }),
     };
     Ok(print_report(&report, &args.output))

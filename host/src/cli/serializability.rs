@@ -131,6 +131,7 @@ pub fn run(mut args: SerializabilityArgs) -> Result<u8> {
         replay_file: finished.replay_file.clone(),
         minimization: finished.minimization,
         inconclusive: None,
+        advice: None,
         extra: serde_json::Value::Null,
     };
     write_report_page(&page, &args.output, |page| {

@@ -565,6 +565,7 @@ fn report_failure(
         replay_file: replay_file.clone(),
         minimization,
         inconclusive: None,
+        advice: None,
         extra: serde_json::Value::Null,
     };
     if let Some(given) = &args.output.html {

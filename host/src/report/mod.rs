@@ -5,6 +5,7 @@
 //! ([`junit`]); shards' results merged into one ([`merge`]).
 
 pub mod actors;
+pub mod advice;
 pub mod digest;
 pub mod html;
 pub mod infer;

@@ -52,6 +52,9 @@ impl<'a> Report<'a> {
             replay_file,
             minimization: explored.minimization(),
             inconclusive: exploration.inconclusive.describe(exploration.executions),
+            advice: exploration.failure.as_ref().and_then(|f| {
+                super::advice::sleep_advice(&f.result.events, explored.setup().run.sleeps)
+            }),
             extra: explored.summary(),
         }
     }
@@ -117,6 +120,9 @@ pub struct Report<'a> {
     /// Why there is no verdict, when no failure was found but a limit cut
     /// an execution short.
     pub inconclusive: Option<String>,
+    /// What the user may do about the failure, when it may hang on a
+    /// choice of semantics (see [`super::advice`]).
+    pub advice: Option<String>,
     /// More fields for the JSON object, from the command.
     pub extra: serde_json::Value,
 }
@@ -204,6 +210,9 @@ impl Report<'_> {
         if let Some(m) = &self.minimization {
             obj.insert("minimized".into(), json!(m));
         }
+        if let Some(advice) = &self.advice {
+            obj.insert("advice".into(), json!(advice));
+        }
         if let serde_json::Value::Object(extra) = &self.extra {
             for (k, v) in extra {
                 obj.insert(k.clone(), v.clone());
@@ -236,6 +245,9 @@ impl Report<'_> {
         if let Some(m) = &self.minimization {
             page.notes.push(describe_minimization(m));
         }
+        if let Some(advice) = &self.advice {
+            page.notes.push(advice.clone());
+        }
         if let Some(path) = &self.replay_file {
             page.notes
                 .push(format!("replay with: weft replay {}", shell_word(path)));
@@ -265,6 +277,9 @@ impl Report<'_> {
             let _ = writeln!(out, "\nFAILURE: {} in {who}", failure.kind.name());
             for line in failure.message.lines() {
                 let _ = writeln!(out, "  {line}");
+            }
+            if let Some(advice) = &self.advice {
+                let _ = writeln!(out, "  note: {advice}");
             }
             let _ = writeln!(
                 out,
