@@ -382,6 +382,70 @@ fn a_pass_past_a_refused_allocation_or_thread_is_no_verdict() {
     assert_eq!(out.code, 0, "{}", out.stdout);
 }
 
+/// A pool that starts its workers without checking that each was
+/// created, then waits until all of them said they are alive.
+const WAITS_FOR_ITS_WORKERS: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#define WORKERS 3
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t started = PTHREAD_COND_INITIALIZER;
+static int alive;
+static atomic_int spin_alive;
+static void *worker(void *arg) {
+    pthread_mutex_lock(&lock);
+    alive++;
+    atomic_fetch_add(&spin_alive, 1);
+    pthread_cond_signal(&started);
+    pthread_mutex_unlock(&lock);
+    return arg;
+}
+int main(int argc, char **argv) {
+    (void)argv;
+    pthread_t t[WORKERS];
+    for (int i = 0; i < WORKERS; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    if (argc > 1) {
+        while (atomic_load(&spin_alive) != WORKERS) {}
+    } else {
+        pthread_mutex_lock(&lock);
+        while (alive != WORKERS)
+            pthread_cond_wait(&started, &lock);
+        pthread_mutex_unlock(&lock);
+    }
+    return 0;
+}
+"#;
+
+#[test]
+fn a_deadlock_or_livelock_past_a_refused_thread_is_the_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "waits", WAITS_FOR_ITS_WORKERS);
+    // Waiting on a condition variable (a deadlock once refused), then
+    // spinning (a livelock once refused): the thread limit's failure, as a
+    // trap after a refusal is, and no verdict for `weft test`.
+    for extra in [&[][..], &["--", "spin"]] {
+        let mut args = vec!["run", arg(&module), "--max-threads", "2", "--no-save"];
+        args.extend(["--json"]);
+        args.extend(extra);
+        let out = weft_in(dir.path(), &args);
+        assert_eq!(
+            out.json()["failure"]["kind"],
+            "thread-limit",
+            "{args:?}: {}",
+            out.stdout
+        );
+        let mut args = vec!["test", arg(&module), "--max-threads", "2", "--no-save"];
+        args.extend(extra);
+        let out = weft_in(dir.path(), &args);
+        assert_eq!(out.code, 3, "{args:?}: {}", out.stdout);
+        assert!(out.stdout.contains("raise --max-threads"), "{}", out.stdout);
+        let mut args = vec!["run", arg(&module), "--no-save"];
+        args.extend(extra);
+        let out = weft_in(dir.path(), &args);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stdout);
+    }
+}
+
 /// Two threads add to a counter without a lock: a lost update.
 const LOST_UPDATE: &str = r#"#include <pthread.h>
 #include <assert.h>

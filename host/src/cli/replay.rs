@@ -86,7 +86,7 @@ pub fn run(args: ReplayArgs) -> Result<u8> {
         inconclusive: result.cut().map(|cut| cut.describe()),
         advice: failure
             .as_ref()
-            .and_then(|_| crate::report::advice::sleep_advice(&result.events, file.run.run.sleeps)),
+            .and_then(|_| crate::report::advice::for_failure(&result, file.run.run.sleeps)),
         extra: serde_json::json!({ "reproduced": true }),
     };
     Ok(print_report(&report, &output))

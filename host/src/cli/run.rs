@@ -84,7 +84,7 @@ pub fn run(mut args: RunArgs) -> Result<u8> {
         minimization: finished.minimization,
         inconclusive: result.cut().map(|cut| cut.describe()),
         advice: failure.as_ref().and_then(|_| {
-            crate::report::advice::sleep_advice(&result.events, args.module.setup().run.sleeps)
+            crate::report::advice::for_failure(&result, args.module.setup().run.sleeps)
         }),
         extra: serde_json::json!({ "strategy": args.strategy.name(), "seed": args.seed }),
     };

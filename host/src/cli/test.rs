@@ -565,7 +565,7 @@ fn report_failure(
         replay_file: replay_file.clone(),
         minimization,
         inconclusive: None,
-        advice: None,
+        advice: crate::report::advice::for_failure(&found.result, outcome.setup.run.sleeps),
         extra: serde_json::Value::Null,
     };
     if let Some(given) = &args.output.html {

@@ -1,15 +1,38 @@
 //! What a failure report advises, where the failure may hang on a choice
 //! of semantics the user made without thinking of it.
 
-use crate::runtime::Sleeps;
+use crate::runtime::{ExecutionResult, Sleeps};
 use crate::trace::{Event, EventKind};
+
+/// What the report of `result`'s failure, run under `sleeps`, advises:
+/// that a limit refused the program memory or a thread before it failed
+/// (the program went on without it: raise the limit to see whether the
+/// failure needs it), and that its sleeps ordered nothing.
+pub fn for_failure(result: &ExecutionResult, sleeps: Sleeps) -> Option<String> {
+    // A failure of a limit's kind names the limit already.
+    let named = result
+        .outcome
+        .failure()
+        .is_some_and(|failure| failure.kind.is_limit());
+    let refused = result.refused.filter(|_| !named).map(|cut| {
+        format!(
+            "this execution {}; the failure may follow from that",
+            cut.describe()
+        )
+    });
+    let advice: Vec<String> = refused
+        .into_iter()
+        .chain(sleep_advice(&result.events, sleeps))
+        .collect();
+    (!advice.is_empty()).then(|| advice.join(". "))
+}
 
 /// For a failing execution (its `events`) run under `sleeps`: when a
 /// sleep orders nothing (`--sleeps any`) and a thread of it slept, that
 /// the failure may need a sleeper to wake before what it slept for
 /// happened, and how to explore the program as a real machine's timing
 /// would run it.
-pub fn sleep_advice(events: &[Event], sleeps: Sleeps) -> Option<String> {
+fn sleep_advice(events: &[Event], sleeps: Sleeps) -> Option<String> {
     if sleeps != Sleeps::Any {
         return None;
     }

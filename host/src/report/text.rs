@@ -52,9 +52,10 @@ impl<'a> Report<'a> {
             replay_file,
             minimization: explored.minimization(),
             inconclusive: exploration.inconclusive.describe(exploration.executions),
-            advice: exploration.failure.as_ref().and_then(|f| {
-                super::advice::sleep_advice(&f.result.events, explored.setup().run.sleeps)
-            }),
+            advice: exploration
+                .failure
+                .as_ref()
+                .and_then(|f| super::advice::for_failure(&f.result, explored.setup().run.sleeps)),
             extra: explored.summary(),
         }
     }

@@ -624,6 +624,38 @@ fn classify(
     }
 }
 
+/// The outcome of an execution that ended in a deadlock, a livelock or a
+/// non-zero exit after a limit refused the program memory (`memory`) or a
+/// thread (`threads`): the limit's, as for a trap after a refusal. The
+/// program took a path a run without the limit would not (a pool that
+/// waits for a worker it could not create spins forever), so the failure
+/// is weft's limit, not the program's.
+fn after_refusal(outcome: Outcome, limits: &super::Limits, memory: bool, threads: bool) -> Outcome {
+    let ends_badly = match &outcome {
+        Outcome::Deadlock { .. } | Outcome::Livelock { .. } => true,
+        Outcome::Exited(code) => *code != 0,
+        Outcome::Reported(failure) => failure.kind == crate::failure::FailureKind::Exit,
+        _ => false,
+    };
+    if !ends_badly {
+        return outcome;
+    }
+    let thread = outcome.failure().map_or(0, |f| f.thread);
+    if memory {
+        Outcome::MemoryLimit {
+            thread,
+            limit: limits.max_memory_bytes,
+        }
+    } else if threads {
+        Outcome::ThreadLimit {
+            thread,
+            limit: limits.max_threads,
+        }
+    } else {
+        outcome
+    }
+}
+
 /// `bytes` in MiB, or in KiB below one MiB (a memory limit of 0 MiB is
 /// 64 KiB short of a one-page module).
 fn size(bytes: u64) -> String {
@@ -728,6 +760,7 @@ fn finish(mut state: ExecState) -> ExecutionResult {
     let outcome = end.unwrap_or(Outcome::HostError(
         "the execution ended without an outcome".into(),
     ));
+    let outcome = after_refusal(outcome, &limits, memory_limit_hit, thread_limit_hit);
     let (events, events_dropped, trace_hash) = trace.finish(&outcome.summary());
     ExecutionResult {
         outcome,
