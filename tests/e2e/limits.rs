@@ -446,6 +446,49 @@ fn a_deadlock_or_livelock_past_a_refused_thread_is_the_limits() {
     }
 }
 
+/// A thread that allocates, fills and keeps the MiB its argument says.
+const ALLOCATES: &str = r#"#include <assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+static char *volatile kept;
+static void *work(void *arg) {
+    size_t n = (size_t)arg;
+    char *p = malloc(n);
+    assert(p != NULL);
+    memset(p, 1, n);
+    kept = p;
+    return NULL;
+}
+int main(int argc, char **argv) {
+    size_t mib = (size_t)atoi(argv[1]);
+    pthread_t t;
+    pthread_create(&t, NULL, work, (void *)(mib << 20));
+    pthread_join(t, NULL);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_c_program_may_use_memory_up_to_the_limit_weft_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c(dir.path(), "allocates", ALLOCATES);
+    // 100 MiB, as natively: no failure (the module may grow to 1 GiB).
+    let out = weft_in(dir.path(), &["run", arg(&module), "--no-save", "--", "100"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    // Past `--max-memory-mib`: the limit's failure, named.
+    let out = weft_in(
+        dir.path(),
+        &["run", arg(&module), "--no-save", "--json", "--", "600"],
+    );
+    assert_eq!(
+        out.json()["failure"]["kind"],
+        "memory-limit",
+        "{}",
+        out.stdout
+    );
+}
+
 /// Two threads add to a counter without a lock: a lost update.
 const LOST_UPDATE: &str = r#"#include <pthread.h>
 #include <assert.h>

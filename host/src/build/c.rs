@@ -60,9 +60,13 @@ const WEFT_PTHREAD_H: &str = include_str!("../../../guest-sdk/c/weft_pthread.h")
 /// The driver of `weft gen` class modules (`#include "weft_class.h"`).
 const WEFT_CLASS_H: &str = include_str!("../../../guest-sdk/c/weft_class.h");
 
-/// Most memory a C guest may grow to (64 MiB), and its main stack.
+/// Most memory a C guest may grow to (1 GiB, as Rust's toolchain gives its
+/// threaded wasm programs: what limits a run is `--max-memory-mib`, which
+/// weft reports as a limit; a smaller declared maximum would refuse growth
+/// unreported, `malloc` returning null and `pthread_create` failing where
+/// a native run goes on), and its main stack.
 const LINK_FLAGS: &str =
-    "--shared-memory,--import-memory,--export-memory,--max-memory=67108864,-z,stack-size=131072";
+    "--shared-memory,--import-memory,--export-memory,--max-memory=1073741824,-z,stack-size=131072";
 
 /// What C compilers accepted until recently and clang now rejects by
 /// default: kept as warnings, since programs of the public concurrency

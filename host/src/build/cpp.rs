@@ -102,7 +102,7 @@ fn libcxx_archives(tools: &Toolchain, dir: &Path) -> Result<(PathBuf, PathBuf), 
             "--shared-memory",
             "--import-memory",
             "--export-memory",
-            "--max-memory=67108864",
+            "--max-memory=1073741824",
             "--verbose-link",
         ])
         .arg(&probe)

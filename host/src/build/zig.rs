@@ -40,7 +40,7 @@ pub fn build(source: &Path, output: &Path) -> Result<(), BuildError> {
             "--shared-memory",
         ])
         .args([
-            "--max-memory=67108864",
+            "--max-memory=1073741824",
             "--export=wasi_thread_start",
             "--name",
             &name,
