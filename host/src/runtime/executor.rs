@@ -606,17 +606,14 @@ fn classify(
         let fuel = state.limits.max_fuel;
         return state.limit_outcome(thread, super::Cut::Fuel { thread, fuel });
     }
-    if state.limit_watch.memory_limit_hit {
-        return Outcome::MemoryLimit {
-            thread,
-            limit: state.limits.max_memory_bytes,
-        };
-    }
-    if state.limit_watch.thread_limit_hit {
-        return Outcome::ThreadLimit {
-            thread,
-            limit: state.limits.max_threads,
-        };
+    let watch = &state.limit_watch;
+    if let Some(limit) = refusal_outcome(
+        &state.limits,
+        watch.memory_limit_hit,
+        watch.thread_limit_hit,
+        thread,
+    ) {
+        return limit;
     }
     Outcome::Trap {
         thread,
@@ -641,18 +638,30 @@ fn after_refusal(outcome: Outcome, limits: &super::Limits, memory: bool, threads
         return outcome;
     }
     let thread = outcome.failure().map_or(0, |f| f.thread);
+    refusal_outcome(limits, memory, threads, thread).unwrap_or(outcome)
+}
+
+/// The limit's outcome for a failure of `thread` after the memory limit
+/// (`memory`) or the thread limit (`threads`) refused the program, if one
+/// did.
+fn refusal_outcome(
+    limits: &super::Limits,
+    memory: bool,
+    threads: bool,
+    thread: ThreadId,
+) -> Option<Outcome> {
     if memory {
-        Outcome::MemoryLimit {
+        Some(Outcome::MemoryLimit {
             thread,
             limit: limits.max_memory_bytes,
-        }
+        })
     } else if threads {
-        Outcome::ThreadLimit {
+        Some(Outcome::ThreadLimit {
             thread,
             limit: limits.max_threads,
-        }
+        })
     } else {
-        outcome
+        None
     }
 }
 

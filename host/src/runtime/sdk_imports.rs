@@ -285,9 +285,7 @@ async fn library_begin(
 /// signals there.
 async fn library_enter(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
     let me = caller.data().tid;
-    if caller.data().exec.get().signal_due(me) {
-        deliver_signals(caller).await?;
-    }
+    deliver_signals(caller).await?;
     let mut exec = caller.data().exec.get();
     let thread = &mut exec.threads[me as usize];
     if thread.library_depth == 0 && thread.atomic_depth == 0 {
