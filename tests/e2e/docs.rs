@@ -4,7 +4,7 @@
 //! A page's ```` ```console ```` blocks hold its commands: a line `$ CMD`
 //! is a command (a trailing `\` continues it), the lines under it are
 //! what it prints. The commands of one page run in order in one scratch
-//! folder, where `samples/`, `exercises/`, `bench/`, `docs/` and
+//! folder, where `samples/`, `exercises/`, `bench/`, `tests/`, `docs/` and
 //! `target/samples/` are the repository's (`docs/` a copy) and `weft` is the binary under
 //! test; `cd DIR` changes the folder of the commands after it. Each
 //! command must exit 0 (no failure) or 1 (a failure found; cargo says it
@@ -120,7 +120,7 @@ fn first_missing<'a>(shown: &'a [String], actual: &str) -> Option<&'a str> {
 /// beside them.
 fn scratch() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a scratch folder");
-    for shared in ["samples", "exercises", "bench", "guest-sdk"] {
+    for shared in ["samples", "exercises", "bench", "guest-sdk", "tests"] {
         std::os::unix::fs::symlink(root().join(shared), dir.path().join(shared))
             .expect("linking a folder of the repository");
     }

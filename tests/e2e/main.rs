@@ -37,6 +37,7 @@ mod serializability;
 mod signals;
 mod sleeps;
 mod spec_threads;
+mod spinning;
 mod strategies;
 mod support;
 mod testgen;

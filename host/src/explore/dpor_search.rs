@@ -142,6 +142,9 @@ pub struct DporSearch {
     /// The library's private lock words learned so far (see
     /// [`LibraryModel`]).
     private_words: Vec<u32>,
+    /// Whether, in the execution last recorded, a turn of a waiting loop
+    /// that came again changed memory another thread's step raced with.
+    turn_wrote_shared: bool,
 }
 
 impl DporSearch {
@@ -209,6 +212,15 @@ impl DporSearch {
             }
         }
         let order = HappensBefore::of(steps);
+        // A waiting loop's turns that came again are not explored turn by
+        // turn: alike, they change nothing another thread sees, unless a
+        // write of theirs (an unoptimised loop's stack slot, say) is one
+        // another thread touches.
+        self.turn_wrote_shared = order.races.iter().any(|&(first, second)| {
+            [first, second]
+                .iter()
+                .any(|&step| steps[step].repeat && steps[step].wrote)
+        });
         for &(first, second) in &order.races {
             if steps[first].repeat {
                 // Another turn of a loop waiting for a change: reversing
@@ -650,6 +662,7 @@ impl Search for DporSearch {
             dpor.unenumerated.map(|range| Withheld::Values { range }),
             result.fair_from.map(|_| Withheld::StepLimit),
             dpor.counted_loop.then_some(Withheld::CountedLoop),
+            self.turn_wrote_shared.then_some(Withheld::SharedTurn),
             result.signals_sent.then_some(Withheld::Signals),
             result.unenumerated.map(Withheld::Input),
             result

@@ -195,9 +195,13 @@ pub enum Withheld {
     /// An execution reached the step limit and went on under a fair
     /// schedule.
     StepLimit,
-    /// A loop that re-read an unchanged value gave up on its own: its
-    /// turns are not all alike.
+    /// A loop whose turns came again alike gave up on its own: its turns
+    /// are not all alike.
     CountedLoop,
+    /// A loop whose turns came again alike wrote memory in them that
+    /// another thread's step raced with: its later turns were not explored
+    /// against that step.
+    SharedTurn,
     /// The bounded search left a busy thread early.
     LeftBusy,
     /// A schedule held threads at events (`weft test` schedules).
@@ -232,7 +236,8 @@ impl Withheld {
             ),
             Withheld::AnyValue => "the program drew nondeterministic values, which `dfs` does not enumerate (`dpor` does)".into(),
             Withheld::StepLimit => "an execution reached the step limit and went on under a fair schedule (raise --max-steps)".into(),
-            Withheld::CountedLoop => "a loop that re-read an unchanged value gave up after some turns, so its turns are not all alike".into(),
+            Withheld::CountedLoop => "a loop whose turns came again alike gave up after some turns, so its turns are not all alike".into(),
+            Withheld::SharedTurn => "a loop whose turns came again alike wrote memory another thread touches, so its later turns were not all explored".into(),
             Withheld::LeftBusy => "a busy thread was left early".into(),
             Withheld::HeldThreads => "a schedule held threads at events".into(),
             Withheld::AtomicSections => "the program ran atomic sections, which `dfs` does not claim (`dpor` does)".into(),

@@ -15,6 +15,7 @@ use super::library_model::{LibraryModel, LibraryRole};
 use super::{NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// One step of an execution, as the search sees it.
@@ -40,9 +41,10 @@ pub struct StepRecord {
     /// (virtual time, the random generator, the size of memory), or ended
     /// the execution: it commutes with nothing.
     pub global: bool,
-    /// It read, at the same code site, the same value its thread read
-    /// there before without writing anything since: another turn of a loop
-    /// that waits for the value to change (see [`DporScheduler`]).
+    /// Its access, at a code site and address its thread accessed before
+    /// in the same loop, found the value found there then and changed it
+    /// or not alike: another turn of a loop that waits for a value to
+    /// change (see [`Episode`]).
     pub repeat: bool,
     /// For a thread's first step: the step that created the thread.
     pub parent: Option<usize>,
@@ -161,19 +163,90 @@ fn joined_thread(role: Option<LibraryRole>, op: Option<NextOp>) -> Option<(NextO
     ))
 }
 
-/// What a thread read since it last wrote, to recognise a loop that waits
-/// for a value to change: (site, address, length, value).
+/// One memory access of a thread, as a turn of a loop is compared: the
+/// code site, the address and length, the value there before, and whether
+/// the access changed it.
+type Access = (SiteId, u32, u32, u64, bool);
+
+/// What a thread's memory accesses found since its loop began, to
+/// recognise a loop that waits for a value to change.
+///
+/// A turn is the accesses from one access to the next that is alike (the
+/// same site, address and value found, changed or not alike); a loop
+/// waits when a whole turn comes again access by access, each alike to the
+/// one a turn before it. Only then are its steps repeats (see
+/// [`StepRecord::repeat`]): a function called from two places makes alike
+/// accesses too, but not a whole turn of them. Writes are part of a turn:
+/// an unoptimised loop keeps its counters and what it loaded in stack
+/// slots, and writes them in every turn; what a write left shows in what
+/// the same site finds the next turn.
 #[derive(Clone, Debug, Default)]
 struct Episode {
-    reads: Vec<(SiteId, u32, u32, u64)>,
-    /// It read one of them again, unchanged.
+    /// The latest accesses since the loop began, oldest first.
+    accesses: VecDeque<Access>,
+    /// The turn being compared, if an access was alike to an earlier one:
+    /// its length, and how many accesses in a row were alike to the one
+    /// that length before.
+    turn: Option<(usize, usize)>,
+    /// A whole turn came again.
     repeated: bool,
     /// Another thread changed memory since.
     released: bool,
 }
 
-/// Most reads an episode keeps (a longer loop body is not recognised).
-const EPISODE_READS: usize = 16;
+impl Episode {
+    /// Takes in the thread's next access; returns whether it goes on a
+    /// turn that came again whole (a repeat), and whether the thread left
+    /// such a loop without another thread changing memory (a counted
+    /// loop).
+    fn access(&mut self, access: Access) -> (bool, bool) {
+        let mut counted = false;
+        if let Some((length, alike)) = self.turn {
+            if self.accesses[self.accesses.len() - length] == access {
+                self.turn = Some((length, alike + 1));
+                self.repeated |= alike + 1 >= length;
+                self.keep(access);
+                return (self.repeated, false);
+            }
+            self.turn = None;
+            counted = self.repeated && !self.released;
+            if self.released || self.repeated {
+                *self = Episode::default();
+            }
+        } else if self.released {
+            *self = Episode::default();
+        }
+        if let Some(before) = self.accesses.iter().rposition(|&a| a == access) {
+            let length = self.accesses.len() - before;
+            self.turn = Some((length, 1));
+            self.repeated = length == 1;
+        }
+        self.keep(access);
+        (self.repeated, counted)
+    }
+
+    /// Keeps `access` as the latest, forgetting the oldest beyond
+    /// [`EPISODE_ACCESSES`] (a longer turn is not recognised).
+    fn keep(&mut self, access: Access) {
+        if self.accesses.len() == EPISODE_ACCESSES {
+            self.accesses.pop_front();
+        }
+        self.accesses.push_back(access);
+    }
+
+    /// The thread did something other than a memory access its loop could
+    /// repeat; returns whether it left a loop whose turns came again
+    /// without another thread changing memory (a counted loop).
+    fn leave(&mut self) -> bool {
+        let counted = self.repeated && !self.released;
+        *self = Episode::default();
+        counted
+    }
+}
+
+/// Most accesses an episode keeps. An unoptimised turn of a loop over
+/// three threads' flags makes about thirty.
+const EPISODE_ACCESSES: usize = 64;
 
 /// Most values of one guest draw the search enumerates: a draw from a
 /// larger range (or from every 64-bit value) takes its first value only,
@@ -262,8 +335,8 @@ pub struct DporScheduler {
     /// Whether the execution had to run a sleeping thread because every
     /// thread awake only waited (it repeats an explored interleaving).
     pub sleep_blocked: bool,
-    /// Whether a thread left a loop that re-read an unchanged value without
-    /// any other thread changing it: the loop counts its turns, so its
+    /// Whether a thread left a loop whose turns were alike without any
+    /// other thread changing memory: the loop counts its turns, so its
     /// turns are not all alike, and the search cannot claim to be complete.
     pub counted_loop: bool,
 }
@@ -479,32 +552,23 @@ impl DporScheduler {
     fn follow_episodes(&mut self, index: usize, value: Option<u64>) {
         let step = &self.steps[index];
         let thread = step.thread as usize;
-        let poll = step.op.filter(|op| !step.wrote && op.kind.reads());
+        // A turn is made of what read memory without changing it, and of
+        // plain stores (an unoptimised loop's stack slots); an atomic store,
+        // or an atomic write that changed memory, ends the loop.
+        let access = step
+            .op
+            .filter(|op| op.kind == AccessKind::Store || (op.kind.reads() && !step.wrote));
         let episode = &mut self.episodes[thread];
         let mut repeat = false;
-        match (poll, value) {
+        match (access, value) {
             (Some(op), Some(value)) => {
-                let read = (op.site, op.addr, op.len, value);
-                if episode.reads.contains(&read) {
-                    repeat = true;
-                    episode.repeated = true;
-                } else {
-                    if episode.released {
-                        *episode = Episode::default();
-                    } else if episode.repeated {
-                        self.counted_loop = true;
-                    }
-                    if episode.reads.len() == EPISODE_READS {
-                        *episode = Episode::default();
-                    }
-                    episode.reads.push(read);
-                }
+                let (repeats, counted) =
+                    episode.access((op.site, op.addr, op.len, value, step.wrote));
+                repeat = repeats;
+                self.counted_loop |= counted;
             }
             _ if step.op.is_some() || step.spawned || step.global => {
-                if episode.repeated && !episode.released {
-                    self.counted_loop = true;
-                }
-                *episode = Episode::default();
+                self.counted_loop |= episode.leave();
             }
             // A yield, a time slice, an SDK event: the loop goes on.
             _ => {}
@@ -817,6 +881,65 @@ mod tests {
         assert!(!dpor.sleep_blocked);
         assert_eq!(dpor.steps().len(), 3);
         assert_eq!(sleeping(&dpor, 2), 0);
+    }
+
+    #[test]
+    fn a_loop_waits_once_a_whole_turn_came_again_writes_included() {
+        // An unoptimised spin: load the flag, keep it in a stack slot
+        // (changed in the first turn only), load it back.
+        let flag = |value| (1, 8, 4, value, false);
+        let slot = |before, changed| (2, 64, 4, before, changed);
+        let back = |value| (3, 64, 4, value, false);
+        let mut episode = Episode::default();
+        let turns = [
+            [flag(0), slot(7, true), back(0)],
+            [flag(0), slot(0, false), back(0)],
+            [flag(0), slot(0, false), back(0)],
+            [flag(0), slot(0, false), back(0)],
+        ];
+        let repeats: Vec<Vec<bool>> = turns
+            .iter()
+            .map(|turn| turn.iter().map(|&a| episode.access(a).0).collect())
+            .collect();
+        // The first turn differs from the second in its slot; from the
+        // second's last access on, a whole turn comes again in the third.
+        assert_eq!(repeats[0], [false, false, false]);
+        assert_eq!(repeats[1], [false, false, false]);
+        assert_eq!(repeats[2], [false, true, true]);
+        assert_eq!(repeats[3], [true, true, true]);
+        // Leaving it with nothing changed by another thread: a counted loop.
+        assert_eq!(episode.access(flag(1)), (false, true));
+        // Once another thread changed memory, leaving it is not.
+        let mut episode = Episode::default();
+        for _ in 0..3 {
+            episode.access(flag(0));
+        }
+        episode.released = true;
+        assert_eq!(episode.access(flag(1)), (false, false));
+    }
+
+    #[test]
+    fn a_function_called_twice_is_no_loop() {
+        // A helper's accesses, alike in two calls up to the argument that
+        // differs: no whole turn came again, so nothing waits and leaving
+        // is no counted loop.
+        let helper = |arg| {
+            [
+                (1, 64, 4, 0, false),
+                (2, 8, 4, 3, false),
+                (3, 68, 4, arg, false),
+            ]
+        };
+        let mut episode = Episode::default();
+        let mut seen = Vec::new();
+        for access in helper(1).into_iter().chain(helper(4)) {
+            seen.push(episode.access(access));
+        }
+        seen.push(episode.access((4, 72, 4, 0, true)));
+        assert!(
+            seen.iter().all(|&(repeat, counted)| !repeat && !counted),
+            "{seen:?}"
+        );
     }
 
     #[test]
