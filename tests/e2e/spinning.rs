@@ -118,3 +118,17 @@ fn readers_polling_a_flag_are_proved_for_two_and_three_threads() {
         proved_and_broken_found("flag-polling", threads, Shared::Atomics);
     }
 }
+
+#[test]
+fn a_loop_whose_alike_turns_store_what_another_thread_reads_is_searched_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = root().join("tests/spinning/turn-stores-seen.c");
+    for level in ["-O0", "-O2"] {
+        let module = dir.path().join(format!("turn-stores-seen{level}.wasm"));
+        let out = weft_in(dir.path(), &["cc", arg(&source), "-o", arg(&module), level]);
+        assert_eq!(out.code, 0, "{level}: {}", out.stderr);
+        let json = explore(dir.path(), &module, Shared::Plain);
+        assert_eq!(json["status"], "failure", "{level}: {json}");
+        assert_eq!(json["failure"]["kind"], "assertion", "{level}: {json}");
+    }
+}

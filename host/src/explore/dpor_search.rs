@@ -222,9 +222,12 @@ impl DporSearch {
                 .any(|&step| steps[step].repeat && steps[step].wrote)
         });
         for &(first, second) in &order.races {
-            if steps[first].repeat {
+            if steps[first].repeat && !steps[first].wrote {
                 // Another turn of a loop waiting for a change: reversing
-                // the race with its first turn covers it.
+                // the race with its first turn covers it. (A turn's store
+                // another thread sees is reversed like any step, though the
+                // claim is withheld: the loop's later turns were not all
+                // explored.)
                 continue;
             }
             let Some((enabled, backtrack)) = self.decision_of(&steps[first]) else {
