@@ -9,7 +9,7 @@
 //! in every turn, alike).
 
 use crate::support::{arg, root, weft_in};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How a program's shared variables are declared.
 #[derive(Clone, Copy, Debug)]
@@ -36,11 +36,7 @@ fn proved_and_broken_found(name: &str, threads: u32, shared: Shared) {
                 flags.push("-DBROKEN".to_owned());
             }
             let what = format!("{name} {flags:?}");
-            let module = dir.path().join(format!("{name}{}.wasm", flags.join("")));
-            let mut args = vec!["cc", arg(&source), "-o", arg(&module)];
-            args.extend(flags.iter().map(String::as_str));
-            let out = weft_in(dir.path(), &args);
-            assert_eq!(out.code, 0, "{what}: {}", out.stderr);
+            let module = build(dir.path(), &source, &flags);
             let json = explore(dir.path(), &module, shared);
             if broken {
                 // Both threads inside: the assertion, or (atomics) the race
@@ -58,6 +54,26 @@ fn proved_and_broken_found(name: &str, threads: u32, shared: Shared) {
             }
         }
     }
+}
+
+/// Builds `source` into `dir` with `weft cc` and `flags`.
+fn build(dir: &Path, source: &Path, flags: &[String]) -> PathBuf {
+    let stem = source
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("program");
+    let module = dir.join(format!("{stem}{}.wasm", flags.join("")));
+    let mut args = vec!["cc", arg(source), "-o", arg(&module)];
+    args.extend(flags.iter().map(String::as_str));
+    let out = weft_in(dir, &args);
+    assert_eq!(
+        out.code,
+        0,
+        "{} {flags:?}: {}",
+        source.display(),
+        out.stderr
+    );
+    module
 }
 
 /// `weft explore --strategy dpor` of `module` switching at every memory
@@ -124,9 +140,7 @@ fn a_loop_whose_alike_turns_store_what_another_thread_reads_is_searched_through(
     let dir = tempfile::tempdir().unwrap();
     let source = root().join("tests/spinning/turn-stores-seen.c");
     for level in ["-O0", "-O2"] {
-        let module = dir.path().join(format!("turn-stores-seen{level}.wasm"));
-        let out = weft_in(dir.path(), &["cc", arg(&source), "-o", arg(&module), level]);
-        assert_eq!(out.code, 0, "{level}: {}", out.stderr);
+        let module = build(dir.path(), &source, &[level.to_owned()]);
         let json = explore(dir.path(), &module, Shared::Plain);
         assert_eq!(json["status"], "failure", "{level}: {json}");
         assert_eq!(json["failure"]["kind"], "assertion", "{level}: {json}");

@@ -142,9 +142,6 @@ pub struct DporSearch {
     /// The library's private lock words learned so far (see
     /// [`LibraryModel`]).
     private_words: Vec<u32>,
-    /// Whether, in the execution last recorded, a turn of a waiting loop
-    /// that came again changed memory another thread's step raced with.
-    turn_wrote_shared: bool,
 }
 
 impl DporSearch {
@@ -187,8 +184,12 @@ impl DporSearch {
     }
 
     /// Takes in the execution that just ran (its scheduler), and chooses
-    /// the next one.
-    fn record(&mut self, run: &DporScheduler) {
+    /// the next one. Returns whether a store of a waiting loop's turn that
+    /// came again raced with another thread's step: alike turns are not
+    /// explored turn by turn, as they change nothing another thread sees,
+    /// unless such a store (an unoptimised loop's stack slot, say) is one
+    /// another thread touches.
+    fn record(&mut self, run: &DporScheduler) -> bool {
         let choices = run.choices();
         let steps = run.steps();
         self.private_words = run.private_words().to_vec();
@@ -212,16 +213,11 @@ impl DporSearch {
             }
         }
         let order = HappensBefore::of(steps);
-        // A waiting loop's turns that came again are not explored turn by
-        // turn: alike, they change nothing another thread sees, unless a
-        // write of theirs (an unoptimised loop's stack slot, say) is one
-        // another thread touches.
-        self.turn_wrote_shared = order.races.iter().any(|&(first, second)| {
-            [first, second]
-                .iter()
-                .any(|&step| steps[step].repeat && steps[step].wrote)
-        });
+        let mut turn_wrote_shared = false;
         for &(first, second) in &order.races {
+            turn_wrote_shared |= [first, second]
+                .iter()
+                .any(|&step| steps[step].repeat && steps[step].wrote);
             if steps[first].repeat && !steps[first].wrote {
                 // Another turn of a loop waiting for a change: reversing
                 // the race with its first turn covers it. (A turn's store
@@ -254,6 +250,7 @@ impl DporSearch {
         }
         self.reverse_ending(run);
         self.backtrack();
+        turn_wrote_shared
     }
 
     /// The step that ended the execution (`main` returned, a thread exited
@@ -660,12 +657,12 @@ impl Search for DporSearch {
         result: &ExecutionResult,
     ) -> Option<Withheld> {
         let dpor = scheduler.strategy();
-        self.record(dpor);
+        let turn_wrote_shared = self.record(dpor);
         let why = [
             dpor.unenumerated.map(|range| Withheld::Values { range }),
             result.fair_from.map(|_| Withheld::StepLimit),
             dpor.counted_loop.then_some(Withheld::CountedLoop),
-            self.turn_wrote_shared.then_some(Withheld::SharedTurn),
+            turn_wrote_shared.then_some(Withheld::SharedTurn),
             result.signals_sent.then_some(Withheld::Signals),
             result.unenumerated.map(Withheld::Input),
             result

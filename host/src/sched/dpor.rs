@@ -200,20 +200,18 @@ impl Episode {
     /// such a loop without another thread changing memory (a counted
     /// loop).
     fn access(&mut self, access: Access) -> (bool, bool) {
-        let mut counted = false;
-        if let Some((length, alike)) = self.turn {
-            if self.accesses[self.accesses.len() - length] == access {
-                self.turn = Some((length, alike + 1));
-                self.repeated |= alike + 1 >= length;
-                self.keep(access);
-                return (self.repeated, false);
-            }
-            self.turn = None;
-            counted = self.repeated && !self.released;
-            if self.released || self.repeated {
-                *self = Episode::default();
-            }
-        } else if self.released {
+        if let Some((length, alike)) = self.turn.take()
+            && self.accesses[self.accesses.len() - length] == access
+        {
+            self.turn = Some((length, alike + 1));
+            self.repeated |= alike + 1 >= length;
+            self.keep(access);
+            return (self.repeated, false);
+        }
+        // Not a turn that goes on (only a turn repeats): a loop left, or
+        // one that may begin, afresh once another thread changed memory.
+        let counted = self.repeated && !self.released;
+        if self.released || self.repeated {
             *self = Episode::default();
         }
         if let Some(before) = self.accesses.iter().rposition(|&a| a == access) {
