@@ -510,13 +510,15 @@ impl DporScheduler {
             self.sleep_blocked = true;
             return sleeper.id;
         }
-        // Every thread waits: let one go on (a livelock shows at the step
-        // limit), another than the current one first.
-        enabled
-            .iter()
-            .filter(awake)
-            .find(|t| Some(t.id) != current)
-            .or_else(|| enabled.iter().find(awake))
+        // Every thread waits: let each go on in turn, the next after the
+        // current one (round robin), so a thread wrongly taken as waiting
+        // loses one turn, and a livelock shows at the step limit.
+        let after = current.map_or(0, |c| c + 1);
+        let waiting = || enabled.iter().filter(awake);
+        waiting()
+            .filter(|t| t.id >= after)
+            .min_by_key(|t| t.id)
+            .or_else(|| waiting().min_by_key(|t| t.id))
             .unwrap_or(&enabled[0])
             .id
     }
@@ -938,6 +940,26 @@ mod tests {
             seen.iter().all(|&(repeat, counted)| !repeat && !counted),
             "{seen:?}"
         );
+    }
+
+    #[test]
+    fn when_every_thread_waits_each_goes_on_in_turn() {
+        let mut dpor = DporScheduler::default();
+        dpor.observe(Notice::ExecutionStarted);
+        for thread in 0..3 {
+            dpor.observe(Notice::ThreadCreated(thread));
+        }
+        let enabled = views(&[0, 1, 2]);
+        dpor.awaiting.fill(true);
+        // Taken as waiting wrongly, a thread must still get its turn.
+        let mut current = 0;
+        let mut order = Vec::new();
+        for at in 1..=6 {
+            current = dpor.choose(&enabled, Some(current), at).unwrap();
+            order.push(current);
+            dpor.awaiting.fill(true);
+        }
+        assert_eq!(order, [1, 2, 0, 1, 2, 0]);
     }
 
     #[test]
