@@ -142,6 +142,9 @@ pub struct DporSearch {
     /// The library's private lock words learned so far (see
     /// [`LibraryModel`]).
     private_words: Vec<u32>,
+    /// Every memory access is a scheduling point (`--points memory`), so a
+    /// loop's turn shows everything it reads.
+    sees_every_access: bool,
 }
 
 impl DporSearch {
@@ -153,20 +156,19 @@ impl DporSearch {
     /// A search of `program`: when its calls of the C library are steps,
     /// with what the search knows of them.
     pub fn of(program: &Program) -> Self {
-        if !program.options().library_steps {
-            return Self::new();
+        let mut search = Self::new();
+        search.sees_every_access = program.options().points == crate::instrument::Points::Memory;
+        if program.options().library_steps {
+            let model = program.symbols().with(|symbols| {
+                LibraryModel::new(
+                    program.sites(),
+                    symbols.function_names(),
+                    crate::library::steps::is_library_step_function,
+                )
+            });
+            search.library = Arc::new(model);
         }
-        let model = program.symbols().with(|symbols| {
-            LibraryModel::new(
-                program.sites(),
-                symbols.function_names(),
-                crate::library::steps::is_library_step_function,
-            )
-        });
-        DporSearch {
-            library: Arc::new(model),
-            ..Self::default()
-        }
+        search
     }
 
     /// The scheduler of the next execution; `None` when every class of
@@ -179,7 +181,8 @@ impl DporSearch {
             (Vec::new(), Vec::new())
         };
         let dpor = DporScheduler::new(prefix.len(), sleep)
-            .with_library(self.library.clone(), self.private_words.clone());
+            .with_library(self.library.clone(), self.private_words.clone())
+            .seeing_every_access(self.sees_every_access);
         Some(Prefixed::new(Plan::Choices(prefix), dpor))
     }
 

@@ -232,6 +232,15 @@ impl Episode {
         self.accesses.push_back(access);
     }
 
+    /// Whether an access the episode keeps overlaps the `len` bytes at
+    /// `addr`.
+    fn touched(&self, addr: u32, len: u32) -> bool {
+        let end = u64::from(addr) + u64::from(len);
+        self.accesses.iter().any(|&(_, at, size, _, _)| {
+            u64::from(at) < end && u64::from(addr) < u64::from(at) + u64::from(size)
+        })
+    }
+
     /// The thread did something other than a memory access its loop could
     /// repeat; returns whether it left a loop whose turns came again
     /// without another thread changing memory (a counted loop).
@@ -316,6 +325,9 @@ pub struct DporScheduler {
     /// Per thread: it read a value again unchanged, and no other thread
     /// changed memory since: it waits for another thread.
     awaiting: Vec<bool>,
+    /// Every memory access is a step's operation (see
+    /// [`DporScheduler::seeing_every_access`]).
+    sees_every_access: bool,
     /// The step running now, and the value its operation found.
     running: Option<(usize, Option<u64>)>,
     /// The running step goes on inside an atomic section: whether this
@@ -349,6 +361,16 @@ impl DporScheduler {
             entry_sleep: sleep,
             ..Default::default()
         }
+    }
+
+    /// This scheduler, told whether every memory access of the program is
+    /// a step's operation (`--points memory`): then a waiting loop's turns
+    /// show all it reads, and only a change to memory a turn touched ends
+    /// its wait; otherwise a change anywhere does (the loop may read plain
+    /// memory no step shows).
+    pub fn seeing_every_access(mut self, sees_every_access: bool) -> Self {
+        self.sees_every_access = sees_every_access;
+        self
     }
 
     /// This scheduler, knowing the module's library calls that are steps,
@@ -585,9 +607,22 @@ impl DporScheduler {
     /// plain memory, which is no scheduling point (C's spin loops often
     /// do).
     fn release_others(&mut self, index: usize) {
-        let thread = self.steps[index].thread as usize;
+        let step = &self.steps[index];
+        let thread = step.thread as usize;
+        // What the step wrote, when its operations show all of it (a
+        // library call's are its first only).
+        let written: Option<Vec<&NextOp>> = (self.sees_every_access && step.library.is_none())
+            .then(|| {
+                step.op
+                    .iter()
+                    .chain(step.more.iter().filter(|m| m.1).map(|m| &m.0))
+                    .collect()
+            });
         for (other, episode) in self.episodes.iter_mut().enumerate() {
-            if other != thread {
+            let ends_wait = written
+                .as_ref()
+                .is_none_or(|ops| ops.iter().any(|op| episode.touched(op.addr, op.len)));
+            if other != thread && ends_wait {
                 episode.released = true;
                 self.awaiting[other] = false;
             }
@@ -940,6 +975,28 @@ mod tests {
             seen.iter().all(|&(repeat, counted)| !repeat && !counted),
             "{seen:?}"
         );
+    }
+
+    #[test]
+    fn seeing_every_access_only_a_change_to_what_the_loop_touched_ends_its_wait() {
+        for sees_every_access in [false, true] {
+            let mut dpor = DporScheduler::default().seeing_every_access(sees_every_access);
+            dpor.observe(Notice::ExecutionStarted);
+            for thread in 0..3 {
+                dpor.observe(Notice::ThreadCreated(thread));
+            }
+            let poll = op(AccessKind::AtomicLoad, 8);
+            run(&mut dpor, 0, poll, 0, false);
+            run(&mut dpor, 0, poll, 0, false);
+            assert!(dpor.awaiting[0]);
+            // A store elsewhere: the loop reads nothing it changed.
+            run(&mut dpor, 1, op(AccessKind::AtomicStore, 16), 0, true);
+            assert_eq!(dpor.awaiting[0], sees_every_access);
+            // A store to the flag ends the wait either way.
+            run(&mut dpor, 0, poll, 0, false);
+            run(&mut dpor, 2, op(AccessKind::AtomicStore, 8), 0, true);
+            assert!(!dpor.awaiting[0]);
+        }
     }
 
     #[test]
