@@ -192,6 +192,9 @@ struct Episode {
     repeated: bool,
     /// Another thread changed memory since.
     released: bool,
+    /// For each of `accesses`: its step may read more than this, its
+    /// first operation (a library call, an atomic section).
+    reads_unseen: VecDeque<bool>,
 }
 
 impl Episode {
@@ -228,17 +231,33 @@ impl Episode {
     fn keep(&mut self, access: Access) {
         if self.accesses.len() == EPISODE_ACCESSES {
             self.accesses.pop_front();
+            self.reads_unseen.pop_front();
         }
         self.accesses.push_back(access);
+        self.reads_unseen.push_back(false);
     }
 
     /// Whether an access the episode keeps overlaps the `len` bytes at
-    /// `addr`.
+    /// `addr`, or any may: a step of the turn going on reads more than it
+    /// shows.
     fn touched(&self, addr: u32, len: u32) -> bool {
         let end = u64::from(addr) + u64::from(len);
-        self.accesses.iter().any(|&(_, at, size, _, _)| {
-            u64::from(at) < end && u64::from(addr) < u64::from(at) + u64::from(size)
-        })
+        let turn = self.turn.map_or(0, |(length, _)| length);
+        self.reads_unseen
+            .iter()
+            .rev()
+            .take(turn)
+            .any(|&unseen| unseen)
+            || self.accesses.iter().any(|&(_, at, size, _, _)| {
+                u64::from(at) < end && u64::from(addr) < u64::from(at) + u64::from(size)
+            })
+    }
+
+    /// The latest access's step reads more than it shows.
+    fn reads_unseen(&mut self) {
+        if let Some(last) = self.reads_unseen.back_mut() {
+            *last = true;
+        }
     }
 
     /// The thread did something other than a memory access its loop could
@@ -586,6 +605,9 @@ impl DporScheduler {
             (Some(op), Some(value)) => {
                 let (repeats, counted) =
                     episode.access((op.site, op.addr, op.len, value, step.wrote));
+                if step.library.is_some() {
+                    episode.reads_unseen();
+                }
                 repeat = repeats;
                 self.counted_loop |= counted;
             }
@@ -704,6 +726,11 @@ impl DporScheduler {
             let kept = self.kept(step.op, self.steps[last].library, last);
             if let Some(op) = kept {
                 self.steps[last].more.push((op, false));
+            }
+            // The thread's loop, if it waits, shows only the section's
+            // first operation.
+            if let Some(episode) = self.episodes.get_mut(step.thread as usize) {
+                episode.reads_unseen();
             }
             self.running = Some((last, step.value));
             self.continuing = Some(kept.is_some());
@@ -997,6 +1024,32 @@ mod tests {
             run(&mut dpor, 2, op(AccessKind::AtomicStore, 8), 0, true);
             assert!(!dpor.awaiting[0]);
         }
+    }
+
+    #[test]
+    fn a_loop_whose_turn_reads_more_than_it_shows_waits_for_a_change_anywhere() {
+        let mut dpor = DporScheduler::default().seeing_every_access(true);
+        dpor.observe(Notice::ExecutionStarted);
+        dpor.observe(Notice::ThreadCreated(0));
+        dpor.observe(Notice::ThreadCreated(1));
+        // Each turn: an atomic section that loads 8, then 24.
+        let turn = |dpor: &mut DporScheduler| {
+            for (addr, continues) in [(8, false), (24, true)] {
+                dpor.observe(Notice::StepStarted(Step {
+                    thread: 0,
+                    op: op(AccessKind::AtomicLoad, addr),
+                    woken_by: None,
+                    value: Some(0),
+                    continues,
+                }));
+                dpor.observe(Notice::StepEnded(StepEnd::default()));
+            }
+        };
+        turn(&mut dpor);
+        turn(&mut dpor);
+        assert!(dpor.awaiting[0]);
+        run(&mut dpor, 1, op(AccessKind::AtomicStore, 24), 0, true);
+        assert!(!dpor.awaiting[0]);
     }
 
     #[test]
