@@ -46,7 +46,7 @@ fn signal_word(sig: u32) -> u32 {
     ATOMIC_SECTIONS - 4 * (sig + 1)
 }
 
-/// What one execution's check leaves to the next on its thread: the
+/// What one execution's check leaves to a later one: the
 /// detector, whose memory it reuses (allocating shadow memory anew for
 /// every execution took a large part of its time), and the sites known to
 /// be the library's.
@@ -55,10 +55,40 @@ struct Spare {
     library: LibrarySites,
 }
 
-thread_local! {
-    /// What the last execution on this thread left.
-    static SPARE: std::cell::Cell<Option<Spare>> = const { std::cell::Cell::new(None) };
+/// Spares that finished executions left, for later ones, whichever thread
+/// runs them: an exploration runs its executions on threads of its own, and
+/// a process may run many explorations (a test suite, a benchmark).
+struct Spares(std::sync::Mutex<Vec<Spare>>);
+
+impl Spares {
+    /// Most spares kept: more than a machine runs executions at once.
+    const MOST: usize = 64;
+
+    const fn new() -> Self {
+        Spares(std::sync::Mutex::new(Vec::new()))
+    }
+
+    /// A spare for a check of `sites`: one a check of the same sites left
+    /// if there is one, else any.
+    fn take(&self, sites: &Arc<SiteTable>) -> Option<Spare> {
+        let mut spares = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match spares.iter().rposition(|s| s.library.of(sites)) {
+            Some(index) => Some(spares.swap_remove(index)),
+            None => spares.pop(),
+        }
+    }
+
+    /// Keeps `spare` for a later check.
+    fn keep(&self, spare: Spare) {
+        let mut spares = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if spares.len() < Self::MOST {
+            spares.push(spare);
+        }
+    }
 }
+
+/// The spares of every race check of the process.
+static SPARES: Spares = Spares::new();
 
 /// The races of one execution, in the order they were found, each pair of
 /// sites once.
@@ -130,7 +160,7 @@ impl RaceCheck {
         library: Option<Arc<[bool]>>,
         scheduled: &[SiteId],
     ) -> Self {
-        let (mut detector, library) = match SPARE.take() {
+        let (mut detector, library) = match SPARES.take(&sites) {
             Some(spare) if spare.library.of(&sites) => (spare.detector, spare.library),
             spare => (
                 spare.map(|s| s.detector).unwrap_or_default(),
@@ -348,7 +378,33 @@ impl Analysis for RaceCheck {
             ..
         } = *self;
         report.mixed_accesses = detector.mixed();
-        SPARE.set(Some(Spare { detector, library }));
+        SPARES.keep(Spare { detector, library });
         Some(Arc::new(report))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_spare_left_on_one_thread_serves_a_check_of_the_same_sites_on_another() {
+        let spares = Spares::new();
+        let (ours, theirs) = (
+            Arc::new(SiteTable::default()),
+            Arc::new(SiteTable::default()),
+        );
+        let spare = |sites: &Arc<SiteTable>| Spare {
+            detector: Detector::default(),
+            library: LibrarySites::new(sites.clone(), None),
+        };
+        std::thread::scope(|scope| {
+            scope.spawn(|| spares.keep(spare(&ours)));
+        });
+        spares.keep(spare(&theirs));
+        assert!(spares.take(&ours).unwrap().library.of(&ours));
+        // None of the same sites left: any other serves.
+        assert!(spares.take(&ours).unwrap().library.of(&theirs));
+        assert!(spares.take(&ours).is_none());
     }
 }
