@@ -286,8 +286,15 @@ impl Explored {
                 found.failure.kind.name(),
             ),
             (None, Some(Exhausted::All)) => format!(
-                "explored all {executions} schedules: no failure (dpor, {}) in {elapsed:.2?}",
+                "explored all {executions} schedules: no failure (dpor, {}{}) in {elapsed:.2?}",
                 self.request.instrument.points.describe(),
+                exploration
+                    .state_space
+                    .map(|space| format!(
+                        ", stateful: {} states, {} executions ended at a state explored before, at most {} decisions deep",
+                        space.states, space.matched, space.depth
+                    ))
+                    .unwrap_or_default(),
             ),
             (None, Some(Exhausted::Unclaimed(why))) => format!(
                 "no failure in {executions} executions ({}) in {elapsed:.2?}, and no claim: the search ran out of schedules to try, but {}",
@@ -385,6 +392,7 @@ impl Explored {
             "preemption_bound": (strategy == Strategy::Dfs).then_some(options.preemption_bound),
             "bound_exhausted": matches!(exploration.exhausted, Some(Exhausted::Bounded { .. })),
             "exhaustive": exploration.exhausted == Some(Exhausted::All),
+            "state_space": exploration.state_space,
             "search_ended_without_claim": matches!(exploration.exhausted, Some(Exhausted::Unclaimed(_))),
             "claim_withheld_because": match exploration.exhausted {
                 Some(Exhausted::Unclaimed(why)) => Some(why.describe()),

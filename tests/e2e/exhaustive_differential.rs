@@ -5,7 +5,7 @@
 
 use rand_core::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use weft::fuzzing::exhaustive::{Compared, Generated, compare};
+use weft::fuzzing::exhaustive::{Compared, Generated, compare, compare_stateful};
 
 /// Programs compared per test run.
 const PROGRAMS: u64 = 300;
@@ -46,6 +46,44 @@ fn dpor_sees_what_enumerating_every_schedule_sees() {
     // half do), and dpor claims most of those.
     assert!(
         compared >= PROGRAMS * 2 / 5,
+        "only {compared} programs compared"
+    );
+    assert!(claimed >= compared / 2, "only {claimed} claims");
+}
+
+/// Programs compared per run with the stateful search, each compiled a
+/// second time to read frames.
+const STATEFUL_PROGRAMS: u64 = 120;
+
+#[test]
+fn the_stateful_search_sees_what_enumerating_every_schedule_sees() {
+    let mut claimed = 0;
+    let mut compared = 0;
+    let mut executions = (0, 0);
+    let mut failures = Vec::new();
+    for seed in 0..STATEFUL_PROGRAMS {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let mut bytes = vec![0u8; 64];
+        rng.fill_bytes(&mut bytes);
+        let program = Generated::from_bytes(&bytes);
+        match compare_stateful(&program) {
+            Err(disagreement) => failures.push(format!("seed {seed}: {disagreement}")),
+            Ok(Compared::TooLarge) => {}
+            Ok(Compared::Agree { dpor, every }) => {
+                compared += 1;
+                executions.0 += dpor.executions;
+                executions.1 += every.executions;
+                claimed += u64::from(dpor.withheld.is_none());
+            }
+        }
+    }
+    eprintln!(
+        "{compared} programs compared ({claimed} with a claim; {} executions under the stateful dpor, {} enumerating)",
+        executions.0, executions.1
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        compared >= STATEFUL_PROGRAMS * 2 / 5,
         "only {compared} programs compared"
     );
     assert!(claimed >= compared / 2, "only {claimed} claims");

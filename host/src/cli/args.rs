@@ -292,6 +292,7 @@ impl ModuleArgs {
                 log_from_start: false,
                 sleeps: self.sleeps.unwrap_or(self.default_sleeps),
                 stop_at: None,
+                keyed_states: false,
             },
             schedule: self.schedule.clone(),
             schedule_mode: self.mode,

@@ -45,6 +45,14 @@ pub struct ExploreArgs {
     /// (default 2).
     #[arg(long)]
     preemption_bound: Option<u32>,
+    /// With `--strategy dpor`: a stateful search. Each execution ends at a
+    /// state (every thread's frames, memory, what each waits for) the
+    /// search explored before, and the races of that state's future with
+    /// the steps before are reversed all the same; spinning programs and
+    /// programs whose schedules meet in few states end sooner. Executions
+    /// run on a build of the module that reads frames (slower per step).
+    #[arg(long)]
+    stateful: bool,
     /// Parallel workers (default: one per core). Execution `i` gets the
     /// same schedule whatever their number, and the failure reported is
     /// the one of the lowest index. `dfs` and `dpor` run on one. At most
@@ -145,6 +153,17 @@ fn request(args: &mut ExploreArgs) -> Result<Request> {
             strategy.name()
         );
     }
+    if args.stateful && strategy != Strategy::Dpor {
+        anyhow::bail!(
+            "--stateful makes the exhaustive search remember states: it needs --strategy dpor (the {} strategy {})",
+            strategy.name(),
+            if systematic {
+                "bounds preemptions"
+            } else {
+                "samples schedules"
+            }
+        );
+    }
     if systematic && (args.jobs.is_some_and(|j| j > 1) || args.shard.is_some()) {
         anyhow::bail!(
             "--jobs and --shard split executions that are independent of each other; the {} search decides each execution from the ones before, and runs on one worker",
@@ -169,6 +188,7 @@ fn request(args: &mut ExploreArgs) -> Result<Request> {
                 |jobs| jobs as usize, // at most MAX_JOBS
             ),
             shard: args.shard.unwrap_or_default(),
+            stateful: args.stateful,
         },
         instrument: InstrumentOptions {
             // (`weft grade` logs calls, for its plain-words stories.)

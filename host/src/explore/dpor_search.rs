@@ -30,13 +30,13 @@ use crate::instrument::AccessKind;
 use crate::race::RaceReport;
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{
-    Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, StepRecord,
-    Strategy,
+    Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, StateCache,
+    StepRecord, Strategy, Summary,
 };
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// One choice of the execution being extended.
 #[derive(Clone, Debug)]
@@ -47,6 +47,12 @@ struct Node {
     sleeping: Vec<StepRecord>,
     /// What else could be chosen here.
     branching: Branching,
+    /// The state the path stood in here, when the search is stateful and
+    /// the runtime named it.
+    state: Option<blake3::Hash>,
+    /// Every step explored from here so far, and every step of the futures
+    /// of the explored states the executions from here ended at.
+    future: Summary,
 }
 
 /// The alternatives of a choice.
@@ -82,6 +88,8 @@ impl Node {
                     done: Vec::new(),
                     backtrack: vec![decision.chosen],
                 },
+                state: decision.state,
+                future: Summary::default(),
             },
             DporChoice::Value {
                 alternatives,
@@ -95,6 +103,8 @@ impl Node {
                     alternatives: *alternatives,
                     decision: *decision,
                 },
+                state: None,
+                future: Summary::default(),
             },
         }
     }
@@ -145,6 +155,22 @@ pub struct DporSearch {
     /// Every memory access is a scheduling point (`--points memory`), so a
     /// loop's turn shows everything it reads.
     sees_every_access: bool,
+    /// The states explored so far, when the search is stateful.
+    states: Option<Arc<Mutex<StateCache>>>,
+    /// The most decisions an execution made.
+    deepest: usize,
+}
+
+/// What a stateful search saw of the program's states.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StateSpace {
+    /// Distinct states explored (those at decisions: where more than one
+    /// thread could run).
+    pub states: usize,
+    /// Executions that ended at a state explored before.
+    pub matched: u64,
+    /// The most decisions an execution made.
+    pub depth: usize,
 }
 
 impl DporSearch {
@@ -180,10 +206,129 @@ impl DporSearch {
             self.started = true;
             (Vec::new(), Vec::new())
         };
-        let dpor = DporScheduler::new(prefix.len(), sleep)
+        let mut dpor = DporScheduler::new(prefix.len(), sleep)
             .with_library(self.library.clone(), self.private_words.clone())
             .seeing_every_access(self.sees_every_access);
+        if let Some(states) = &self.states {
+            dpor = dpor.with_states(states.clone());
+        }
         Some(Prefixed::new(Plan::Choices(prefix), dpor))
+    }
+
+    /// This search, stateful: an execution that reaches a state explored
+    /// before, with a sleep set that covers the one it was explored with,
+    /// ends there (see [`StateCache`]).
+    pub fn stateful(mut self) -> Self {
+        self.states = Some(Arc::default());
+        self
+    }
+
+    /// What the search saw of the program's states, when it is stateful.
+    pub fn state_space(&self) -> Option<StateSpace> {
+        let states = self
+            .states
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        Some(StateSpace {
+            states: states.states(),
+            matched: states.matched,
+            depth: self.deepest,
+        })
+    }
+
+    /// Adds the steps of the execution that just ran to the future of each
+    /// decision of its path, and the future of the explored state it ended
+    /// at, if it did.
+    fn note_futures(&mut self, run: &DporScheduler) {
+        let Some(states) = self.states.clone() else {
+            return;
+        };
+        let mut states = states.lock().unwrap_or_else(|e| e.into_inner());
+        let steps = run.steps();
+        let mut future = run
+            .pruned
+            .and_then(|key| states.summary(&key).cloned())
+            .unwrap_or_default();
+        let mut end = steps.len();
+        // Where each decision's steps start: a value's, at the step that
+        // drew it (taken as the decision before it, or the start).
+        let mut starts = Vec::with_capacity(run.choices().len());
+        for choice in run.choices() {
+            let start = match choice {
+                DporChoice::Thread(decision) => decision.step,
+                DporChoice::Value { .. } => starts.last().copied().unwrap_or(0),
+            };
+            starts.push(start.min(end));
+        }
+        for (node, &start) in self.path.iter_mut().zip(&starts).rev() {
+            for (k, step) in steps.iter().enumerate().take(end).skip(start) {
+                // The step that ended the execution commutes with nothing
+                // there: its reversals are at its own decision, below.
+                let mut step = step.clone();
+                step.global &= run.ending() != Some(k);
+                future.insert(states.index(&step));
+            }
+            end = end.min(start);
+            node.future.union(&future);
+        }
+        if run.pruned.is_some() {
+            states.matched += 1;
+        }
+        self.deepest = self.deepest.max(run.choices().len());
+    }
+
+    /// The execution ended at a state explored before: each step of that
+    /// state's future may race with a step this execution ran, as if it
+    /// ran next. Each such race is reversed as Flanagan and Godefroid's
+    /// search does: at the decision of the step that ran, the future
+    /// step's thread is explored if it could run there, else every thread
+    /// that could. Nothing of the future orders the two but what orders
+    /// the step before the future's thread's latest step here (or, for a
+    /// thread with none, before every thread's latest step).
+    fn reverse_with_future(&mut self, run: &DporScheduler, order: &HappensBefore) {
+        let (Some(states), Some(key)) = (self.states.clone(), run.pruned) else {
+            return;
+        };
+        let states = states.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(future) = states.summary(&key) else {
+            return;
+        };
+        let steps = run.steps();
+        let mut latest: HashMap<ThreadId, usize> = HashMap::new();
+        for (k, step) in steps.iter().enumerate() {
+            latest.insert(step.thread, k);
+        }
+        let known_to_all: Vec<bool> = (0..steps.len())
+            .map(|i| latest.values().all(|&l| order.before(steps, i, l)))
+            .collect();
+        for index in future.iter() {
+            let later = states.step(index);
+            let t = later.thread;
+            for (i, earlier) in steps.iter().enumerate() {
+                if earlier.thread == t
+                    || (earlier.repeat && !earlier.wrote)
+                    || !earlier.dependent(later)
+                {
+                    continue;
+                }
+                let ordered = latest
+                    .get(&t)
+                    .map_or(known_to_all[i], |&l| order.before(steps, i, l));
+                if ordered {
+                    continue;
+                }
+                if let Some((enabled, backtrack)) = self.decision_of(earlier) {
+                    if enabled.contains(&t) {
+                        if !backtrack.contains(&t) {
+                            backtrack.push(t);
+                        }
+                    } else {
+                        backtrack_all(enabled, backtrack, None);
+                    }
+                }
+            }
+        }
     }
 
     /// Takes in the execution that just ran (its scheduler), and chooses
@@ -215,7 +360,9 @@ impl DporSearch {
                 }
             }
         }
+        self.note_futures(run);
         let order = HappensBefore::of(steps);
+        self.reverse_with_future(run, &order);
         let mut turn_wrote_shared = false;
         for &(first, second) in &order.races {
             turn_wrote_shared |= [first, second]
@@ -314,7 +461,14 @@ impl DporSearch {
                 self.next = Some((prefix, sleep));
                 return;
             }
-            self.path.pop();
+            let explored = self.path.pop().expect("a node was looked at");
+            if let (Some(states), Some(key)) = (&self.states, explored.state) {
+                states.lock().unwrap_or_else(|e| e.into_inner()).explored(
+                    key,
+                    &explored.sleeping,
+                    &explored.future,
+                );
+            }
         }
     }
 }
@@ -680,6 +834,14 @@ impl Search for DporSearch {
 
     fn claim(&self) -> Exhausted {
         Exhausted::All
+    }
+
+    fn keys_states(&self) -> bool {
+        self.states.is_some()
+    }
+
+    fn state_space(&self) -> Option<StateSpace> {
+        DporSearch::state_space(self)
     }
 }
 

@@ -23,6 +23,7 @@ use crate::runtime::{Cut, ExecutionResult, Failure, Outcome, Program, Unenumerat
 use crate::sched::{Scheduler, Strategy};
 use dfs_search::DfsSearch;
 use dpor_search::DporSearch;
+pub use dpor_search::StateSpace;
 pub use sampling::Shard;
 use std::time::Duration;
 use turns::{PCT_INITIAL_STEPS, Turn, Turns};
@@ -54,6 +55,9 @@ pub struct ExploreOptions {
     pub jobs: usize,
     /// The share of the executions to run.
     pub shard: Shard,
+    /// For [`Strategy::Dpor`]: end each execution at a state explored
+    /// before (see [`dpor_search`]).
+    pub stateful: bool,
 }
 
 impl Default for ExploreOptions {
@@ -69,6 +73,7 @@ impl Default for ExploreOptions {
             keep_going: false,
             jobs: 1,
             shard: Shard::default(),
+            stateful: false,
         }
     }
 }
@@ -120,6 +125,8 @@ pub struct Exploration {
     /// With `--races schedule`: the racy sites found before the
     /// exploration, which were its scheduling points besides the usual.
     pub race_points: Option<races_schedule::RacePoints>,
+    /// What a stateful search saw of the program's states.
+    pub state_space: Option<StateSpace>,
 }
 
 impl Exploration {
@@ -341,6 +348,10 @@ fn explore_with(
     match options.strategy {
         Strategy::Dfs => {
             let search = DfsSearch::new(options.preemption_bound);
+            systematic::explore(program, options, search, progress)
+        }
+        Strategy::Dpor if options.stateful => {
+            let search = DporSearch::of(program).stateful();
             systematic::explore(program, options, search, progress)
         }
         Strategy::Dpor => systematic::explore(program, options, DporSearch::of(program), progress),

@@ -38,6 +38,17 @@ pub(crate) trait Search {
     /// What the search covered once it ran out of schedules, if every
     /// execution backs the claim.
     fn claim(&self) -> Exhausted;
+
+    /// Whether its executions name the state of each decision their
+    /// strategy asks about (see [`crate::runtime::RunConfig::keyed_states`]).
+    fn keys_states(&self) -> bool {
+        false
+    }
+
+    /// What a stateful search saw of the program's states.
+    fn state_space(&self) -> Option<super::StateSpace> {
+        None
+    }
 }
 
 /// Why a systematic search under `options` can claim nothing whatever it
@@ -64,7 +75,8 @@ pub(super) fn explore<S: Search>(
     mut progress: impl FnMut(Progress),
 ) -> Result<Exploration, HostError> {
     let mut tally = Tally::new(options);
-    let timed = tally.timed_setup();
+    let mut timed = tally.timed_setup();
+    timed.run.keyed_states = search.keys_states();
     let mut withheld = withheld_from_start(program, options);
     let mut exhausted = None;
     let mut first_failure = None;
@@ -127,5 +139,6 @@ pub(super) fn explore<S: Search>(
     }
     let mut exploration = tally.exploration(first_failure, last);
     exploration.exhausted = exhausted;
+    exploration.state_space = search.state_space();
     Ok(exploration)
 }

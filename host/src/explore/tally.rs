@@ -90,6 +90,7 @@ impl<'a> Tally<'a> {
             elapsed: self.budget.elapsed(),
             exhausted: None,
             race_points: None,
+            state_space: None,
         }
     }
 

@@ -477,17 +477,28 @@ pub enum Compared {
 ///
 /// A description of the disagreement, with the program.
 pub fn compare(program: &Generated) -> Result<Compared, String> {
-    compare_wat(&program.to_wat(), program.memory_points)
+    compare_wat(&program.to_wat(), program.memory_points, false)
 }
 
-/// Runs the module `wat` under `dpor` and under plain enumeration, with
-/// plain accesses as scheduling points (`memory_points`) or races as
-/// failures.
+/// Runs `program` under the stateful `dpor` (see
+/// [`DporSearch::stateful`]) and under plain enumeration: whenever the
+/// search claims every schedule, the same outcomes.
+///
+/// # Errors
+///
+/// A description of the disagreement, with the program.
+pub fn compare_stateful(program: &Generated) -> Result<Compared, String> {
+    compare_wat(&program.to_wat(), program.memory_points, true)
+}
+
+/// Runs the module `wat` under `dpor` (`stateful` or not) and under plain
+/// enumeration, with plain accesses as scheduling points (`memory_points`)
+/// or races as failures.
 ///
 /// # Errors
 ///
 /// A description of the disagreement, with the module.
-pub fn compare_wat(wat: &str, memory_points: bool) -> Result<Compared, String> {
+pub fn compare_wat(wat: &str, memory_points: bool, stateful: bool) -> Result<Compared, String> {
     let mode = if memory_points {
         "--points memory"
     } else {
@@ -514,7 +525,15 @@ pub fn compare_wat(wat: &str, memory_points: bool) -> Result<Compared, String> {
     let wasm = wat::parse_str(&wat).map_err(|e| format!("{e}\n{wat}"))?;
     let mut loaded =
         crate::execution::load(&wasm, instrument).map_err(|e| format!("{e}\n{wat}"))?;
-    let Some(dpor) = by_dpor(&mut loaded, &setup) else {
+    let search = DporSearch::of(&loaded);
+    let dpor = if stateful {
+        let mut keyed = setup.clone();
+        keyed.run.keyed_states = true;
+        by_dpor(&mut loaded, &keyed, search.stateful())
+    } else {
+        by_dpor(&mut loaded, &setup, search)
+    };
+    let Some(dpor) = dpor else {
         return Ok(Compared::TooLarge);
     };
     let Some(every) = by_enumeration(&mut loaded, &setup) else {
@@ -573,7 +592,8 @@ pub fn compare_library_steps(wasm: &[u8]) -> Result<Compared, String> {
             ..InstrumentOptions::default()
         };
         let mut loaded = crate::execution::load(wasm, instrument).map_err(|e| e.to_string())?;
-        Ok(by_dpor(&mut loaded, &setup))
+        let search = DporSearch::of(&loaded);
+        Ok(by_dpor(&mut loaded, &setup, search))
     };
     let Some(steps) = side(true)? else {
         return Ok(Compared::TooLarge);
@@ -615,15 +635,21 @@ pub fn compare_library_steps(wasm: &[u8]) -> Result<Compared, String> {
     Ok(Compared::Agree { dpor: steps, every })
 }
 
-fn by_dpor(program: &mut Program, setup: &Setup) -> Option<Seen> {
-    let mut search = DporSearch::of(program);
+/// What `search` sees of `program`; `None` past [`MOST_EXECUTIONS`]. An
+/// execution a stateful search ended at a state explored before has no
+/// outcome of its own.
+fn by_dpor(program: &mut Program, setup: &Setup, mut search: DporSearch) -> Option<Seen> {
     let mut seen = Seen::default();
     while let Some(scheduler) = search.next_scheduler() {
         if seen.executions == MOST_EXECUTIONS {
             return None;
         }
         let (result, scheduler) = crate::execution::execute_keeping(program, scheduler, setup);
-        seen.note(&result);
+        if scheduler.strategy().pruned.is_some() {
+            seen.executions += 1;
+        } else {
+            seen.note(&result);
+        }
         seen.withheld = seen.withheld.or(search.learn(scheduler, &result));
     }
     Some(seen)

@@ -4,7 +4,7 @@
 //! private bookkeeping.
 
 /// The role of a library call in the order of a program's steps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LibraryRole {
     /// `pthread_mutex_lock`: waits until the mutex is free, then takes it;
     /// a wait ends only to try again.

@@ -129,6 +129,12 @@ pub struct RunConfig {
     /// [`Outcome::Stopped`](super::Outcome::Stopped), neither a pass nor a failure. Never recorded.
     #[serde(skip)]
     pub stop_at: Option<std::time::Instant>,
+    /// Whether the execution runs on the program's state reader from its
+    /// start and names the complete state of each decision its strategy
+    /// asks about (see [`crate::sched::Scheduler::wants_state`]): a
+    /// stateful search's executions. Never recorded.
+    #[serde(skip)]
+    pub keyed_states: bool,
 }
 
 impl Default for RunConfig {
@@ -142,6 +148,7 @@ impl Default for RunConfig {
             log_from_start: false,
             sleeps: Sleeps::Any,
             stop_at: None,
+            keyed_states: false,
         }
     }
 }

@@ -284,7 +284,15 @@ pub(super) fn run(
     config: &RunConfig,
     analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
 ) -> ExecutionResult {
-    let mut state = execute(program, scheduler, config, analyses(), CompleteStates::Off);
+    // A program that cannot be compiled to read frames names no state:
+    // its stateful search prunes nothing.
+    let mut state = match config.keyed_states {
+        true if program.state_reader().is_ok() => {
+            let reader = program.state_reader().expect("compiled above");
+            execute(reader, scheduler, config, analyses(), CompleteStates::Keyed)
+        }
+        _ => execute(program, scheduler, config, analyses(), CompleteStates::Off),
+    };
     state.judge();
     if let Some(Outcome::Livelock {
         steps, fair_from, ..
@@ -320,7 +328,11 @@ fn complete_state_loops(
     config: &RunConfig,
     analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
 ) -> Result<(), Unseen> {
-    let reader = program.state_reader().map_err(|_| Unseen::NoReader)?;
+    let reader = if program.reads_frames {
+        program
+    } else {
+        program.state_reader().map_err(|_| Unseen::NoReader)?
+    };
     // Round robin from where the execution went on under a fair schedule:
     // any fair continuation that comes back to a complete state shows the
     // livelock, and this one is the shortest to run.
@@ -460,6 +472,18 @@ fn drive(
     let mut threads: Vec<Option<ThreadFuture>> =
         vec![Some(spawner.thread(main_launch, Entry::Main))];
     poll_loop(&spawner, &mut threads, &mut warm, exec, &program.symbols);
+    if program.reads_frames && program.reuses_instances {
+        let ended = exec.end().expect("the execution began");
+        // What a thread may pass inside wasm is taken back: its buffer
+        // starts the next execution empty, as a finished thread's does.
+        for points in ended.threads.iter().filter_map(|t| t.points.as_ref()) {
+            points.drain_count();
+        }
+        let started: Vec<bool> = ended.threads.iter().map(|t| t.points.is_some()).collect();
+        exec.begin(ExecState::stand_in(program.sites.clone(), started.len()));
+        unwind(&mut threads, &started, &mut warm);
+        exec.begin(ended);
+    }
     drop(threads);
     // The memory's other holders must be gone for it to be kept.
     exec.get().memory = None;
@@ -467,6 +491,41 @@ fn drive(
         program.recycle(memory, warm);
     }
     Ok(())
+}
+
+/// Times an unwound thread is resumed before it is given up: a thread
+/// stopped in a time slice runs on to its next import, which fails.
+const UNWIND_POLLS: usize = 4;
+
+/// Resumes each thread that started and was still alive when the
+/// execution ended, against a stand-in state (see
+/// [`ExecState::stand_in`]) where every park fails, so that its wasm
+/// returns and its store and instance are kept for the next execution like
+/// a finished thread's. On the state reader a new store copies the
+/// module's code, which costs far more than an execution that a stateful
+/// search ends early. A thread that never ran is dropped: run now, it
+/// would start its work.
+fn unwind(
+    threads: &mut [Option<ThreadFuture>],
+    started: &[bool],
+    warm: &mut Vec<Option<WarmThread>>,
+) {
+    let mut cx = Context::from_waker(Waker::noop());
+    for (tid, slot) in threads.iter_mut().enumerate().take(WARM_THREADS) {
+        let Some(future) = slot.as_mut().filter(|_| started.get(tid) == Some(&true)) else {
+            continue;
+        };
+        for _ in 0..UNWIND_POLLS {
+            if let Poll::Ready((_, finished)) = future.as_mut().poll(&mut cx) {
+                if warm.len() <= tid {
+                    warm.resize_with(tid + 1, || None);
+                }
+                warm[tid] = finished;
+                *slot = None;
+                break;
+            }
+        }
+    }
 }
 
 /// Polls the chosen thread until the execution ends. `warm` holds the

@@ -16,7 +16,9 @@
 use super::looping::CompleteStates;
 use super::rt_imports::park;
 use super::store_data::ThreadData;
+use crate::sched::Scheduler;
 use wasmtime::{AsContextMut, Caller, StoreContextMut, UpdateDeadline, Val};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Once complete states are compared ([`CompleteStates::On`]), keeps the
 /// digest of the calling thread's frames: the state it stands in until it
@@ -27,18 +29,46 @@ use wasmtime::{AsContextMut, Caller, StoreContextMut, UpdateDeadline, Val};
 /// ends follows from the code the thread runs from here, and the digest
 /// says so (a thread that has not come here since then keeps the digest
 /// it had, and the slice it had).
+///
+/// A stateful search's execution ([`CompleteStates::Keyed`]) needs the
+/// digest only where its strategy asks for the state (past the schedule
+/// it planned) and where the thread parks ([`note_parking`]): elsewhere
+/// the thread's digest is left out of date (`None`) until then. Its time
+/// slices end where fuel runs out, as in any other execution, so that its
+/// schedules replay as they ran; where a slice ends is no part of its
+/// states (between two scheduling points a thread touches nothing another
+/// thread sees, so ending a slice there or at the next point is alike).
 pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
-    if !caller.data().reads_frames
-        || caller.data().exec.get().limit_watch.complete_states != CompleteStates::On
-    {
+    if !caller.data().reads_frames {
         return;
     }
-    if caller.data().slice_checks.is_none() {
-        // Slices end at epoch checks from now on, not where fuel runs out.
-        let _ = caller.as_context_mut().fuel_async_yield_interval(None);
+    let (states, wants_state) = {
+        let exec = caller.data().exec.get();
+        let states = exec.limit_watch.complete_states;
+        (
+            states,
+            states == CompleteStates::Keyed && exec.scheduler.wants_state(),
+        )
+    };
+    if !states.reads_frames() {
+        return;
     }
-    caller.data_mut().slice_checks = Some(0);
-    keep_digest(caller, true);
+    match states {
+        CompleteStates::Keyed if wants_state => keep_digest(caller, false),
+        CompleteStates::Keyed => {
+            let data = caller.data();
+            data.exec.get().threads[data.tid as usize].frames = None;
+        }
+        _ => {
+            if caller.data().slice_checks.is_none() {
+                // Slices end at epoch checks from now on, not where fuel
+                // runs out.
+                let _ = caller.as_context_mut().fuel_async_yield_interval(None);
+            }
+            caller.data_mut().slice_checks = Some(0);
+            keep_digest(caller, true);
+        }
+    }
 }
 
 /// Keeps the digest of the frames of a thread about to park, where
@@ -63,7 +93,8 @@ pub(super) fn note_parking(caller: &mut Caller<'_, ThreadData>) {
         CompleteStates::Off => {}
         CompleteStates::After(_) => keep_digest(caller, false),
         CompleteStates::On if !noted => note(caller),
-        CompleteStates::On => {}
+        CompleteStates::Keyed if !noted => keep_digest(caller, false),
+        CompleteStates::On | CompleteStates::Keyed => {}
     }
 }
 
@@ -117,7 +148,11 @@ pub(super) fn at_epoch_check(
         state.end_slice(me)
     };
     if must_park {
-        Ok(UpdateDeadline::YieldCustom(0, Box::pin(park(exec))))
+        // Unwinding, the thread's next import fails as its park would.
+        let parked = async move {
+            let _ = park(exec).await;
+        };
+        Ok(UpdateDeadline::YieldCustom(0, Box::pin(parked)))
     } else {
         Ok(UpdateDeadline::Continue(0))
     }
@@ -126,8 +161,8 @@ pub(super) fn at_epoch_check(
 /// The digest of the wasm state of the thread whose call to the host
 /// `store` is in, and whether its time slice starts afresh: `None` when a
 /// frame cannot be read.
-fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Option<blake3::Hash> {
-    let mut hasher = blake3::Hasher::new();
+fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Option<u128> {
+    let mut hasher = Xxh3::new();
     hasher.update(&[u8::from(fresh_slice)]);
     let frames: Vec<_> = store.debug_exit_frames().collect();
     let mut instance = None;
@@ -162,20 +197,20 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
     if let Some(instance) = instance {
         hash_globals(&mut hasher, instance, store.as_context_mut());
     }
-    Some(hasher.finalize())
+    Some(hasher.digest128())
 }
 
 /// The digest of a thread that has not started: what it starts with.
-pub(super) fn not_started(start_arg: i32) -> blake3::Hash {
-    let mut hasher = blake3::Hasher::new();
+pub(super) fn not_started(start_arg: i32) -> u128 {
+    let mut hasher = Xxh3::new();
     hasher.update(b"not started");
     hasher.update(&start_arg.to_le_bytes());
-    hasher.finalize()
+    hasher.digest128()
 }
 
 /// Hashes every global of `instance`, in index order.
 fn hash_globals(
-    hasher: &mut blake3::Hasher,
+    hasher: &mut Xxh3,
     instance: wasmtime::Instance,
     mut store: StoreContextMut<'_, ThreadData>,
 ) {
@@ -188,7 +223,7 @@ fn hash_globals(
 
 /// Hashes a wasm value: its type and its bits (references by whether they
 /// are null: C, C++, Zig and Rust programs keep none in frames).
-fn hash_value(hasher: &mut blake3::Hasher, value: &Val) {
+fn hash_value(hasher: &mut Xxh3, value: &Val) {
     let (kind, bits): (u8, u128) = match value {
         Val::I32(v) => (0, u128::from(*v as u32)),
         Val::I64(v) => (1, u128::from(*v as u64)),

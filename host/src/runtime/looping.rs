@@ -60,6 +60,19 @@ pub(crate) enum CompleteStates {
     /// A run on the state reader, past those decisions and round robin:
     /// fingerprints hold every thread's frames, and any return is a loop.
     On,
+    /// An execution of a stateful search, on the state reader from its
+    /// start: every thread's frames are read where it stops, so that each
+    /// decision's complete state can be named (see `ExecState::state_key`);
+    /// time slices end where fuel runs out, and fingerprints are compared
+    /// for loops past the step limit, as without frames.
+    Keyed,
+}
+
+impl CompleteStates {
+    /// Whether every thread's frames are read where it stops.
+    pub(crate) fn reads_frames(self) -> bool {
+        matches!(self, CompleteStates::On | CompleteStates::Keyed)
+    }
 }
 
 /// The fingerprints of an execution's states since it went on under a

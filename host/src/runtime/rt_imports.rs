@@ -7,6 +7,7 @@
 
 use super::analysis::{Access, Happening, Interest};
 use super::looping::CompleteStates;
+use super::sdk_imports::Ended;
 use super::shared_memory::GuestMemory;
 use super::signal_imports::{deliver_signals, deliver_signals_at_wait};
 use super::state::{ExecHandle, ExecState};
@@ -42,9 +43,21 @@ impl Future for Park {
 }
 
 /// Suspends the calling thread; the scheduler has already chosen who runs.
-pub(crate) async fn park(exec: ExecHandle) {
+/// Fails (with [`Ended`]) once the executor unwinds the threads of an
+/// execution that ended (see [`ExecState::unwinding`]), so that the
+/// thread's wasm returns and its instance can run a thread of the next
+/// execution.
+pub(crate) async fn park(exec: ExecHandle) -> Result<()> {
+    let unwound = || wasmtime::Error::new(Ended);
+    if exec.get().unwinding {
+        return Err(unwound());
+    }
     exec.get().parked = true;
-    Park { polled: false }.await
+    Park { polled: false }.await;
+    if exec.get().unwinding {
+        return Err(unwound());
+    }
+    Ok(())
 }
 
 /// A scheduling point inside an asynchronous import: asks the scheduler and
@@ -64,7 +77,7 @@ pub(crate) async fn yield_point(caller: &mut Caller<'_, ThreadData>) -> Result<(
     };
     if must_park {
         super::frames::note_parking(caller);
-        park(exec).await;
+        park(exec).await?;
         deliver_signals(caller).await?;
     }
     Ok(())
@@ -182,7 +195,7 @@ async fn park_import(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
             return Box::pin(park_import(caller)).await;
         }
     }
-    park(caller.data().exec.clone()).await;
+    park(caller.data().exec.clone()).await?;
     // Sent while the thread was parked: delivered as it goes on.
     deliver_signals(caller).await?;
     Ok(())
@@ -263,7 +276,7 @@ async fn wait(
     };
     if must_park {
         super::frames::note_parking(caller);
-        park(caller.data().exec.clone()).await;
+        park(caller.data().exec.clone()).await?;
     }
     let woke = {
         let mut exec = caller.data().exec.get();

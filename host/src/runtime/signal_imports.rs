@@ -237,7 +237,7 @@ async fn wait(caller: &mut Caller<'_, ThreadData>, lo: i32, hi: i32, mode: i32) 
         };
         if must_park {
             super::frames::note_parking(caller);
-            park(caller.data().exec.clone()).await;
+            park(caller.data().exec.clone()).await?;
         }
         caller.data().exec.get().threads[me as usize].wake = None;
     }

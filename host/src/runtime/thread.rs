@@ -86,7 +86,7 @@ pub(crate) struct Thread {
     /// In a program that reads frames: the digest of its wasm state where
     /// it last stopped in a call to the host (see [`super::frames`]);
     /// `None` while it runs on or stands in a time slice.
-    pub(super) frames: Option<blake3::Hash>,
+    pub(super) frames: Option<u128>,
     /// Its signals: its mask, what is pending for it, whether it waits
     /// for one.
     pub signals: super::state::ThreadSignals,

@@ -12,14 +12,15 @@
 //! commute with its next step runs.
 
 use super::library_model::{LibraryModel, LibraryRole};
+use super::state_cache::StateCache;
 use super::{NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// One step of an execution, as the search sees it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StepRecord {
     /// The thread that ran.
     pub thread: ThreadId,
@@ -73,6 +74,21 @@ impl StepRecord {
         }
         self.operations()
             .any(|(a, aw)| other.operations().any(|(b, bw)| a.dependent(aw, b, bw)))
+    }
+
+    /// What tells this step apart from others for
+    /// [`StepRecord::dependent`], and as a thread's next step in a sleep
+    /// set: the step without where it stands in its execution (its
+    /// decision, the step that created its thread, whether it repeated a
+    /// loop's turn, the thread that woke it).
+    pub fn footprint(&self) -> StepRecord {
+        StepRecord {
+            woken_by: None,
+            repeat: false,
+            parent: None,
+            decision: None,
+            ..self.clone()
+        }
     }
 
     /// Makes this record of a step stand also for `other`, a step of the
@@ -311,6 +327,9 @@ pub struct DporDecision {
     pub sleeping: Vec<StepRecord>,
     /// Index of the step chosen here.
     pub step: usize,
+    /// The state the execution stood in here, when the search is stateful
+    /// and could name it (see [`DporScheduler::with_states`]).
+    pub state: Option<blake3::Hash>,
 }
 
 /// Never preempts, passes over sleeping threads and draws 0; logs every
@@ -368,6 +387,12 @@ pub struct DporScheduler {
     /// other thread changing memory: the loop counts its turns, so its
     /// turns are not all alike, and the search cannot claim to be complete.
     pub counted_loop: bool,
+    /// The states explored before, when the search is stateful.
+    states: Option<Arc<Mutex<StateCache>>>,
+    /// The state of the coming decision, once named.
+    state: Option<blake3::Hash>,
+    /// The state the execution ended in, explored before, if it did.
+    pub pruned: Option<blake3::Hash>,
 }
 
 impl DporScheduler {
@@ -390,6 +415,28 @@ impl DporScheduler {
     pub fn seeing_every_access(mut self, sees_every_access: bool) -> Self {
         self.sees_every_access = sees_every_access;
         self
+    }
+
+    /// This scheduler, for a stateful search that explored the states of
+    /// `states` before: it asks for the state of each decision past the
+    /// planned ones, keeps it with the decision, and ends the execution at
+    /// a state explored before with a sleep set its own covers.
+    pub fn with_states(mut self, states: Arc<Mutex<StateCache>>) -> Self {
+        self.states = Some(states);
+        self
+    }
+
+    /// The state the runtime names `key`, with what this search takes of
+    /// each thread to be part of it: whether it waits for another thread
+    /// to change memory (its turns are not explored one by one), and
+    /// whether a change ended its loop's wait.
+    fn with_waits(&self, key: blake3::Hash) -> blake3::Hash {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(key.as_bytes());
+        for (awaiting, episode) in self.awaiting.iter().zip(&self.episodes) {
+            hasher.update(&[u8::from(*awaiting), u8::from(episode.released)]);
+        }
+        hasher.finalize()
     }
 
     /// This scheduler, knowing the module's library calls that are steps,
@@ -583,6 +630,7 @@ impl DporScheduler {
             chosen,
             sleeping: self.sleeping.clone(),
             step,
+            state: self.state.take(),
         }));
         self.made(step);
         self.deciding = Some(index);
@@ -671,6 +719,8 @@ impl DporScheduler {
         self.unenumerated = None;
         self.sleep_blocked = false;
         self.counted_loop = false;
+        self.state = None;
+        self.pruned = None;
     }
 
     /// Thread `id` was created: by the running step, or (the main thread)
@@ -837,6 +887,29 @@ impl Scheduler for DporScheduler {
 
     fn follows_steps(&self) -> bool {
         true
+    }
+
+    fn wants_state(&self) -> bool {
+        self.states.is_some()
+    }
+
+    fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
+        let Some(key) = key else {
+            return false;
+        };
+        let key = self.with_waits(key);
+        let covered = self.states.as_ref().is_some_and(|states| {
+            states
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .covers(&key, &self.sleeping)
+        });
+        if covered {
+            self.pruned = Some(key);
+        } else {
+            self.state = Some(key);
+        }
+        covered
     }
 }
 

@@ -89,6 +89,14 @@ impl Scheduler for Fair {
     fn follows_steps(&self) -> bool {
         self.strategy.follows_steps()
     }
+
+    fn wants_state(&self) -> bool {
+        !self.imposing() && self.strategy.wants_state()
+    }
+
+    fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
+        self.strategy.state_reached(key)
+    }
 }
 
 #[cfg(test)]

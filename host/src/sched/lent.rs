@@ -63,6 +63,14 @@ impl<S: Scheduler> Scheduler for Lent<S> {
     fn follows_steps(&self) -> bool {
         self.0.borrow().follows_steps()
     }
+
+    fn wants_state(&self) -> bool {
+        self.0.borrow().wants_state()
+    }
+
+    fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
+        self.0.borrow_mut().state_reached(key)
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ mod random;
 mod replay;
 mod seed;
 mod sleeps_last;
+mod state_cache;
 mod sticky;
 mod surw;
 
@@ -53,6 +54,7 @@ pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use seed::execution_seed;
 pub use sleeps_last::SleepsLastScheduler;
+pub use state_cache::{StateCache, Summary};
 pub use sticky::StickyScheduler;
 pub use surw::{SurwPlan, SurwScheduler};
 
@@ -87,7 +89,7 @@ pub struct ThreadView {
 }
 
 /// A thread's next operation, as the scheduler sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct NextOp {
     /// What it does.
     pub kind: AccessKind,
@@ -318,6 +320,24 @@ pub trait Scheduler {
     /// [`Notice::StepEnded`]); the runtime then lets no thread pass a
     /// scheduling point inside wasm.
     fn follows_steps(&self) -> bool {
+        false
+    }
+
+    /// Whether the strategy wants the state of the coming decision named
+    /// ([`Scheduler::state_reached`]): a stateful search past the schedule
+    /// it planned.
+    fn wants_state(&self) -> bool {
+        false
+    }
+
+    /// The execution stands at a decision in the state `key` names (`None`
+    /// when part of it is out of sight: a thread stopped where its frames
+    /// cannot be read); asked only when [`Scheduler::wants_state`] says
+    /// so, right before [`Scheduler::choose`]. Returns whether the
+    /// execution ends here, its state explored before: neither a pass nor
+    /// a failure.
+    fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
+        let _ = key;
         false
     }
 }

@@ -151,6 +151,14 @@ impl<S: Scheduler> Scheduler for Prefixed<S> {
     fn follows_steps(&self) -> bool {
         self.strategy.follows_steps()
     }
+
+    fn wants_state(&self) -> bool {
+        self.planned().is_none() && self.strategy.wants_state()
+    }
+
+    fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
+        self.strategy.state_reached(key)
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::runtime::point_buffer::MAX_BUDGET;
 use crate::runtime::thread::ThreadState;
 use crate::runtime::{Limits, STEP_NS, Sleeps};
 use crate::trace::{EventKind, ThreadId};
+use rand_core::RngCore;
 use std::time::Instant;
 
 /// Where an execution stands against its limits: when it started and must
@@ -244,11 +245,13 @@ impl ExecState {
             return false;
         };
         let looped = match self.limit_watch.complete_states {
-            CompleteStates::Off => self.fingerprint().is_some_and(|fingerprint| {
-                self.limit_watch
-                    .loop_watch
-                    .keep(self.step, self.visible_bytes(), fingerprint)
-            }),
+            CompleteStates::Off | CompleteStates::Keyed => {
+                self.fingerprint().is_some_and(|fingerprint| {
+                    self.limit_watch
+                        .loop_watch
+                        .keep(self.step, self.visible_bytes(), fingerprint)
+                })
+            }
             CompleteStates::After(_) => false,
             CompleteStates::On => {
                 let (Some(threads), Some(memory)) = (self.threads_digest(), self.memory.as_deref())
@@ -321,10 +324,65 @@ impl ExecState {
         hasher.update(&self.current.to_le_bytes());
         for thread in &self.threads {
             if thread.state != ThreadState::Exited {
-                hasher.update(thread.frames?.as_bytes());
+                hasher.update(&thread.frames?.to_le_bytes());
             }
         }
         self.places_into(&mut hasher);
+        Some(hasher.finalize())
+    }
+
+    /// The complete state of the execution at a decision of a stateful
+    /// search ([`CompleteStates::Keyed`]), as a digest: every live
+    /// thread's frames, where it stands, what it waits for and in which
+    /// order it began to wait, the thread whose notify woke it and what
+    /// its wait returns, where its library step stands, the shared memory,
+    /// the virtual clock, the random generator and what the program wrote
+    /// to its standard streams. Two decisions with equal
+    /// keys go on alike whatever came before them. Which thread reached
+    /// the decision is no part of it. `None` when a thread's frames are
+    /// out of sight (it stopped where fuel ran out).
+    pub(super) fn state_key(&self) -> Option<blake3::Hash> {
+        let mut hasher = blake3::Hasher::new();
+        for thread in &self.threads {
+            if thread.state != ThreadState::Exited {
+                hasher.update(&thread.frames?.to_le_bytes());
+            }
+            hasher.update(&thread.woken_by.map_or(u32::MAX, |t| t).to_le_bytes());
+            hasher.update(&thread.wake.map_or(i64::MIN, i64::from).to_le_bytes());
+            hasher.update(&thread.exit_value.map_or(u64::MAX, u64::from).to_le_bytes());
+            if thread.library_depth > 0 {
+                hasher.update(&thread.library_points.to_le_bytes());
+            }
+            for depth in &thread.paused_library_depths {
+                hasher.update(&depth.to_le_bytes());
+            }
+            hasher.update(b"|");
+        }
+        self.places_into(&mut hasher);
+        let mut waiting: Vec<(u64, ThreadId)> = self
+            .threads
+            .iter()
+            .enumerate()
+            .filter_map(|(id, thread)| match thread.state {
+                ThreadState::Waiting { ticket, .. } => Some((ticket, id as ThreadId)),
+                _ => None,
+            })
+            .collect();
+        waiting.sort_unstable();
+        for (_, thread) in waiting {
+            hasher.update(&thread.to_le_bytes());
+        }
+        hasher.update(&self.clock_ns.to_le_bytes());
+        let mut random = self.random.clone();
+        hasher.update(&random.next_u64().to_le_bytes());
+        hasher.update(&random.next_u64().to_le_bytes());
+        hasher.update(&[self.closed_stdio]);
+        for stream in [&self.stdout, &self.stderr] {
+            hasher.update(&(stream.len() as u64).to_le_bytes());
+            hasher.update(stream);
+        }
+        let memory = self.memory.as_deref()?.digest();
+        hasher.update(&memory.to_le_bytes());
         Some(hasher.finalize())
     }
 

@@ -74,6 +74,9 @@ pub(crate) struct ExecState {
     pub end: Option<Outcome>,
     /// Set by `park` so that the executor can tell a park from a time slice.
     pub parked: bool,
+    /// The execution ended and the executor resumes its threads once more
+    /// so that each returns from its wasm: every park fails.
+    pub unwinding: bool,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     /// Bit `fd` is set once the guest closed stdin (0), stdout (1) or
@@ -149,6 +152,7 @@ impl ExecState {
             spawn_queue: Vec::new(),
             end: None,
             parked: false,
+            unwinding: false,
             stdout: Vec::new(),
             stderr: Vec::new(),
             closed_stdio: 0,
@@ -170,6 +174,22 @@ impl ExecState {
             log_from_start: false,
             signals: signals::Signals::default(),
         }
+    }
+
+    /// A stand-in for an execution that ended while the executor unwinds
+    /// its `threads` threads (see [`ExecState::unwinding`]): ended, with
+    /// the same thread ids, and a strategy of its own, so that nothing a
+    /// thread does as it unwinds reaches the ended execution or the
+    /// strategy that ran it.
+    pub fn stand_in(sites: Arc<SiteTable>, threads: usize) -> Self {
+        let strategy = Box::new(crate::sched::RandomScheduler::new(0));
+        let mut state = ExecState::new(sites, Fair::new(strategy), Limits::default(), 0);
+        for _ in 0..threads {
+            state.add_thread();
+        }
+        state.end = Some(Outcome::Abandoned("unwound".into()));
+        state.unwinding = true;
+        state
     }
 
     /// Adds a thread and tells the scheduler.

@@ -11,6 +11,10 @@ use crate::sched::{Notice, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use std::time::Instant;
 
+/// Why an execution of a stateful search ended at a decision whose state
+/// the search had explored before.
+pub const STATE_EXPLORED: &str = "its state was explored before";
+
 impl ExecState {
     /// A scheduling point of thread `me`: picks who runs next and returns
     /// whether `me` must park (another thread runs, or the execution ended).
@@ -88,6 +92,13 @@ impl ExecState {
             // Inside an atomic section the thread keeps running.
             Ok(me)
         } else {
+            if self.scheduler.wants_state() {
+                let key = self.state_key();
+                if self.scheduler.state_reached(key) {
+                    self.finish(Outcome::Abandoned(STATE_EXPLORED.into()));
+                    return true;
+                }
+            }
             self.scheduler
                 .choose(&self.enabled, current, self.model_step())
         };
