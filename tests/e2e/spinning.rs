@@ -6,7 +6,9 @@
 //! unoptimised and optimised. Each waits by spinning, so every schedule is
 //! finite only because `dpor` takes a loop whose turns come again alike as
 //! waiting for another thread (an unoptimised loop writes its stack slots
-//! in every turn, alike).
+//! in every turn, alike). The three-thread filter lock and Szymański's
+//! algorithm end only under the search that remembers states
+//! (`--stateful`).
 
 use crate::support::{arg, root, weft_in};
 use std::path::{Path, PathBuf};
@@ -24,9 +26,22 @@ enum Shared {
 /// exhaustively at `-O0` and `-O2`, correct and broken: the correct one is
 /// proved (every schedule explored, no failure), the broken one fails.
 fn proved_and_broken_found(name: &str, threads: u32, shared: Shared) {
+    searched(name, threads, shared, &["-O0", "-O2"], Search::Stateless);
+}
+
+/// Whether the search remembers states (`--stateful`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Search {
+    Stateless,
+    Stateful,
+}
+
+/// [`proved_and_broken_found`] at the optimisation levels `levels`, by
+/// the search `search`.
+fn searched(name: &str, threads: u32, shared: Shared, levels: &[&str], search: Search) {
     let dir = tempfile::tempdir().unwrap();
     let source = root().join("tests/spinning").join(format!("{name}.c"));
-    for level in ["-O0", "-O2"] {
+    for &level in levels {
         for broken in [false, true] {
             let mut flags = vec![format!("-DN={threads}"), level.to_owned()];
             if matches!(shared, Shared::Atomics) {
@@ -37,7 +52,7 @@ fn proved_and_broken_found(name: &str, threads: u32, shared: Shared) {
             }
             let what = format!("{name} {flags:?}");
             let module = build(dir.path(), &source, &flags);
-            let json = explore(dir.path(), &module, shared);
+            let json = explore(dir.path(), &module, shared, search);
             if broken {
                 // Both threads inside: the assertion, or (atomics) the race
                 // on what the section guards; a ticket drawn twice also
@@ -80,7 +95,7 @@ fn build(dir: &Path, source: &Path, flags: &[String]) -> PathBuf {
 /// access, as JSON; the race check only for atomics (plain shared
 /// variables race by design: the algorithms assume sequentially
 /// consistent memory).
-fn explore(dir: &Path, module: &Path, shared: Shared) -> serde_json::Value {
+fn explore(dir: &Path, module: &Path, shared: Shared, search: Search) -> serde_json::Value {
     let mut args = vec![
         "explore",
         arg(module),
@@ -96,6 +111,9 @@ fn explore(dir: &Path, module: &Path, shared: Shared) -> serde_json::Value {
     ];
     if matches!(shared, Shared::Plain) {
         args.extend(["--races", "off"]);
+    }
+    if search == Search::Stateful {
+        args.push("--stateful");
     }
     let out = weft_in(dir, &args);
     out.json()
@@ -120,6 +138,38 @@ fn szymanskis_algorithm_is_proved_for_two_threads() {
 }
 
 #[test]
+fn the_stateful_search_proves_three_thread_filter_locks_and_szymanski() {
+    // The stateless search does not end these (over 100,000 schedules).
+    for name in ["peterson", "szymanski"] {
+        searched(name, 3, Shared::Plain, &["-O2"], Search::Stateful);
+    }
+    searched("peterson", 3, Shared::Atomics, &["-O2"], Search::Stateful);
+}
+
+#[test]
+fn the_stateful_search_proves_what_the_stateless_one_does_and_finds_the_same_bugs() {
+    for name in ["peterson", "dekker", "szymanski"] {
+        searched(name, 2, Shared::Plain, &["-O0", "-O2"], Search::Stateful);
+    }
+    for threads in [2, 3] {
+        searched(
+            "test-and-set",
+            threads,
+            Shared::Atomics,
+            &["-O2"],
+            Search::Stateful,
+        );
+        searched(
+            "flag-polling",
+            threads,
+            Shared::Plain,
+            &["-O0"],
+            Search::Stateful,
+        );
+    }
+}
+
+#[test]
 fn spin_locks_are_proved_for_two_and_three_threads() {
     for threads in [2, 3] {
         proved_and_broken_found("ticket-lock", threads, Shared::Atomics);
@@ -141,7 +191,7 @@ fn a_loop_whose_alike_turns_store_what_another_thread_reads_is_searched_through(
     let source = root().join("tests/spinning/turn-stores-seen.c");
     for level in ["-O0", "-O2"] {
         let module = build(dir.path(), &source, &[level.to_owned()]);
-        let json = explore(dir.path(), &module, Shared::Plain);
+        let json = explore(dir.path(), &module, Shared::Plain, Search::Stateless);
         assert_eq!(json["status"], "failure", "{level}: {json}");
         assert_eq!(json["failure"]["kind"], "assertion", "{level}: {json}");
     }

@@ -210,7 +210,13 @@ impl DporSearch {
             .with_library(self.library.clone(), self.private_words.clone())
             .seeing_every_access(self.sees_every_access);
         if let Some(states) = &self.states {
-            dpor = dpor.with_states(states.clone());
+            let path = self
+                .path
+                .iter()
+                .enumerate()
+                .filter_map(|(index, node)| Some((node.state?, index)))
+                .collect();
+            dpor = dpor.with_states(states.clone(), path);
         }
         Some(Prefixed::new(Plan::Choices(prefix), dpor))
     }
@@ -246,10 +252,7 @@ impl DporSearch {
         };
         let mut states = states.lock().unwrap_or_else(|e| e.into_inner());
         let steps = run.steps();
-        let mut future = run
-            .pruned
-            .and_then(|key| states.summary(&key).cloned())
-            .unwrap_or_default();
+        let mut future = self.future_at_end(run, &states).unwrap_or_default();
         let mut end = steps.len();
         // Where each decision's steps start: a value's, at the step that
         // drew it (taken as the decision before it, or the start).
@@ -278,6 +281,37 @@ impl DporSearch {
         self.deepest = self.deepest.max(run.choices().len());
     }
 
+    /// What the state the execution ended at did from there on, when it
+    /// ended at a state explored before (its summary) or at a state of its
+    /// own path (what was explored from there so far).
+    fn future_at_end(&self, run: &DporScheduler, states: &StateCache) -> Option<Summary> {
+        match run.cycle {
+            Some(decision) => self.path.get(decision).map(|node| node.future.clone()),
+            None => states.summary(&run.pruned?).cloned(),
+        }
+    }
+
+    /// The execution came back to the state of its decision `decision`: it
+    /// went round a cycle of states, and ended there. What comes after the
+    /// cycle is what came after that decision, still being explored, so
+    /// the races of the cycle's steps with it are not all known yet: every
+    /// thread that could run at each decision of the cycle is explored
+    /// there (as stateful searches expand a state that closes a cycle in
+    /// full).
+    fn expand_cycle(&mut self, run: &DporScheduler) {
+        let Some(decision) = run.cycle else {
+            return;
+        };
+        for node in self.path.iter_mut().skip(decision) {
+            if let Branching::Threads {
+                enabled, backtrack, ..
+            } = &mut node.branching
+            {
+                backtrack_all(enabled, backtrack, None);
+            }
+        }
+    }
+
     /// The execution ended at a state explored before: each step of that
     /// state's future may race with a step this execution ran, as if it
     /// ran next. Each such race is reversed as Flanagan and Godefroid's
@@ -287,11 +321,11 @@ impl DporSearch {
     /// the step before the future's thread's latest step here (or, for a
     /// thread with none, before every thread's latest step).
     fn reverse_with_future(&mut self, run: &DporScheduler, order: &HappensBefore) {
-        let (Some(states), Some(key)) = (self.states.clone(), run.pruned) else {
+        let Some(states) = self.states.clone() else {
             return;
         };
         let states = states.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(future) = states.summary(&key) else {
+        let Some(future) = self.future_at_end(run, &states) else {
             return;
         };
         let steps = run.steps();
@@ -361,6 +395,7 @@ impl DporSearch {
             }
         }
         self.note_futures(run);
+        self.expand_cycle(run);
         let order = HappensBefore::of(steps);
         self.reverse_with_future(run, &order);
         let mut turn_wrote_shared = false;

@@ -16,7 +16,7 @@ use super::state_cache::StateCache;
 use super::{NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 /// One step of an execution, as the search sees it.
@@ -393,6 +393,13 @@ pub struct DporScheduler {
     state: Option<blake3::Hash>,
     /// The state the execution ended in, explored before, if it did.
     pub pruned: Option<blake3::Hash>,
+    /// The states of the decisions of the path being extended (the
+    /// planned ones, by index in the choices), and of this execution's own
+    /// decisions as it makes them.
+    path_states: HashMap<blake3::Hash, usize>,
+    /// The decision whose state the execution came back to, when it ended
+    /// there: it went round a cycle of states.
+    pub cycle: Option<usize>,
 }
 
 impl DporScheduler {
@@ -421,8 +428,17 @@ impl DporScheduler {
     /// `states` before: it asks for the state of each decision past the
     /// planned ones, keeps it with the decision, and ends the execution at
     /// a state explored before with a sleep set its own covers.
-    pub fn with_states(mut self, states: Arc<Mutex<StateCache>>) -> Self {
+    ///
+    /// `path` holds the states of the planned decisions, by index: an
+    /// execution that comes back to one of them, or to a state of its
+    /// own earlier decisions, ends there too (see [`DporScheduler::cycle`]).
+    pub fn with_states(
+        mut self,
+        states: Arc<Mutex<StateCache>>,
+        path: HashMap<blake3::Hash, usize>,
+    ) -> Self {
         self.states = Some(states);
+        self.path_states = path;
         self
     }
 
@@ -600,15 +616,22 @@ impl DporScheduler {
         }
         // Every thread waits: let each go on in turn, the next after the
         // current one (round robin), so a thread wrongly taken as waiting
-        // loses one turn, and a livelock shows at the step limit.
+        // loses one turn, and a livelock shows at the step limit. Sleeping
+        // ones too: the awake ones only wait, so what a sleeping one does
+        // next may be all that changes anything (running it repeats an
+        // explored schedule).
         let after = current.map_or(0, |c| c + 1);
-        let waiting = || enabled.iter().filter(awake);
-        waiting()
+        let next = enabled
+            .iter()
             .filter(|t| t.id >= after)
             .min_by_key(|t| t.id)
-            .or_else(|| waiting().min_by_key(|t| t.id))
+            .or_else(|| enabled.iter().min_by_key(|t| t.id))
             .unwrap_or(&enabled[0])
-            .id
+            .id;
+        if self.asleep(next) {
+            self.sleep_blocked = true;
+        }
+        next
     }
 
     /// Logs the decision that runs `chosen` among `enabled`.
@@ -721,6 +744,9 @@ impl DporScheduler {
         self.counted_loop = false;
         self.state = None;
         self.pruned = None;
+        self.cycle = None;
+        self.path_states
+            .retain(|_, decision| *decision < self.planned);
     }
 
     /// Thread `id` was created: by the running step, or (the main thread)
@@ -898,6 +924,11 @@ impl Scheduler for DporScheduler {
             return false;
         };
         let key = self.with_waits(key);
+        if let Some(&decision) = self.path_states.get(&key) {
+            self.pruned = Some(key);
+            self.cycle = Some(decision);
+            return true;
+        }
         let covered = self.states.as_ref().is_some_and(|states| {
             states
                 .lock()
@@ -907,6 +938,7 @@ impl Scheduler for DporScheduler {
         if covered {
             self.pruned = Some(key);
         } else {
+            self.path_states.insert(key, self.choices.len());
             self.state = Some(key);
         }
         covered
@@ -1143,6 +1175,32 @@ mod tests {
             dpor.awaiting.fill(true);
         }
         assert_eq!(order, [1, 2, 0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn when_every_awake_thread_waits_a_sleeping_one_gets_its_turn_too() {
+        let mut dpor = DporScheduler::new(0, Vec::new());
+        dpor.observe(Notice::ExecutionStarted);
+        for thread in 0..3 {
+            dpor.observe(Notice::ThreadCreated(thread));
+        }
+        dpor.sleeping.push(StepRecord {
+            thread: 1,
+            op: op(AccessKind::Load, 8),
+            ..StepRecord::default()
+        });
+        let enabled = views(&[0, 1, 2]);
+        // Threads 0 and 2 wait for thread 1, asleep: alternating between
+        // them would never end.
+        let mut current = 0;
+        let mut order = Vec::new();
+        for at in 1..=3 {
+            dpor.awaiting.fill(true);
+            current = dpor.choose(&enabled, Some(current), at).unwrap();
+            order.push(current);
+        }
+        assert_eq!(order, [1, 2, 0]);
+        assert!(dpor.sleep_blocked);
     }
 
     #[test]

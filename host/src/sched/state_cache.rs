@@ -126,6 +126,10 @@ impl StateCache {
         }
     }
 
+    /// Debug.
+    pub fn footprints(&self) -> usize {
+        self.steps.len()
+    }
     /// How many states were explored.
     pub fn states(&self) -> usize {
         self.explored.len()
