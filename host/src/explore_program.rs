@@ -288,12 +288,8 @@ impl Explored {
             (None, Some(Exhausted::All)) => format!(
                 "explored all {executions} schedules: no failure (dpor, {}{}) in {elapsed:.2?}",
                 self.request.instrument.points.describe(),
-                exploration
-                    .state_space
-                    .map(|space| format!(
-                        ", stateful: {} states, {} executions ended at a state explored before, at most {} decisions deep",
-                        space.states, space.matched, space.depth
-                    ))
+                self.state_space_words()
+                    .map(|words| format!(", {words}"))
                     .unwrap_or_default(),
             ),
             (None, Some(Exhausted::Unclaimed(why))) => format!(
@@ -320,6 +316,12 @@ impl Explored {
                 }
             ),
         };
+        if exploration.failure.is_none()
+            && exploration.exhausted != Some(Exhausted::All)
+            && let Some(words) = self.state_space_words()
+        {
+            headline.push_str(&format!("; {words}"));
+        }
         if let Some(found) = &exploration.race_points {
             headline.push_str(&format!("; {}", found.describe()));
         }
@@ -339,6 +341,16 @@ impl Explored {
             ));
         }
         headline
+    }
+
+    /// What a stateful search saw of the program's states, in words.
+    fn state_space_words(&self) -> Option<String> {
+        self.exploration.state_space.map(|space| {
+            format!(
+                "stateful: {} states, {} executions ended at a state explored before, at most {} decisions deep",
+                space.states, space.matched, space.depth
+            )
+        })
     }
 
     /// What the exploration switched at and looked for.
