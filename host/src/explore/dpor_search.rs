@@ -53,6 +53,10 @@ struct Node {
     /// Every step explored from here so far, and every step of the futures
     /// of the explored states the executions from here ended at.
     future: Summary,
+    /// An execution from here came back to the state of an earlier
+    /// decision, still being explored: what follows here is not all known
+    /// when this decision's alternatives are, so its state is not kept.
+    open: bool,
 }
 
 /// The alternatives of a choice.
@@ -90,6 +94,7 @@ impl Node {
                 },
                 state: decision.state,
                 future: Summary::default(),
+                open: false,
             },
             DporChoice::Value {
                 alternatives,
@@ -105,6 +110,7 @@ impl Node {
                 },
                 state: None,
                 future: Summary::default(),
+                open: false,
             },
         }
     }
@@ -297,12 +303,14 @@ impl DporSearch {
     /// the races of the cycle's steps with it are not all known yet: every
     /// thread that could run at each decision of the cycle is explored
     /// there (as stateful searches expand a state that closes a cycle in
-    /// full).
+    /// full). The states of the decisions after that one are not kept: what
+    /// follows them includes the rest of that decision's future.
     fn expand_cycle(&mut self, run: &DporScheduler) {
         let Some(decision) = run.cycle else {
             return;
         };
-        for node in self.path.iter_mut().skip(decision) {
+        for (index, node) in self.path.iter_mut().enumerate().skip(decision) {
+            node.open |= index > decision;
             if let Branching::Threads {
                 enabled, backtrack, ..
             } = &mut node.branching
@@ -497,7 +505,8 @@ impl DporSearch {
                 return;
             }
             let explored = self.path.pop().expect("a node was looked at");
-            if let (Some(states), Some(key)) = (&self.states, explored.state) {
+            if let (Some(states), Some(key), false) = (&self.states, explored.state, explored.open)
+            {
                 states.lock().unwrap_or_else(|e| e.into_inner()).explored(
                     key,
                     &explored.sleeping,
