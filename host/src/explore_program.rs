@@ -347,7 +347,7 @@ impl Explored {
     fn state_space_words(&self) -> Option<String> {
         self.exploration.state_space.map(|space| {
             format!(
-                "stateful: {} states, {} executions ended at a state explored before, at most {} decisions deep",
+                "stateful: {} states, {} executions ended at a state explored before, at most {} decisions deep; schedules are cut where their state comes back, so livelocks are not looked for",
                 space.states, space.matched, space.depth
             )
         })
