@@ -12,18 +12,39 @@ const PROGRAMS: u64 = 300;
 
 #[test]
 fn dpor_sees_what_enumerating_every_schedule_sees() {
+    holds_to_enumeration(PROGRAMS, "dpor", compare);
+}
+
+/// Programs compared per run with the stateful search, each compiled a
+/// second time to read frames.
+const STATEFUL_PROGRAMS: u64 = 120;
+
+#[test]
+fn the_stateful_search_sees_what_enumerating_every_schedule_sees() {
+    holds_to_enumeration(STATEFUL_PROGRAMS, "the stateful dpor", compare_stateful);
+}
+
+/// Compares `search` (named `name`) with enumeration on the programs of
+/// the first `programs` seeds: no disagreement, and the comparison bites
+/// (enough programs fit enumeration, about half do, and the search claims
+/// most of those).
+fn holds_to_enumeration(
+    programs: u64,
+    name: &str,
+    search: fn(&Generated) -> Result<Compared, String>,
+) {
     let mut claimed = 0;
     let mut compared = 0;
     let mut too_large = 0;
     let mut outcomes = 0;
     let mut executions = (0, 0);
     let mut failures = Vec::new();
-    for seed in 0..PROGRAMS {
+    for seed in 0..programs {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
         let mut bytes = vec![0u8; 64];
         rng.fill_bytes(&mut bytes);
         let program = Generated::from_bytes(&bytes);
-        match compare(&program) {
+        match search(&program) {
             Err(disagreement) => failures.push(format!("seed {seed}: {disagreement}")),
             Ok(Compared::TooLarge) => too_large += 1,
             Ok(Compared::Agree { dpor, every }) => {
@@ -38,52 +59,12 @@ fn dpor_sees_what_enumerating_every_schedule_sees() {
         }
     }
     eprintln!(
-        "{compared} programs compared ({claimed} with a claim, {outcomes} outcomes among them; {} executions under dpor, {} enumerating), {too_large} too large",
-        executions.0, executions.1
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    // The comparison must bite: enough programs fit enumeration (about
-    // half do), and dpor claims most of those.
-    assert!(
-        compared >= PROGRAMS * 2 / 5,
-        "only {compared} programs compared"
-    );
-    assert!(claimed >= compared / 2, "only {claimed} claims");
-}
-
-/// Programs compared per run with the stateful search, each compiled a
-/// second time to read frames.
-const STATEFUL_PROGRAMS: u64 = 120;
-
-#[test]
-fn the_stateful_search_sees_what_enumerating_every_schedule_sees() {
-    let mut claimed = 0;
-    let mut compared = 0;
-    let mut executions = (0, 0);
-    let mut failures = Vec::new();
-    for seed in 0..STATEFUL_PROGRAMS {
-        let mut rng = Pcg64Mcg::seed_from_u64(seed);
-        let mut bytes = vec![0u8; 64];
-        rng.fill_bytes(&mut bytes);
-        let program = Generated::from_bytes(&bytes);
-        match compare_stateful(&program) {
-            Err(disagreement) => failures.push(format!("seed {seed}: {disagreement}")),
-            Ok(Compared::TooLarge) => {}
-            Ok(Compared::Agree { dpor, every }) => {
-                compared += 1;
-                executions.0 += dpor.executions;
-                executions.1 += every.executions;
-                claimed += u64::from(dpor.withheld.is_none());
-            }
-        }
-    }
-    eprintln!(
-        "{compared} programs compared ({claimed} with a claim; {} executions under the stateful dpor, {} enumerating)",
+        "{compared} programs compared ({claimed} with a claim, {outcomes} outcomes among them; {} executions under {name}, {} enumerating), {too_large} too large",
         executions.0, executions.1
     );
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(
-        compared >= STATEFUL_PROGRAMS * 2 / 5,
+        compared >= programs * 2 / 5,
         "only {compared} programs compared"
     );
     assert!(claimed >= compared / 2, "only {claimed} claims");

@@ -42,24 +42,17 @@ pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
     if !caller.data().reads_frames {
         return;
     }
-    let (states, wants_state) = {
-        let exec = caller.data().exec.get();
-        let states = exec.limit_watch.complete_states;
-        (
-            states,
-            states == CompleteStates::Keyed && exec.scheduler.wants_state(),
-        )
-    };
-    if !states.reads_frames() {
-        return;
-    }
+    let states = caller.data().exec.get().limit_watch.complete_states;
     match states {
-        CompleteStates::Keyed if wants_state => keep_digest(caller, false),
+        CompleteStates::Off | CompleteStates::After(_) => {}
+        CompleteStates::Keyed if caller.data().exec.get().scheduler.wants_state() => {
+            keep_digest(caller, false);
+        }
         CompleteStates::Keyed => {
             let data = caller.data();
             data.exec.get().threads[data.tid as usize].frames = None;
         }
-        _ => {
+        CompleteStates::On => {
             if caller.data().slice_checks.is_none() {
                 // Slices end at epoch checks from now on, not where fuel
                 // runs out.

@@ -68,13 +68,6 @@ pub(crate) enum CompleteStates {
     Keyed,
 }
 
-impl CompleteStates {
-    /// Whether every thread's frames are read where it stops.
-    pub(crate) fn reads_frames(self) -> bool {
-        matches!(self, CompleteStates::On | CompleteStates::Keyed)
-    }
-}
-
 /// The fingerprints of an execution's states since it went on under a
 /// fair schedule.
 #[derive(Debug, Default)]

@@ -105,24 +105,26 @@ impl GuestMemory {
         &self.shared.data()[..self.visible_bytes()]
     }
 
-    /// Feeds the accessible bytes to `hasher`. Call only while no guest
-    /// thread runs (at a scheduling point, from the host).
-    pub fn hash_into(&self, hasher: &mut blake3::Hasher) {
+    /// The accessible bytes, read while no guest thread runs (at a
+    /// scheduling point, from the host).
+    fn quiet_bytes(&self) -> &[u8] {
         let cells = self.cells();
         // SAFETY: `UnsafeCell<u8>` has the layout of `u8`, and no guest
         // thread writes the memory while the host is at a scheduling point.
-        let bytes = unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u8>(), cells.len()) };
-        hasher.update(bytes);
+        unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u8>(), cells.len()) }
+    }
+
+    /// Feeds the accessible bytes to `hasher`. Call only while no guest
+    /// thread runs (at a scheduling point, from the host).
+    pub fn hash_into(&self, hasher: &mut blake3::Hasher) {
+        hasher.update(self.quiet_bytes());
     }
 
     /// A digest of the accessible bytes, faster to take than
     /// [`GuestMemory::hash_into`] (a stateful search takes one at every
     /// decision). Call only while no guest thread runs.
     pub fn digest(&self) -> u128 {
-        let cells = self.cells();
-        // SAFETY: as in `hash_into`.
-        let bytes = unsafe { std::slice::from_raw_parts(cells.as_ptr().cast::<u8>(), cells.len()) };
-        xxhash_rust::xxh3::xxh3_128(bytes)
+        xxhash_rust::xxh3::xxh3_128(self.quiet_bytes())
     }
 
     /// The guest's `memory.grow`: the old size in pages, or `None` when the
