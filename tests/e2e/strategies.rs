@@ -108,6 +108,25 @@ fn a_preemption_bound_without_dfs_is_a_usage_error() {
 }
 
 #[test]
+fn stateful_without_dpor_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    for strategy in ["random", "dfs"] {
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&sample("lost-update")),
+                "--strategy",
+                strategy,
+                "--stateful",
+            ],
+        );
+        assert_eq!(out.code, 2, "{strategy}");
+        assert!(out.stderr.contains("--strategy dpor"), "{}", out.stderr);
+    }
+}
+
+#[test]
 fn dpor_finds_a_bug_and_claims_only_what_it_explored() {
     let out = explore("lost-update-c", "dpor", "5000");
     assert_eq!(out.code, 1, "{}", out.stdout);
