@@ -344,6 +344,29 @@ int main(void) {
 "#,
     ),
     (
+        "barrier-then-locks",
+        r#"#include <pthread.h>
+static pthread_barrier_t b;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int order;
+static void *work(void *arg) {
+    int id = (int)(long)arg;
+    pthread_barrier_wait(&b);
+    for (int i = 0; i < 2; i++) {
+        pthread_mutex_lock(&m); order = order * 3 + id; pthread_mutex_unlock(&m);
+    }
+    return 0;
+}
+int main(void) {
+    pthread_barrier_init(&b, 0, 2);
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, work, (void *)(i + 1));
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return order;
+}
+"#,
+    ),
+    (
         "race",
         r#"#include <pthread.h>
 static int x;

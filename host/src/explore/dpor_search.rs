@@ -553,7 +553,10 @@ impl HappensBefore {
             let t = step.thread as usize;
             let before = latest.any[t].or(step.parent);
             let mut clock = before.map_or_else(VectorClock::default, |b| clocks[b].clone());
-            if let Some(notify) = step.woken_by.and_then(|w| latest.notify[w as usize]) {
+            if let Some(notify) = step
+                .woken_by
+                .and_then(|w| latest.waking(w as usize, latest.any[t].map(|p| &steps[p])))
+            {
                 clock.join(&clocks[notify]);
             }
             // Each other thread's latest step that does not commute with
@@ -720,6 +723,8 @@ struct Latest {
     spawn: Vec<Option<usize>>,
     /// Its latest notify.
     notify: Vec<Option<usize>>,
+    /// Its latest notify of each address.
+    notify_at: HashMap<(usize, u32), usize>,
     /// Per byte, per thread: its latest read, write, and wait or notify.
     bytes: HashMap<u64, Vec<ByteAccess>>,
 }
@@ -742,6 +747,7 @@ impl Latest {
             global: vec![None; threads],
             spawn: vec![None; threads],
             notify: vec![None; threads],
+            notify_at: HashMap::new(),
             bytes: HashMap::new(),
         }
     }
@@ -799,6 +805,19 @@ impl Latest {
         latest
     }
 
+    /// The step of thread `waker` whose notify ended the wait that
+    /// `waited`, the woken thread's step before, blocked in: its latest
+    /// notify of the address waited on (not its latest notify, which may
+    /// come steps later, on another address: a barrier's release, then a
+    /// thread's exit). Its latest notify when the wait's address is not
+    /// known.
+    fn waking(&self, waker: usize, waited: Option<&StepRecord>) -> Option<usize> {
+        match waited.and_then(StepRecord::waits_on) {
+            Some(addr) => self.notify_at.get(&(waker, addr)).copied(),
+            None => self.notify[waker],
+        }
+    }
+
     /// Notes step `k`.
     fn record(&mut self, step: &StepRecord, k: usize) {
         let t = step.thread as usize;
@@ -808,11 +827,11 @@ impl Latest {
         }
         // A library step or atomic section may notify after other
         // operations.
-        if step
-            .operations()
-            .any(|(op, _)| op.kind == AccessKind::Notify)
-        {
-            self.notify[t] = Some(k);
+        for (op, _) in step.operations() {
+            if op.kind == AccessKind::Notify {
+                self.notify[t] = Some(k);
+                self.notify_at.insert((t, op.addr), k);
+            }
         }
         let Some(bytes) = Self::touched(step) else {
             self.global[t] = Some(k);
@@ -1021,6 +1040,50 @@ mod tests {
             woken,
         ];
         assert_eq!(reversal(&retried, 1, 2), Some((0, 2)));
+    }
+
+    #[test]
+    fn a_woken_step_comes_after_the_notify_that_woke_it_not_its_wakers_latest() {
+        use AccessKind::{AtomicCmpxchg as Cas, AtomicLoad as Load, Notify, Wait};
+        const BARRIER: u32 = 64;
+        const M: u32 = 128;
+        const EXIT: u32 = 256;
+        // Thread 1 waits at a barrier; thread 0 arrives last and wakes
+        // it, locks and unlocks a mutex and exits (its exit notifies a
+        // joiner); then thread 1 goes on and locks the mutex.
+        let mut woken = library_step(1, LibraryRole::Other, false, &[(Load, BARRIER)]);
+        woken.woken_by = Some(0);
+        let steps = vec![
+            library_step(
+                1,
+                LibraryRole::Other,
+                true,
+                &[(Cas, BARRIER), (Wait, BARRIER)],
+            ),
+            library_step(
+                0,
+                LibraryRole::Other,
+                true,
+                &[(Cas, BARRIER), (Notify, BARRIER)],
+            ),
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M)]),
+            library_step(
+                0,
+                LibraryRole::ThreadEnd,
+                true,
+                &[(Cas, EXIT), (Notify, EXIT)],
+            ),
+            woken,
+            library_step(1, LibraryRole::Lock, true, &[(Cas, M)]),
+        ];
+        let order = HappensBefore::of(&steps);
+        // The barrier's release happens before thread 1 goes on; what
+        // thread 0 did after it does not, and which thread takes the
+        // mutex first is a race.
+        assert!(order.before(&steps, 1, 5));
+        assert!(!order.before(&steps, 2, 5));
+        assert!(order.races.contains(&(2, 6)), "{:?}", order.races);
     }
 
     /// A tiny program: each thread runs its list of operations (atomic
