@@ -367,6 +367,76 @@ int main(void) {
 "#,
     ),
     (
+        "broadcast-then-locks",
+        r#"#include <pthread.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static int ready, order;
+static void *work(void *arg) {
+    pthread_mutex_lock(&m);
+    while (!ready) pthread_cond_wait(&c, &m);
+    pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m); order = order * 3 + (int)(long)arg; pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, work, (void *)(i + 1));
+    pthread_mutex_lock(&m); ready = 1; pthread_cond_broadcast(&c); pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m); order = order * 3; pthread_mutex_unlock(&m);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return order;
+}
+"#,
+    ),
+    (
+        "semaphore-then-locks",
+        r#"#include <pthread.h>
+#include <semaphore.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static sem_t go;
+static int order;
+static void *work(void *arg) {
+    sem_wait(&go);
+    pthread_mutex_lock(&m); order = order * 3 + (int)(long)arg; pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    sem_init(&go, 0, 0);
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++) pthread_create(&t[i], 0, work, (void *)(i + 1));
+    sem_post(&go);
+    sem_post(&go);
+    pthread_mutex_lock(&m); order = order * 3; pthread_mutex_unlock(&m);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    return order + 1;
+}
+"#,
+    ),
+    (
+        "writer-woken-then-locks",
+        r#"#include <pthread.h>
+static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int order;
+static void *writer(void *arg) {
+    pthread_rwlock_wrlock(&l); pthread_rwlock_unlock(&l);
+    pthread_mutex_lock(&m); order = order * 3 + 1; pthread_mutex_unlock(&m);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_rwlock_rdlock(&l);
+    pthread_create(&t, 0, writer, 0);
+    pthread_rwlock_unlock(&l);
+    pthread_mutex_lock(&m); order = order * 3 + 2; pthread_mutex_unlock(&m);
+    pthread_mutex_lock(&m); order = order * 3 + 2; pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return order;
+}
+"#,
+    ),
+    (
         "race",
         r#"#include <pthread.h>
 static int x;
@@ -476,6 +546,27 @@ fn main() {
 }
 "#,
         &[90, 102, 105, 150, 153, 165],
+    ),
+    (
+        "rust-barrier-then-locks.rs",
+        r#"use std::sync::{Arc, Barrier, Mutex};
+static ORDER: Mutex<u32> = Mutex::new(0);
+fn main() {
+    let start = Arc::new(Barrier::new(2));
+    let t: Vec<_> = (1..=2)
+        .map(|id| {
+            let start = Arc::clone(&start);
+            std::thread::spawn(move || {
+                start.wait();
+                for _ in 0..2 { let mut s = ORDER.lock().unwrap(); *s = *s * 3 + id; }
+            })
+        })
+        .collect();
+    for t in t { t.join().unwrap(); }
+    std::process::exit(*ORDER.lock().unwrap() as i32);
+}
+"#,
+        &[44, 50, 52, 68, 70, 76],
     ),
     (
         "rust-rwlock.rs",
