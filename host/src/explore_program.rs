@@ -347,8 +347,8 @@ impl Explored {
     fn state_space_words(&self) -> Option<String> {
         self.exploration.state_space.map(|space| {
             format!(
-                "stateful: {} states, {} executions ended at a state explored before, at most {} decisions deep; schedules are cut where their state comes back, so livelocks are not looked for",
-                space.states, space.matched, space.depth
+                "stateful: {} states, {} executions ended at a state explored before, {} ran on without states past a state they came back to, at most {} decisions deep",
+                space.states, space.matched, space.cycles, space.depth
             )
         })
     }

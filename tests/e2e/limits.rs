@@ -717,3 +717,62 @@ fn spinning_that_no_schedule_ends_is_a_livelock_shown_on_complete_states() {
         }
     }
 }
+
+/// Two threads, each waiting for the other to be ready before it says it
+/// is ready itself: both spin forever, under any schedule.
+const HANDSHAKE: &str = r#"#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+static atomic_int client_ready, server_ready;
+static void *server(void *arg) {
+    while (!atomic_load(&client_ready)) sched_yield();
+    atomic_store(&server_ready, 1);
+    return arg;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, server, 0);
+    while (!atomic_load(&server_ready)) sched_yield();
+    atomic_store(&client_ready, 1);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+/// The stateful search goes on past a state its execution came back to,
+/// without states, so spinning that no schedule ends is the same livelock
+/// as without states: two threads that wait for each other, as well as
+/// one alone.
+#[test]
+fn the_stateful_search_finds_spinning_that_no_schedule_ends_a_livelock() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, source) in [
+        ("handshake", HANDSHAKE),
+        ("flag", FLAG),
+        ("abandoned", ABANDONED_LOCK),
+    ] {
+        for level in ["-O0", "-O2"] {
+            let module = build_c_with(dir.path(), &format!("{name}{level}"), source, &[level]);
+            let out = weft_in(
+                dir.path(),
+                &[
+                    "explore",
+                    arg(&module),
+                    "--strategy",
+                    "dpor",
+                    "--stateful",
+                    "--max-steps",
+                    "50000",
+                    "--no-save",
+                    "--json",
+                ],
+            );
+            assert_eq!(out.code, 1, "{name} {level}: {}", out.stdout);
+            let json = out.json();
+            assert_eq!(
+                json["failure"]["kind"], "livelock",
+                "{name} {level}: {json}"
+            );
+        }
+    }
+}

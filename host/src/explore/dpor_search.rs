@@ -165,6 +165,8 @@ pub struct DporSearch {
     states: Option<Arc<Mutex<StateCache>>>,
     /// The most decisions an execution made.
     deepest: usize,
+    /// Executions that went round a cycle of states.
+    cycles: u64,
 }
 
 /// What a stateful search saw of the program's states.
@@ -175,6 +177,9 @@ pub struct StateSpace {
     pub states: usize,
     /// Executions that ended at a state explored before.
     pub matched: u64,
+    /// Executions that came back to a state of their own path and ran on
+    /// from there without states (see [`DporScheduler::cycle`]).
+    pub cycles: u64,
     /// The most decisions an execution made.
     pub depth: usize,
 }
@@ -245,6 +250,7 @@ impl DporSearch {
         Some(StateSpace {
             states: states.states(),
             matched: states.matched,
+            cycles: self.cycles,
             depth: self.deepest,
         })
     }
@@ -281,7 +287,9 @@ impl DporSearch {
             end = end.min(start);
             node.future.union(&future);
         }
-        if run.pruned.is_some() {
+        if run.cycle.is_some() {
+            self.cycles += 1;
+        } else if run.pruned.is_some() {
             states.matched += 1;
         }
         self.deepest = self.deepest.max(run.choices().len());
@@ -298,8 +306,11 @@ impl DporSearch {
     }
 
     /// The execution came back to the state of its decision `decision`: it
-    /// went round a cycle of states, and ended there. What comes after the
-    /// cycle is what came after that decision, still being explored, so
+    /// went round a cycle of states, and the search takes in what it did
+    /// up to there only (it ran on without states: a loop it cannot leave
+    /// is a livelock failure, found as without states; nothing it did
+    /// after the cycle is explored further). What comes after the cycle is
+    /// what came after that decision, still being explored, so
     /// the races of the cycle's steps with it are not all known yet: every
     /// thread that could run at each decision of the cycle is explored
     /// there (as stateful searches expand a state that closes a cycle in

@@ -86,7 +86,9 @@ pub(super) fn note_parking(caller: &mut Caller<'_, ThreadData>) {
         CompleteStates::Off => {}
         CompleteStates::After(_) => keep_digest(caller, false),
         CompleteStates::On if !noted => note(caller),
-        CompleteStates::Keyed if !noted => keep_digest(caller, false),
+        CompleteStates::Keyed if !noted && !caller.data().exec.get().scheduler.states_done() => {
+            keep_digest(caller, false)
+        }
         CompleteStates::On | CompleteStates::Keyed => {}
     }
 }

@@ -397,9 +397,15 @@ pub struct DporScheduler {
     /// planned ones, by index in the choices), and of this execution's own
     /// decisions as it makes them.
     path_states: HashMap<blake3::Hash, usize>,
-    /// The decision whose state the execution came back to, when it ended
-    /// there: it went round a cycle of states.
+    /// The decision whose state the execution came back to, if it did: it
+    /// went round a cycle of states.
     pub cycle: Option<usize>,
+    /// The count of choices and of steps when the execution went round a
+    /// cycle: the search takes in only what came before. What comes after
+    /// runs on, no longer stateful, so that a loop the program cannot
+    /// leave shows as a livelock as it does without states (and any other
+    /// failure there as that failure).
+    explored: Option<(usize, usize)>,
 }
 
 impl DporScheduler {
@@ -561,13 +567,16 @@ impl DporScheduler {
     }
 
     /// The choices of the last execution, in order.
+    /// (Up to where it went round a cycle, if it did.)
     pub fn choices(&self) -> &[DporChoice] {
-        &self.choices
+        let (choices, _) = self.explored.unwrap_or((self.choices.len(), 0));
+        &self.choices[..choices]
     }
 
-    /// The step that ended the last execution while it ran, if one did.
+    /// The step that ended the last execution while it ran, if one did
+    /// (before it went round a cycle).
     pub fn ending(&self) -> Option<usize> {
-        self.ending
+        self.ending.filter(|&step| step < self.steps().len())
     }
 
     /// Notes that the choice just logged was made for or during step
@@ -579,9 +588,11 @@ impl DporScheduler {
         }
     }
 
-    /// The steps of the last execution.
+    /// The steps of the last execution (up to where it went round a
+    /// cycle, if it did).
     pub fn steps(&self) -> &[StepRecord] {
-        &self.steps
+        let (_, steps) = self.explored.unwrap_or((0, self.steps.len()));
+        &self.steps[..steps]
     }
 
     fn asleep(&self, thread: ThreadId) -> bool {
@@ -680,10 +691,11 @@ impl DporScheduler {
                     episode.reads_unseen();
                 }
                 repeat = repeats;
-                self.counted_loop |= counted;
+                self.counted_loop |= counted && self.explored.is_none();
             }
             _ if step.op.is_some() || step.spawned || step.global => {
-                self.counted_loop |= episode.leave();
+                let counted = episode.leave();
+                self.counted_loop |= counted && self.explored.is_none();
             }
             // A yield, a time slice, an SDK event: the loop goes on.
             _ => {}
@@ -745,6 +757,7 @@ impl DporScheduler {
         self.state = None;
         self.pruned = None;
         self.cycle = None;
+        self.explored = None;
         self.path_states
             .retain(|_, decision| *decision < self.planned);
     }
@@ -777,7 +790,7 @@ impl DporScheduler {
     /// Logs the guest's draw of `chosen` in `0..bound`.
     fn drew(&mut self, bound: u64, chosen: u64) {
         let enumerated = (1..=MAX_ENUMERATED_VALUES).contains(&bound);
-        if !enumerated && self.unenumerated.is_none() {
+        if !enumerated && self.unenumerated.is_none() && self.explored.is_none() {
             self.unenumerated = Some(bound);
         }
         self.choices.push(DporChoice::Value {
@@ -916,7 +929,11 @@ impl Scheduler for DporScheduler {
     }
 
     fn wants_state(&self) -> bool {
-        self.states.is_some()
+        self.states.is_some() && !self.states_done()
+    }
+
+    fn states_done(&self) -> bool {
+        self.explored.is_some()
     }
 
     fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
@@ -927,7 +944,8 @@ impl Scheduler for DporScheduler {
         if let Some(&decision) = self.path_states.get(&key) {
             self.pruned = Some(key);
             self.cycle = Some(decision);
-            return true;
+            self.explored = Some((self.choices.len(), self.steps.len()));
+            return false;
         }
         let covered = self.states.as_ref().is_some_and(|states| {
             states

@@ -97,6 +97,10 @@ impl Scheduler for Fair {
     fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
         self.strategy.state_reached(key)
     }
+
+    fn states_done(&self) -> bool {
+        self.imposing() || self.strategy.states_done()
+    }
 }
 
 #[cfg(test)]

@@ -71,6 +71,10 @@ impl<S: Scheduler> Scheduler for Lent<S> {
     fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
         self.0.borrow_mut().state_reached(key)
     }
+
+    fn states_done(&self) -> bool {
+        self.0.borrow().states_done()
+    }
 }
 
 #[cfg(test)]

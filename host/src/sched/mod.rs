@@ -340,6 +340,14 @@ pub trait Scheduler {
         let _ = key;
         false
     }
+
+    /// Whether the strategy will want no state named from here on (a
+    /// stateful search whose execution went round a cycle and runs on
+    /// without states): the threads' frames need not be read where they
+    /// stop.
+    fn states_done(&self) -> bool {
+        false
+    }
 }
 
 /// What the runtime (or a wrapper) tells a strategy.

@@ -159,6 +159,10 @@ impl<S: Scheduler> Scheduler for Prefixed<S> {
     fn state_reached(&mut self, key: Option<blake3::Hash>) -> bool {
         self.strategy.state_reached(key)
     }
+
+    fn states_done(&self) -> bool {
+        self.strategy.states_done()
+    }
 }
 
 #[cfg(test)]
