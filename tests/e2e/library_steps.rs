@@ -808,3 +808,104 @@ fn main() {
     // executions than that (stepping through std's instructions took 221).
     assert!(with_dwarf < 40, "{with_dwarf} executions");
 }
+
+/// C programs generated from seeds: two or three workers that take and
+/// release mutexes (fold what they find into a shared value, or only
+/// read it, or `trylock`), may first meet at a barrier or wait for a
+/// semaphore `main` posts, while `main` takes a mutex too; the exit code
+/// folds what every thread saw. Each is searched with library calls as
+/// steps and without ([`compare_each`]): every outcome the second sees, the
+/// first must see. Wakes by a barrier, a semaphore and an unlock are
+/// followed by more locking in most of them, where a search that orders a
+/// woken thread wrongly misses orders.
+#[test]
+fn generated_programs_that_wait_then_lock_see_every_outcome() {
+    let dir = tempfile::tempdir().unwrap();
+    let programs: Vec<(String, String)> = (0..GENERATED)
+        .map(|seed| (format!("generated-{seed}"), generated_program(seed)))
+        .collect();
+    let failures = compare_each(programs.iter().map(|(name, source)| {
+        let module = build_c(dir.path(), name, source);
+        (name.as_str(), module, None)
+    }));
+    // A program too large to search without library steps is no
+    // comparison; most are not.
+    let (too_large, failures): (Vec<String>, Vec<String>) = failures
+        .into_iter()
+        .partition(|f| f.ends_with(": too large to compare"));
+    assert!(
+        too_large.len() * 2 <= programs.len(),
+        "only {} of {} programs compared",
+        programs.len() - too_large.len(),
+        programs.len()
+    );
+    let sources: Vec<String> = failures
+        .iter()
+        .filter_map(|f| {
+            let name = f.split(':').next()?;
+            let (_, source) = programs.iter().find(|(n, _)| n == name)?;
+            Some(format!("{f}\n{source}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", sources.join("\n\n"));
+}
+
+/// Programs [`generated_programs_that_wait_then_lock_see_every_outcome`]
+/// compares per run.
+const GENERATED: u64 = 8;
+
+/// The C program of `seed` (see
+/// [`generated_programs_that_wait_then_lock_see_every_outcome`]).
+fn generated_program(seed: u64) -> String {
+    use rand_core::{RngCore, SeedableRng};
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+    let mut below = |n: u32| rng.next_u32() % n;
+    let workers = 2 + u32::from(below(4) == 0);
+    // How the workers start: at once, meeting at a barrier, or each
+    // waiting for a post of `main`'s.
+    let start = below(3);
+    let mut source = String::from(
+        "#include <pthread.h>\n#include <semaphore.h>\n\
+         static pthread_mutex_t m[2] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};\n\
+         static pthread_barrier_t b;\nstatic sem_t s;\nstatic int x[2], seen;\n\
+         static void *work(void *arg) {\n    int id = (int)(long)arg;\n",
+    );
+    match start {
+        1 => source.push_str("    pthread_barrier_wait(&b);\n"),
+        2 => source.push_str("    sem_wait(&s);\n"),
+        _ => {}
+    }
+    // Every worker runs the same operations on its own id, so that no
+    // program needs one worker's code per worker.
+    for _ in 0..2 + below(2) {
+        let i = below(2);
+        source.push_str(&match below(4) {
+            0 | 1 => format!(
+                "    pthread_mutex_lock(&m[{i}]); x[{i}] = x[{i}] * 3 + id; pthread_mutex_unlock(&m[{i}]);\n"
+            ),
+            2 => format!(
+                "    pthread_mutex_lock(&m[{i}]); seen = seen * 5 + x[{i}] % 5; pthread_mutex_unlock(&m[{i}]);\n"
+            ),
+            _ => format!(
+                "    if (pthread_mutex_trylock(&m[{i}]) == 0) {{ x[{i}] += 7 * id; pthread_mutex_unlock(&m[{i}]); }}\n"
+            ),
+        });
+    }
+    source.push_str("    return 0;\n}\nint main(void) {\n");
+    source.push_str(&format!(
+        "    pthread_barrier_init(&b, 0, {workers});\n    sem_init(&s, 0, 0);\n    pthread_t t[{workers}];\n    for (long i = 0; i < {workers}; i++) pthread_create(&t[i], 0, work, (void *)(i + 1));\n"
+    ));
+    if start == 2 {
+        source.push_str(&format!(
+            "    for (int i = 0; i < {workers}; i++) sem_post(&s);\n"
+        ));
+    }
+    let i = below(2);
+    source.push_str(&format!(
+        "    pthread_mutex_lock(&m[{i}]); x[{i}] = x[{i}] * 3; pthread_mutex_unlock(&m[{i}]);\n"
+    ));
+    source.push_str(&format!(
+        "    for (int i = 0; i < {workers}; i++) pthread_join(t[i], 0);\n    return (x[0] * 31 + x[1] * 7 + seen) % 251;\n}}\n"
+    ));
+    source
+}

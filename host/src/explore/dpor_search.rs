@@ -677,15 +677,28 @@ fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize,
         _ => mutex && step.retakes_mutex(),
     };
     if (releases_mutex && takes(b, true)) || (releases_rw && takes(b, false)) {
-        // The holder's acquisition (not a signal to `b` in its critical
-        // section), else its latest step `b` depends on (a `trylock`).
+        // The holder's acquisition: its latest lock, or latest step that
+        // changed the lock's word as the release does (a `trylock` that
+        // took it); not a signal to `b` in its critical section. Else its
+        // latest step `b` depends on.
+        let words: Vec<u32> = a
+            .operations()
+            .filter(|&(op, wrote)| wrote && op.kind != AccessKind::Call)
+            .map(|(op, _)| op.addr)
+            .collect();
+        let acquires = |step: &StepRecord| {
+            takes(step, releases_mutex)
+                || step
+                    .operations()
+                    .any(|(op, wrote)| wrote && op.kind.writes() && words.contains(&op.addr))
+        };
         let holders = || {
             (0..first)
                 .rev()
                 .filter(|&j| steps[j].thread == a.thread && steps[j].dependent(b))
         };
         let taken = holders()
-            .find(|&j| takes(&steps[j], releases_mutex))
+            .find(|&j| acquires(&steps[j]))
             .or_else(|| holders().next());
         return Some((taken.unwrap_or(first), second));
     }
@@ -1006,6 +1019,17 @@ mod tests {
             library_step(1, LibraryRole::Other, true, &[(Cas, M)]),
         ];
         assert_eq!(reversal(&tried, 1, 2), Some((1, 2)));
+        // A mutex taken by a `trylock` after the thread's earlier lock and
+        // unlock: the race of its unlock with another thread's lock is with
+        // the `trylock`, which then fails when the lock comes first.
+        let taken_by_trying = vec![
+            library_step(0, LibraryRole::Lock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Other, true, &[(Cas, M)]),
+            library_step(0, LibraryRole::Unlock, true, &[(Cas, M)]),
+            library_step(1, LibraryRole::Lock, true, &[(Cas, M)]),
+        ];
+        assert_eq!(reversal(&taken_by_trying, 3, 4), Some((2, 4)));
         // A join after the thread's exit would only have waited for it.
         let joined = vec![
             library_step(0, LibraryRole::ThreadEnd, true, &[(Cas, M), (Notify, M)]),
