@@ -810,12 +810,13 @@ fn main() {
 }
 
 /// C programs generated from seeds: two or three workers that take and
-/// release mutexes (fold what they find into a shared value, or only
-/// read it, or `trylock`), may first meet at a barrier or wait for a
-/// semaphore `main` posts, while `main` takes a mutex too; the exit code
+/// release mutexes and a read-write lock (fold what they find into a
+/// shared value, or only read it, or try the lock), may first meet at a
+/// barrier, wait for a semaphore `main` posts or for `main`'s condition
+/// broadcast, while `main` takes a mutex too; the exit code
 /// folds what every thread saw. Each is searched with library calls as
 /// steps and without ([`compare_each`]): every outcome the second sees, the
-/// first must see. Wakes by a barrier, a semaphore and an unlock are
+/// first must see. Wakes by a barrier, a semaphore, a broadcast and an unlock are
 /// followed by more locking in most of them, where a search that orders a
 /// woken thread wrongly misses orders.
 #[test]
@@ -852,7 +853,7 @@ fn generated_programs_that_wait_then_lock_see_every_outcome() {
 
 /// Programs [`generated_programs_that_wait_then_lock_see_every_outcome`]
 /// compares per run.
-const GENERATED: u64 = 8;
+const GENERATED: u64 = 12;
 
 /// The C program of `seed` (see
 /// [`generated_programs_that_wait_then_lock_see_every_outcome`]).
@@ -861,33 +862,47 @@ fn generated_program(seed: u64) -> String {
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
     let mut below = |n: u32| rng.next_u32() % n;
     let workers = 2 + u32::from(below(4) == 0);
-    // How the workers start: at once, meeting at a barrier, or each
-    // waiting for a post of `main`'s.
-    let start = below(3);
+    // How the workers start: at once, meeting at a barrier, each waiting
+    // for a post of `main`'s, or for `main`'s broadcast.
+    let start = below(4);
     let mut source = String::from(
         "#include <pthread.h>\n#include <semaphore.h>\n\
          static pthread_mutex_t m[2] = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER};\n\
-         static pthread_barrier_t b;\nstatic sem_t s;\nstatic int x[2], seen;\n\
+         static pthread_rwlock_t l = PTHREAD_RWLOCK_INITIALIZER;\n\
+         static pthread_cond_t c = PTHREAD_COND_INITIALIZER;\n\
+         static pthread_barrier_t b;\nstatic sem_t s;\nstatic int x[2], seen, go;\n\
          static void *work(void *arg) {\n    int id = (int)(long)arg;\n",
     );
     match start {
         1 => source.push_str("    pthread_barrier_wait(&b);\n"),
         2 => source.push_str("    sem_wait(&s);\n"),
+        3 => source.push_str(
+            "    pthread_mutex_lock(&m[0]); while (!go) pthread_cond_wait(&c, &m[0]); pthread_mutex_unlock(&m[0]);\n",
+        ),
         _ => {}
     }
     // Every worker runs the same operations on its own id, so that no
     // program needs one worker's code per worker.
     for _ in 0..2 + below(2) {
         let i = below(2);
-        source.push_str(&match below(4) {
+        source.push_str(&match below(7) {
             0 | 1 => format!(
                 "    pthread_mutex_lock(&m[{i}]); x[{i}] = x[{i}] * 3 + id; pthread_mutex_unlock(&m[{i}]);\n"
             ),
             2 => format!(
                 "    pthread_mutex_lock(&m[{i}]); seen = seen * 5 + x[{i}] % 5; pthread_mutex_unlock(&m[{i}]);\n"
             ),
-            _ => format!(
+            3 => format!(
                 "    if (pthread_mutex_trylock(&m[{i}]) == 0) {{ x[{i}] += 7 * id; pthread_mutex_unlock(&m[{i}]); }}\n"
+            ),
+            4 => format!(
+                "    pthread_rwlock_rdlock(&l); seen = seen * 5 + x[{i}] % 5; pthread_rwlock_unlock(&l);\n"
+            ),
+            5 => format!(
+                "    pthread_rwlock_wrlock(&l); x[{i}] = x[{i}] * 3 + id; pthread_rwlock_unlock(&l);\n"
+            ),
+            _ => format!(
+                "    if (pthread_rwlock_tryrdlock(&l) == 0) {{ seen = seen * 5 + x[{i}] % 5; pthread_rwlock_unlock(&l); }}\n"
             ),
         });
     }
@@ -895,10 +910,14 @@ fn generated_program(seed: u64) -> String {
     source.push_str(&format!(
         "    pthread_barrier_init(&b, 0, {workers});\n    sem_init(&s, 0, 0);\n    pthread_t t[{workers}];\n    for (long i = 0; i < {workers}; i++) pthread_create(&t[i], 0, work, (void *)(i + 1));\n"
     ));
-    if start == 2 {
-        source.push_str(&format!(
+    match start {
+        2 => source.push_str(&format!(
             "    for (int i = 0; i < {workers}; i++) sem_post(&s);\n"
-        ));
+        )),
+        3 => source.push_str(
+            "    pthread_mutex_lock(&m[0]); go = 1; pthread_cond_broadcast(&c); pthread_mutex_unlock(&m[0]);\n",
+        ),
+        _ => {}
     }
     let i = below(2);
     source.push_str(&format!(
