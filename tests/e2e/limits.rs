@@ -694,28 +694,42 @@ int main(void) {
 
 #[test]
 fn spinning_that_no_schedule_ends_is_a_livelock_shown_on_complete_states() {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, source) in [
+    let programs = [
         ("flag", FLAG),
         ("abandoned", ABANDONED_LOCK),
         ("empty", EMPTY_LOOP),
-    ] {
+    ];
+    for json in livelocks_at_each_level(&programs, &["run", "--json"]) {
+        let message = json["failure"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("comparing every thread's wasm locals"),
+            "{message}"
+        );
+    }
+}
+
+/// Builds each of `programs` (name, source) at `-O0` and `-O2` and runs
+/// `weft` on it with `args` (the module right after the command): each
+/// run is a livelock failure. What each printed, as JSON.
+fn livelocks_at_each_level(programs: &[(&str, &str)], args: &[&str]) -> Vec<serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for &(name, source) in programs {
         for level in ["-O0", "-O2"] {
             let module = build_c_with(dir.path(), &format!("{name}{level}"), source, &[level]);
-            let out = weft_in(dir.path(), &["run", arg(&module), "--json"]);
+            let mut command = vec![args[0], arg(&module)];
+            command.extend(&args[1..]);
+            let out = weft_in(dir.path(), &command);
             assert_eq!(out.code, 1, "{name} {level}: {}", out.stdout);
             let json = out.json();
             assert_eq!(
                 json["failure"]["kind"], "livelock",
                 "{name} {level}: {json}"
             );
-            let message = json["failure"]["message"].as_str().unwrap();
-            assert!(
-                message.contains("comparing every thread's wasm locals"),
-                "{message}"
-            );
+            runs.push(json);
         }
     }
+    runs
 }
 
 /// Two threads, each waiting for the other to be ready before it says it
@@ -745,34 +759,20 @@ int main(void) {
 /// one alone.
 #[test]
 fn the_stateful_search_finds_spinning_that_no_schedule_ends_a_livelock() {
-    let dir = tempfile::tempdir().unwrap();
-    for (name, source) in [
+    let programs = [
         ("handshake", HANDSHAKE),
         ("flag", FLAG),
         ("abandoned", ABANDONED_LOCK),
-    ] {
-        for level in ["-O0", "-O2"] {
-            let module = build_c_with(dir.path(), &format!("{name}{level}"), source, &[level]);
-            let out = weft_in(
-                dir.path(),
-                &[
-                    "explore",
-                    arg(&module),
-                    "--strategy",
-                    "dpor",
-                    "--stateful",
-                    "--max-steps",
-                    "50000",
-                    "--no-save",
-                    "--json",
-                ],
-            );
-            assert_eq!(out.code, 1, "{name} {level}: {}", out.stdout);
-            let json = out.json();
-            assert_eq!(
-                json["failure"]["kind"], "livelock",
-                "{name} {level}: {json}"
-            );
-        }
-    }
+    ];
+    let args = [
+        "explore",
+        "--strategy",
+        "dpor",
+        "--stateful",
+        "--max-steps",
+        "50000",
+        "--no-save",
+        "--json",
+    ];
+    livelocks_at_each_level(&programs, &args);
 }

@@ -569,8 +569,10 @@ impl DporScheduler {
     /// The choices of the last execution, in order.
     /// (Up to where it went round a cycle, if it did.)
     pub fn choices(&self) -> &[DporChoice] {
-        let (choices, _) = self.explored.unwrap_or((self.choices.len(), 0));
-        &self.choices[..choices]
+        let end = self
+            .explored
+            .map_or(self.choices.len(), |(choices, _)| choices);
+        &self.choices[..end]
     }
 
     /// The step that ended the last execution while it ran, if one did
@@ -591,8 +593,8 @@ impl DporScheduler {
     /// The steps of the last execution (up to where it went round a
     /// cycle, if it did).
     pub fn steps(&self) -> &[StepRecord] {
-        let (_, steps) = self.explored.unwrap_or((0, self.steps.len()));
-        &self.steps[..steps]
+        let end = self.explored.map_or(self.steps.len(), |(_, steps)| steps);
+        &self.steps[..end]
     }
 
     fn asleep(&self, thread: ThreadId) -> bool {
@@ -682,24 +684,21 @@ impl DporScheduler {
             .op
             .filter(|op| op.kind == AccessKind::Store || (op.kind.reads() && !step.wrote));
         let episode = &mut self.episodes[thread];
-        let mut repeat = false;
-        match (access, value) {
+        let (repeat, counted) = match (access, value) {
             (Some(op), Some(value)) => {
-                let (repeats, counted) =
-                    episode.access((op.site, op.addr, op.len, value, step.wrote));
+                let turn = episode.access((op.site, op.addr, op.len, value, step.wrote));
                 if step.library.is_some() {
                     episode.reads_unseen();
                 }
-                repeat = repeats;
-                self.counted_loop |= counted && self.explored.is_none();
+                turn
             }
-            _ if step.op.is_some() || step.spawned || step.global => {
-                let counted = episode.leave();
-                self.counted_loop |= counted && self.explored.is_none();
-            }
+            _ if step.op.is_some() || step.spawned || step.global => (false, episode.leave()),
             // A yield, a time slice, an SDK event: the loop goes on.
-            _ => {}
-        }
+            _ => (false, false),
+        };
+        // Past a cycle the execution is not the search's (see
+        // `explored`): a loop counted there withholds nothing.
+        self.counted_loop |= counted && self.explored.is_none();
         self.awaiting[thread] = repeat;
         self.steps[index].repeat = repeat;
         if self.steps[index].wrote {
