@@ -23,6 +23,7 @@
 mod access_log;
 mod entries;
 mod ops;
+mod prefill;
 mod rewrite;
 pub mod sites;
 mod survey;
@@ -362,6 +363,14 @@ pub fn instrument_logging(
     } else {
         &without_start[..]
     };
+    if wrappers.is_some() {
+        let prefill = prefill::plan(source, &survey)?;
+        if let MemoryPlan::Shared(plan) = &mut survey.memory {
+            plan.init.extend(prefill.data);
+        }
+
+        survey.prefilled = prefill.sites;
+    }
     let mut rewriter = rewrite::Rewriter::new(&survey, *options, wrappers, owner);
     let mut module = wasm_encoder::Module::new();
     rewriter

@@ -98,6 +98,9 @@ pub(crate) struct Survey {
     pub data_active: Vec<bool>,
     /// The data segments `memory.init` or `data.drop` name, ascending.
     pub data_named: Vec<u32>,
+    /// The code offsets of the start function's copies whose bytes are in
+    /// the memory's first image (see [`super::prefill`]).
+    pub prefilled: std::collections::BTreeSet<usize>,
     /// Whether any instruction changes a table (`table.set`, `table.grow`,
     /// `table.fill`, `table.copy`, `table.init`, `elem.drop`).
     pub mutates_tables: bool,

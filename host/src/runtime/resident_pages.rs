@@ -132,7 +132,7 @@ fn mincore(base: *const u8, len: usize, out: &mut Vec<Range<usize>>) -> std::io:
 }
 
 /// The host's page size.
-fn page_size() -> usize {
+pub(crate) fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
         size if size > 0 => size as usize,

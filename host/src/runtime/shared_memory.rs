@@ -40,9 +40,12 @@ pub(crate) struct GuestMemory {
     max_bytes: usize,
     /// Bytes the guest can access in the current execution.
     visible: AtomicUsize,
-    /// The initial contents (active data segments), from address 0; zero
+    /// The initial contents (the data segments), from address 0; zero
     /// past its end.
     image: Vec<u8>,
+    /// Whether each [`RESTORE_CHUNK`] of `image` holds data (a chunk that
+    /// does not is zero, and is restored as such).
+    image_chunks: Vec<bool>,
     /// Scratch for the ranges of resident pages.
     resident: Mutex<Vec<Range<usize>>>,
 }
@@ -61,7 +64,8 @@ impl GuestMemory {
             ));
         }
         let mut image = Vec::new();
-        for init in &plan.init {
+        let mut image_chunks = Vec::new();
+        for init in plan.init.iter().filter(|init| !init.bytes.is_empty()) {
             let start = init.offset as usize;
             let end = start + init.bytes.len();
             if end > initial_bytes {
@@ -69,8 +73,10 @@ impl GuestMemory {
             }
             if image.len() < end {
                 image.resize(end, 0);
+                image_chunks.resize(end.div_ceil(RESTORE_CHUNK), false);
             }
             image[start..end].copy_from_slice(&init.bytes);
+            image_chunks[start / RESTORE_CHUNK..end.div_ceil(RESTORE_CHUNK)].fill(true);
         }
         let memory = GuestMemory {
             shared,
@@ -78,10 +84,17 @@ impl GuestMemory {
             max_bytes: (plan.max_pages as usize * WASM_PAGE).min(MAX_MAPPED_BYTES),
             visible: AtomicUsize::new(initial_bytes),
             image,
+            image_chunks,
             resident: Mutex::new(Vec::new()),
         };
-        // SAFETY: no guest thread has started; the image fits (checked above).
-        unsafe { memory.bytes_mut(0, memory.image.len()) }.copy_from_slice(&memory.image);
+        // Only the segments are written: a page of zeroes the guest never
+        // writes stays the zero page, which a reset skips.
+        for init in &plan.init {
+            let start = init.offset as usize;
+            // SAFETY: no guest thread has started; the segment fits (checked
+            // above).
+            unsafe { memory.bytes_mut(start, init.bytes.len()) }.copy_from_slice(&init.bytes);
+        }
         Ok(memory)
     }
 
@@ -160,13 +173,21 @@ impl GuestMemory {
                 let end = (start + RESTORE_CHUNK).min(range.end);
                 // SAFETY: no guest thread runs; the range is accessible.
                 let bytes = unsafe { self.bytes_mut(start, end - start) };
-                let image_end = end.min(self.image.len()).max(start);
-                restore(bytes, self.image.get(start..image_end).unwrap_or(&[]));
+                restore(bytes, self.image_of(start, end));
             }
         }
         drop(ranges);
         self.visible.store(self.initial_bytes, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// What the chunk `[start, end)` holds in the image, up to where the
+    /// image ends (empty for a chunk of zeroes).
+    fn image_of(&self, start: usize, end: usize) -> &[u8] {
+        if self.image_chunks.get(start / RESTORE_CHUNK) != Some(&true) {
+            return &[];
+        }
+        &self.image[start..end.min(self.image.len()).max(start)]
     }
 
     /// The bytes `[start, start + len)` as a mutable slice.
@@ -255,6 +276,39 @@ mod tests {
         assert_eq!(memory.grow(5), Some(2));
         assert_eq!(read(&memory, 4 * WASM_PAGE + 7, 5), [0; 5]);
         assert_eq!(read(&memory, 7 * WASM_PAGE - 1, 1), [0]);
+    }
+
+    #[test]
+    fn a_segment_far_into_memory_leaves_the_pages_before_it_unwritten() {
+        let far = WASM_PAGE + 100;
+        let memory = memory(vec![DataInit {
+            offset: far as u64,
+            bytes: b"far".to_vec(),
+        }]);
+        let resident_pages = |memory: &GuestMemory| {
+            let mut ranges = Vec::new();
+            // SAFETY: the memory's first two pages are mapped.
+            unsafe {
+                resident_pages::resident(
+                    memory.shared.data().as_ptr().cast(),
+                    2 * WASM_PAGE,
+                    &mut ranges,
+                )
+            }
+            .unwrap();
+            ranges
+        };
+        // Only the segment's page holds memory of its own.
+        let page = resident_pages::page_size();
+        let segment_page = far / page * page;
+        let segment_only = segment_page..segment_page + page;
+        assert_eq!(resident_pages(&memory), std::slice::from_ref(&segment_only));
+        // A write before it is undone by a reset; the segment is kept.
+        write(&memory, 10, b"x");
+        write(&memory, far, b"FAR");
+        memory.reset().unwrap();
+        assert_eq!(read(&memory, 10, 1), [0]);
+        assert_eq!(read(&memory, far, 3), b"far");
     }
 
     #[test]

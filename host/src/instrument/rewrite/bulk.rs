@@ -40,7 +40,8 @@ impl Rewriter<'_> {
                 log.emit_bulk_call(f, scratch.bulk_operands(), site, false);
             }
         }
-        self.emit_bounds_guard(f, ranges, scratch);
+        let in_place = self.survey.prefilled.contains(&pos);
+        self.emit_bounds_guard(f, ranges, scratch, in_place);
         if let (Some(kind), Some(log)) = (self.logged_bulk(op, pos), self.log_functions()) {
             // The guard left the operands in the scratch locals.
             let site = self.site(kind, func, pos, 0, 0);
@@ -51,7 +52,13 @@ impl Rewriter<'_> {
             Operator::MemoryInit { data_index, .. }
                 if let Some(flag) = self.dropped_flag(data_index) =>
             {
-                self.emit_memory_init(f, data_index, flag, scratch);
+                self.emit_memory_init(f, data_index, flag, scratch, in_place);
+            }
+            _ if in_place => {
+                f.instruction(&Instruction::MemoryCopy {
+                    src_mem: 0,
+                    dst_mem: 0,
+                });
             }
             _ => {
                 f.instruction(&self.instruction(op.clone())?);
@@ -97,7 +104,15 @@ impl Rewriter<'_> {
     /// touches against the size the guest sees and, past it, calls
     /// `weft_rt.bounds`, which traps. (weft keeps the size the guest sees,
     /// which can be smaller than the mapping wasmtime checks against.)
-    fn emit_bounds_guard(&self, f: &mut Function, ranges: BulkRanges, scratch: &Scratch) {
+    /// Leaves the operands on the stack, the first one twice when `in_place`
+    /// (for a copy of the destination onto itself, see [`crate::instrument::prefill`]).
+    fn emit_bounds_guard(
+        &self,
+        f: &mut Function,
+        ranges: BulkRanges,
+        scratch: &Scratch,
+        in_place: bool,
+    ) {
         let [first, second, len] = scratch.bulk_operands();
         f.instruction(&Instruction::LocalSet(len));
         f.instruction(&Instruction::LocalSet(second));
@@ -120,6 +135,7 @@ impl Rewriter<'_> {
             f.instruction(&Instruction::Call(self.rt_func(&abi::BOUNDS)));
             f.instruction(&Instruction::End);
         }
+        let second = if in_place { first } else { second };
         for local in [first, second, len] {
             f.instruction(&Instruction::LocalGet(local));
         }
