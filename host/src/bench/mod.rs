@@ -365,7 +365,8 @@ fn executions_per_second(
     // An execution still going at the time limit is stopped (and not
     // counted): a guest that loops cannot hold the benchmark.
     options.setup.run.stop_at = Some(start + time_limit);
-    let mut turns = crate::explore::turns::Turns::new(strategy, options.pct_depth);
+    let mut turns =
+        crate::explore::turns::Turns::new(strategy, options.pct_depth).under(program.point_model());
     let mut run = |index| {
         let seed = crate::sched::execution_seed(options.seed, index);
         let scheduler = turns.scheduler(turns.turn(index), seed);

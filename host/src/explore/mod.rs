@@ -17,6 +17,7 @@ pub(crate) mod turns;
 
 use crate::budget::Budget;
 use crate::execution::{HostError, Setup};
+use crate::instrument::PointModel;
 use crate::race::RaceMode;
 use crate::replay::file::FoundBy;
 use crate::runtime::{Cut, ExecutionResult, Failure, Outcome, Program, Unenumerated};
@@ -269,20 +270,40 @@ pub struct Progress {
 }
 
 /// A fresh scheduler of `strategy` for a single execution (under
-/// `portfolio`, the turn that `seed` picks), with PCT estimating `pct_steps`
-/// steps.
+/// `portfolio`, the turn that `seed` picks) of a program under point model
+/// `model`, with PCT estimating `pct_steps` steps.
+fn scheduler_under(
+    model: PointModel,
+    strategy: Strategy,
+    seed: u64,
+    pct_depth: u32,
+    pct_steps: u64,
+) -> Box<dyn Scheduler> {
+    Turns::with_steps(strategy, pct_depth, pct_steps)
+        .under(model)
+        .scheduler(
+            Turn {
+                strategy,
+                pct_depth: (strategy == Strategy::Pct).then_some(pct_depth),
+            },
+            seed,
+        )
+}
+
+/// [`scheduler_under`] the model of the library's internals (where PCT is
+/// the paper's but for its yields).
 pub fn scheduler(
     strategy: Strategy,
     seed: u64,
     pct_depth: u32,
     pct_steps: u64,
 ) -> Box<dyn Scheduler> {
-    Turns::with_steps(strategy, pct_depth, pct_steps).scheduler(
-        Turn {
-            strategy,
-            pct_depth: (strategy == Strategy::Pct).then_some(pct_depth),
-        },
+    scheduler_under(
+        PointModel::SyncInternals,
+        strategy,
         seed,
+        pct_depth,
+        pct_steps,
     )
 }
 
@@ -298,7 +319,8 @@ pub fn run_once(
     pct_depth: u32,
     run: &Setup,
 ) -> Result<ExecutionResult, HostError> {
-    let sched = scheduler(strategy, seed, pct_depth, PCT_INITIAL_STEPS);
+    let model = program.point_model();
+    let sched = scheduler_under(model, strategy, seed, pct_depth, PCT_INITIAL_STEPS);
     let result = crate::execution::execute(program, sched, run);
     check_host(&result)?;
     Ok(result)
@@ -356,7 +378,7 @@ fn explore_with(
         }
         Strategy::Dpor => systematic::explore(program, options, DporSearch::of(program), progress),
         strategy => {
-            let turns = Turns::new(strategy, options.pct_depth);
+            let turns = Turns::new(strategy, options.pct_depth).under(program.point_model());
             sampling::explore(program, options, turns, progress)
         }
     }

@@ -9,6 +9,7 @@
 //! only, so that parallel workers give every execution the same scheduler
 //! whatever their number.
 
+use crate::instrument::PointModel;
 use crate::runtime::{ExecutionResult, Outcome};
 use crate::sched::{
     DfsScheduler, DporScheduler, PctScheduler, PosScheduler, RandomScheduler, Scheduler, Strategy,
@@ -68,6 +69,8 @@ pub struct Turns {
     /// Executions learnt from so far, discarded ones included.
     seen: u64,
     surw: Arc<SurwPlan>,
+    /// Whether PCT lets a thread that blocks give way (under library calls).
+    blocking_gives_way: bool,
 }
 
 impl Turns {
@@ -81,7 +84,18 @@ impl Turns {
             learnt_steps: false,
             profiles: Vec::new(),
             seen: 0,
+            blocking_gives_way: false,
             surw: Arc::default(),
+        }
+    }
+
+    /// These turns, for a program under point model `model`: with one step
+    /// per library call, PCT lets a thread that blocks give way (see
+    /// [`PctScheduler::blocking_gives_way`]).
+    pub fn under(self, model: PointModel) -> Self {
+        Turns {
+            blocking_gives_way: model == PointModel::LibraryCalls,
+            ..self
         }
     }
 
@@ -119,11 +133,14 @@ impl Turns {
     pub fn scheduler(&self, turn: Turn, seed: u64) -> Box<dyn Scheduler> {
         match turn.strategy {
             Strategy::Random => Box::new(RandomScheduler::new(seed)),
-            Strategy::Pct => Box::new(PctScheduler::new(
-                seed,
-                turn.pct_depth.unwrap_or(self.pct_depth),
-                self.pct_steps,
-            )),
+            Strategy::Pct => Box::new(
+                PctScheduler::new(
+                    seed,
+                    turn.pct_depth.unwrap_or(self.pct_depth),
+                    self.pct_steps,
+                )
+                .blocking_gives_way(self.blocking_gives_way),
+            ),
             Strategy::Pos => Box::new(PosScheduler::new(seed)),
             Strategy::Surw => Box::new(SurwScheduler::new(seed, self.surw.clone())),
             Strategy::Portfolio => {

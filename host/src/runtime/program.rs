@@ -12,7 +12,7 @@ use super::{Analysis, ExecutionResult, RunConfig, rt_imports, sdk_imports, signa
 use crate::abi;
 use crate::debuginfo::bookkeeping::owner_at;
 use crate::debuginfo::symbols::LazySymbols;
-use crate::instrument::{self, InstrumentOptions, MemoryPlan, SiteTable};
+use crate::instrument::{self, InstrumentOptions, MemoryPlan, PointModel, SiteTable};
 use crate::library::Owner;
 use crate::sched::Scheduler;
 use std::sync::Arc;
@@ -449,6 +449,11 @@ impl Program {
     /// The instrumentation options the module was loaded with.
     pub fn options(&self) -> InstrumentOptions {
         self.options
+    }
+
+    /// The point model the module was loaded under.
+    pub fn point_model(&self) -> PointModel {
+        PointModel::of(&self.options)
     }
 
     /// Whether a thread's store and instance, once the thread has finished,

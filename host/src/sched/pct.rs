@@ -21,6 +21,15 @@
 //!   out, or spins on one atomic word) drops below every other thread when
 //!   chosen, so that a polling loop of the highest-priority thread cannot
 //!   starve the others.
+//! - With one step per library call ([`PctScheduler::blocking_gives_way`]),
+//!   a thread that blocks (on a lock another thread holds, a condition, a
+//!   join) gives way in the same way: once it can run again, it is below
+//!   every thread that did not block. Inside the library a thread spins on
+//!   a held lock's word before it blocks, and that spin made it give way
+//!   (as above); with library calls as steps it blocks at once, and
+//!   without this rule PCT would lose the priority change that finds bugs
+//!   such as the bounded buffer's lost notification in the first
+//!   executions.
 //! - PCT is not fair: an execution that reaches the step limit goes on
 //!   round-robin ([`super::Fair`]), so that a thread starved by its
 //!   priority is not reported as a livelock.
@@ -52,6 +61,11 @@ pub struct PctScheduler {
     priority: HashMap<ThreadId, i64>,
     /// Lowest priority handed out so far (for yielding threads).
     lowest: i64,
+    /// Whether a thread that blocks gives way.
+    blocking_gives_way: bool,
+    /// The thread that ran last: when it is not enabled at the next
+    /// decision, it blocked (or exited).
+    running: Option<ThreadId>,
 }
 
 impl PctScheduler {
@@ -66,7 +80,25 @@ impl PctScheduler {
             next_change: 0,
             priority: HashMap::new(),
             lowest: 0,
+            blocking_gives_way: false,
+            running: None,
         }
+    }
+
+    /// This scheduler, where a thread that blocks drops below every other
+    /// thread (see the module's doc): for programs whose library calls are
+    /// one step each.
+    pub fn blocking_gives_way(self, gives_way: bool) -> Self {
+        PctScheduler {
+            blocking_gives_way: gives_way,
+            ..self
+        }
+    }
+
+    /// Gives thread `id` the lowest priority yet.
+    fn give_way(&mut self, id: ThreadId) {
+        self.lowest -= 1;
+        self.priority.insert(id, self.lowest);
     }
 
     fn highest(&self, enabled: &[ThreadView]) -> ThreadView {
@@ -93,12 +125,15 @@ impl Scheduler for PctScheduler {
             }
             self.next_change += 1;
         }
+        if let (true, None, Some(blocked)) = (self.blocking_gives_way, current, self.running) {
+            self.give_way(blocked);
+        }
         let mut chosen = self.highest(enabled);
         if chosen.yielding && enabled.iter().any(|t| !t.yielding) {
-            self.lowest -= 1;
-            self.priority.insert(chosen.id, self.lowest);
+            self.give_way(chosen.id);
             chosen = self.highest(enabled);
         }
+        self.running = Some(chosen.id);
         Ok(chosen.id)
     }
 
@@ -127,7 +162,9 @@ impl Scheduler for PctScheduler {
                 self.change_points.sort_unstable();
                 self.next_change = 0;
                 self.lowest = 0;
+                self.running = None;
             }
+            Notice::ThreadImposed { chosen, .. } => self.running = Some(chosen),
             Notice::ThreadCreated(id) => {
                 let priority = INITIAL_BASE + (self.rng.next_u64() >> 24) as i64;
                 self.priority.insert(id, priority);
@@ -200,6 +237,23 @@ mod tests {
             },
         ];
         assert_eq!(s.choose(&enabled, Some(first), 1).unwrap(), other);
+    }
+
+    #[test]
+    fn a_thread_that_blocked_gives_way_where_library_calls_are_steps() {
+        for gives_way in [false, true] {
+            let mut s = PctScheduler::new(5, 1, 100).blocking_gives_way(gives_way);
+            s.observe(Notice::ExecutionStarted);
+            s.observe(Notice::ThreadCreated(0));
+            s.observe(Notice::ThreadCreated(1));
+            let first = s.choose(&views(&[0, 1]), None, 0).unwrap();
+            let other = 1 - first;
+            // The first thread blocks: the other runs, then the first can
+            // run again.
+            assert_eq!(s.choose(&views(&[other]), None, 1).unwrap(), other);
+            let next = s.choose(&views(&[0, 1]), Some(other), 2).unwrap();
+            assert_eq!(next, if gives_way { other } else { first });
+        }
     }
 
     #[test]
