@@ -105,8 +105,14 @@ pub(crate) fn plan(wasm: &[u8], survey: &Survey) -> Result<Prefill, InstrumentEr
     let Some(writes) = writes else {
         return Ok(Prefill::default());
     };
-    // No copy or fill may overlap another write or an active segment: each
-    // copy then finds the image's bytes, and a fill finds zeroes.
+    // Every copy and fill must fit in the initial memory (else it traps, as
+    // it should, when it runs), and none may overlap another access or an
+    // active segment: each copy then finds the image's bytes, and a fill
+    // finds zeroes.
+    let initial_bytes = memory.min_pages.saturating_mul(1 << 16);
+    if writes.iter().any(|write| write.range().end > initial_bytes) {
+        return Ok(Prefill::default());
+    }
     let active = memory
         .init
         .iter()
@@ -416,6 +422,8 @@ mod tests {
             "data.drop $a i32.const 100 i32.const 0 i32.const 3 memory.init $a",
             // A call, which may write anything.
             "call $__wasm_init_memory",
+            // A fill past the initial memory, which must trap when it runs.
+            "i32.const 65530 i32.const 0 i32.const 8 memory.fill",
         ] {
             let prefill = prefill_of("$__wasm_init_memory", body);
             assert!(prefill.sites.is_empty(), "{body}");
