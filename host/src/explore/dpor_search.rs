@@ -35,7 +35,7 @@ use crate::sched::{
 };
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex};
 
 /// One choice of the execution being extended.
@@ -348,7 +348,7 @@ impl DporSearch {
             return;
         };
         let steps = run.steps();
-        let mut latest: HashMap<ThreadId, usize> = HashMap::new();
+        let mut latest: FxHashMap<ThreadId, usize> = FxHashMap::default();
         for (k, step) in steps.iter().enumerate() {
             latest.insert(step.thread, k);
         }
@@ -748,9 +748,9 @@ struct Latest {
     /// Its latest notify.
     notify: Vec<Option<usize>>,
     /// Its latest notify of each address.
-    notify_at: HashMap<(usize, u32), usize>,
+    notify_at: FxHashMap<(usize, u32), usize>,
     /// Per byte, per thread: its latest read, write, and wait or notify.
-    bytes: HashMap<u64, Vec<ByteAccess>>,
+    bytes: FxHashMap<u64, Vec<ByteAccess>>,
 }
 
 /// A thread's latest accesses to one byte: by any step, and by a step
@@ -771,8 +771,8 @@ impl Latest {
             global: vec![None; threads],
             spawn: vec![None; threads],
             notify: vec![None; threads],
-            notify_at: HashMap::new(),
-            bytes: HashMap::new(),
+            notify_at: FxHashMap::default(),
+            bytes: FxHashMap::default(),
         }
     }
 

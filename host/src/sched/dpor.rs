@@ -16,7 +16,8 @@ use super::state_cache::StateCache;
 use super::{NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 /// One step of an execution, as the search sees it.
@@ -396,7 +397,7 @@ pub struct DporScheduler {
     /// The states of the decisions of the path being extended (the
     /// planned ones, by index in the choices), and of this execution's own
     /// decisions as it makes them.
-    path_states: HashMap<blake3::Hash, usize>,
+    path_states: FxHashMap<blake3::Hash, usize>,
     /// The decision whose state the execution came back to, if it did: it
     /// went round a cycle of states.
     pub cycle: Option<usize>,
@@ -441,7 +442,7 @@ impl DporScheduler {
     pub fn with_states(
         mut self,
         states: Arc<Mutex<StateCache>>,
-        path: HashMap<blake3::Hash, usize>,
+        path: FxHashMap<blake3::Hash, usize>,
     ) -> Self {
         self.states = Some(states);
         self.path_states = path;

@@ -14,7 +14,7 @@
 //! them from.
 
 use super::StepRecord;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The steps of a state's future, as indices in [`StateCache`]'s table of
 /// distinct steps (a bit set).
@@ -69,11 +69,11 @@ const MOST_SLEEPS: usize = 8;
 /// The states a stateful search explored, by key.
 #[derive(Debug, Default)]
 pub struct StateCache {
-    explored: HashMap<blake3::Hash, Explored>,
+    explored: FxHashMap<blake3::Hash, Explored>,
     /// Each distinct step of the summaries, as [`StepRecord::footprint`]
     /// makes it.
     steps: Vec<StepRecord>,
-    indices: HashMap<StepRecord, usize>,
+    indices: FxHashMap<StepRecord, usize>,
     /// Executions that ended at a state explored before.
     pub matched: u64,
 }
