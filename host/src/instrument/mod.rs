@@ -368,7 +368,6 @@ pub fn instrument_logging(
         if let MemoryPlan::Shared(plan) = &mut survey.memory {
             plan.init.extend(prefill.data);
         }
-
         survey.prefilled = prefill.sites;
     }
     let mut rewriter = rewrite::Rewriter::new(&survey, *options, wrappers, owner);

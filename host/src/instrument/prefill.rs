@@ -288,8 +288,6 @@ fn touches_memory(op: &Operator) -> bool {
             | Operator::ReturnCall { .. }
             | Operator::ReturnCallIndirect { .. }
             | Operator::ReturnCallRef { .. }
-            | Operator::MemoryInit { .. }
-            | Operator::MemoryFill { .. }
     ) || ops::bulk_ranges(op).is_some()
         || ops::memory_access(op).is_some()
         || matches!(

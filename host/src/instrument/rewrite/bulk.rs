@@ -55,10 +55,7 @@ impl Rewriter<'_> {
                 self.emit_memory_init(f, data_index, flag, scratch, in_place);
             }
             _ if in_place => {
-                f.instruction(&Instruction::MemoryCopy {
-                    src_mem: 0,
-                    dst_mem: 0,
-                });
+                f.instruction(&super::segments::COPY_IN_PLACE);
             }
             _ => {
                 f.instruction(&self.instruction(op.clone())?);

@@ -9,6 +9,14 @@ use super::scratch::Scratch;
 use wasm_encoder::{BlockType, Function, Instruction, ValType};
 use wasmparser::Operator;
 
+/// A copy of the range its operands give onto itself (they are the
+/// destination twice and the length): what a copy whose bytes are in the
+/// memory's first image becomes (see [`crate::instrument::prefill`]).
+pub(super) const COPY_IN_PLACE: Instruction<'static> = Instruction::MemoryCopy {
+    src_mem: 0,
+    dst_mem: 0,
+};
+
 impl Rewriter<'_> {
     /// Emits `op` if it is `data.drop` of a flagged segment; says whether it
     /// did.
@@ -71,27 +79,25 @@ impl Rewriter<'_> {
         for &local in operands.iter().rev() {
             f.instruction(&Instruction::LocalSet(local));
         }
-        let init = |f: &mut Function, data_index: u32| {
+        let emit = |f: &mut Function, bulk: Instruction| {
             for local in operands {
                 f.instruction(&Instruction::LocalGet(local));
             }
-            f.instruction(&Instruction::MemoryInit { mem: 0, data_index });
+            f.instruction(&bulk);
         };
+        let init = |data_index| Instruction::MemoryInit { mem: 0, data_index };
         f.instruction(&Instruction::GlobalGet(flag));
         f.instruction(&Instruction::If(BlockType::Empty));
-        init(f, empty);
+        emit(f, init(empty));
         f.instruction(&Instruction::Else);
-        if in_place {
-            for local in operands {
-                f.instruction(&Instruction::LocalGet(local));
-            }
-            f.instruction(&Instruction::MemoryCopy {
-                src_mem: 0,
-                dst_mem: 0,
-            });
-        } else {
-            init(f, segment);
-        }
+        emit(
+            f,
+            if in_place {
+                COPY_IN_PLACE
+            } else {
+                init(segment)
+            },
+        );
         f.instruction(&Instruction::End);
     }
 
