@@ -11,6 +11,7 @@
 //! id in the next execution runs on them instead of a new instance.
 
 use super::analysis::{Analysis, Happening};
+use super::live_locals::LiveLocals;
 use super::looping::CompleteStates;
 use super::outcome::{BACKTRACE_HINT, Cut, Outcome, Unseen};
 use super::point_buffer::PointBuffer;
@@ -93,9 +94,9 @@ struct StoreFactory {
     env: Arc<Vec<String>>,
     max_memory_bytes: u64,
     max_fuel: u64,
-    /// Whether the program reads its threads' frames (see
-    /// [`super::frames`]).
-    reads_frames: bool,
+    /// When the program reads its threads' frames (see
+    /// [`super::frames`]): which of a frame's locals still count.
+    live_locals: Option<Arc<LiveLocals>>,
     /// Whether the engine's epoch was raised for this execution (see
     /// [`super::frames::at_epoch_check`]): a thread started since checks
     /// at once.
@@ -114,14 +115,14 @@ impl StoreFactory {
                 env: self.env.clone(),
                 max_memory_bytes: self.max_memory_bytes,
                 wasi: None,
-                reads_frames: self.reads_frames,
+                live_locals: self.live_locals.clone(),
                 slice_checks: None,
             },
         );
         store.set_fuel(self.fuel())?;
         store.fuel_async_yield_interval(Some(SLICE_FUEL))?;
         store.limiter(|data| data);
-        if self.reads_frames {
+        if self.live_locals.is_some() {
             store.epoch_deadline_callback(super::frames::at_epoch_check);
             store.set_epoch_deadline(self.epoch_deadline());
         }
@@ -132,7 +133,7 @@ impl StoreFactory {
     /// budget more, for the part where complete states are compared.
     fn fuel(&self) -> u64 {
         let fuel = store_fuel(self.max_fuel);
-        if self.reads_frames {
+        if self.live_locals.is_some() {
             fuel.saturating_add(self.max_fuel)
         } else {
             fuel
@@ -166,7 +167,7 @@ impl StoreFactory {
         data.wasi = None;
         data.slice_checks = None;
         thread.store.set_fuel(self.fuel())?;
-        if self.reads_frames {
+        if self.live_locals.is_some() {
             thread.store.fuel_async_yield_interval(Some(SLICE_FUEL))?;
             thread.store.set_epoch_deadline(self.epoch_deadline());
         }
@@ -328,7 +329,7 @@ fn complete_state_loops(
     config: &RunConfig,
     analyses: &dyn Fn() -> Vec<Box<dyn Analysis>>,
 ) -> Result<(), Unseen> {
-    let reader = if program.reads_frames {
+    let reader = if program.live_locals.is_some() {
         program
     } else {
         program.state_reader().map_err(|_| Unseen::NoReader)?
@@ -386,7 +387,7 @@ fn execute(
         .map(|sites| scheduled_sites(sites, &config.point_sites));
     exec.get().limit_watch.complete_states = complete_states;
     let main = exec.get().add_thread();
-    if program.reads_frames {
+    if program.live_locals.is_some() {
         exec.get().threads[main as usize].frames = Some(super::frames::not_started(0));
     }
     exec.get().begin_analyses();
@@ -454,7 +455,7 @@ fn drive(
         env: Arc::new(config.env.clone()),
         max_memory_bytes: config.limits.max_memory_bytes,
         max_fuel: config.limits.max_fuel,
-        reads_frames: program.reads_frames,
+        live_locals: program.live_locals.clone(),
         epoch_raised: std::cell::Cell::new(false),
     };
     // The main store exists before the instance template so that the shared
@@ -472,7 +473,7 @@ fn drive(
     let mut threads: Vec<Option<ThreadFuture>> =
         vec![Some(spawner.thread(main_launch, Entry::Main))];
     poll_loop(&spawner, &mut threads, &mut warm, exec, &program.symbols);
-    if program.reads_frames && program.reuses_instances {
+    if program.live_locals.is_some() && program.reuses_instances {
         let ended = exec.end().expect("the execution began");
         // What a thread may pass inside wasm is taken back: its buffer
         // starts the next execution empty, as a finished thread's does.

@@ -1,7 +1,8 @@
 //! A thread's own state beyond memory, as a program compiled to read it
 //! sees it (see [`super::Program::state_reader`]): every wasm frame's
-//! function, position, locals and operand stack, and its instance's
-//! globals (the stack pointer, the thread's TLS block).
+//! function, position, the locals it can still read (see
+//! [`super::live_locals`]) and operand stack, and its instance's globals
+//! (the stack pointer, the thread's TLS block).
 //!
 //! wasmtime's guest debugging reads a frame's locals and operand stack
 //! while the thread is stopped in a call to an import or at an epoch
@@ -39,7 +40,7 @@ use xxhash_rust::xxh3::Xxh3;
 /// states (between two scheduling points a thread touches nothing another
 /// thread sees, so ending a slice there or at the next point is alike).
 pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
-    if !caller.data().reads_frames {
+    if caller.data().live_locals.is_none() {
         return;
     }
     let states = caller.data().exec.get().limit_watch.complete_states;
@@ -71,7 +72,7 @@ pub(super) fn note(caller: &mut Caller<'_, ThreadData>) {
 /// to [`CompleteStates::On`] in [`super::state::ExecState`]), and in the
 /// call during which the comparing began.
 pub(super) fn note_parking(caller: &mut Caller<'_, ThreadData>) {
-    if !caller.data().reads_frames {
+    if caller.data().live_locals.is_none() {
         return;
     }
     let (states, noted) = {
@@ -157,6 +158,7 @@ pub(super) fn at_epoch_check(
 /// `store` is in, and whether its time slice starts afresh: `None` when a
 /// frame cannot be read.
 fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Option<u128> {
+    let live_locals = store.data().live_locals.clone()?;
     let mut hasher = Xxh3::new();
     hasher.update(&[u8::from(fresh_slice)]);
     let frames: Vec<_> = store.debug_exit_frames().collect();
@@ -164,7 +166,8 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
     for exit in frames {
         let mut frame = Some(exit);
         while let Some(handle) = frame {
-            match handle.wasm_function_index_and_pc(&mut store).ok()? {
+            let position = handle.wasm_function_index_and_pc(&mut store).ok()?;
+            match position {
                 Some((function, pc)) => {
                     hasher.update(&function.as_u32().to_le_bytes());
                     hasher.update(&pc.raw().to_le_bytes());
@@ -177,7 +180,16 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
             let locals = handle.num_locals(&mut store).ok()?;
             hasher.update(&locals.to_le_bytes());
             for index in 0..locals {
-                hash_value(&mut hasher, &handle.local(&mut store, index).ok()?);
+                // A local the function cannot read again is no part of
+                // where it stands.
+                let live = position.is_none_or(|(function, pc)| {
+                    live_locals.is_live(function.as_u32(), pc.raw(), index)
+                });
+                if live {
+                    hash_value(&mut hasher, &handle.local(&mut store, index).ok()?);
+                } else {
+                    hasher.update(b"-");
+                }
             }
             let stack = handle.num_stacks(&mut store).ok()?;
             hasher.update(&stack.to_le_bytes());

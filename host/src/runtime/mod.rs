@@ -30,6 +30,7 @@ pub(crate) mod compile_cache;
 mod config;
 mod executor;
 mod frames;
+mod live_locals;
 mod looping;
 mod memory_access;
 pub mod outcome;

@@ -246,8 +246,8 @@ pub enum Unenumerated {
     /// The guest read random bytes (`random_get`): one seeded draw of
     /// them, of all that a real run could see.
     RandomBytes,
-    /// The guest read the clock (`clock_time_get`): one virtual time, of
-    /// all that a real run could see.
+    /// The guest read the clock (`clock_time_get`, or a sleep until an
+    /// absolute time): one virtual time, of all that a real run could see.
     Clock,
 }
 
@@ -266,7 +266,7 @@ impl Unenumerated {
                 "the program read random bytes (random_get), and only one draw of them was tried".into()
             }
             Unenumerated::Clock => {
-                "the program read the clock (clock_time_get), and only one reading per schedule was tried".into()
+                "the program read the clock (clock_time_get, or a sleep until an absolute time), and only one reading per schedule was tried".into()
             }
         }
     }

@@ -5,6 +5,7 @@
 use super::analysis_imports;
 use super::compile_cache;
 use super::executor;
+use super::live_locals::LiveLocals;
 use super::shared_memory;
 use super::state::ExecHandle;
 use super::store_data::ThreadData;
@@ -102,9 +103,10 @@ pub struct Program {
     /// The instrumented module, for a program compiled to read threads'
     /// wasm state from it.
     pub(super) instrumented_wasm: Arc<[u8]>,
-    /// Whether this program is compiled for guest debugging, and its
-    /// executions read every thread's frames (see [`super::frames`]).
-    pub(super) reads_frames: bool,
+    /// When this program is compiled for guest debugging, and its
+    /// executions read every thread's frames (see [`super::frames`]):
+    /// which of a frame's locals still count.
+    pub(super) live_locals: Option<Arc<LiveLocals>>,
     /// The same module compiled to read threads' frames, made the first
     /// time an execution needs it (see [`Program::state_reader`]).
     pub(super) state_reader: Option<Box<Program>>,
@@ -295,7 +297,7 @@ impl Program {
             load_times,
             library: library.map(Arc::from),
             instrumented_wasm: Arc::from(out.wasm),
-            reads_frames: false,
+            live_locals: None,
             state_reader: None,
         })
     }
@@ -329,17 +331,17 @@ impl Program {
         // SAFETY: the bytes were serialized by this process, from a module
         // of an engine with the same configuration.
         let module = unsafe { Module::deserialize(&engine, compiled) }.map_err(compile)?;
-        self.sibling(engine, module, false)
+        self.sibling(engine, module, None)
     }
 
     /// Another program for the same module, compiled as `module` on
-    /// `engine` (for guest debugging when `reads_frames`): it shares nothing
+    /// `engine` (for guest debugging when `live_locals` is given): it shares nothing
     /// an execution changes.
     fn sibling(
         &self,
         engine: Engine,
         module: Module,
-        reads_frames: bool,
+        live_locals: Option<Arc<LiveLocals>>,
     ) -> Result<Program, LoadError> {
         let linker = linker(&engine, &self.analysis_links)?;
         Ok(Program {
@@ -367,7 +369,7 @@ impl Program {
             load_times: LoadTimes::default(),
             library: self.library.clone(),
             instrumented_wasm: self.instrumented_wasm.clone(),
-            reads_frames,
+            live_locals,
             state_reader: None,
         })
     }
@@ -386,7 +388,8 @@ impl Program {
             let engine = engine(true).map_err(compile)?;
             let module =
                 compile_cache::compile(&engine, &self.instrumented_wasm).map_err(compile)?;
-            self.state_reader = Some(Box::new(self.sibling(engine, module, true)?));
+            let live_locals = Arc::new(LiveLocals::new(self.instrumented_wasm.clone()));
+            self.state_reader = Some(Box::new(self.sibling(engine, module, Some(live_locals))?));
         }
         Ok(self.state_reader.as_mut().expect("made above"))
     }

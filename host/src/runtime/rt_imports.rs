@@ -446,7 +446,7 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
             points.record();
         }
         exec.spawn_queue.push((child, start_arg));
-        if caller.data().reads_frames {
+        if caller.data().live_locals.is_some() {
             exec.threads[child as usize].frames = Some(super::frames::not_started(start_arg));
         }
         exec.record(me, EventKind::Spawn { child }, 0, None);

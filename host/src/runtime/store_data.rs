@@ -2,6 +2,7 @@
 //! reach from a call (the thread's id, the running execution, the shared
 //! memory, WASI), and the memory limit wasmtime asks about.
 
+use super::live_locals::LiveLocals;
 use super::shared_memory::GuestMemory;
 use super::state::ExecHandle;
 use crate::trace::ThreadId;
@@ -18,9 +19,9 @@ pub(crate) struct ThreadData {
     pub(super) env: Arc<Vec<String>>,
     pub(super) max_memory_bytes: u64,
     pub(super) wasi: Option<WasiP1Ctx>,
-    /// Whether the program reads its threads' frames (see
-    /// [`super::frames`]).
-    pub(super) reads_frames: bool,
+    /// When the program reads its threads' frames (see
+    /// [`super::frames`]): which of a frame's locals still count.
+    pub(super) live_locals: Option<Arc<LiveLocals>>,
     /// Once complete states are compared: the epoch checks the thread
     /// passed in its time slice (see [`super::frames::at_epoch_check`]).
     pub(super) slice_checks: Option<u64>,

@@ -65,7 +65,8 @@ pub(crate) struct Thread {
     /// preempted (unless it blocks), for [`MOST_LIBRARY_STEP_POINTS`] at
     /// most.
     pub library_depth: u32,
-    /// Scheduling points the thread passed inside its library step.
+    /// Scheduling points the thread passed inside its library step since
+    /// the step began or the thread last blocked in it.
     pub library_points: u32,
     /// The depths of library steps paused around calls through a function
     /// pointer, innermost last (see [`crate::abi::RT_LIBRARY_PAUSE`]).
@@ -155,9 +156,9 @@ impl Thread {
     }
 }
 
-/// Scheduling points a thread passes inside one library step at most: a
-/// library function that spins that long waits for another thread
-/// without blocking, and the others must be able to run.
+/// Scheduling points a thread passes inside one library step at most
+/// without blocking: a library function that spins that long waits for
+/// another thread without blocking, and the others must be able to run.
 const MOST_LIBRARY_STEP_POINTS: u32 = 10_000;
 
 #[cfg(test)]

@@ -331,6 +331,10 @@ async fn poll_oneoff(
             let flags = u16::from_le_bytes(raw[40..42].try_into().expect("2 bytes"));
             let clock = u32::from_le_bytes(raw[16..20].try_into().expect("4 bytes"));
             let absolute = flags & 1 != 0;
+            if absolute {
+                // An absolute deadline reads the clock as a reading does.
+                caller.data().exec.get().depended_on(Unenumerated::Clock);
+            }
             match (absolute, clock) {
                 (false, _) => now.saturating_add(timeout),
                 (true, 0) => timeout.saturating_sub(REALTIME_EPOCH_NS),

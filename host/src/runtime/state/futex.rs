@@ -9,7 +9,10 @@ use crate::runtime::thread::ThreadState;
 use crate::trace::ThreadId;
 
 impl ExecState {
-    /// Puts `me` to sleep on `addr`.
+    /// Puts `me` to sleep on `addr`. A library step it is in counts its
+    /// points afresh from here: the bound on them is for a call that spins
+    /// without blocking, and how long the call spun before it blocked is no
+    /// part of where it stands (states that differ only in it go on alike).
     pub fn block(&mut self, me: ThreadId, addr: u32, deadline: Option<u64>, site: Option<SiteId>) {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
@@ -22,6 +25,8 @@ impl ExecState {
                 ticket,
             },
         );
+        // After `set_state`, which drains the points passed before the wait.
+        self.threads[me as usize].library_points = 0;
     }
 
     /// Wakes up to `count` threads waiting on `addr`, oldest first; returns

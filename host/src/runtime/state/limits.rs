@@ -336,11 +336,14 @@ impl ExecState {
     /// thread's frames, where it stands, what it waits for and in which
     /// order it began to wait, the thread whose notify woke it and what
     /// its wait returns, where its library step stands, the shared memory,
-    /// the virtual clock, the random generator and what the program wrote
-    /// to its standard streams. Two decisions with equal
-    /// keys go on alike whatever came before them. Which thread reached
-    /// the decision is no part of it. `None` when a thread's frames are
-    /// out of sight (it stopped where fuel ran out).
+    /// the random generator and what the program wrote to its standard
+    /// streams. Two decisions with equal keys go on alike whatever came
+    /// before them. Which thread reached the decision is no part of it,
+    /// nor is the virtual clock: sleeps and timed waits are keyed by the
+    /// time they have left, and an execution that reads the clock is one
+    /// the search cannot enumerate anyway (it withholds its claim, see
+    /// [`Unenumerated::Clock`]). `None` when a thread's frames are out of
+    /// sight (it stopped where fuel ran out).
     pub(super) fn state_key(&self) -> Option<blake3::Hash> {
         let mut hasher = blake3::Hasher::new();
         for thread in &self.threads {
@@ -372,7 +375,6 @@ impl ExecState {
         for (_, thread) in waiting {
             hasher.update(&thread.to_le_bytes());
         }
-        hasher.update(&self.clock_ns.to_le_bytes());
         let mut random = self.random.clone();
         hasher.update(&random.next_u64().to_le_bytes());
         hasher.update(&random.next_u64().to_le_bytes());
