@@ -105,4 +105,14 @@ mod tests {
         assert_eq!(state.notify(0, 64, 1), 0);
         assert_eq!(state.blocked_threads().len(), 1);
     }
+
+    #[test]
+    fn a_library_step_counts_its_points_afresh_once_its_thread_blocked() {
+        let mut state = without_wasm(2, Box::new(RandomScheduler::new(0)));
+        state.threads[1].library_depth = 1;
+        state.threads[1].library_points = 105;
+        state.block(1, 64, None, None);
+        assert_eq!(state.threads[1].library_points, 0);
+        assert_eq!(state.threads[1].library_depth, 1);
+    }
 }
