@@ -277,6 +277,12 @@ impl Episode {
         }
     }
 
+    /// Whether the episode holds nothing: no access, no turn. Whether
+    /// another thread changed memory then changes nothing it does.
+    fn is_empty(&self) -> bool {
+        self.accesses.is_empty() && self.turn.is_none() && !self.repeated
+    }
+
     /// The thread did something other than a memory access its loop could
     /// repeat; returns whether it left a loop whose turns came again
     /// without another thread changing memory (a counted loop).
@@ -452,12 +458,16 @@ impl DporScheduler {
     /// The state the runtime names `key`, with what this search takes of
     /// each thread to be part of it: whether it waits for another thread
     /// to change memory (its turns are not explored one by one), and
-    /// whether a change ended its loop's wait.
+    /// whether a change ended its loop's wait (which tells nothing while
+    /// it is in no loop: the states of a thread between library calls
+    /// are the same whether another thread wrote memory since its last
+    /// step or not).
     fn with_waits(&self, key: blake3::Hash) -> blake3::Hash {
         let mut hasher = blake3::Hasher::new();
         hasher.update(key.as_bytes());
         for (awaiting, episode) in self.awaiting.iter().zip(&self.episodes) {
-            hasher.update(&[u8::from(*awaiting), u8::from(episode.released)]);
+            let released = episode.released && !episode.is_empty();
+            hasher.update(&[u8::from(*awaiting), u8::from(released)]);
         }
         hasher.finalize()
     }
@@ -1247,5 +1257,24 @@ mod tests {
         run(&mut dpor, 1, poll, 1, false);
         run(&mut dpor, 1, op(AccessKind::Wait, 8), 1, false);
         assert!(dpor.counted_loop);
+    }
+
+    #[test]
+    fn a_change_by_another_thread_is_part_of_a_state_only_while_its_thread_is_in_a_loop() {
+        let mut dpor = DporScheduler::new(0, Vec::new());
+        dpor.episodes = vec![Episode::default(); 2];
+        dpor.awaiting = vec![false; 2];
+        let key = blake3::hash(b"state");
+        let quiet = dpor.with_waits(key);
+        // Between library calls (no access kept): the same state.
+        dpor.episodes[1].released = true;
+        assert_eq!(dpor.with_waits(key), quiet);
+        // In a loop's accesses: whether memory changed since tells whether
+        // the loop begins afresh.
+        dpor.episodes[1] = Episode::default();
+        dpor.episodes[1].access((1, 8, 4, 0, false));
+        let in_loop = dpor.with_waits(key);
+        dpor.episodes[1].released = true;
+        assert_ne!(dpor.with_waits(key), in_loop);
     }
 }
