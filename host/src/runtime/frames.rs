@@ -179,13 +179,12 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
             instance.get_or_insert(handle.instance(&mut store).ok()?);
             let locals = handle.num_locals(&mut store).ok()?;
             hasher.update(&locals.to_le_bytes());
+            // A local the function cannot read again is no part of where
+            // it stands.
+            let live =
+                position.and_then(|(function, pc)| live_locals.at(function.as_u32(), pc.raw()));
             for index in 0..locals {
-                // A local the function cannot read again is no part of
-                // where it stands.
-                let live = position.is_none_or(|(function, pc)| {
-                    live_locals.is_live(function.as_u32(), pc.raw(), index)
-                });
-                if live {
+                if live.is_none_or(|set| set.contains(index)) {
                     hash_value(&mut hasher, &handle.local(&mut store, index).ok()?);
                 } else {
                     hasher.update(b"-");

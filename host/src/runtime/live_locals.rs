@@ -44,19 +44,37 @@ impl LiveLocals {
         }
     }
 
-    /// Whether local `local` of a frame of defined function `function`
-    /// standing at code offset `pc` may still be read.
-    pub(crate) fn is_live(&self, function: u32, pc: u32, local: u32) -> bool {
-        let Some(slot) = self.functions.get(function as usize) else {
-            return true;
-        };
-        let analysis = slot.get_or_init(|| {
+    /// The locals a frame of defined function `function` standing at code
+    /// offset `pc` may still read; `None` when the analysis cannot tell
+    /// (every local counts).
+    pub(crate) fn at(&self, function: u32, pc: u32) -> Option<LiveSet<'_>> {
+        self.analysis(function)?.at(pc as usize)
+    }
+
+    /// The analysis of defined function `function`, made on first use.
+    fn analysis(&self, function: u32) -> Option<&FunctionLiveness> {
+        let slot = self.functions.get(function as usize)?;
+        slot.get_or_init(|| {
             let (range, params) = self.bodies[function as usize].clone();
             FunctionLiveness::of(&self.wasm[range.clone()], range.start, params)
-        });
-        analysis
-            .as_ref()
-            .is_none_or(|analysis| analysis.is_live(pc as usize, local))
+        })
+        .as_ref()
+    }
+}
+
+/// The live locals at one position of a function.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LiveSet<'a> {
+    words: &'a [u64],
+}
+
+impl LiveSet<'_> {
+    /// Whether local `local` may still be read (a local past those the
+    /// function declares counts).
+    pub(crate) fn contains(self, local: u32) -> bool {
+        self.words
+            .get(local as usize / 64)
+            .is_none_or(|word| word & (1 << (local % 64)) != 0)
     }
 }
 
@@ -192,17 +210,19 @@ impl FunctionLiveness {
         let count = steps.len();
         let mut live_in = vec![0u64; count * words];
         let mut live_out = vec![0u64; count * words];
+        let mut out = vec![0u64; words];
+        let mut inn = vec![0u64; words];
         let mut changed = true;
         while changed {
             changed = false;
             for i in (0..count).rev() {
-                let mut out = vec![0u64; words];
+                out.fill(0);
                 for &next in &successors[i] {
                     for (word, theirs) in out.iter_mut().zip(&live_in[next * words..][..words]) {
                         *word |= theirs;
                     }
                 }
-                let mut inn = out.clone();
+                inn.copy_from_slice(&out);
                 match steps[i] {
                     Step::Read(local) if (local as usize) < locals => {
                         inn[local as usize / 64] |= 1 << (local % 64);
@@ -227,17 +247,13 @@ impl FunctionLiveness {
         })
     }
 
-    /// Whether `local` is live before or after the instruction at `pc`
-    /// (every local is, at an offset that is no instruction's).
-    fn is_live(&self, pc: usize, local: u32) -> bool {
-        let Ok(index) = self.offsets.binary_search(&pc) else {
-            return true;
-        };
-        let word = local as usize / 64;
-        if word >= self.words {
-            return true;
-        }
-        self.live[index * self.words + word] & (1 << (local % 64)) != 0
+    /// The locals live before or after the instruction at `pc`; `None` at
+    /// an offset that is no instruction's.
+    fn at(&self, pc: usize) -> Option<LiveSet<'_>> {
+        let index = self.offsets.binary_search(&pc).ok()?;
+        Some(LiveSet {
+            words: &self.live[index * self.words..][..self.words],
+        })
     }
 }
 
@@ -323,22 +339,23 @@ fn successors(steps: &[Step]) -> Option<Vec<Vec<usize>>> {
 mod tests {
     use super::*;
 
-    /// The liveness of the only function of the module `wat`, and the
-    /// code offsets of its instructions.
-    fn analyse(wat: &str) -> (LiveLocals, Vec<usize>) {
-        let wasm: Arc<[u8]> = Arc::from(wat::parse_str(wat).unwrap());
-        let live = LiveLocals::new(wasm.clone());
-        let (range, _) = live.bodies[0].clone();
-        let body = wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(
-            &wasm[range.clone()],
-            range.start,
-        ));
-        let mut offsets = Vec::new();
-        let mut ops = body.get_operators_reader().unwrap();
-        while !ops.eof() {
-            offsets.push(ops.read_with_offset().unwrap().1);
+    /// The liveness of the module `wat`, and the code offsets of the
+    /// instructions of its first function.
+    fn analyse(wat: &str) -> (Analysed, Vec<usize>) {
+        let live = LiveLocals::new(Arc::from(wat::parse_str(wat).unwrap()));
+        let offsets = live.analysis(0).unwrap().offsets.clone();
+        (Analysed(live), offsets)
+    }
+
+    /// A module's liveness, asked as the frame digest asks it.
+    struct Analysed(LiveLocals);
+
+    impl Analysed {
+        fn is_live(&self, function: u32, pc: u32, local: u32) -> bool {
+            self.0
+                .at(function, pc)
+                .is_none_or(|set| set.contains(local))
         }
-        (live, offsets)
     }
 
     #[test]
