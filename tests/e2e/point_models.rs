@@ -79,6 +79,85 @@ fn a_switch_between_two_library_calls_of_one_thread_is_found_under_library_calls
     }
 }
 
+/// Three threads that each allocate, print and lock, and a `main` whose
+/// last assertion always fails: every execution shows its interleaving.
+const THREE_STARTS: &str = r#"#include <assert.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static int started;
+static void *work(void *name) {
+    char *copy = malloc(8);
+    snprintf(copy, 8, "%s", (const char *)name);
+    pthread_mutex_lock(&m); started++; pthread_mutex_unlock(&m);
+    printf("%s\n", copy);
+    free(copy);
+    return 0;
+}
+int main(void) {
+    pthread_t t[3];
+    const char *names[3] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) pthread_create(&t[i], 0, work, (void *)names[i]);
+    for (int i = 0; i < 3; i++) pthread_join(t[i], 0);
+    assert(started == 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn sampling_strategies_never_switch_away_from_a_thread_at_its_start() {
+    // The step that stops at a thread's start (the library's thread start,
+    // entered before anything of the thread ran) is no step of its own:
+    // random, POS and SURW keep the thread running there, so the
+    // decisions they draw are over the program's calls.
+    let dir = tempfile::tempdir().unwrap();
+    let module = build_c_with(dir.path(), "starts", THREE_STARTS, &["-O2"]);
+    for strategy in ["random", "pos", "surw"] {
+        let mut starts = 0;
+        for seed in 0..12 {
+            let seed = seed.to_string();
+            let out = weft_in(
+                dir.path(),
+                &[
+                    "explore",
+                    arg(&module),
+                    "--strategy",
+                    strategy,
+                    "--seed",
+                    &seed,
+                    "--iterations",
+                    "1",
+                    "--jobs",
+                    "1",
+                    "--full-trace",
+                    "--no-minimize",
+                    "--no-save",
+                    "--json",
+                ],
+            );
+            assert_eq!(out.code, 1, "{strategy} {seed}: {}", out.stderr);
+            let json = out.json();
+            let steps = json["interleaving"].as_array().unwrap();
+            for (at, step) in steps.iter().enumerate() {
+                if step["event"] != "calls wasi_thread_start" {
+                    continue;
+                }
+                starts += 1;
+                let next = &steps[at + 1];
+                assert_eq!(
+                    next["thread"], step["thread"],
+                    "{strategy}, seed {seed}: another thread ran at a thread's start: {step} then {next}"
+                );
+            }
+        }
+        assert_eq!(
+            starts, 36,
+            "{strategy}: every thread starts once per execution"
+        );
+    }
+}
+
 #[test]
 fn library_calls_take_fewer_decisions_and_steps_than_the_library_internals() {
     let dir = tempfile::tempdir().unwrap();

@@ -1155,6 +1155,7 @@ mod tests {
                                 site: 0,
                             }),
                             locks_held: 0,
+                            starting: false,
                         }
                     })
                     .collect();

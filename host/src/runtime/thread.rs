@@ -91,6 +91,8 @@ pub(crate) struct Thread {
     /// Its signals: its mask, what is pending for it, whether it waits
     /// for one.
     pub signals: super::state::ThreadSignals,
+    /// Whether it reached a scheduling point yet.
+    pub(super) passed_a_point: bool,
 }
 
 impl Thread {
@@ -114,6 +116,7 @@ impl Thread {
             slices: 0,
             frames: None,
             signals: Default::default(),
+            passed_a_point: false,
         }
     }
 

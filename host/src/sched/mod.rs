@@ -86,6 +86,29 @@ pub struct ThreadView {
     /// How many locks the thread holds, where an installed analysis
     /// recognises them (atomic-set checking); 0 otherwise.
     pub locks_held: u32,
+    /// Under library calls as sampling runs them: the thread is the one
+    /// that stopped, at its first point, the call that starts it (see
+    /// [`keeps_a_starting_thread`]).
+    pub starting: bool,
+}
+
+/// The running thread, when it stands at its first point, the call that
+/// starts it (see [`ThreadView::starting`]): the sampling strategies
+/// keep it running there without a draw of their own. Nothing has
+/// happened in the thread yet, so another thread's step before it or
+/// right after it makes the same execution; the thread's first decision
+/// is the one that picked it, as a spawned thread's is in Shuttle and
+/// loom, and the schedules the strategy draws are over the calls the
+/// program makes.
+pub fn keeps_a_starting_thread(
+    enabled: &[ThreadView],
+    current: Option<ThreadId>,
+) -> Option<ThreadId> {
+    let current = current?;
+    enabled
+        .iter()
+        .any(|t| t.id == current && t.starting)
+        .then_some(current)
 }
 
 /// A thread's next operation, as the scheduler sees it.
@@ -511,6 +534,7 @@ pub(crate) mod tests {
                 wakes_at: None,
                 next: None,
                 locks_held: 0,
+                starting: false,
             })
             .collect()
     }

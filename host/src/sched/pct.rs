@@ -226,6 +226,7 @@ mod tests {
                 wakes_at: None,
                 next: None,
                 locks_held: 0,
+                starting: false,
             },
             ThreadView {
                 id: other,
@@ -234,6 +235,7 @@ mod tests {
                 wakes_at: None,
                 next: None,
                 locks_held: 0,
+                starting: false,
             },
         ];
         assert_eq!(s.choose(&enabled, Some(first), 1).unwrap(), other);

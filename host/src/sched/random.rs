@@ -48,9 +48,12 @@ impl Scheduler for RandomScheduler {
     fn choose(
         &mut self,
         enabled: &[ThreadView],
-        _current: Option<ThreadId>,
+        current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
+        if let Some(starting) = super::keeps_a_starting_thread(enabled, current) {
+            return Ok(starting);
+        }
         if let Some(drawn) = self.drawn.take()
             && enabled
                 .iter()

@@ -77,6 +77,7 @@ mod tests {
             wakes_at,
             next: None,
             locks_held: 0,
+            starting: false,
         };
         let mixed = [view(0, true, Some(50)), view(1, false, None)];
         for step in 0..100 {

@@ -230,9 +230,12 @@ impl Scheduler for SurwScheduler {
     fn choose(
         &mut self,
         enabled: &[ThreadView],
-        _current: Option<ThreadId>,
+        current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
+        if let Some(starting) = super::keeps_a_starting_thread(enabled, current) {
+            return Ok(starting);
+        }
         // The threads set aside wait for the intended one; once it cannot
         // run, or only spins, they are free again.
         if let Some(t) = self.intended

@@ -182,6 +182,7 @@ mod tests {
                 site,
             }),
             locks_held: 0,
+            starting: false,
         }
     }
 

@@ -2,6 +2,7 @@
 //! and the budget of points the chosen thread may pass inside wasm.
 
 use super::{ExecState, SPIN_LOADS};
+use crate::instrument::AccessKind;
 use crate::runtime::analysis::ExecView;
 use crate::runtime::outcome::{Cut, Outcome};
 use crate::runtime::point_buffer::MAX_BUDGET;
@@ -80,8 +81,16 @@ impl ExecState {
             self.finish(outcome);
             return true;
         }
+        let thread = &mut self.threads[me as usize];
+        let first_point = !std::mem::replace(&mut thread.passed_a_point, true);
+        // Under library calls as sampling runs them, a thread's first point
+        // is the library's thread start, at its entry: no step of its own.
+        let starting = first_point
+            && !self.records_library_internals
+            && thread.next.is_some_and(|op| op.kind == AccessKind::Call);
         if let Some(view) = self.enabled.iter_mut().find(|t| t.id == me) {
-            view.next = self.threads[me as usize].next;
+            view.next = thread.next;
+            view.starting = starting;
         }
         let current = me_enabled.then_some(me);
         let atomic = me_enabled && self.threads[me as usize].goes_on_atomically();
@@ -248,6 +257,7 @@ impl ExecState {
                             wakes_at: None,
                             next: None,
                             locks_held: 0,
+                            starting: false,
                         });
                     }
                     continue;
@@ -278,6 +288,7 @@ impl ExecState {
                 wakes_at,
                 next: thread.next,
                 locks_held: 0,
+                starting: false,
             };
             for analysis in &self.analyses {
                 analysis.annotate(&mut thread_view);
