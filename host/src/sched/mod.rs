@@ -93,13 +93,15 @@ pub struct ThreadView {
 }
 
 /// The running thread, when it stands at its first point, the call that
-/// starts it (see [`ThreadView::starting`]): the sampling strategies
-/// keep it running there without a draw of their own. Nothing has
-/// happened in the thread yet, so another thread's step before it or
-/// right after it makes the same execution; the thread's first decision
-/// is the one that picked it, as a spawned thread's is in Shuttle and
-/// loom, and the schedules the strategy draws are over the calls the
-/// program makes.
+/// starts it (see [`ThreadView::starting`]): random and SURW keep it
+/// running there without a draw of their own. Nothing has happened in
+/// the thread yet, so another thread's step before it or right after it
+/// makes the same execution; the thread's first decision is the one that
+/// picked it, as a spawned thread's is in Shuttle and loom, and the
+/// walk is uniform over the decisions the program's calls make. (POS
+/// keeps its draw there: a priority for the start, which conflicts with
+/// nothing, delays a new thread by a random amount, and its finds on
+/// `reorder-c` rest on that.)
 pub fn keeps_a_starting_thread(
     enabled: &[ThreadView],
     current: Option<ThreadId>,

@@ -57,12 +57,9 @@ impl Scheduler for PosScheduler {
     fn choose(
         &mut self,
         enabled: &[ThreadView],
-        current: Option<ThreadId>,
+        _current: Option<ThreadId>,
         _step: u64,
     ) -> Result<ThreadId, ScheduleError> {
-        if let Some(starting) = super::keeps_a_starting_thread(enabled, current) {
-            return Ok(starting);
-        }
         let chosen = *enabled
             .iter()
             .max_by_key(|t| (self.priority_of(t.id), t.id))
