@@ -88,7 +88,9 @@ pub struct ThreadView {
     pub locks_held: u32,
     /// Under library calls as sampling runs them: the thread is the one
     /// that stopped, at its first point, the call that starts it (see
-    /// [`keeps_a_starting_thread`]).
+    /// [`keeps_a_starting_thread`]). Set afresh on the running thread's
+    /// view at each point and read only there: another thread's cached
+    /// view may still hold it from its own first point.
     pub starting: bool,
 }
 
