@@ -155,6 +155,29 @@ pub const RT_LIBRARY_ENTER: Signature = Signature {
     results: &[],
 };
 
+/// `weft_rt.library_begin_quick() -> i32` / `weft_rt.library_enter_quick()
+/// -> i32`: the entry of a library step under
+/// [`quick_library_entry`](crate::instrument::InstrumentOptions::quick_library_entry),
+/// before [`RT_LIBRARY_BEGIN`] / [`RT_LIBRARY_ENTER`]. When the call needs
+/// nothing asynchronous of the host (it is nested in another step or an
+/// atomic section, or it is quiet and no signal is due), the step begins
+/// here and the answer is 0; else the answer is 1, nothing changed, and
+/// the guest makes the full call. Most calls are nested (the library's
+/// functions call each other): this one costs no suspension of the
+/// thread's fiber.
+pub const RT_LIBRARY_BEGIN_QUICK: Signature = Signature {
+    name: "library_begin_quick",
+    params: &[],
+    results: &[Val::I32],
+};
+
+/// See [`RT_LIBRARY_BEGIN_QUICK`].
+pub const RT_LIBRARY_ENTER_QUICK: Signature = Signature {
+    name: "library_enter_quick",
+    params: &[],
+    results: &[Val::I32],
+};
+
 /// See [`RT_LIBRARY_BEGIN`].
 pub const RT_LIBRARY_END: Signature = Signature {
     name: "library_end",
@@ -427,7 +450,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 26] = [
+pub const RT_IMPORTS: [Signature; 28] = [
     POINT,
     PARK,
     WAIT32,
@@ -454,6 +477,8 @@ pub const RT_IMPORTS: [Signature; 26] = [
     RT_SIGNATURE_MISMATCH,
     LIBRARY_ACCESS,
     RT_LIBRARY_ENTER,
+    RT_LIBRARY_BEGIN_QUICK,
+    RT_LIBRARY_ENTER_QUICK,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

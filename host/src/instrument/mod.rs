@@ -116,6 +116,7 @@ impl PointModel {
         InstrumentOptions {
             library_steps,
             quiet_bookkeeping: library_steps && !exhaustive,
+            quick_library_entry: library_steps,
             ..InstrumentOptions::default()
         }
     }
@@ -182,6 +183,16 @@ pub struct InstrumentOptions {
     /// leave it out.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quiet_bookkeeping: bool,
+    /// With `library_steps`: a library step's entry first asks the host
+    /// synchronously whether the call needs its full entry (see
+    /// [`crate::abi::RT_LIBRARY_BEGIN_QUICK`]): a nested call then costs a
+    /// plain host call instead of a suspension of the thread's fiber. The
+    /// same steps and points either way; only the fuel the entry spends
+    /// differs, and with it where a thread that computes without a point
+    /// uses up its time slice. (Replay files made before it existed leave
+    /// it out, and their time slices end where they did.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick_library_entry: bool,
 }
 
 impl InstrumentOptions {

@@ -286,14 +286,59 @@ async fn library_begin(
 async fn library_enter(caller: &mut Caller<'_, ThreadData>) -> Result<()> {
     let me = caller.data().tid;
     deliver_signals(caller).await?;
+    enter_quiet_step(&mut caller.data().exec.get(), me);
+    Ok(())
+}
+
+/// `weft_rt.library_begin_quick()`: the entry of a library step that is a
+/// scheduling point when outermost (see [`abi::RT_LIBRARY_BEGIN_QUICK`]).
+/// Nested in another step or inside an atomic section, the step begins
+/// here as [`library_begin`] would begin it, and the answer is 0; else the
+/// answer is 1 and the guest calls [`library_begin`].
+fn library_begin_quick(caller: Caller<'_, ThreadData>) -> Result<i32> {
+    let me = caller.data().tid;
     let mut exec = caller.data().exec.get();
+    let thread = &exec.threads[me as usize];
+    let depth = thread.library_depth;
+    if depth == 0 && thread.atomic_depth == 0 {
+        return Ok(1);
+    }
+    if exec.end.is_some() {
+        return Err(wasmtime::Error::new(Ended));
+    }
+    if depth == 0 {
+        exec.library_step_starts(me, 1);
+    } else {
+        exec.threads[me as usize].library_depth = depth.saturating_add(1);
+    }
+    Ok(0)
+}
+
+/// `weft_rt.library_enter_quick()`: the entry of a library step that is no
+/// scheduling point (see [`abi::RT_LIBRARY_ENTER_QUICK`]). With no signal
+/// due to the thread, the step begins here as [`library_enter`] would
+/// begin it, and the answer is 0; else the answer is 1 and the guest calls
+/// [`library_enter`], which delivers the signal first.
+fn library_enter_quick(caller: Caller<'_, ThreadData>) -> Result<i32> {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    if exec.end.is_none() && exec.signal_due(me) {
+        return Ok(1);
+    }
+    enter_quiet_step(&mut exec, me);
+    Ok(0)
+}
+
+/// Thread `me` enters a library function that is a step but no scheduling
+/// point, its signals delivered: a step of its own outside any other step
+/// and atomic section, else part of the one it is in.
+fn enter_quiet_step(exec: &mut ExecState, me: ThreadId) {
     let thread = &mut exec.threads[me as usize];
     if thread.library_depth == 0 && thread.atomic_depth == 0 {
         exec.library_step_starts(me, 1);
     } else {
         thread.library_depth = thread.library_depth.saturating_add(1);
     }
-    Ok(())
 }
 
 /// `weft_rt.library_end()`: the library function returns.
@@ -436,6 +481,16 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         |mut caller, (_function, _argument): (i32, i32)| {
             Box::new(async move { library_enter(&mut caller).await })
         },
+    )?;
+    linker.func_wrap(
+        abi::RT_MODULE,
+        abi::RT_LIBRARY_BEGIN_QUICK.name,
+        library_begin_quick,
+    )?;
+    linker.func_wrap(
+        abi::RT_MODULE,
+        abi::RT_LIBRARY_ENTER_QUICK.name,
+        library_enter_quick,
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_END.name, library_end)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_LIBRARY_PAUSE.name, library_pause)?;

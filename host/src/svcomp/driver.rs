@@ -29,6 +29,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     failed_cas_reads: true,
     library_steps: true,
     quiet_bookkeeping: false,
+    quick_library_entry: true,
 };
 
 /// What the search for one property found.

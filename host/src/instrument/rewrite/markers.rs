@@ -63,6 +63,17 @@ impl Rewriter<'_> {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_BEGIN)));
         }
         if let Some(step) = markers.library_step {
+            let quiet = self.is_quiet_step(func);
+            let quick = self.options.quick_library_entry;
+            if quick {
+                let ask = if quiet {
+                    &abi::RT_LIBRARY_ENTER_QUICK
+                } else {
+                    &abi::RT_LIBRARY_BEGIN_QUICK
+                };
+                f.instruction(&Instruction::Call(self.rt_func(ask)));
+                f.instruction(&Instruction::If(wasm_encoder::BlockType::Empty));
+            }
             f.instruction(&Instruction::I32Const(step as i32));
             let defined = func.saturating_sub(self.survey.func_imports) as usize;
             if self.survey.first_param_is_i32(defined) {
@@ -70,12 +81,15 @@ impl Rewriter<'_> {
             } else {
                 f.instruction(&Instruction::I32Const(0));
             }
-            let begin = if self.is_quiet_step(func) {
+            let begin = if quiet {
                 &abi::RT_LIBRARY_ENTER
             } else {
                 &abi::RT_LIBRARY_BEGIN
             };
             f.instruction(&Instruction::Call(self.rt_func(begin)));
+            if quick {
+                f.instruction(&Instruction::End);
+            }
         }
         markers
     }
@@ -211,6 +225,21 @@ mod tests {
         // Without library steps the same function is left alone.
         let plain = body_of(wat, options(), "__pthread_join");
         assert_eq!(plain, ["local.get 0", "call_indirect (type $t)"]);
+        // With the quick entry, the full one runs only when the host asks.
+        with_steps.quick_library_entry = true;
+        let quick = body_of(wat, with_steps, "__pthread_join");
+        assert_eq!(
+            quick[..6],
+            [
+                "call weft_rt.library_begin_quick",
+                "if",
+                "i32.const 0",
+                "local.get 0",
+                "call weft_rt.library_begin",
+                "end",
+            ]
+        );
+        assert_eq!(quick[6..], body[3..]);
     }
 
     #[test]
