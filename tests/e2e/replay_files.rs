@@ -314,107 +314,15 @@ fn sample_of(file: &Value) -> String {
 
 /// Every replay file written before the library-call model replays as it
 /// did then: the same trace hash and failure, with no model named in it.
+/// The samples are built in this checkout, so their DWARF (build paths)
+/// may differ from the module the file names: the file is replayed
+/// against the module built here when its code is the code it was written
+/// against, as the trace hash pins do.
 #[test]
 fn replay_files_written_before_library_calls_replay_unchanged() {
-    let recorded = stored_replay_files(&replays_before_library_calls());
-    let kinds: std::collections::BTreeSet<&str> = recorded
-        .iter()
-        .map(|(_, file)| file["failure"]["kind"].as_str().unwrap())
-        .collect();
-    for kind in [
-        "assertion",
-        "deadlock",
-        "data-race",
-        "livelock",
-        "thread-limit",
-        "serializability",
-    ] {
-        assert!(kinds.contains(kind), "no stored replay file of a {kind}");
-    }
-    for (path, file) in &recorded {
-        assert!(file.get("model").is_none(), "{}", path.display());
-        let out = replay_stored(path, file, |_| {});
-        assert_eq!(
-            out.code,
-            1,
-            "{}: {} {}",
-            path.display(),
-            out.stdout,
-            out.stderr
-        );
-        let json = out.json();
-        assert_eq!(json["trace_hash"], file["trace_hash"], "{}", path.display());
-        assert_eq!(
-            json["failure"]["kind"],
-            file["failure"]["kind"],
-            "{}",
-            path.display()
-        );
-    }
-}
-
-/// The folder of replay files written under `library-calls` before a
-/// library step's entry asked the host quickly
-/// (`InstrumentOptions::quick_library_entry`), whose failing schedules end
-/// a time slice (a thread that computes without a point uses up its fuel:
-/// where depends on the fuel its library calls' entries spend).
-fn replays_before_quick_library_entry() -> PathBuf {
-    crate::support::root().join("tests/fixtures/replays-before-quick-library-entry")
-}
-
-/// Replay files written before the quick library entry replay as they did
-/// then: their instrumentation (which leaves the entry out) is the one
-/// they were made with, so their time slices end where they did. The file
-/// does depend on it: with the quick entry, the same schedule is another
-/// execution.
-#[test]
-fn replay_files_written_before_the_quick_library_entry_replay_unchanged() {
-    let recorded = stored_replay_files(&replays_before_quick_library_entry());
-    assert!(!recorded.is_empty());
-    for (path, file) in &recorded {
-        assert_eq!(file["point_model"], "library-calls", "{}", path.display());
-        assert!(file["instrument"].get("quick_library_entry").is_none());
-        let out = replay_stored(path, file, |_| {});
-        assert_eq!(
-            out.code,
-            1,
-            "{}: {} {}",
-            path.display(),
-            out.stdout,
-            out.stderr
-        );
-        let json = out.json();
-        assert_eq!(json["trace_hash"], file["trace_hash"], "{}", path.display());
-        assert_eq!(json["failure"]["kind"], file["failure"]["kind"]);
-        let slices = json["interleaving"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|step| step["event"].as_str().unwrap().starts_with("computes"))
-            .count();
-        assert!(slices > 0, "{}: no time slice ends", path.display());
-        let quick = replay_stored(path, file, |value| {
-            value["instrument"]["quick_library_entry"] = true.into();
-        });
-        assert_eq!(quick.code, 2, "{}: {}", path.display(), quick.stdout);
-        assert!(
-            quick.stderr.contains("trace hash mismatch"),
-            "{}",
-            quick.stderr
-        );
-    }
-}
-
-/// The replay files of `dir` (`*.weft.json`), read. Its `code-hashes.txt`
-/// pins the code of each sample they were written against (`WEFT_BLESS=1`
-/// writes it; see `support::code_hash`): the samples are built in this
-/// checkout, so their DWARF (build paths) may differ from the module a
-/// file names, and a file is replayed against the module built here when
-/// its code is the code it was written against, as the trace hash pins
-/// do.
-fn stored_replay_files(dir: &Path) -> Vec<(PathBuf, Value)> {
+    let dir = replays_before_library_calls();
     let hashes_path = dir.join("code-hashes.txt");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.to_string_lossy().ends_with(".weft.json"))
@@ -438,46 +346,115 @@ fn stored_replay_files(dir: &Path) -> Vec<(PathBuf, Value)> {
             .collect();
         let text: String = lines.into_iter().map(|line| line + "\n").collect();
         std::fs::write(&hashes_path, text).unwrap();
+        return;
     }
     let pinned = std::fs::read_to_string(&hashes_path).unwrap();
+    let kinds: std::collections::BTreeSet<&str> = recorded
+        .iter()
+        .map(|(_, file)| file["failure"]["kind"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "assertion",
+        "deadlock",
+        "data-race",
+        "livelock",
+        "thread-limit",
+        "serializability",
+    ] {
+        assert!(kinds.contains(kind), "no stored replay file of a {kind}");
+    }
+    let temp = tempfile::tempdir().unwrap();
     for (path, file) in &recorded {
         let name = sample_of(file);
-        let code = code_hashes(&name);
+        let wasm = std::fs::read(sample(&name)).unwrap();
+        let code = crate::support::code_hash(&wasm);
         assert!(
             pinned.lines().any(|line| line == format!("{name} {code}")),
             "{name}'s code is not the code {} was written against",
             path.display()
         );
+        assert!(file.get("model").is_none(), "{}", path.display());
+        let copy = temp.path().join(path.file_name().unwrap());
+        std::fs::copy(path, &copy).unwrap();
+        edit(&copy, |value| {
+            value["module"]["blake3"] = blake3::hash(&wasm).to_hex().to_string().into();
+        });
+        let out = weft_in(
+            temp.path(),
+            &[
+                "replay",
+                arg(&copy),
+                "--module",
+                arg(&sample(&name)),
+                "--json",
+            ],
+        );
+        assert_eq!(
+            out.code,
+            1,
+            "{}: {} {}",
+            path.display(),
+            out.stdout,
+            out.stderr
+        );
+        let json = out.json();
+        assert_eq!(json["trace_hash"], file["trace_hash"], "{}", path.display());
+        assert_eq!(
+            json["failure"]["kind"],
+            file["failure"]["kind"],
+            "{}",
+            path.display()
+        );
     }
-    recorded
 }
 
-/// Replays the stored replay file `path` (read as `file`, then changed by
-/// `change`) against its sample built here, with the whole interleaving
-/// in JSON.
-fn replay_stored(
-    path: &Path,
-    file: &Value,
-    change: impl FnOnce(&mut Value),
-) -> crate::support::Output {
-    let name = sample_of(file);
-    let wasm = std::fs::read(sample(&name)).unwrap();
-    let temp = tempfile::tempdir().unwrap();
-    let copy = temp.path().join(path.file_name().unwrap());
-    std::fs::copy(path, &copy).unwrap();
-    edit(&copy, |value| {
-        value["module"]["blake3"] = blake3::hash(&wasm).to_hex().to_string().into();
-        change(value);
+/// A replay file written under `library-calls` before a library step's
+/// entry asked the host quickly (`InstrumentOptions::quick_library_entry`)
+/// replays as it did then: its instrumentation, which leaves the quick
+/// entry out, is the one it was made with. Its schedule ends a time slice
+/// of a thread that computes between library calls, and whether it fails
+/// depends on where the slice ended (see `slice-parity.wat` beside it):
+/// with the quick entry, the same schedule is another execution.
+#[test]
+fn a_replay_file_written_before_the_quick_library_entry_replays_unchanged() {
+    let fixtures = crate::support::root().join("tests/fixtures/replays-before-quick-library-entry");
+    let module = fixtures.join("slice-parity.wat");
+    let stored = fixtures.join("assertion-slice-parity.weft.json");
+    let recorded = read_json(&stored);
+    assert_eq!(recorded["point_model"], "library-calls");
+    assert!(recorded["instrument"].get("quick_library_entry").is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let replay = |file: &Path| {
+        weft_in(
+            dir.path(),
+            &[
+                "replay",
+                arg(file),
+                "--module",
+                arg(&module),
+                "--full-trace",
+                "--json",
+            ],
+        )
+    };
+    let out = replay(&stored);
+    assert_eq!(out.code, 1, "{} {}", out.stdout, out.stderr);
+    let json = out.json();
+    assert_eq!(json["trace_hash"], recorded["trace_hash"]);
+    assert_eq!(json["failure"]["kind"], "assertion");
+    let slices = json["interleaving"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|step| step["event"] == "computes (time slice)")
+        .count();
+    assert!(slices > 0, "{}", out.stdout);
+    let quick = dir.path().join("quick.weft.json");
+    std::fs::copy(&stored, &quick).unwrap();
+    edit(&quick, |file| {
+        file["instrument"]["quick_library_entry"] = true.into();
     });
-    weft_in(
-        temp.path(),
-        &[
-            "replay",
-            arg(&copy),
-            "--module",
-            arg(&sample(&name)),
-            "--full-trace",
-            "--json",
-        ],
-    )
+    let out = replay(&quick);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("trace hash mismatch"), "{}", out.stderr);
 }
