@@ -8,12 +8,21 @@
 mod switch_floor;
 
 use crate::execution::Setup;
-use crate::instrument::InstrumentOptions;
+use crate::instrument::{InstrumentOptions, PointModel};
 use crate::race::RaceMode;
 use crate::runtime::{LoadTimes, Outcome, Program};
 use crate::sched::{ScheduleError, Scheduler, Strategy, ThreadView};
 use crate::trace::ThreadId;
 use std::time::{Duration, Instant};
+
+/// The instrumentation the commands give a module by default (the point
+/// model `library-calls`, synchronisation points), with the race check's
+/// logging when `races`: the module's figures are those of `weft explore`.
+fn as_commands_run(races: bool) -> InstrumentOptions {
+    PointModel::default()
+        .instrument(false)
+        .with_race_check(races)
+}
 
 /// Loop iterations of the micro benchmarks.
 const ITERATIONS: u32 = 2_000_000;
@@ -233,23 +242,17 @@ pub fn measure(
     time_limit: Duration,
 ) -> anyhow::Result<BenchReport> {
     // A module that cannot load fails before the micro benchmarks run.
-    let mut program = crate::execution::load(module, Default::default())?;
+    let mut program = crate::execution::load(module, as_commands_run(false))?;
     // Loaded again, as a second command on the module loads it.
     let loading = Instant::now();
-    let mut again = crate::execution::load(module, Default::default())?;
+    let mut again = crate::execution::load(module, as_commands_run(false))?;
     let startup = again.load_times();
     let mut config = Setup::default();
     config.run.stop_at = Some(Instant::now() + time_limit);
     let _ = crate::execution::execute(&mut again, Box::new(RoundRobin), &config);
     let startup_to_first_execution = loading.elapsed();
     drop(again);
-    let mut logging = crate::execution::load(
-        module,
-        InstrumentOptions {
-            log_accesses: true,
-            ..Default::default()
-        },
-    )?;
+    let mut logging = crate::execution::load(module, as_commands_run(true))?;
     // The time limit holds for the whole benchmark: each micro benchmark
     // may use an eighth of it (a debug build runs them slowly), and the
     // module's three measurements share what is left.
