@@ -121,8 +121,10 @@ fn wrong_solutions_fail_with_their_explanation() {
             let file = exercise.join(case["file"].as_str().unwrap());
             let dir = tempfile::tempdir().unwrap();
             // A failure ends the grading when it is found; the limit leaves
-            // the sampling phase 4 s to find it on a loaded machine.
-            let (code, json) = grade(dir.path(), &exercise, &file, "10s");
+            // the sampling phase 8 s to find it on a loaded machine (a
+            // livelock's execution alone takes some 3.5 s in a debug build,
+            // and 4 s were seen to run out while the suite ran).
+            let (code, json) = grade(dir.path(), &exercise, &file, "20s");
             let output = json["output"].as_str().unwrap();
             assert_eq!(code, 1, "{}: {output}", file.display());
             assert_eq!(json["score"], 0);

@@ -108,9 +108,9 @@ fn bench_on_a_looping_guest_ends_at_its_time_limit() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     // The micro benchmarks count in the limit too; loading the modules
     // before it starts takes a moment of its own, several seconds for an
-    // unoptimised weft on a loaded machine (ten executions of the loop
-    // would take hours).
-    assert!(took < Duration::from_secs(6), "{took:?}");
+    // unoptimised weft on a loaded machine (up to 7 s seen while the suite
+    // ran; ten executions of the loop would take hours).
+    assert!(took < Duration::from_secs(12), "{took:?}");
     assert!(
         out.stdout.contains("the time limit of 2s came first"),
         "{}",
