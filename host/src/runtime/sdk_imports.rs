@@ -303,14 +303,7 @@ fn library_begin_quick(caller: Caller<'_, ThreadData>) -> Result<i32> {
     if depth == 0 && thread.atomic_depth == 0 {
         return Ok(1);
     }
-    if exec.end.is_some() {
-        return Err(wasmtime::Error::new(Ended));
-    }
-    if depth == 0 {
-        exec.library_step_starts(me, 1);
-    } else {
-        exec.threads[me as usize].library_depth = depth.saturating_add(1);
-    }
+    goes_on_in_library(&mut exec, me, depth.saturating_add(1), depth == 0)?;
     Ok(0)
 }
 
@@ -404,7 +397,13 @@ async fn library_step_resumes(
         }
         rt_imports::yield_point(caller).await?;
     }
-    let mut exec = caller.data().exec.get();
+    goes_on_in_library(&mut caller.data().exec.get(), me, depth, starts)
+}
+
+/// Thread `me`, past any scheduling point of its call, goes on at library
+/// depth `depth`, a library step that starts there when `starts`; fails
+/// (with [`Ended`]) once the execution has ended.
+fn goes_on_in_library(exec: &mut ExecState, me: ThreadId, depth: u32, starts: bool) -> Result<()> {
     if exec.end.is_some() {
         return Err(wasmtime::Error::new(Ended));
     }
