@@ -4,7 +4,7 @@
 //! with work or when every other thread waits, as on a machine never
 //! overloaded, and real bugs are still found.
 
-use crate::support::{arg, build_c, weft_in};
+use crate::support::{arg, build_c, build_c_with, weft_in};
 
 /// Four workers each count themselves active and sleep for 100 s; main
 /// sleeps for a second "to let them start" and expects all four active.
@@ -61,6 +61,83 @@ int main(void) {
     return 0;
 }
 "#;
+
+/// Three workers take a lock twice each and nap (`NAP`, a sleep or
+/// nothing) between; main checks the count.
+const NAPPING_WORKERS: &str = r#"#include <assert.h>
+#include <pthread.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int count;
+
+static void *worker(void *arg) {
+    (void)arg;
+    for (int round = 0; round < 2; round++) {
+        pthread_mutex_lock(&lock);
+        count++;
+        pthread_mutex_unlock(&lock);
+        NAP;
+    }
+    return 0;
+}
+
+int main(void) {
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], 0, worker, 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], 0);
+    assert(count == 6);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_sleep_orders_nothing_in_the_exhaustive_search() {
+    // Under `any` a sleeper may wake at any point, so its sleep commutes
+    // with every step: the search explores the program with its naps in
+    // as many schedules as without them, and still claims to be complete.
+    let dir = tempfile::tempdir().unwrap();
+    let mut explored = Vec::new();
+    for (name, nap) in [("naps", "-DNAP=usleep(1000)"), ("awake", "-DNAP=(void)0")] {
+        let module = build_c_with(dir.path(), name, NAPPING_WORKERS, &[nap]);
+        let out = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                "dpor",
+                "--iterations",
+                "20000",
+                "--json",
+                "--no-save",
+            ],
+        );
+        assert_eq!(out.code, 0, "{name}: {}", out.stdout);
+        let json = out.json();
+        assert_eq!(json["exhaustive"], true, "{name}: {}", out.stdout);
+        explored.push(json["executions"].as_u64().unwrap());
+    }
+    assert_eq!(explored[0], explored[1], "naps, then awake");
+    // A sleep between a load and the store that depends on it still lets
+    // the search find the lost update.
+    let module = build_c(dir.path(), "sleepy", SLEEPY_LOST_UPDATE);
+    let out = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&module),
+            "--strategy",
+            "dpor",
+            "--json",
+            "--no-save",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(out.json()["failure"]["kind"], "assertion");
+}
 
 #[test]
 fn a_sleep_that_waits_for_threads_to_start_orders_them_only_when_timed() {

@@ -247,7 +247,8 @@ pub enum Unenumerated {
     /// them, of all that a real run could see.
     RandomBytes,
     /// The guest read the clock (`clock_time_get`, or a sleep until an
-    /// absolute time): one virtual time, of all that a real run could see.
+    /// absolute time) or set an alarm on it: one virtual time, of all that
+    /// a real run could see.
     Clock,
 }
 
@@ -266,7 +267,7 @@ impl Unenumerated {
                 "the program read random bytes (random_get), and only one draw of them was tried".into()
             }
             Unenumerated::Clock => {
-                "the program read the clock (clock_time_get, or a sleep until an absolute time), and only one reading per schedule was tried".into()
+                "the program read the clock (clock_time_get, or a sleep until an absolute time) or set an alarm on it, and only one reading per schedule was tried".into()
             }
         }
     }

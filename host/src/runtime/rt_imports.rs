@@ -266,7 +266,7 @@ async fn wait(
     let must_park = {
         let mut exec = caller.data().exec.get();
         if timeout >= 0 {
-            exec.touched_global_state();
+            exec.touched_clock();
         }
         let deadline = (timeout >= 0).then(|| exec.clock_ns.saturating_add(timeout as u64));
         exec.block(me, eff, deadline, Some(site as u32));

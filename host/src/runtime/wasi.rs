@@ -317,7 +317,7 @@ async fn poll_oneoff(
     }
     let now = {
         let mut exec = caller.data().exec.get();
-        exec.touched_global_state();
+        exec.touched_clock();
         exec.clock_ns
     };
     let mut parsed = Vec::new();

@@ -6,6 +6,7 @@
 
 use super::ExecState;
 use super::signals::Alarm;
+use crate::runtime::outcome::Unenumerated;
 use crate::runtime::thread::ThreadState;
 use crate::trace::ThreadId;
 
@@ -18,6 +19,9 @@ impl ExecState {
     /// left of the alarm before and its interval.
     pub fn set_alarm(&mut self, value: u64, interval: u64) -> (u64, u64) {
         self.touched_global_state();
+        // When it rings depends on the clock, which the exhaustive search
+        // does not enumerate (sleeps commute: see `touched_clock`).
+        self.depended_on(Unenumerated::Clock);
         let before = self.alarm_left();
         let now = self.clock_ns;
         self.signals.alarm = (value > 0).then(|| Alarm {

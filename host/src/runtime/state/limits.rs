@@ -91,6 +91,21 @@ impl ExecState {
         self.step_watch.touched_global();
     }
 
+    /// The running thread's step moved the virtual clock or took a time
+    /// from it for a sleep or a timed wait. Under timed sleeps the clock
+    /// decides who can run, so the step commutes with nothing (see
+    /// [`ExecState::touched_global_state`]). Under `any` it orders nothing:
+    /// a sleeper or timed waiter may wake at any point whatever the clock
+    /// says, so the clock's value shows only through a reading
+    /// (`clock_time_get`, a sleep until an absolute time) or an alarm, each
+    /// of which commutes with nothing itself and withholds an exhaustive
+    /// search's claim ([`Unenumerated::Clock`]).
+    pub fn touched_clock(&mut self) {
+        if self.sleeps == Sleeps::Timed {
+            self.step_watch.touched_global();
+        }
+    }
+
     /// The running thread read or grew the size of memory. Inside a
     /// library step that is the allocator's own business (a program's
     /// blocks do not move, and no program sees the size through it), so

@@ -357,24 +357,24 @@ impl ExecState {
             return;
         }
         let thread = &mut self.threads[id as usize];
-        match thread.state {
-            ThreadState::Sleeping { until } => {
-                self.clock_ns = self.clock_ns.max(until);
-                self.step_watch.touched_global();
-            }
+        let wakes_at = match thread.state {
+            ThreadState::Sleeping { until } => Some(until),
             ThreadState::Waiting {
                 deadline: Some(deadline),
                 ..
             } => {
-                self.clock_ns = self.clock_ns.max(deadline);
-                self.step_watch.touched_global();
                 thread.wake = Some(2);
                 thread.woken_by = None;
+                Some(deadline)
             }
             ThreadState::Runnable => return,
-            _ => {}
-        }
+            _ => None,
+        };
         thread.state = ThreadState::Runnable;
+        if let Some(at) = wakes_at {
+            self.clock_ns = self.clock_ns.max(at);
+            self.touched_clock();
+        }
         self.enabled_stale = true;
         self.ring_alarm_if_due();
     }
