@@ -1,7 +1,7 @@
 //! Differential runs of the exhaustive search: a small concurrent program
 //! generated from bytes (two or three workers and the main thread doing
 //! atomic and plain accesses, locks, atomic sections, guest values,
-//! assumptions, assertions and early exits, joined or not) is explored by
+//! assumptions, assertions, naps and early exits, joined or not) is explored by
 //! `dpor` and by plain enumeration of every schedule and every value, with
 //! no reduction at all. Whatever `dpor` sees, enumeration sees; and when
 //! `dpor` claims to have explored every schedule, it saw every outcome
@@ -82,6 +82,9 @@ enum Op {
         value: u8,
         code: u8,
     },
+    /// Sleeps for a microsecond (`poll_oneoff` on the clock), outside
+    /// locked blocks and atomic sections.
+    Nap,
 }
 
 /// A generated program.
@@ -138,6 +141,7 @@ impl Generated {
             r#"(module
   (import "wasi" "thread-spawn" (func $spawn (param i32) (result i32)))
   (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
   (import "weft" "choose" (func $choose (param i64) (result i64)))
   (import "weft" "assume" (func $assume (param i32)))
   (import "weft" "assert" (func $assert (param i32 i32 i32)))
@@ -145,6 +149,8 @@ impl Generated {
   (import "weft" "atomic_end" (func $atomic_end))
   (memory (export "memory") 1 1 shared)
   (data (i32.const 1024) "assertion 0123456789abcdefghijklmnopqrstuvwxyz")
+  ;; A nap's subscription: the monotonic clock, 1,000 ns from now.
+  (data (i32.const 3072) "\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\00\01\00\00\00\00\00\00\00\e8\03\00\00\00\00\00\00")
 "#,
         );
         let workers = self.workers.len();
@@ -216,6 +222,12 @@ const LOCKS: u32 = 64;
 const DONE: u32 = 128;
 /// Where the assertion messages' text starts.
 const MESSAGES: u32 = 1024;
+/// A nap's subscription (48 bytes, from the data segment), and where
+/// `poll_oneoff` writes its event and the count of events (every thread
+/// alike: nothing reads them).
+const NAP_SUBSCRIPTION: u32 = 3072;
+const NAP_EVENT: u32 = 4096;
+const NAP_EVENTS: u32 = 4160;
 
 fn var_addr(var: impl Into<u32>) -> u32 {
     4 * var.into()
@@ -229,7 +241,7 @@ fn ops(bytes: &mut Bytes<'_>, count: u8, nest: bool) -> Vec<Op> {
 
 fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
     let var = bytes.below(VARS as u8);
-    let kinds = if nest { 12 } else { 8 };
+    let kinds = if nest { 13 } else { 8 };
     match bytes.below(kinds) {
         0 => Op::Store {
             var,
@@ -272,10 +284,11 @@ fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
             lock: bytes.below(2),
             body: ops(bytes, 1, false),
         },
-        _ => {
+        10 | 11 => {
             let count = 1 + bytes.below(2);
             Op::Section(ops(bytes, count, false))
         }
+        _ => Op::Nap,
     }
 }
 
@@ -357,6 +370,10 @@ fn emit(out: &mut String, op: &Op) {
         Op::Exit { value, code } => writeln!(
             out,
             "    (if (i32.eq (local.get $v) (i32.const {value})) (then (call $exit (i32.const {code}))))"
+        ),
+        Op::Nap => writeln!(
+            out,
+            "    (drop (call $poll (i32.const {NAP_SUBSCRIPTION}) (i32.const {NAP_EVENT}) (i32.const 1) (i32.const {NAP_EVENTS})))"
         ),
     };
 }

@@ -9,7 +9,10 @@
 //! the folder of its source file as [`super::sources`] groups folders.
 //! Static helpers are left out unless their names are reserved (start with
 //! `__`): a program could well define a `dummy` or a `cleanup` of its own,
-//! and a program's function taken for the library's could hide a race.
+//! and a program's function taken for the library's could hide a race. The
+//! exceptions are musl's `locking_getc` and `locking_putc` (`getc.h`,
+//! `putc.h`), which take a `FILE`'s lock word for `getc` and `putc` and read
+//! it plainly.
 //! Functions that work on memory their caller passes (`string.h`, `qsort`,
 //! `strtol`, ...) are not here: their accesses are checked.
 
@@ -533,6 +536,8 @@ pub(crate) const LIBRARY: &[&str] = &[
     "localeconv",
     "localtime",
     "localtime_r",
+    "locking_getc",
+    "locking_putc",
     "lrand48",
     "lseek",
     "lstat",

@@ -154,6 +154,11 @@ struct LastAtomic {
     access: (u32, SiteId, bool),
     /// The same of its last write, if it wrote.
     write: Option<(u32, SiteId)>,
+    /// The same of its last plain read and its last plain write of the
+    /// word, once the word was marked (see [`Detector::atomic`]): a later
+    /// atomic access of another thread races with them unless they are
+    /// ordered before it.
+    plain: [Option<(u32, SiteId)>; 2],
 }
 
 impl AtomicWord {
@@ -167,9 +172,17 @@ impl AtomicWord {
     }
 
     /// The clocks of an atomic access of the thread in `slot`, whose clock
-    /// is `own`, at `site` to the word.
+    /// is `own`, at `site` to the word (or of a `plain` access taken as
+    /// one, see [`Detector::plain`]).
     #[inline]
-    fn synchronise(&mut self, own: &mut ThreadClock, slot: Slot, site: SiteId, writes: bool) {
+    fn synchronise(
+        &mut self,
+        own: &mut ThreadClock,
+        slot: Slot,
+        site: SiteId,
+        writes: bool,
+        plain: bool,
+    ) {
         let (writer, time) = self.written_at;
         if own.clock.get(writer) < time {
             own.join(slot, &self.written);
@@ -178,7 +191,7 @@ impl AtomicWord {
         }
         let now = own.clock.get(slot);
         own.last_access = now;
-        self.remember(slot, now, site, writes);
+        self.remember(slot, now, site, writes, plain);
         if writes {
             // The thread now knows all the word knew: the word takes the
             // thread's clock. If the thread wrote it last and has learnt
@@ -194,9 +207,10 @@ impl AtomicWord {
         }
     }
 
-    /// Records an atomic access of the thread in `slot` at its time `time`.
+    /// Records an atomic access (or a `plain` one) of the thread in `slot`
+    /// at its time `time`.
     #[inline]
-    fn remember(&mut self, slot: Slot, time: u32, site: SiteId, writes: bool) {
+    fn remember(&mut self, slot: Slot, time: u32, site: SiteId, writes: bool, plain: bool) {
         let index = slot as usize;
         if self.at.len() <= index {
             self.at.resize(index + 1, 0);
@@ -210,6 +224,7 @@ impl AtomicWord {
                     slot,
                     access: (time, site, writes),
                     write: None,
+                    plain: [None; 2],
                 });
                 self.last.last_mut().expect("just pushed")
             }
@@ -218,6 +233,34 @@ impl AtomicWord {
         if writes {
             last.write = Some((time, site));
         }
+        if plain {
+            last.plain[usize::from(writes)] = Some((time, site));
+        }
+    }
+
+    /// A plain access to the word by another thread than the one in
+    /// `slot`, whose clock is `clock`, that an atomic access of it
+    /// (`writes` or not) conflicts with (a write, or any for a write) and
+    /// that nothing orders before it, a write first.
+    fn unordered_plain(&self, slot: Slot, clock: &VectorClock, writes: bool) -> Option<Conflict> {
+        let kinds: &[usize] = if writes { &[1, 0] } else { &[1] };
+        kinds.iter().find_map(|&kind| {
+            self.last
+                .iter()
+                .filter(|l| l.slot != slot)
+                .filter_map(|l| {
+                    l.plain[kind]
+                        .filter(|&(time, _)| time > clock.get(l.slot))
+                        .map(|(time, site)| Conflict {
+                            addr: 0,
+                            slot: l.slot,
+                            time,
+                            site,
+                            write: kind == 1,
+                        })
+                })
+                .min_by_key(|access| access.slot)
+        })
     }
 
     /// An atomic access to the word that a plain access of the thread in
@@ -502,11 +545,16 @@ impl Detector {
         // A word's first atomic access in an execution marks it; its byte
         // stays marked (a marked byte is never recorded again) until the
         // execution ends, so marking it again would find nothing.
-        let unordered = first
-            .then(|| self.shadow.mark_sync(slot, &own.clock, addr))
-            .flatten();
+        // Before, the plain accesses are in the shadow; since, in the
+        // word (a plain access checks the atomic ones before it, and this
+        // checks the plain ones before it).
+        let unordered = if first {
+            self.shadow.mark_sync(slot, &own.clock, addr)
+        } else {
+            self.words[index].unordered_plain(slot, &own.clock, writes)
+        };
         self.mixed |= unordered.is_some();
-        self.words[index].synchronise(own, slot, site, writes);
+        self.words[index].synchronise(own, slot, site, writes, false);
         unordered
             .filter(|plain| plain.write || writes)
             .map(|plain| Race {
@@ -520,22 +568,30 @@ impl Detector {
             })
     }
 
-    /// The clocks of an access of `thread` at `site` to the word at `addr`
-    /// as an atomic one. (A byte of a marked word that a narrower plain
+    /// The clocks of a plain access of `thread` at `site` to the word at
+    /// `addr`, taken as an atomic one, and kept as the thread's last plain
+    /// access of the word. (A byte of a marked word that a narrower plain
     /// access split off keeps the mark, and starts a word of its own.)
     #[inline]
-    fn synchronise(&mut self, thread: ThreadId, site: SiteId, addr: u32, writes: bool) {
+    fn synchronise_plain(&mut self, thread: ThreadId, site: SiteId, addr: u32, writes: bool) {
         let (index, _) = self.word_index(addr);
-        self.synchronise_word(index, thread, site, writes);
+        self.synchronise_word(index, thread, site, writes, true);
     }
 
     /// [`AtomicWord::synchronise`] of word `index` of `words`, with the
     /// clock of `thread`.
     #[inline]
-    fn synchronise_word(&mut self, index: usize, thread: ThreadId, site: SiteId, writes: bool) {
+    fn synchronise_word(
+        &mut self,
+        index: usize,
+        thread: ThreadId,
+        site: SiteId,
+        writes: bool,
+        plain: bool,
+    ) {
         let slot = self.slot_of(thread);
         let own = &mut self.threads[slot as usize];
-        self.words[index].synchronise(own, slot, site, writes);
+        self.words[index].synchronise(own, slot, site, writes, plain);
     }
 
     /// `thread` made a plain access at `site` to `addr` that is looked at
@@ -548,7 +604,7 @@ impl Detector {
             return;
         };
         self.recent.forget();
-        self.synchronise_word(index as usize, thread, site, write);
+        self.synchronise_word(index as usize, thread, site, write, false);
     }
 
     /// `thread` made a plain access at `site` to the `len` bytes from
@@ -606,7 +662,7 @@ impl Detector {
                 let ordered = earlier.is_none();
                 self.mixed |= !ordered;
                 self.recent.forget();
-                self.synchronise(thread, site, addr, write);
+                self.synchronise_plain(thread, site, addr, write);
                 earlier.map(|earlier| Race {
                     addr,
                     earlier: self.racing(earlier),
@@ -637,6 +693,48 @@ mod tests {
             }
         );
         assert_eq!(race.later.site, 20);
+    }
+
+    #[test]
+    fn an_atomic_write_after_an_unordered_plain_read_of_a_marked_word_races() {
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        // Thread 1 marks the word with a compare-exchange that changed
+        // nothing, then reads it plainly: no atomic write of another
+        // thread is before the read, so the read races with nothing yet.
+        assert_eq!(d.atomic(1, 10, 8, false), None);
+        assert_eq!(d.plain(1, 11, false, 8, 4), None);
+        // Main writes the word atomically, knowing nothing of thread 1:
+        // the same race as in the other order.
+        let race = d.atomic(0, 20, 8, true).expect("a race");
+        assert_eq!(
+            (race.earlier, race.later.thread),
+            (
+                RacingAccess {
+                    thread: 1,
+                    site: 11,
+                    write: false
+                },
+                0
+            )
+        );
+        // An atomic read races with a plain write only.
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(1, 10, 16, false);
+        d.plain(1, 11, false, 16, 4);
+        assert_eq!(d.atomic(0, 20, 16, false), None, "two reads");
+        d.plain(1, 12, true, 16, 4);
+        let race = d.atomic(0, 21, 16, false).expect("a plain write");
+        assert_eq!((race.earlier.site, race.earlier.write), (12, true));
+        // Once thread 1's accesses are ordered before main's, none races.
+        let mut d = Detector::new();
+        d.spawn(0, 1);
+        d.atomic(1, 10, 24, false);
+        d.plain(1, 11, true, 24, 4);
+        d.atomic(1, 12, 32, true);
+        d.atomic(0, 20, 32, false);
+        assert_eq!(d.atomic(0, 21, 24, true), None, "ordered");
     }
 
     #[test]
