@@ -126,10 +126,6 @@ impl StateCache {
         }
     }
 
-    /// Debug.
-    pub fn footprints(&self) -> usize {
-        self.steps.len()
-    }
     /// How many states were explored.
     pub fn states(&self) -> usize {
         self.explored.len()
