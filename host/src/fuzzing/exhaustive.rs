@@ -1,11 +1,12 @@
 //! Differential runs of the exhaustive search: a small concurrent program
 //! generated from bytes (two or three workers and the main thread doing
 //! atomic and plain accesses, locks, atomic sections, guest values,
-//! assumptions, assertions, naps and early exits, joined or not) is explored by
-//! `dpor` and by plain enumeration of every schedule and every value, with
-//! no reduction at all. Whatever `dpor` sees, enumeration sees; and when
-//! `dpor` claims to have explored every schedule, it saw every outcome
-//! enumeration saw (with races as failures: a race if enumeration met one).
+//! assumptions, assertions, naps and early exits, joined or not) is
+//! explored by `dpor` and by plain enumeration of every schedule and every
+//! value, with no reduction at all. Whatever `dpor` sees, enumeration sees;
+//! and when `dpor` claims to have explored every schedule, it saw every
+//! outcome enumeration saw (with races as failures: a race if enumeration
+//! met one).
 
 use crate::execution::Setup;
 use crate::explore::Withheld;
@@ -222,11 +223,12 @@ const LOCKS: u32 = 64;
 const DONE: u32 = 128;
 /// Where the assertion messages' text starts.
 const MESSAGES: u32 = 1024;
-/// A nap's subscription (48 bytes, from the data segment), and where
-/// `poll_oneoff` writes its event and the count of events (every thread
-/// alike: nothing reads them).
+/// A nap's subscription (48 bytes, from the data segment).
 const NAP_SUBSCRIPTION: u32 = 3072;
+/// Where a nap's `poll_oneoff` writes its event (every thread alike:
+/// nothing reads it).
 const NAP_EVENT: u32 = 4096;
+/// Where a nap's `poll_oneoff` writes the count of events.
 const NAP_EVENTS: u32 = 4160;
 
 fn var_addr(var: impl Into<u32>) -> u32 {

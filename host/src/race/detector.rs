@@ -243,58 +243,51 @@ impl AtomicWord {
     /// (`writes` or not) conflicts with (a write, or any for a write) and
     /// that nothing orders before it, a write first.
     fn unordered_plain(&self, slot: Slot, clock: &VectorClock, writes: bool) -> Option<Conflict> {
-        let kinds: &[usize] = if writes { &[1, 0] } else { &[1] };
-        kinds.iter().find_map(|&kind| {
-            self.last
-                .iter()
-                .filter(|l| l.slot != slot)
-                .filter_map(|l| {
-                    l.plain[kind]
-                        .filter(|&(time, _)| time > clock.get(l.slot))
-                        .map(|(time, site)| Conflict {
-                            addr: 0,
-                            slot: l.slot,
-                            time,
-                            site,
-                            write: kind == 1,
-                        })
-                })
-                .min_by_key(|access| access.slot)
-        })
+        let plain = |kind: usize| {
+            move |l: &LastAtomic| l.plain[kind].map(|(time, site)| (time, site, kind == 1))
+        };
+        let write = self.unordered_by(slot, clock, plain(1));
+        if write.is_some() || !writes {
+            return write;
+        }
+        self.unordered_by(slot, clock, plain(0))
     }
 
     /// An atomic access to the word that a plain access of the thread in
     /// `slot`, whose clock is `clock`, conflicts with (any for a write, a
     /// write for a read) and that nothing orders before it, a write first.
     fn unordered(&self, slot: Slot, clock: &VectorClock, write: bool) -> Option<Conflict> {
-        // The lowest slot first, whatever order they came in.
-        let others = self.last.iter().filter(|l| l.slot != slot);
-        let after = |time: u32, l: &LastAtomic| time > clock.get(l.slot);
-        let unordered_write = others
-            .clone()
+        let unordered_write = self.unordered_by(slot, clock, |l| {
+            l.write.map(|(time, site)| (time, site, true))
+        });
+        if unordered_write.is_some() || !write {
+            return unordered_write;
+        }
+        self.unordered_by(slot, clock, |l| Some(l.access))
+    }
+
+    /// Of the accesses `pick` takes from the entries of other threads than
+    /// the one in `slot` (time, site, whether it wrote), one that `clock`
+    /// has not reached: the lowest slot's, whatever order they came in.
+    fn unordered_by(
+        &self,
+        slot: Slot,
+        clock: &VectorClock,
+        pick: impl Fn(&LastAtomic) -> Option<(u32, SiteId, bool)>,
+    ) -> Option<Conflict> {
+        self.last
+            .iter()
+            .filter(|l| l.slot != slot)
             .filter_map(|l| {
-                l.write
-                    .filter(|&(time, _)| after(time, l))
-                    .map(|(time, site)| Conflict {
+                pick(l)
+                    .filter(|&(time, _, _)| time > clock.get(l.slot))
+                    .map(|(time, site, write)| Conflict {
                         addr: 0,
                         slot: l.slot,
                         time,
                         site,
-                        write: true,
+                        write,
                     })
-            })
-            .min_by_key(|access| access.slot);
-        if unordered_write.is_some() || !write {
-            return unordered_write;
-        }
-        others
-            .filter(|l| after(l.access.0, l))
-            .map(|l| Conflict {
-                addr: 0,
-                slot: l.slot,
-                time: l.access.0,
-                site: l.access.1,
-                write: l.access.2,
             })
             .min_by_key(|access| access.slot)
     }
