@@ -264,7 +264,13 @@ impl DporSearch {
         };
         let mut states = states.lock().unwrap_or_else(|e| e.into_inner());
         let steps = run.steps();
-        let mut future = self.future_at_end(run, &states).unwrap_or_default();
+        // Each thread's runs from the decision being looked at on: first
+        // the runs of the state the execution ended at, then with the
+        // steps of each decision put in front, latest decision first.
+        let mut runs: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
+        for r in self.future_at_end(run, &states).unwrap_or_default().iter() {
+            runs.entry(states.run_thread(r)).or_default().push(r);
+        }
         let mut end = steps.len();
         // Where each decision's steps start: a value's, at the step that
         // drew it (taken as the decision before it, or the start).
@@ -277,14 +283,27 @@ impl DporSearch {
             starts.push(start.min(end));
         }
         for (node, &start) in self.path.iter_mut().zip(&starts).rev() {
-            for (k, step) in steps.iter().enumerate().take(end).skip(start) {
+            for k in (start..end).rev() {
                 // The step that ended the execution commutes with nothing
                 // there: its reversals are at its own decision, below.
-                let mut step = step.clone();
+                let mut step = steps[k].clone();
                 step.global &= run.ending() != Some(k);
-                future.insert(states.index(&step));
+                let thread_runs = runs.entry(step.thread).or_default();
+                if thread_runs.is_empty() {
+                    thread_runs.push(states.run(&step, None));
+                } else {
+                    for r in thread_runs.iter_mut() {
+                        *r = states.run(&step, Some(*r));
+                    }
+                    thread_runs.sort_unstable();
+                    thread_runs.dedup();
+                }
             }
             end = end.min(start);
+            let mut future = Summary::default();
+            for &r in runs.values().flatten() {
+                future.insert(r);
+            }
             node.future.union(&future);
         }
         if run.cycle.is_some() {
@@ -336,9 +355,12 @@ impl DporSearch {
     /// ran next. Each such race is reversed as Flanagan and Godefroid's
     /// search does: at the decision of the step that ran, the future
     /// step's thread is explored if it could run there, else every thread
-    /// that could. Nothing of the future orders the two but what orders
-    /// the step before the future's thread's latest step here (or, for a
-    /// thread with none, before every thread's latest step).
+    /// that could. What is known to order the two: what orders the step
+    /// before the future's thread's latest step here (or, for a thread
+    /// with none, before every thread's latest step); a later step here
+    /// that the future step depends on too (it comes before the future
+    /// step in any execution from here); and an earlier step of the
+    /// future's thread in the same run that depends on it.
     fn reverse_with_future(&mut self, run: &DporScheduler, order: &HappensBefore) {
         let Some(states) = self.states.clone() else {
             return;
@@ -355,30 +377,51 @@ impl DporSearch {
         let known_to_all: Vec<bool> = (0..steps.len())
             .map(|i| latest.values().all(|&l| order.before(steps, i, l)))
             .collect();
-        for index in future.iter() {
-            let later = states.step(index);
-            let t = later.thread;
-            for (i, earlier) in steps.iter().enumerate() {
-                if earlier.thread == t
-                    || (earlier.repeat && !earlier.wrote)
-                    || !earlier.dependent(later)
-                {
-                    continue;
-                }
-                let ordered = latest
-                    .get(&t)
-                    .map_or(known_to_all[i], |&l| order.before(steps, i, l));
-                if ordered {
-                    continue;
-                }
-                if let Some((enabled, backtrack)) = self.decision_of(earlier) {
-                    if enabled.contains(&t) {
-                        if !backtrack.contains(&t) {
-                            backtrack.push(t);
-                        }
-                    } else {
-                        backtrack_all(enabled, backtrack, None);
+        let mut reversals: Vec<(usize, ThreadId)> = Vec::new();
+        for future_run in future.iter() {
+            let t = states.run_thread(future_run);
+            let last_here = latest.get(&t).copied();
+            // The steps here that the run's steps so far depend on, and
+            // those before them: ordered before the rest of the run.
+            let mut ordered_before = vec![false; steps.len()];
+            for later in states.run_steps(future_run) {
+                let dependent: Vec<usize> = (0..steps.len())
+                    .filter(|&i| !ordered_before[i] && steps[i].dependent(later))
+                    .collect();
+                for (d, &i) in dependent.iter().enumerate() {
+                    let earlier = &steps[i];
+                    if earlier.thread == t || (earlier.repeat && !earlier.wrote) {
+                        continue;
                     }
+                    let ordered = last_here.map_or(known_to_all[i], |l| order.before(steps, i, l));
+                    let covered = dependent[d + 1..]
+                        .iter()
+                        .any(|&j| order.before(steps, i, j));
+                    if ordered || covered {
+                        continue;
+                    }
+                    if let Some(step) = reversed_step(steps, i, later)
+                        && !reversals.contains(&(step, t))
+                    {
+                        reversals.push((step, t));
+                    }
+                }
+                for &i in &dependent {
+                    for (j, done) in ordered_before.iter_mut().enumerate().take(i + 1) {
+                        *done |= order.before(steps, j, i);
+                    }
+                }
+            }
+        }
+        drop(states);
+        for (i, t) in reversals {
+            if let Some((enabled, backtrack)) = self.decision_of(&steps[i]) {
+                if enabled.contains(&t) {
+                    if !backtrack.contains(&t) {
+                        backtrack.push(t);
+                    }
+                } else {
+                    backtrack_all(enabled, backtrack, None);
                 }
             }
         }
@@ -655,14 +698,23 @@ impl HappensBefore {
 ///   (the holder signalled the lock's thread in its critical section),
 ///   [`HappensBefore::of`] drops the race: the lock cannot come first.
 fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize, usize)> {
-    let (a, b) = (&steps[first], &steps[second]);
-    if a.failed_fast_path() {
-        return None;
-    }
+    let a = &steps[first];
     if (a.library.is_some_and(LibraryRole::retries) || a.retakes_mutex())
         && let Some(addr) = a.waits_on()
         && woke(steps, first, second, addr)
     {
+        return None;
+    }
+    reversed_step(steps, first, &steps[second]).map(|step| (step, second))
+}
+
+/// The step of this execution to reverse with `b`, a later step of
+/// another thread (here or in a future of a state it reached) that step
+/// `first` does not commute with, as [`reversal`] says, when the step
+/// `first` did not block until `b` woke it.
+fn reversed_step(steps: &[StepRecord], first: usize, b: &StepRecord) -> Option<usize> {
+    let a = &steps[first];
+    if a.failed_fast_path() {
         return None;
     }
     if a.library == Some(LibraryRole::ThreadEnd) && b.calls(LibraryRole::Join) {
@@ -700,9 +752,9 @@ fn reversal(steps: &[StepRecord], first: usize, second: usize) -> Option<(usize,
         let taken = holders()
             .find(|&j| acquires(&steps[j]))
             .or_else(|| holders().next());
-        return Some((taken.unwrap_or(first), second));
+        return Some(taken.unwrap_or(first));
     }
-    Some((first, second))
+    Some(first)
 }
 
 /// Whether step `waker` is the step whose notify on `addr` ended the wait

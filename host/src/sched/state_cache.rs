@@ -2,8 +2,9 @@
 //! (see `explore::dpor_search`): for each complete state (as the runtime
 //! names it, with the waits the search took its threads to be in), the
 //! sleep sets it was explored with, and a *summary* of what its threads
-//! did from there on: every step of every execution that passed through
-//! it, as far as [`StepRecord::dependent`] tells steps apart.
+//! did from there on: for each execution that passed through it, each
+//! thread's steps from there on in order (a *run*), as far as
+//! [`StepRecord::dependent`] tells steps apart.
 //!
 //! An execution that reaches a state explored from before with a sleep set
 //! that covers it ends there. What the state's future would have done still
@@ -11,46 +12,72 @@
 //! of them, and that race must be reversed, as if the future had run (Yang,
 //! Chen, Gopalakrishnan and Kirby, "Efficient Stateful Dynamic Partial
 //! Order Reduction", SPIN 2008). The summary is what the search reverses
-//! them from.
+//! them from; keeping each thread's steps in order lets it see that a
+//! thread's later step comes after its earlier ones (a lock's release
+//! after the lock), which a set of steps would not tell.
+//!
+//! Runs are kept as lists that share their tails: a run is its first step
+//! and the run of the rest, so a state's runs are the runs of the state
+//! after it with the steps between put in front.
 
 use super::StepRecord;
 use rustc_hash::FxHashMap;
 
-/// The steps of a state's future, as indices in [`StateCache`]'s table of
-/// distinct steps (a bit set).
+/// The runs of a state's future, as indices in [`StateCache`]'s table of
+/// runs, in increasing order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    words: Vec<u64>,
+    runs: Vec<u32>,
 }
 
 impl Summary {
-    /// Adds step `index`.
-    pub fn insert(&mut self, index: usize) {
-        let word = index / 64;
-        if self.words.len() <= word {
-            self.words.resize(word + 1, 0);
+    /// Adds run `run`.
+    pub fn insert(&mut self, run: u32) {
+        if let Err(at) = self.runs.binary_search(&run) {
+            self.runs.insert(at, run);
         }
-        self.words[word] |= 1 << (index % 64);
     }
 
-    /// Adds every step of `other`.
+    /// Adds every run of `other`.
     pub fn union(&mut self, other: &Summary) {
-        if self.words.len() < other.words.len() {
-            self.words.resize(other.words.len(), 0);
+        if other
+            .runs
+            .iter()
+            .all(|r| self.runs.binary_search(r).is_ok())
+        {
+            return;
         }
-        for (mine, theirs) in self.words.iter_mut().zip(&other.words) {
-            *mine |= theirs;
+        let mut merged = Vec::with_capacity(self.runs.len() + other.runs.len());
+        let (mut a, mut b) = (self.runs.iter().peekable(), other.runs.iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(&&x), Some(&&y)) if x < y => a.next(),
+                (Some(&&x), Some(&&y)) if y < x => b.next(),
+                (Some(_), Some(_)) => {
+                    b.next();
+                    a.next()
+                }
+                (Some(_), None) => a.next(),
+                (None, Some(_)) => b.next(),
+                (None, None) => break,
+            };
+            merged.extend(next);
         }
+        self.runs = merged;
     }
 
-    /// The steps, by index, in order.
-    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(w, &word)| {
-            (0..64)
-                .filter(move |bit| word & (1 << bit) != 0)
-                .map(move |bit| w * 64 + bit)
-        })
+    /// The runs, by index, in order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.runs.iter().copied()
     }
+}
+
+/// A thread's steps from some state on: its first step (an index in the
+/// table of distinct steps) and the run of the rest, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Run {
+    step: u32,
+    rest: Option<u32>,
 }
 
 /// One explored state.
@@ -74,6 +101,9 @@ pub struct StateCache {
     /// makes it.
     steps: Vec<StepRecord>,
     indices: FxHashMap<StepRecord, usize>,
+    /// Each distinct run of the summaries.
+    runs: Vec<Run>,
+    run_indices: FxHashMap<Run, u32>,
     /// Executions that ended at a state explored before.
     pub matched: u64,
 }
@@ -98,21 +128,39 @@ impl StateCache {
         self.explored.get(key).map(|explored| &explored.summary)
     }
 
-    /// The step the summaries call `index`.
-    pub fn step(&self, index: usize) -> &StepRecord {
-        &self.steps[index]
+    /// The steps of run `run`, in order (all of one thread).
+    pub fn run_steps(&self, run: u32) -> impl Iterator<Item = &StepRecord> + '_ {
+        std::iter::successors(Some(self.runs[run as usize]), |r| {
+            r.rest.map(|rest| self.runs[rest as usize])
+        })
+        .map(|r| &self.steps[r.step as usize])
     }
 
-    /// The index of `step`'s footprint among the summaries' steps.
-    pub fn index(&mut self, step: &StepRecord) -> usize {
+    /// The run of `step` (its footprint) followed by run `rest`, if any.
+    pub fn run(&mut self, step: &StepRecord, rest: Option<u32>) -> u32 {
         let footprint = step.footprint();
-        if let Some(&index) = self.indices.get(&footprint) {
-            return index;
-        }
-        let index = self.steps.len();
-        self.steps.push(footprint.clone());
-        self.indices.insert(footprint, index);
-        index
+        let step = match self.indices.get(&footprint) {
+            Some(&index) => index,
+            None => {
+                let index = self.steps.len();
+                self.steps.push(footprint.clone());
+                self.indices.insert(footprint, index);
+                index
+            }
+        };
+        let run = Run {
+            step: u32::try_from(step).expect("fewer than 2^32 distinct steps"),
+            rest,
+        };
+        *self.run_indices.entry(run).or_insert_with(|| {
+            self.runs.push(run);
+            u32::try_from(self.runs.len() - 1).expect("fewer than 2^32 distinct runs")
+        })
+    }
+
+    /// The thread of run `run`.
+    pub fn run_thread(&self, run: u32) -> crate::trace::ThreadId {
+        self.steps[self.runs[run as usize].step as usize].thread
     }
 
     /// Notes that the state `key` was explored from with the sleep set
@@ -139,12 +187,38 @@ mod tests {
     #[test]
     fn a_summary_holds_what_was_added_to_it_or_to_what_it_joined() {
         let mut a = Summary::default();
-        a.insert(3);
         a.insert(130);
+        a.insert(3);
         let mut b = Summary::default();
         b.insert(64);
+        b.insert(3);
         b.union(&a);
         assert_eq!(b.iter().collect::<Vec<_>>(), [3, 64, 130]);
+    }
+
+    #[test]
+    fn a_run_is_its_steps_in_order_and_alike_runs_are_one() {
+        let step = |thread, wrote| StepRecord {
+            thread,
+            wrote,
+            decision: Some(7),
+            ..StepRecord::default()
+        };
+        let mut cache = StateCache::default();
+        let last = cache.run(&step(2, true), None);
+        let run = cache.run(&step(2, false), Some(last));
+        let steps: Vec<bool> = cache.run_steps(run).map(|s| s.wrote).collect();
+        assert_eq!(steps, [false, true]);
+        assert_eq!(cache.run_thread(run), 2);
+        // Where a step stands in its execution is no part of a run.
+        let again = cache.run(
+            &StepRecord {
+                decision: None,
+                ..step(2, true)
+            },
+            None,
+        );
+        assert_eq!(again, last);
     }
 
     #[test]
