@@ -50,8 +50,9 @@ struct Node {
     /// The state the path stood in here, when the search is stateful and
     /// the runtime named it.
     state: Option<blake3::Hash>,
-    /// Every step explored from here so far, and every step of the futures
-    /// of the explored states the executions from here ended at.
+    /// When the path has a state here: each thread's steps from here on
+    /// in every execution explored from here so far, followed by the
+    /// futures of the explored states they ended at.
     future: Summary,
     /// An execution from here came back to the state of an earlier
     /// decision, still being explored: what follows here is not all known
@@ -288,23 +289,25 @@ impl DporSearch {
                 // there: its reversals are at its own decision, below.
                 let mut step = steps[k].clone();
                 step.global &= run.ending() != Some(k);
+                let index = states.step_index(&step);
                 let thread_runs = runs.entry(step.thread).or_default();
                 if thread_runs.is_empty() {
-                    thread_runs.push(states.run(&step, None));
+                    thread_runs.push(states.run(index, None));
                 } else {
                     for r in thread_runs.iter_mut() {
-                        *r = states.run(&step, Some(*r));
+                        *r = states.run(index, Some(*r));
                     }
                     thread_runs.sort_unstable();
                     thread_runs.dedup();
                 }
             }
             end = end.min(start);
-            let mut future = Summary::default();
-            for &r in runs.values().flatten() {
-                future.insert(r);
+            // Only a decision with a state keeps its future (for the state,
+            // and for an execution that comes back to it).
+            if node.state.is_some() {
+                node.future
+                    .union(&Summary::of(runs.values().flatten().copied().collect()));
             }
-            node.future.union(&future);
         }
         if run.cycle.is_some() {
             self.cycles += 1;
@@ -378,15 +381,35 @@ impl DporSearch {
             .map(|i| latest.values().all(|&l| order.before(steps, i, l)))
             .collect();
         let mut reversals: Vec<(usize, ThreadId)> = Vec::new();
+        // The steps here each future step depends on, by its index.
+        let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
+        // The tails of runs walked so far, each with what was known at
+        // its start: a tail walked again knowing no less finds nothing new.
+        let mut walked: FxHashMap<u32, Vec<VectorClock>> = FxHashMap::default();
         for future_run in future.iter() {
             let t = states.run_thread(future_run);
             let last_here = latest.get(&t).copied();
-            // The steps here that the run's steps so far depend on, and
-            // those before them: ordered before the rest of the run.
-            let mut ordered_before = vec![false; steps.len()];
-            for later in states.run_steps(future_run) {
-                let dependent: Vec<usize> = (0..steps.len())
-                    .filter(|&i| !ordered_before[i] && steps[i].dependent(later))
+            // What the run's steps so far know of the steps here (those
+            // they depend on, and what comes before them): ordered before
+            // the rest of the run.
+            let mut known = VectorClock::default();
+            for (tail, index) in states.run_tails(future_run) {
+                let seen = walked.entry(tail).or_default();
+                if seen.iter().any(|clock| clock.happened_before(&known)) {
+                    break;
+                }
+                seen.push(known.clone());
+                let later = states.step(index);
+                let dependent: Vec<usize> = dependents
+                    .entry(index)
+                    .or_insert_with(|| {
+                        (0..steps.len())
+                            .filter(|&i| steps[i].dependent(later))
+                            .collect()
+                    })
+                    .iter()
+                    .copied()
+                    .filter(|&i| !order.knows(&known, steps, i))
                     .collect();
                 for (d, &i) in dependent.iter().enumerate() {
                     let earlier = &steps[i];
@@ -407,9 +430,7 @@ impl DporSearch {
                     }
                 }
                 for &i in &dependent {
-                    for (j, done) in ordered_before.iter_mut().enumerate().take(i + 1) {
-                        *done |= order.before(steps, j, i);
-                    }
+                    known.join(&order.clocks[i]);
                 }
             }
         }
@@ -651,7 +672,12 @@ impl HappensBefore {
 
     /// Whether step `a` happens before step `b` (or is it).
     fn before(&self, steps: &[StepRecord], a: usize, b: usize) -> bool {
-        self.clocks[b].get(steps[a].thread) >= self.position[a]
+        self.knows(&self.clocks[b], steps, a)
+    }
+
+    /// Whether `clock` has reached step `a`.
+    fn knows(&self, clock: &VectorClock, steps: &[StepRecord], a: usize) -> bool {
+        clock.get(steps[a].thread) >= self.position[a]
     }
 
     /// The threads that can start the reversal of the race `(first,

@@ -31,11 +31,11 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Adds run `run`.
-    pub fn insert(&mut self, run: u32) {
-        if let Err(at) = self.runs.binary_search(&run) {
-            self.runs.insert(at, run);
-        }
+    /// The summary of the runs `runs`.
+    pub fn of(mut runs: Vec<u32>) -> Self {
+        runs.sort_unstable();
+        runs.dedup();
+        Summary { runs }
     }
 
     /// Adds every run of `other`.
@@ -100,7 +100,7 @@ pub struct StateCache {
     /// Each distinct step of the summaries, as [`StepRecord::footprint`]
     /// makes it.
     steps: Vec<StepRecord>,
-    indices: FxHashMap<StepRecord, usize>,
+    indices: FxHashMap<StepRecord, u32>,
     /// Each distinct run of the summaries.
     runs: Vec<Run>,
     run_indices: FxHashMap<Run, u32>,
@@ -128,30 +128,34 @@ impl StateCache {
         self.explored.get(key).map(|explored| &explored.summary)
     }
 
-    /// The steps of run `run`, in order (all of one thread).
-    pub fn run_steps(&self, run: u32) -> impl Iterator<Item = &StepRecord> + '_ {
-        std::iter::successors(Some(self.runs[run as usize]), |r| {
-            r.rest.map(|rest| self.runs[rest as usize])
-        })
-        .map(|r| &self.steps[r.step as usize])
+    /// Run `run` and the runs of its tails, longest first, each with its
+    /// first step (an index for [`StateCache::step`]).
+    pub fn run_tails(&self, run: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        std::iter::successors(Some(run), |&r| self.runs[r as usize].rest)
+            .map(|r| (r, self.runs[r as usize].step))
     }
 
-    /// The run of `step` (its footprint) followed by run `rest`, if any.
-    pub fn run(&mut self, step: &StepRecord, rest: Option<u32>) -> u32 {
+    /// The step the runs call `index`.
+    pub fn step(&self, index: u32) -> &StepRecord {
+        &self.steps[index as usize]
+    }
+
+    /// The index of `step`'s footprint among the runs' steps.
+    pub fn step_index(&mut self, step: &StepRecord) -> u32 {
         let footprint = step.footprint();
-        let step = match self.indices.get(&footprint) {
-            Some(&index) => index,
-            None => {
-                let index = self.steps.len();
-                self.steps.push(footprint.clone());
-                self.indices.insert(footprint, index);
-                index
-            }
-        };
-        let run = Run {
-            step: u32::try_from(step).expect("fewer than 2^32 distinct steps"),
-            rest,
-        };
+        if let Some(&index) = self.indices.get(&footprint) {
+            return index;
+        }
+        let index = u32::try_from(self.steps.len()).expect("fewer than 2^32 distinct steps");
+        self.steps.push(footprint.clone());
+        self.indices.insert(footprint, index);
+        index
+    }
+
+    /// The run of step `step` (an index from [`StateCache::step_index`])
+    /// followed by run `rest`, if any.
+    pub fn run(&mut self, step: u32, rest: Option<u32>) -> u32 {
+        let run = Run { step, rest };
         *self.run_indices.entry(run).or_insert_with(|| {
             self.runs.push(run);
             u32::try_from(self.runs.len() - 1).expect("fewer than 2^32 distinct runs")
@@ -186,12 +190,8 @@ mod tests {
 
     #[test]
     fn a_summary_holds_what_was_added_to_it_or_to_what_it_joined() {
-        let mut a = Summary::default();
-        a.insert(130);
-        a.insert(3);
-        let mut b = Summary::default();
-        b.insert(64);
-        b.insert(3);
+        let a = Summary::of(vec![130, 3, 130]);
+        let mut b = Summary::of(vec![64, 3]);
         b.union(&a);
         assert_eq!(b.iter().collect::<Vec<_>>(), [3, 64, 130]);
     }
@@ -205,20 +205,22 @@ mod tests {
             ..StepRecord::default()
         };
         let mut cache = StateCache::default();
-        let last = cache.run(&step(2, true), None);
-        let run = cache.run(&step(2, false), Some(last));
-        let steps: Vec<bool> = cache.run_steps(run).map(|s| s.wrote).collect();
+        let wrote = cache.step_index(&step(2, true));
+        let last = cache.run(wrote, None);
+        let read = cache.step_index(&step(2, false));
+        let run = cache.run(read, Some(last));
+        let steps: Vec<bool> = cache
+            .run_tails(run)
+            .map(|(_, s)| cache.step(s).wrote)
+            .collect();
         assert_eq!(steps, [false, true]);
         assert_eq!(cache.run_thread(run), 2);
         // Where a step stands in its execution is no part of a run.
-        let again = cache.run(
-            &StepRecord {
-                decision: None,
-                ..step(2, true)
-            },
-            None,
-        );
-        assert_eq!(again, last);
+        let again = cache.step_index(&StepRecord {
+            decision: None,
+            ..step(2, true)
+        });
+        assert_eq!(cache.run(again, None), last);
     }
 
     #[test]
