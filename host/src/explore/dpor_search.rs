@@ -30,8 +30,8 @@ use crate::instrument::AccessKind;
 use crate::race::RaceReport;
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{
-    Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, StateCache,
-    StepRecord, Strategy, Summary,
+    Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, Prepending,
+    StateCache, StepRecord, Strategy, Summary,
 };
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
@@ -265,13 +265,10 @@ impl DporSearch {
         };
         let mut states = states.lock().unwrap_or_else(|e| e.into_inner());
         let steps = run.steps();
-        // Each thread's runs from the decision being looked at on: first
-        // the runs of the state the execution ended at, then with the
-        // steps of each decision put in front, latest decision first.
-        let mut runs: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
-        for r in self.future_at_end(run, &states).unwrap_or_default().iter() {
-            runs.entry(states.run_thread(r)).or_default().push(r);
-        }
+        let at_end = self.future_at_end(run, &states).unwrap_or_default();
+        // The future of the decision being looked at, latest decision
+        // first.
+        let mut future = Prepending::new(at_end, &states);
         let mut end = steps.len();
         // Where each decision's steps start: a value's, at the step that
         // drew it (taken as the decision before it, or the start).
@@ -290,23 +287,13 @@ impl DporSearch {
                 let mut step = steps[k].clone();
                 step.global &= run.ending() != Some(k);
                 let index = states.step_index(&step);
-                let thread_runs = runs.entry(step.thread).or_default();
-                if thread_runs.is_empty() {
-                    thread_runs.push(states.run(index, None));
-                } else {
-                    for r in thread_runs.iter_mut() {
-                        *r = states.run(index, Some(*r));
-                    }
-                    thread_runs.sort_unstable();
-                    thread_runs.dedup();
-                }
+                future.prepend(index, step.thread);
             }
             end = end.min(start);
             // Only a decision with a state keeps its future (for the state,
             // and for an execution that comes back to it).
             if node.state.is_some() {
-                node.future
-                    .union(&Summary::of(runs.values().flatten().copied().collect()));
+                node.future.join(future.summary());
             }
         }
         if run.cycle.is_some() {
@@ -362,8 +349,10 @@ impl DporSearch {
     /// before the future's thread's latest step here (or, for a thread
     /// with none, before every thread's latest step); a later step here
     /// that the future step depends on too (it comes before the future
-    /// step in any execution from here); and an earlier step of the
-    /// future's thread in the same run that depends on it.
+    /// step in any execution from here); and what a step of the future's
+    /// thread that always came shortly before it there depends on here.
+    /// A lock's release racing with a later lock is reversed at the
+    /// holder's acquisition, as within an execution ([`reversal`]).
     fn reverse_with_future(&mut self, run: &DporScheduler, order: &HappensBefore) {
         let Some(states) = self.states.clone() else {
             return;
@@ -383,54 +372,53 @@ impl DporSearch {
         let mut reversals: Vec<(usize, ThreadId)> = Vec::new();
         // The steps here each future step depends on, by its index.
         let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        // The tails of runs walked so far, each with what was known at
-        // its start: a tail walked again knowing no less finds nothing new.
-        let mut walked: FxHashMap<u32, Vec<VectorClock>> = FxHashMap::default();
-        for future_run in future.iter() {
-            let t = states.run_thread(future_run);
+        let mut dependent_on = |index: u32| -> Vec<usize> {
+            dependents
+                .entry(index)
+                .or_insert_with(|| {
+                    let step = states.step(index);
+                    (0..steps.len())
+                        .filter(|&i| steps[i].dependent(step))
+                        .collect()
+                })
+                .clone()
+        };
+        for (index, always_before) in future.steps() {
+            let later = states.step(index);
+            let t = later.thread;
             let last_here = latest.get(&t).copied();
-            // What the run's steps so far know of the steps here (those
-            // they depend on, and what comes before them): ordered before
-            // the rest of the run.
+            // What the steps of its thread that always come before it know
+            // of the steps here: those they depend on, and what comes
+            // before them, are ordered before it.
             let mut known = VectorClock::default();
-            for (tail, index) in states.run_tails(future_run) {
-                let seen = walked.entry(tail).or_default();
-                if seen.iter().any(|clock| clock.happened_before(&known)) {
-                    break;
-                }
-                seen.push(known.clone());
-                let later = states.step(index);
-                let dependent: Vec<usize> = dependents
-                    .entry(index)
-                    .or_insert_with(|| {
-                        (0..steps.len())
-                            .filter(|&i| steps[i].dependent(later))
-                            .collect()
-                    })
-                    .iter()
-                    .copied()
-                    .filter(|&i| !order.knows(&known, steps, i))
-                    .collect();
-                for (d, &i) in dependent.iter().enumerate() {
-                    let earlier = &steps[i];
-                    if earlier.thread == t || (earlier.repeat && !earlier.wrote) {
-                        continue;
-                    }
-                    let ordered = last_here.map_or(known_to_all[i], |l| order.before(steps, i, l));
-                    let covered = dependent[d + 1..]
-                        .iter()
-                        .any(|&j| order.before(steps, i, j));
-                    if ordered || covered {
-                        continue;
-                    }
-                    if let Some(step) = reversed_step(steps, i, later)
-                        && !reversals.contains(&(step, t))
-                    {
-                        reversals.push((step, t));
-                    }
-                }
-                for &i in &dependent {
+            for &before in always_before {
+                for i in dependent_on(before) {
                     known.join(&order.clocks[i]);
+                }
+            }
+            let dependent: Vec<usize> = dependent_on(index)
+                .into_iter()
+                .filter(|&i| !order.knows(&known, steps, i))
+                .collect();
+            for (d, &i) in dependent.iter().enumerate() {
+                let earlier = &steps[i];
+                if earlier.thread == t || (earlier.repeat && !earlier.wrote) {
+                    continue;
+                }
+                let ordered = last_here.map_or(known_to_all[i], |l| order.before(steps, i, l));
+                // A step after it that `later` depends on too comes before
+                // `later` in any execution from here: the race is that
+                // step's, not this one's.
+                let covered = dependent[d + 1..]
+                    .iter()
+                    .any(|&j| order.before(steps, i, j));
+                if ordered || covered {
+                    continue;
+                }
+                if let Some(step) = reversed_step(steps, i, later)
+                    && !reversals.contains(&(step, t))
+                {
+                    reversals.push((step, t));
                 }
             }
         }

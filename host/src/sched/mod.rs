@@ -54,7 +54,7 @@ pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use seed::execution_seed;
 pub use sleeps_last::SleepsLastScheduler;
-pub use state_cache::{StateCache, Summary};
+pub use state_cache::{Prepending, StateCache, Summary};
 pub use sticky::StickyScheduler;
 pub use surw::{SurwPlan, SurwScheduler};
 

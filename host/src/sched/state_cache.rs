@@ -2,9 +2,10 @@
 //! (see `explore::dpor_search`): for each complete state (as the runtime
 //! names it, with the waits the search took its threads to be in), the
 //! sleep sets it was explored with, and a *summary* of what its threads
-//! did from there on: for each execution that passed through it, each
-//! thread's steps from there on in order (a *run*), as far as
-//! [`StepRecord::dependent`] tells steps apart.
+//! did from there on: every step of every execution that passed through
+//! it, as far as [`StepRecord::dependent`] tells steps apart, each with the
+//! steps of its thread that came shortly before it from there on in every
+//! one of them (its latest [`MOST_BEFORE`] steps, at most).
 //!
 //! An execution that reaches a state explored from before with a sleep set
 //! that covers it ends there. What the state's future would have done still
@@ -12,72 +13,121 @@
 //! of them, and that race must be reversed, as if the future had run (Yang,
 //! Chen, Gopalakrishnan and Kirby, "Efficient Stateful Dynamic Partial
 //! Order Reduction", SPIN 2008). The summary is what the search reverses
-//! them from; keeping each thread's steps in order lets it see that a
-//! thread's later step comes after its earlier ones (a lock's release
-//! after the lock), which a set of steps would not tell.
-//!
-//! Runs are kept as lists that share their tails: a run is its first step
-//! and the run of the rest, so a state's runs are the runs of the state
-//! after it with the steps between put in front.
+//! them from. The steps that always come before a step in its thread let
+//! the search see what orders it after a step before the state: a lock's
+//! release in the future comes after the lock, which depends on the
+//! release of the lock before the state, so the two releases are no race.
 
 use super::StepRecord;
+use crate::trace::ThreadId;
 use rustc_hash::FxHashMap;
 
-/// The runs of a state's future, as indices in [`StateCache`]'s table of
-/// runs, in increasing order.
+/// The steps of a state's future (as indices for [`StateCache::step`]),
+/// each with the steps of its thread that came before it from the state
+/// on in every execution that did it, in order of index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    runs: Vec<u32>,
+    steps: Vec<(u32, Vec<u32>)>,
 }
 
 impl Summary {
-    /// The summary of the runs `runs`.
-    pub fn of(mut runs: Vec<u32>) -> Self {
-        runs.sort_unstable();
-        runs.dedup();
-        Summary { runs }
-    }
-
-    /// Adds every run of `other`.
-    pub fn union(&mut self, other: &Summary) {
-        if other
-            .runs
-            .iter()
-            .all(|r| self.runs.binary_search(r).is_ok())
-        {
-            return;
-        }
-        let mut merged = Vec::with_capacity(self.runs.len() + other.runs.len());
-        let (mut a, mut b) = (self.runs.iter().peekable(), other.runs.iter().peekable());
-        loop {
-            let next = match (a.peek(), b.peek()) {
-                (Some(&&x), Some(&&y)) if x < y => a.next(),
-                (Some(&&x), Some(&&y)) if y < x => b.next(),
-                (Some(_), Some(_)) => {
-                    b.next();
-                    a.next()
+    /// Adds what `other` holds: a step both hold keeps the steps before it
+    /// in both.
+    pub fn join(&mut self, other: &Summary) {
+        let mut theirs = other.steps.iter().peekable();
+        let mut added = Vec::new();
+        for (step, mine) in &mut self.steps {
+            while let Some((other_step, before)) = theirs.peek() {
+                if other_step > step {
+                    break;
                 }
-                (Some(_), None) => a.next(),
-                (None, Some(_)) => b.next(),
-                (None, None) => break,
-            };
-            merged.extend(next);
+                if other_step == step {
+                    keep_common(mine, before);
+                } else {
+                    added.push((*other_step, before.clone()));
+                }
+                theirs.next();
+            }
         }
-        self.runs = merged;
+        added.extend(theirs.cloned());
+        if !added.is_empty() {
+            self.steps.extend(added);
+            self.steps.sort_by_key(|(step, _)| *step);
+        }
     }
 
-    /// The runs, by index, in order.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.runs.iter().copied()
+    /// Each step, with the steps always before it, sorted.
+    pub fn steps(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        self.steps
+            .iter()
+            .map(|(step, before)| (*step, before.as_slice()))
     }
 }
 
-/// A thread's steps from some state on: its first step (an index in the
-/// table of distinct steps) and the run of the rest, if any.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct Run {
-    step: u32,
-    rest: Option<u32>,
+/// Most steps of its thread kept as coming before a step of a summary:
+/// the latest ones (a step's own lock or wait comes shortly before it;
+/// keeping fewer only makes the search reverse more).
+pub const MOST_BEFORE: usize = 8;
+
+/// A summary built from the end of an execution backwards, one step at a
+/// time: each step put in front comes before the steps of its thread
+/// already there.
+#[derive(Debug, Default)]
+pub struct Prepending {
+    summary: Summary,
+    /// Per thread, its steps in the summary with fewer than
+    /// [`MOST_BEFORE`] steps before them.
+    open: FxHashMap<ThreadId, Vec<u32>>,
+}
+
+impl Prepending {
+    /// Starts from `end`, the summary of what came after the execution
+    /// (its steps' threads as `cache` tells them).
+    pub fn new(end: Summary, cache: &StateCache) -> Self {
+        let mut open: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
+        for (step, before) in end.steps() {
+            if before.len() < MOST_BEFORE {
+                open.entry(cache.step(step).thread).or_default().push(step);
+            }
+        }
+        Prepending { summary: end, open }
+    }
+
+    /// Puts step `step` (an index, of thread `thread`) in front.
+    pub fn prepend(&mut self, step: u32, thread: ThreadId) {
+        let open = self.open.entry(thread).or_default();
+        let steps = &mut self.summary.steps;
+        open.retain(|&later| {
+            let at = steps
+                .binary_search_by_key(&later, |(s, _)| *s)
+                .expect("an open step is in the summary");
+            let before = &mut steps[at].1;
+            if let Err(place) = before.binary_search(&step) {
+                before.insert(place, step);
+            }
+            before.len() < MOST_BEFORE
+        });
+        // Nothing comes before it from here on.
+        match steps.binary_search_by_key(&step, |(s, _)| *s) {
+            Ok(at) => steps[at].1.clear(),
+            Err(at) => steps.insert(at, (step, Vec::new())),
+        }
+        if !open.contains(&step) {
+            open.push(step);
+        }
+    }
+
+    /// The summary so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+}
+
+/// Keeps of `mine` the steps `theirs` holds too (both sorted).
+fn keep_common(mine: &mut Vec<u32>, theirs: &[u32]) {
+    if mine.as_slice() != theirs {
+        mine.retain(|s| theirs.binary_search(s).is_ok());
+    }
 }
 
 /// One explored state.
@@ -101,9 +151,6 @@ pub struct StateCache {
     /// makes it.
     steps: Vec<StepRecord>,
     indices: FxHashMap<StepRecord, u32>,
-    /// Each distinct run of the summaries.
-    runs: Vec<Run>,
-    run_indices: FxHashMap<Run, u32>,
     /// Executions that ended at a state explored before.
     pub matched: u64,
 }
@@ -128,19 +175,12 @@ impl StateCache {
         self.explored.get(key).map(|explored| &explored.summary)
     }
 
-    /// Run `run` and the runs of its tails, longest first, each with its
-    /// first step (an index for [`StateCache::step`]).
-    pub fn run_tails(&self, run: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        std::iter::successors(Some(run), |&r| self.runs[r as usize].rest)
-            .map(|r| (r, self.runs[r as usize].step))
-    }
-
-    /// The step the runs call `index`.
+    /// The step the summaries call `index`.
     pub fn step(&self, index: u32) -> &StepRecord {
         &self.steps[index as usize]
     }
 
-    /// The index of `step`'s footprint among the runs' steps.
+    /// The index of `step`'s footprint among the summaries' steps.
     pub fn step_index(&mut self, step: &StepRecord) -> u32 {
         let footprint = step.footprint();
         if let Some(&index) = self.indices.get(&footprint) {
@@ -152,26 +192,11 @@ impl StateCache {
         index
     }
 
-    /// The run of step `step` (an index from [`StateCache::step_index`])
-    /// followed by run `rest`, if any.
-    pub fn run(&mut self, step: u32, rest: Option<u32>) -> u32 {
-        let run = Run { step, rest };
-        *self.run_indices.entry(run).or_insert_with(|| {
-            self.runs.push(run);
-            u32::try_from(self.runs.len() - 1).expect("fewer than 2^32 distinct runs")
-        })
-    }
-
-    /// The thread of run `run`.
-    pub fn run_thread(&self, run: u32) -> crate::trace::ThreadId {
-        self.steps[self.runs[run as usize].step as usize].thread
-    }
-
     /// Notes that the state `key` was explored from with the sleep set
     /// `sleep`, and that its future did what `summary` holds.
     pub fn explored(&mut self, key: blake3::Hash, sleep: &[StepRecord], summary: &Summary) {
         let explored = self.explored.entry(key).or_default();
-        explored.summary.union(summary);
+        explored.summary.join(summary);
         let sleep: Vec<StepRecord> = sleep.iter().map(StepRecord::footprint).collect();
         if !explored.sleeps.contains(&sleep) && explored.sleeps.len() < MOST_SLEEPS {
             explored.sleeps.push(sleep);
@@ -188,39 +213,90 @@ impl StateCache {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_summary_holds_what_was_added_to_it_or_to_what_it_joined() {
-        let a = Summary::of(vec![130, 3, 130]);
-        let mut b = Summary::of(vec![64, 3]);
-        b.union(&a);
-        assert_eq!(b.iter().collect::<Vec<_>>(), [3, 64, 130]);
+    /// A cache holding `count` distinct steps, the first `of_one` of
+    /// thread 1 and the rest of thread 2.
+    fn cache_of(count: u32, of_one: u32) -> StateCache {
+        let mut cache = StateCache::default();
+        for n in 0..count {
+            let step = StepRecord {
+                thread: if n < of_one { 1 } else { 2 },
+                op: Some(crate::sched::NextOp {
+                    kind: crate::instrument::AccessKind::Load,
+                    addr: n,
+                    len: 4,
+                    src: 0,
+                    site: 0,
+                }),
+                ..StepRecord::default()
+            };
+            assert_eq!(cache.step_index(&step), n);
+        }
+        cache
+    }
+
+    fn steps_of(summary: &Summary) -> Vec<(u32, Vec<u32>)> {
+        summary
+            .steps()
+            .map(|(step, before)| (step, before.to_vec()))
+            .collect()
     }
 
     #[test]
-    fn a_run_is_its_steps_in_order_and_alike_runs_are_one() {
-        let step = |thread, wrote| StepRecord {
-            thread,
-            wrote,
-            decision: Some(7),
+    fn a_summary_keeps_for_each_step_the_steps_of_its_thread_before_it() {
+        let cache = cache_of(3, 2);
+        // Steps 0 and 1 of thread 1, step 2 of thread 2, from the end back.
+        let mut run = Prepending::new(Summary::default(), &cache);
+        for step in [2, 1, 0] {
+            run.prepend(step, cache.step(step).thread);
+        }
+        assert_eq!(
+            steps_of(run.summary()),
+            [(0, vec![]), (1, vec![0]), (2, vec![])]
+        );
+        // A step done twice keeps what came before it both times.
+        let mut again = Prepending::new(Summary::default(), &cache);
+        for step in [1, 0, 1] {
+            again.prepend(step, 1);
+        }
+        assert_eq!(steps_of(again.summary()), [(0, vec![1]), (1, vec![])]);
+        // So does a join.
+        let mut joined = run.summary().clone();
+        joined.join(again.summary());
+        assert_eq!(steps_of(&joined), [(0, vec![]), (1, vec![]), (2, vec![])]);
+        // Going on from a summary puts the steps in front of its own.
+        let mut on = Prepending::new(run.summary().clone(), &cache);
+        on.prepend(2, 2);
+        on.prepend(1, 1);
+        assert_eq!(
+            steps_of(on.summary()),
+            [(0, vec![1]), (1, vec![]), (2, vec![])]
+        );
+    }
+
+    #[test]
+    fn a_summary_keeps_the_latest_steps_before_a_step() {
+        let cache = cache_of(12, 12);
+        let mut run = Prepending::new(Summary::default(), &cache);
+        for step in (0..12).rev() {
+            run.prepend(step, 1);
+        }
+        let last = run.summary().steps().last().unwrap();
+        assert_eq!(last.0, 11);
+        assert_eq!(last.1, (11 - MOST_BEFORE as u32..11).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_step_stands_for_every_step_alike_wherever_it_stood() {
+        let step = |decision| StepRecord {
+            thread: 2,
+            wrote: true,
+            decision,
             ..StepRecord::default()
         };
         let mut cache = StateCache::default();
-        let wrote = cache.step_index(&step(2, true));
-        let last = cache.run(wrote, None);
-        let read = cache.step_index(&step(2, false));
-        let run = cache.run(read, Some(last));
-        let steps: Vec<bool> = cache
-            .run_tails(run)
-            .map(|(_, s)| cache.step(s).wrote)
-            .collect();
-        assert_eq!(steps, [false, true]);
-        assert_eq!(cache.run_thread(run), 2);
-        // Where a step stands in its execution is no part of a run.
-        let again = cache.step_index(&StepRecord {
-            decision: None,
-            ..step(2, true)
-        });
-        assert_eq!(cache.run(again, None), last);
+        let index = cache.step_index(&step(Some(7)));
+        assert_eq!(cache.step_index(&step(None)), index);
+        assert!(cache.step(index).wrote);
     }
 
     #[test]
