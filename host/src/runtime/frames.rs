@@ -99,7 +99,7 @@ pub(super) fn note_parking(caller: &mut Caller<'_, ThreadData>) {
 fn keep_digest(caller: &mut Caller<'_, ThreadData>, fresh_slice: bool) {
     let digest = digest(caller.as_context_mut(), fresh_slice);
     let data = caller.data();
-    data.exec.get().threads[data.tid as usize].frames = digest;
+    data.exec.get().threads[data.tid as usize].keep_frames(digest);
 }
 
 /// Epoch checks a time slice lasts, once complete states are compared (a
@@ -140,7 +140,7 @@ pub(super) fn at_epoch_check(
     let exec = store.data().exec.clone();
     let must_park = {
         let mut state = exec.get();
-        state.threads[me as usize].frames = digest;
+        state.threads[me as usize].keep_frames(digest);
         state.end_slice(me)
     };
     if must_park {
@@ -154,19 +154,31 @@ pub(super) fn at_epoch_check(
     }
 }
 
+/// What the host read of a thread's frames where it stopped.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FramesRead {
+    /// The digest of its wasm state (see [`digest`]).
+    pub(super) digest: u128,
+    /// The lowest byte of its stack its frames may still read, when known
+    /// (see [`super::thread_stacks`]).
+    pub(super) live_floor: Option<u32>,
+}
+
 /// The digest of the wasm state of the thread whose call to the host
-/// `store` is in, and whether its time slice starts afresh: `None` when a
-/// frame cannot be read.
-fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Option<u128> {
+/// `store` is in, and whether its time slice starts afresh, with where its
+/// live stack ends: `None` when a frame cannot be read.
+fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Option<FramesRead> {
     let live_locals = store.data().live_locals.clone()?;
     let mut hasher = Xxh3::new();
     hasher.update(&[u8::from(fresh_slice)]);
     let frames: Vec<_> = store.debug_exit_frames().collect();
     let mut instance = None;
+    let mut innermost = None;
     for exit in frames {
         let mut frame = Some(exit);
         while let Some(handle) = frame {
             let position = handle.wasm_function_index_and_pc(&mut store).ok()?;
+            innermost.get_or_insert(position.map(|(function, _)| function.as_u32()));
             match position {
                 Some((function, pc)) => {
                     hasher.update(&function.as_u32().to_le_bytes());
@@ -200,10 +212,22 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
         // Activations are separated by host code.
         hasher.update(b"|");
     }
+    let mut live_floor = None;
     if let Some(instance) = instance {
         hash_globals(&mut hasher, instance, store.as_context_mut());
+        let stack_pointer = live_locals.stack_pointer();
+        if let Some(global) = stack_pointer.global()
+            && let Some(Val::I32(pointer)) = instance
+                .debug_global(&mut store, global)
+                .map(|g| g.get(&mut store))
+        {
+            live_floor = Some(stack_pointer.live_floor(pointer as u32, innermost.flatten()));
+        }
     }
-    Some(hasher.digest128())
+    Some(FramesRead {
+        digest: hasher.digest128(),
+        live_floor,
+    })
 }
 
 /// The digest of a thread that has not started: what it starts with.

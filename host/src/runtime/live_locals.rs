@@ -12,6 +12,7 @@
 //! control flow it does not know, a position that is no instruction) keeps
 //! every local.
 
+use super::thread_stacks::StackPointer;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 use wasmparser::{Operator, Parser, Payload};
@@ -28,6 +29,9 @@ pub(crate) struct LiveLocals {
     /// By defined function index: its analysis, once made (`None`: it could
     /// not be made, every local counts).
     functions: Vec<OnceLock<Option<FunctionLiveness>>>,
+    /// Where the module keeps a thread's stack pointer, which tells the
+    /// dead part of its stack (see [`super::thread_stacks`]).
+    stack_pointer: StackPointer,
 }
 
 impl LiveLocals {
@@ -37,11 +41,18 @@ impl LiveLocals {
     pub(crate) fn new(wasm: Arc<[u8]>) -> Self {
         let bodies = function_bodies(&wasm).unwrap_or_default();
         let functions = bodies.iter().map(|_| OnceLock::new()).collect();
+        let stack_pointer = StackPointer::of(&wasm);
         LiveLocals {
             wasm,
             bodies,
             functions,
+            stack_pointer,
         }
+    }
+
+    /// Where the module keeps a thread's stack pointer.
+    pub(crate) fn stack_pointer(&self) -> &StackPointer {
+        &self.stack_pointer
     }
 
     /// The locals a frame of defined function `function` standing at code

@@ -45,6 +45,7 @@ mod state;
 mod step_watch;
 mod store_data;
 mod thread;
+mod thread_stacks;
 mod wasi;
 
 pub use crate::failure::{Failure, FailureKind};

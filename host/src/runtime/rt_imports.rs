@@ -448,6 +448,9 @@ async fn thread_spawn(caller: &mut Caller<'_, ThreadData>, start_arg: i32) -> Re
         exec.spawn_queue.push((child, start_arg));
         if caller.data().live_locals.is_some() {
             exec.threads[child as usize].frames = Some(super::frames::not_started(start_arg));
+            exec.threads[child as usize].stack = exec.memory.as_deref().and_then(|memory| {
+                super::thread_stacks::spawned_stack(memory.quiet_bytes(), start_arg as u32)
+            });
         }
         exec.record(me, EventKind::Spawn { child }, 0, None);
         child

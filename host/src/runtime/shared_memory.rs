@@ -120,7 +120,7 @@ impl GuestMemory {
 
     /// The accessible bytes, read while no guest thread runs (at a
     /// scheduling point, from the host).
-    fn quiet_bytes(&self) -> &[u8] {
+    pub(super) fn quiet_bytes(&self) -> &[u8] {
         let cells = self.cells();
         // SAFETY: `UnsafeCell<u8>` has the layout of `u8`, and no guest
         // thread writes the memory while the host is at a scheduling point.
@@ -138,6 +138,46 @@ impl GuestMemory {
     /// decision). Call only while no guest thread runs.
     pub fn digest(&self) -> u128 {
         xxhash_rust::xxh3::xxh3_128(self.quiet_bytes())
+    }
+
+    /// [`GuestMemory::digest`] of the accessible bytes outside `left_out`
+    /// (ranges sorted by start, not overlapping), each range counted by
+    /// its bounds. Call only while no guest thread runs.
+    pub fn digest_outside(&self, left_out: &[std::ops::Range<usize>]) -> u128 {
+        if left_out.is_empty() {
+            return self.digest();
+        }
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        self.each_part_outside(left_out, |part| hasher.update(part));
+        hasher.digest128()
+    }
+
+    /// [`GuestMemory::hash_into`] of the accessible bytes outside
+    /// `left_out`, as [`GuestMemory::digest_outside`] takes them.
+    pub fn hash_outside_into(
+        &self,
+        hasher: &mut blake3::Hasher,
+        left_out: &[std::ops::Range<usize>],
+    ) {
+        self.each_part_outside(left_out, |part| {
+            hasher.update(part);
+        });
+    }
+
+    /// Calls `part` with the accessible bytes between the ranges of
+    /// `left_out` in order, and with each range's bounds in their place.
+    fn each_part_outside(&self, left_out: &[std::ops::Range<usize>], mut part: impl FnMut(&[u8])) {
+        let bytes = self.quiet_bytes();
+        let mut at = 0;
+        for range in left_out {
+            let start = range.start.clamp(at, bytes.len());
+            let end = range.end.clamp(start, bytes.len());
+            part(&bytes[at..start]);
+            part(&(start as u64).to_le_bytes());
+            part(&(end as u64).to_le_bytes());
+            at = end;
+        }
+        part(&bytes[at..]);
     }
 
     /// The guest's `memory.grow`: the old size in pages, or `None` when the

@@ -88,6 +88,12 @@ pub(crate) struct Thread {
     /// it last stopped in a call to the host (see [`super::frames`]);
     /// `None` while it runs on or stands in a time slice.
     pub(super) frames: Option<u128>,
+    /// With `frames`: the lowest byte of its stack that its frames may
+    /// still read (see [`super::thread_stacks`]), when known.
+    pub(super) live_floor: Option<u32>,
+    /// Its stack, when weft could place it (see
+    /// [`super::thread_stacks::spawned_stack`]).
+    pub(super) stack: Option<std::ops::Range<u32>>,
     /// Its signals: its mask, what is pending for it, whether it waits
     /// for one.
     pub signals: super::state::ThreadSignals,
@@ -96,6 +102,13 @@ pub(crate) struct Thread {
 }
 
 impl Thread {
+    /// Keeps what the host read of its frames where it stopped (`None`:
+    /// they could not be read).
+    pub(super) fn keep_frames(&mut self, read: Option<super::frames::FramesRead>) {
+        self.frames = read.map(|read| read.digest);
+        self.live_floor = read.and_then(|read| read.live_floor);
+    }
+
     /// A new thread that can run.
     pub(super) fn new() -> Self {
         Thread {
@@ -115,6 +128,8 @@ impl Thread {
             last_site: None,
             slices: 0,
             frames: None,
+            live_floor: None,
+            stack: None,
             signals: Default::default(),
             passed_a_point: false,
         }

@@ -273,9 +273,10 @@ impl ExecState {
                 else {
                     return false;
                 };
+                let dead = self.dead_stack_bytes();
                 self.limit_watch.cycle_watch.came_back(threads, || {
                     let mut hasher = blake3::Hasher::new();
-                    memory.hash_into(&mut hasher);
+                    memory.hash_outside_into(&mut hasher, &dead);
                     hasher.finalize()
                 })
             }
@@ -398,9 +399,32 @@ impl ExecState {
             hasher.update(&(stream.len() as u64).to_le_bytes());
             hasher.update(stream);
         }
-        let memory = self.memory.as_deref()?.digest();
+        let memory = self
+            .memory
+            .as_deref()?
+            .digest_outside(&self.dead_stack_bytes());
         hasher.update(&memory.to_le_bytes());
         Some(hasher.finalize())
+    }
+
+    /// The bytes of live threads' stacks below what their frames may still
+    /// read, sorted (see [`crate::runtime::thread_stacks`]): no part of a
+    /// state. A thread counts only where its frames were read where it
+    /// stands and its stack is known.
+    fn dead_stack_bytes(&self) -> Vec<std::ops::Range<usize>> {
+        let mut dead: Vec<_> = self
+            .threads
+            .iter()
+            .filter(|thread| thread.state != ThreadState::Exited && thread.frames.is_some())
+            .filter_map(|thread| {
+                let stack = thread.stack.as_ref()?;
+                let floor = thread.live_floor?;
+                (stack.start < floor && floor <= stack.end)
+                    .then_some(stack.start as usize..floor as usize)
+            })
+            .collect();
+        dead.sort_unstable_by_key(|range| range.start);
+        dead
     }
 
     /// Feeds `hasher` where each thread stands and what it waits for
