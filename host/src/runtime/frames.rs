@@ -17,6 +17,7 @@
 use super::looping::CompleteStates;
 use super::rt_imports::park;
 use super::store_data::ThreadData;
+use super::thread_stacks::StackPointer;
 use crate::sched::Scheduler;
 use wasmtime::{AsContextMut, Caller, StoreContextMut, UpdateDeadline, Val};
 use xxhash_rust::xxh3::Xxh3;
@@ -173,12 +174,14 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
     hasher.update(&[u8::from(fresh_slice)]);
     let frames: Vec<_> = store.debug_exit_frames().collect();
     let mut instance = None;
-    let mut innermost = None;
+    let stack_pointer = live_locals.stack_pointer();
+    let mut keeps_red_zone = false;
     for exit in frames {
         let mut frame = Some(exit);
         while let Some(handle) = frame {
             let position = handle.wasm_function_index_and_pc(&mut store).ok()?;
-            innermost.get_or_insert(position.map(|(function, _)| function.as_u32()));
+            keeps_red_zone |=
+                stack_pointer.uses_red_zone(position.map(|(function, _)| function.as_u32()));
             match position {
                 Some((function, pc)) => {
                     hasher.update(&function.as_u32().to_le_bytes());
@@ -215,13 +218,12 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
     let mut live_floor = None;
     if let Some(instance) = instance {
         hash_globals(&mut hasher, instance, store.as_context_mut());
-        let stack_pointer = live_locals.stack_pointer();
         if let Some(global) = stack_pointer.global()
             && let Some(Val::I32(pointer)) = instance
                 .debug_global(&mut store, global)
                 .map(|g| g.get(&mut store))
         {
-            live_floor = Some(stack_pointer.live_floor(pointer as u32, innermost.flatten()));
+            live_floor = Some(StackPointer::live_floor(pointer as u32, keeps_red_zone));
         }
     }
     Some(FramesRead {

@@ -10,8 +10,9 @@
 //! caller may keep using. The one exception is a leaf function's *red zone*:
 //! LLVM lets a function that calls nothing keep up to [`RED_ZONE`] bytes
 //! below the stack pointer without moving it, and weft's instrumentation
-//! adds calls to such functions; so the innermost frame keeps those bytes
-//! live when its function reads the stack pointer without setting it.
+//! adds calls to such functions; so while any frame of the thread runs a
+//! function that reads the stack pointer without setting it, those bytes
+//! stay live.
 //!
 //! Where a thread's stack ends below is known for threads that wasi-libc's
 //! `pthread_create` made (every C, C++ and Rust thread): their start
@@ -80,14 +81,19 @@ impl StackPointer {
         self.global
     }
 
-    /// The lowest live byte of a thread's stack whose stack pointer is
-    /// `pointer` and whose innermost frame runs defined function
-    /// `function` (`None`: not known, and the red zone is kept).
-    pub(crate) fn live_floor(&self, pointer: u32, function: Option<u32>) -> u32 {
-        let leaf = function
+    /// Whether a frame running defined function `function` (`None`: a
+    /// frame that is no known function) may use its red zone.
+    pub(crate) fn uses_red_zone(&self, function: Option<u32>) -> bool {
+        function
             .and_then(|f| self.uses_red_zone.get(f as usize).copied())
-            .unwrap_or(true);
-        if leaf {
+            .unwrap_or(true)
+    }
+
+    /// The lowest live byte of a thread's stack whose stack pointer is
+    /// `pointer`, keeping the red zone below it when a frame of the thread
+    /// may use it (see [`StackPointer::uses_red_zone`]).
+    pub(crate) fn live_floor(pointer: u32, keeps_red_zone: bool) -> u32 {
+        if keeps_red_zone {
             pointer.saturating_sub(RED_ZONE)
         } else {
             pointer
@@ -177,36 +183,35 @@ pub(crate) fn spawned_stack(memory: &[u8], start_arg: u32) -> Option<Range<u32>>
 mod tests {
     use super::*;
 
-    fn put(memory: &mut [u8], at: u32, value: u32) {
-        memory[at as usize..at as usize + 4].copy_from_slice(&value.to_le_bytes());
+    /// A memory where the start argument at 0x100 gives the stack top
+    /// 0x3000, and the `pthread` record above it (self, prev, next, ...,
+    /// block base, block size, stack top, stack size) holds `block` and
+    /// `stack_size`.
+    fn spawned(block: Range<u32>, stack_size: u32) -> Vec<u8> {
+        let mut memory = vec![0u8; 0x4000];
+        let mut put = |at: u32, value: u32| {
+            memory[at as usize..at as usize + 4].copy_from_slice(&value.to_le_bytes());
+        };
+        put(0x100, 0x3000);
+        let record = 0x3020;
+        put(record, record);
+        put(record + 40, block.start);
+        put(record + 44, block.end - block.start);
+        put(record + 48, 0x3000);
+        put(record + 52, stack_size);
+        memory
     }
 
     #[test]
     fn a_spawned_stack_runs_from_its_block_up_to_its_top() {
-        let mut memory = vec![0u8; 0x4000];
-        // The start argument's first word is the top; the record sits
-        // above it: self, prev, next, ..., base, size, stack, stack size.
-        put(&mut memory, 0x100, 0x3000);
-        let record = 0x3020;
-        put(&mut memory, record, record);
-        put(&mut memory, record + 40, 0x1000);
-        put(&mut memory, record + 44, 0x2100);
-        put(&mut memory, record + 48, 0x3000);
-        put(&mut memory, record + 52, 0x2004);
+        let memory = spawned(0x1000..0x3100, 0x2004);
         assert_eq!(spawned_stack(&memory, 0x100), Some(0x1000..0x3000));
     }
 
     #[test]
     fn a_stack_whose_record_does_not_fit_is_not_placed() {
-        let mut memory = vec![0u8; 0x4000];
-        put(&mut memory, 0x100, 0x3000);
-        let record = 0x3020;
-        put(&mut memory, record, record);
         // The block ends below the stack's top.
-        put(&mut memory, record + 40, 0x1000);
-        put(&mut memory, record + 44, 0x1000);
-        put(&mut memory, record + 48, 0x3000);
-        put(&mut memory, record + 52, 0x2000);
+        let memory = spawned(0x1000..0x2000, 0x2000);
         assert_eq!(spawned_stack(&memory, 0x100), None);
         // No record at all.
         assert_eq!(spawned_stack(&vec![0u8; 0x4000], 0x100), None);
@@ -226,10 +231,12 @@ mod tests {
         .unwrap();
         let sp = StackPointer::of(&wasm);
         assert_eq!(sp.global(), Some(1));
-        assert_eq!(sp.live_floor(1000, Some(0)), 1000 - RED_ZONE);
-        assert_eq!(sp.live_floor(1000, Some(1)), 1000);
-        assert_eq!(sp.live_floor(1000, Some(2)), 1000);
-        assert_eq!(sp.live_floor(1000, None), 1000 - RED_ZONE);
+        assert!(sp.uses_red_zone(Some(0)));
+        assert!(!sp.uses_red_zone(Some(1)));
+        assert!(!sp.uses_red_zone(Some(2)));
+        assert!(sp.uses_red_zone(None));
+        assert_eq!(StackPointer::live_floor(1000, true), 1000 - RED_ZONE);
+        assert_eq!(StackPointer::live_floor(1000, false), 1000);
         let unnamed = wat::parse_str("(module (global (mut i32) (i32.const 0)))").unwrap();
         assert_eq!(StackPointer::of(&unnamed).global(), None);
     }
