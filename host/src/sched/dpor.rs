@@ -624,6 +624,9 @@ impl DporScheduler {
     /// only wait until a sleeping one runs: the execution repeats explored
     /// schedules whatever runs, so a sleeping one runs.
     fn default_choice(&mut self, enabled: &[ThreadView], current: Option<ThreadId>) -> ThreadId {
+        if let Some(sleeper) = self.sleeps_through(enabled, current) {
+            return sleeper;
+        }
         let working = |t: &&ThreadView| self.works(t);
         let awake = |t: &&ThreadView| !self.asleep(t.id);
         let keeps = enabled
@@ -656,6 +659,32 @@ impl DporScheduler {
             self.sleep_blocked = true;
         }
         next
+    }
+
+    /// The current thread, when it just began a sleep (it stands at no
+    /// operation and will wake at a virtual time) after a step that did
+    /// something: it runs on through the sleep. A sleep orders nothing
+    /// (under [`crate::runtime::Sleeps::Any`], the only sleeps that leave
+    /// a sleeper enabled before its time), and the step from it to the
+    /// thread's next scheduling point shows no operation, so it commutes
+    /// with every step another thread can take: running it first
+    /// leaves out no behaviour, and the states where the thread still
+    /// stands at its sleep are no branches of the search. A step that
+    /// turns out to touch global state is a race like any other and is
+    /// reversed as one. A thread whose latest step was such a sleep is
+    /// not kept running again: a loop of plain reads and sleeps (`while
+    /// (!flag) usleep(1)`) leaves the others their turn there.
+    fn sleeps_through(
+        &self,
+        enabled: &[ThreadView],
+        current: Option<ThreadId>,
+    ) -> Option<ThreadId> {
+        let current = current?;
+        let view = enabled.iter().find(|t| t.id == current)?;
+        let sleeping = view.wakes_at.is_some() && view.next.is_none();
+        let latest = self.latest[current as usize].map(|index| &self.steps[index])?;
+        let did_something = latest.operations().next().is_some() || latest.spawned;
+        (sleeping && did_something && !self.asleep(current)).then_some(current)
     }
 
     /// Logs the decision that runs `chosen` among `enabled`.
@@ -1049,6 +1078,37 @@ mod tests {
             global: false,
             changed,
         }));
+    }
+
+    #[test]
+    fn a_thread_that_begins_a_sleep_after_doing_something_sleeps_through_it() {
+        let mut dpor = DporScheduler::new(0, Vec::new());
+        dpor.observe(Notice::ExecutionStarted);
+        dpor.observe(Notice::ThreadCreated(0));
+        dpor.observe(Notice::ThreadCreated(1));
+        let sleeper = |views: &mut Vec<ThreadView>| {
+            views[1].yielding = true;
+            views[1].wakes_at = Some(1_000);
+            views[1].next = None;
+        };
+        let mut enabled = views(&[0, 1]);
+        assert_eq!(dpor.choose(&enabled, Some(1), 1).unwrap(), 1);
+        run(&mut dpor, 1, op(AccessKind::AtomicStore, 8), 0, true);
+        // Thread 1 stored, then began a sleep: it runs on through it.
+        sleeper(&mut enabled);
+        assert_eq!(dpor.choose(&enabled, Some(1), 2).unwrap(), 1);
+        run(&mut dpor, 1, None, 0, false);
+        // Its step from the sleep did nothing, and it sleeps again (a loop
+        // of plain reads and sleeps): thread 0 gets its turn.
+        assert_eq!(dpor.choose(&enabled, Some(1), 3).unwrap(), 0);
+        // A timed wait (the thread stands at its wait) is no sleep.
+        let mut waiting = views(&[0, 1]);
+        waiting[1].yielding = true;
+        waiting[1].wakes_at = Some(1_000);
+        waiting[1].next = op(AccessKind::Wait, 8);
+        run(&mut dpor, 0, op(AccessKind::AtomicStore, 16), 0, true);
+        run(&mut dpor, 1, op(AccessKind::AtomicStore, 24), 0, true);
+        assert_eq!(dpor.choose(&waiting, Some(1), 4).unwrap(), 0);
     }
 
     #[test]
