@@ -28,6 +28,7 @@ mod minimize;
 mod ordinary_programs;
 mod pages;
 mod point_models;
+mod program_states;
 mod projects;
 mod races;
 mod replay_files;

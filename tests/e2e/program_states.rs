@@ -1,0 +1,37 @@
+//! What the stateful search (`--strategy dpor --stateful`) takes a
+//! program's state to be (`tests/states/`): bytes no thread can read
+//! again are no part of it.
+
+use crate::support::{arg, root, weft_in};
+
+/// The scratch arrays that returned calls left below the threads' stack
+/// pointers tell apart no states: the two orders of the first lock meet
+/// again once both threads passed the barrier, at `-O0` (locals in stack
+/// slots) and at `-O2`.
+#[test]
+fn dead_bytes_below_a_threads_stack_pointer_are_no_part_of_a_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = root().join("tests/states/dead-frames.c");
+    for level in ["-O0", "-O2"] {
+        let module = dir.path().join(format!("dead-frames{level}.wasm"));
+        let built = weft_in(dir.path(), &["cc", level, arg(&source), "-o", arg(&module)]);
+        assert_eq!(built.code, 0, "{level}: {}", built.stderr);
+        let json = weft_in(
+            dir.path(),
+            &[
+                "explore",
+                arg(&module),
+                "--strategy",
+                "dpor",
+                "--stateful",
+                "--no-save",
+                "--json",
+            ],
+        )
+        .json();
+        assert_eq!(json["status"], "pass", "{level}: {json}");
+        assert_eq!(json["exhaustive"], true, "{level}: {json}");
+        let matched = json["state_space"]["matched"].as_u64().unwrap_or_default();
+        assert!(matched > 0, "{level}: no state met twice: {json}");
+    }
+}
