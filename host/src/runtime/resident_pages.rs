@@ -1,8 +1,10 @@
 //! Which pages of a mapping hold their own memory (were written, or at
 //! least faulted in): the pages a memory reset has to look at.
 //!
-//! Linux's `PAGEMAP_SCAN` ioctl (6.7 and later) reports them as ranges and
-//! skips the zero page; on older kernels `mincore` answers page by page.
+//! Linux's `PAGEMAP_SCAN` ioctl (6.7 and later) reports them as ranges,
+//! in memory or swapped out, and skips the zero page; on older kernels
+//! `mincore` answers page by page (for the pages in memory: the host must
+//! not swap the guest's memory out).
 
 use std::fs::File;
 use std::ops::Range;
@@ -38,6 +40,7 @@ struct PageRegion {
 /// `_IOWR('f', 16, struct pm_scan_arg)`.
 const PAGEMAP_SCAN: u64 = (3 << 30) | ((size_of::<PmScanArg>() as u64) << 16) | (0x66 << 8) | 16;
 const PAGE_IS_PRESENT: u64 = 1 << 3;
+const PAGE_IS_SWAPPED: u64 = 1 << 4;
 const PAGE_IS_PFNZERO: u64 = 1 << 5;
 
 /// `/proc/self/pagemap`, when the kernel answers `PAGEMAP_SCAN` on it.
@@ -91,9 +94,10 @@ fn scan(file: &File, base: usize, len: usize, out: &mut Vec<Range<usize>>) -> st
             vec: regions.as_mut_ptr() as u64,
             vec_len: regions.len() as u64,
             max_pages: 0,
+            // Not the zero page, and in memory or swapped out.
             category_inverted: PAGE_IS_PFNZERO,
-            category_mask: PAGE_IS_PRESENT | PAGE_IS_PFNZERO,
-            category_anyof_mask: 0,
+            category_mask: PAGE_IS_PFNZERO,
+            category_anyof_mask: PAGE_IS_PRESENT | PAGE_IS_SWAPPED,
             return_mask: 0,
         };
         // SAFETY: `arg` describes `regions`, which outlives the call; the

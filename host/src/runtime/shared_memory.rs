@@ -33,6 +33,10 @@ const MAX_MAPPED_BYTES: usize = (1 << 32) - WASM_PAGE;
 /// Bytes compared, and rewritten if they differ, at a time by a reset.
 const RESTORE_CHUNK: usize = 4096;
 
+/// Bytes a memory digest takes in at a time, when one of them is not zero
+/// (see [`GuestMemory::digest_outside`]).
+const DIGEST_CHUNK: usize = 4096;
+
 /// A shared memory with the size its guest sees.
 pub(crate) struct GuestMemory {
     shared: SharedMemory,
@@ -133,22 +137,49 @@ impl GuestMemory {
         hasher.update(self.quiet_bytes());
     }
 
-    /// A digest of the accessible bytes, faster to take than
+    /// A digest of the accessible bytes outside `left_out` (ranges sorted
+    /// by start, not overlapping), each range counted by its bounds, and of
+    /// the accessible size: faster to take than
     /// [`GuestMemory::hash_into`] (a stateful search takes one at every
     /// decision). Call only while no guest thread runs.
-    pub fn digest(&self) -> u128 {
-        xxhash_rust::xxh3::xxh3_128(self.quiet_bytes())
-    }
-
-    /// [`GuestMemory::digest`] of the accessible bytes outside `left_out`
-    /// (ranges sorted by start, not overlapping), each range counted by
-    /// its bounds. Call only while no guest thread runs.
-    pub fn digest_outside(&self, left_out: &[std::ops::Range<usize>]) -> u128 {
-        if left_out.is_empty() {
-            return self.digest();
+    ///
+    /// It reads only the pages that hold memory of their own (see
+    /// [`resident_pages`]): any other page is zero, as are the parts of
+    /// those pages that no execution left anything in. What it takes in
+    /// is each [`DIGEST_CHUNK`] of the memory that holds a byte other than
+    /// zero, by its place, so two memories with the same bytes have the
+    /// same digest however many of their pages are resident.
+    pub fn digest_outside(&self, left_out: &[Range<usize>]) -> u128 {
+        let bytes = self.quiet_bytes();
+        let mut resident = self.resident.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the memory's mapping starts page-aligned and its first
+        // `bytes.len()` bytes are mapped.
+        let found = unsafe { resident_pages::resident(bytes.as_ptr(), bytes.len(), &mut resident) };
+        if found.is_err() {
+            // Every page counts then, which gives the same digest.
+            resident.clear();
+            resident.push(0..bytes.len());
         }
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        self.each_part_outside(left_out, |part| hasher.update(part));
+        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        let mut skipped = left_out.iter().peekable();
+        for range in resident.iter() {
+            let first = range.start / DIGEST_CHUNK * DIGEST_CHUNK;
+            for chunk in (first..range.end).step_by(DIGEST_CHUNK) {
+                let chunk = chunk.max(range.start)..(chunk + DIGEST_CHUNK).min(range.end);
+                while skipped.next_if(|s| s.end <= chunk.start).is_some() {}
+                let mut at = chunk.start;
+                for skip in skipped.clone().take_while(|s| s.start < chunk.end) {
+                    digest_part(&mut hasher, bytes, at..skip.start.clamp(at, chunk.end));
+                    at = skip.end.clamp(at, chunk.end);
+                }
+                digest_part(&mut hasher, bytes, at..chunk.end);
+            }
+        }
+        for range in left_out {
+            hasher.update(&(range.start as u64).to_le_bytes());
+            hasher.update(&(range.end as u64).to_le_bytes());
+        }
         hasher.digest128()
     }
 
@@ -243,6 +274,17 @@ impl GuestMemory {
         // the caller's promise.
         unsafe { std::slice::from_raw_parts_mut(UnsafeCell::raw_get(cells.as_ptr()), len) }
     }
+}
+
+/// Feeds `hasher` the bytes of `part`, with where they are, unless all of
+/// them are zero.
+fn digest_part(hasher: &mut xxhash_rust::xxh3::Xxh3, bytes: &[u8], part: Range<usize>) {
+    let Some(data) = bytes.get(part.clone()).filter(|data| !is_zero(data)) else {
+        return;
+    };
+    hasher.update(&(part.start as u64).to_le_bytes());
+    hasher.update(&(data.len() as u64).to_le_bytes());
+    hasher.update(data);
 }
 
 /// Makes `bytes` equal to `target` followed by zeros, writing only where
@@ -349,6 +391,38 @@ mod tests {
         memory.reset().unwrap();
         assert_eq!(read(&memory, 10, 1), [0]);
         assert_eq!(read(&memory, far, 3), b"far");
+    }
+
+    #[test]
+    fn a_digest_takes_the_bytes_not_which_pages_are_resident() {
+        let memory = memory(vec![DataInit {
+            offset: 100,
+            bytes: b"data".to_vec(),
+        }]);
+        let untouched = memory.digest_outside(&[]);
+        // A page written and then zeroed again is resident, and digests as
+        // the zero page it was.
+        write(&memory, 3 * 4096 + 7, b"xyz");
+        let written = memory.digest_outside(&[]);
+        assert_ne!(written, untouched);
+        write(&memory, 3 * 4096 + 7, &[0; 3]);
+        assert_eq!(memory.digest_outside(&[]), untouched);
+        // A byte anywhere counts, but not inside a range left out, which
+        // counts by its bounds.
+        write(&memory, 2 * WASM_PAGE - 1, b"z");
+        let last = memory.digest_outside(&[]);
+        assert_ne!(last, untouched);
+        let left_out = [4096..8192, 2 * WASM_PAGE - 10..2 * WASM_PAGE];
+        let without = memory.digest_outside(&left_out);
+        write(&memory, 2 * WASM_PAGE - 1, &[0]);
+        write(&memory, 5000, b"dead");
+        assert_eq!(memory.digest_outside(&left_out), without);
+        assert_ne!(memory.digest_outside(&left_out[..1]), without);
+        // The size the guest sees counts too.
+        write(&memory, 5000, &[0; 4]);
+        assert_eq!(memory.digest_outside(&[]), untouched);
+        memory.grow(1).unwrap();
+        assert_ne!(memory.digest_outside(&[]), untouched);
     }
 
     #[test]
