@@ -31,7 +31,7 @@ use crate::race::RaceReport;
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{
     Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, Prepending,
-    StateCache, StepRecord, Strategy, Summary,
+    StateCache, StepRecord, StepsByAddress, Strategy, Summary,
 };
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
@@ -371,16 +371,12 @@ impl DporSearch {
             .collect();
         let mut reversals: Vec<(usize, ThreadId)> = Vec::new();
         // The steps here each future step depends on, by its index.
+        let by_address = StepsByAddress::new(steps);
         let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
         let mut dependent_on = |index: u32| -> Vec<usize> {
             dependents
                 .entry(index)
-                .or_insert_with(|| {
-                    let step = states.step(index);
-                    (0..steps.len())
-                        .filter(|&i| steps[i].dependent(step))
-                        .collect()
-                })
+                .or_insert_with(|| by_address.dependent_on(states.step(index)))
                 .clone()
         };
         for (index, always_before) in future.steps() {

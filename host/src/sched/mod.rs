@@ -38,6 +38,7 @@ mod replay;
 mod seed;
 mod sleeps_last;
 mod state_cache;
+mod steps_by_address;
 mod sticky;
 mod surw;
 
@@ -55,6 +56,7 @@ pub use replay::ReplayScheduler;
 pub use seed::execution_seed;
 pub use sleeps_last::SleepsLastScheduler;
 pub use state_cache::{Prepending, StateCache, Summary};
+pub use steps_by_address::StepsByAddress;
 pub use sticky::StickyScheduler;
 pub use surw::{SurwPlan, SurwScheduler};
 

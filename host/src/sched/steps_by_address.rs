@@ -1,0 +1,162 @@
+//! The steps of an execution by the bytes their operations touch, so that
+//! the steps a step depends on (see [`StepRecord::dependent`]) are found
+//! among the few that touch its bytes rather than by testing every step.
+
+use super::StepRecord;
+use crate::instrument::AccessKind;
+use rustc_hash::FxHashMap;
+
+/// Bytes per slot of the index: an operation is filed under every slot it
+/// touches a byte of.
+const SLOT_BYTES: u64 = 8;
+
+/// An operation longer than this is filed under no slot: its step is
+/// tested against every other (bulk copies and fills are rare).
+const MOST_INDEXED_BYTES: u64 = 64;
+
+/// The steps of one execution, filed by the bytes their operations touch.
+pub struct StepsByAddress<'s> {
+    steps: &'s [StepRecord],
+    /// By slot: the steps with an operation that touches it, in order.
+    by_slot: FxHashMap<u64, Vec<usize>>,
+    /// Steps that may depend on a step whatever it touches: those that
+    /// touched global state, and those with an operation too long to file.
+    always: Vec<usize>,
+    /// Steps that created a thread (two such steps depend on each other).
+    spawned: Vec<usize>,
+}
+
+impl<'s> StepsByAddress<'s> {
+    /// Files `steps`.
+    pub fn new(steps: &'s [StepRecord]) -> Self {
+        let mut index = StepsByAddress {
+            steps,
+            by_slot: FxHashMap::default(),
+            always: Vec::new(),
+            spawned: Vec::new(),
+        };
+        for (i, step) in steps.iter().enumerate() {
+            if step.spawned {
+                index.spawned.push(i);
+            }
+            let slots = slots_of(step);
+            match slots {
+                Some(slots) if !step.global => {
+                    for slot in slots {
+                        let filed = index.by_slot.entry(slot).or_default();
+                        if filed.last() != Some(&i) {
+                            filed.push(i);
+                        }
+                    }
+                }
+                _ => index.always.push(i),
+            }
+        }
+        index
+    }
+
+    /// The indices, in order, of the steps that `step` (of another
+    /// execution, or of this one) depends on: exactly those for which
+    /// [`StepRecord::dependent`] holds.
+    pub fn dependent_on(&self, step: &StepRecord) -> Vec<usize> {
+        let candidates: Vec<usize> = match slots_of(step).filter(|_| !step.global) {
+            None => (0..self.steps.len()).collect(),
+            Some(slots) => {
+                let mut candidates = self.always.clone();
+                if step.spawned {
+                    candidates.extend_from_slice(&self.spawned);
+                }
+                for slot in slots {
+                    if let Some(filed) = self.by_slot.get(&slot) {
+                        candidates.extend_from_slice(filed);
+                    }
+                }
+                candidates.sort_unstable();
+                candidates.dedup();
+                candidates
+            }
+        };
+        candidates
+            .into_iter()
+            .filter(|&i| self.steps[i].dependent(step))
+            .collect()
+    }
+}
+
+/// The slots the operations of `step` touch (library calls touch none by
+/// themselves), or `None` when one of them is too long to file.
+fn slots_of(step: &StepRecord) -> Option<Vec<u64>> {
+    let mut slots = Vec::new();
+    for (op, writes) in step.operations() {
+        if op.kind == AccessKind::Call {
+            continue;
+        }
+        for (start, end, _) in op.ranges(writes) {
+            if end - start > MOST_INDEXED_BYTES {
+                return None;
+            }
+            slots.extend(start / SLOT_BYTES..end.div_ceil(SLOT_BYTES));
+        }
+    }
+    slots.sort_unstable();
+    slots.dedup();
+    Some(slots)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sched::NextOp;
+
+    fn step(thread: u32, kind: AccessKind, addr: u32, len: u32) -> StepRecord {
+        StepRecord {
+            thread,
+            op: Some(NextOp {
+                kind,
+                addr,
+                len,
+                src: 0,
+                site: 0,
+            }),
+            wrote: kind.writes(),
+            ..StepRecord::default()
+        }
+    }
+
+    #[test]
+    fn the_steps_found_are_those_every_test_finds() {
+        let mut global = StepRecord {
+            thread: 3,
+            ..StepRecord::default()
+        };
+        global.global = true;
+        let mut spawn = StepRecord {
+            thread: 0,
+            ..StepRecord::default()
+        };
+        spawn.spawned = true;
+        let steps = vec![
+            step(0, AccessKind::AtomicStore, 8, 4),
+            step(1, AccessKind::AtomicLoad, 12, 4),
+            step(1, AccessKind::AtomicRmw, 6, 4),
+            global,
+            spawn.clone(),
+            step(2, AccessKind::Copy, 100, 4096),
+            step(2, AccessKind::Wait, 16, 4),
+            step(0, AccessKind::Call, 16, 0),
+            step(1, AccessKind::AtomicLoad, 9, 1),
+        ];
+        let index = StepsByAddress::new(&steps);
+        let mut probes = steps.clone();
+        probes.push(step(4, AccessKind::AtomicStore, 10, 1));
+        probes.push(step(4, AccessKind::Notify, 16, 4));
+        probes.push(step(4, AccessKind::Fill, 0, 200));
+        probes.push(spawn);
+        for probe in &probes {
+            let every: Vec<usize> = (0..steps.len())
+                .filter(|&i| steps[i].dependent(probe))
+                .collect();
+            assert_eq!(index.dependent_on(probe), every, "{probe:?}");
+        }
+    }
+}
