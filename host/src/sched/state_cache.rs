@@ -27,8 +27,12 @@ use rustc_hash::FxHashMap;
 /// on in every execution that did it, in order of index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    steps: Vec<(u32, Vec<u32>)>,
+    steps: Vec<(u32, Before)>,
 }
+
+/// The steps of its thread kept as coming before a step (sorted), held
+/// in place: a summary is cloned and joined at every state of a path.
+type Before = arrayvec::ArrayVec<u32, MOST_BEFORE>;
 
 impl Summary {
     /// Adds what `other` holds: a step both hold keeps the steps before it
@@ -103,14 +107,16 @@ impl Prepending {
                 .expect("an open step is in the summary");
             let before = &mut steps[at].1;
             if let Err(place) = before.binary_search(&step) {
-                before.insert(place, step);
+                // An open step has room (keeping fewer would only make
+                // the search reverse more).
+                let _ = before.try_insert(place, step);
             }
             before.len() < MOST_BEFORE
         });
         // Nothing comes before it from here on.
         match steps.binary_search_by_key(&step, |(s, _)| *s) {
             Ok(at) => steps[at].1.clear(),
-            Err(at) => steps.insert(at, (step, Vec::new())),
+            Err(at) => steps.insert(at, (step, Before::new())),
         }
         if !open.contains(&step) {
             open.push(step);
@@ -124,7 +130,7 @@ impl Prepending {
 }
 
 /// Keeps of `mine` the steps `theirs` holds too (both sorted).
-fn keep_common(mine: &mut Vec<u32>, theirs: &[u32]) {
+fn keep_common(mine: &mut Before, theirs: &[u32]) {
     if mine.as_slice() != theirs {
         mine.retain(|s| theirs.binary_search(s).is_ok());
     }
