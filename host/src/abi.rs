@@ -370,6 +370,57 @@ impl AccessLog {
     }
 }
 
+/// Where a module instrumented to track its reads (see
+/// [`crate::instrument::InstrumentOptions::track_reads`]) marks which bytes
+/// of the shared memory it read, in the same memory as [`POINT_BUFFER`]:
+/// after the point buffer (and the access log, when there is one), one bit
+/// per [`ReadMap::GRANULE`] bytes of the shared memory (bit `g % 8` of byte
+/// `g / 8` for granule `g`), over a map whose size is a power of two that
+/// covers the memory's declared maximum. Every load, atomic access that
+/// returns what it found, and SIMD load sets the bits of the granules it
+/// reads before it reads them; the map's byte index is masked to its size,
+/// so an address past the memory (which then traps) marks some bit rather
+/// than missing the map. A thread's bits are never cleared: its instance
+/// keeps them from one execution to the next, and the host takes in the
+/// map's pages that hold any. A `memory.copy` tells the host its source
+/// through [`RT_NOTE_READ`] instead.
+pub const READ_MAP: ReadMap = ReadMap;
+
+/// The layout of [`READ_MAP`].
+#[derive(Clone, Copy, Debug)]
+pub struct ReadMap;
+
+impl ReadMap {
+    /// Bytes of shared memory per bit of the map.
+    pub const GRANULE: u64 = 8;
+
+    /// Bytes past the map that a mark may touch (a mark writes two bytes,
+    /// at most at the map's last byte).
+    pub const SLACK: u64 = 8;
+
+    /// Offset of the map in memory 1, when the point buffer (and access
+    /// log) before it take `before` bytes.
+    pub fn offset(&self, before: u64) -> u64 {
+        before.next_multiple_of(8)
+    }
+
+    /// Bytes of the map for a shared memory of at most `max_pages` wasm
+    /// pages: a power of two.
+    pub fn bytes(&self, max_pages: u64) -> u64 {
+        (max_pages.max(1) * 65536)
+            .div_ceil(Self::GRANULE * 8)
+            .next_power_of_two()
+    }
+}
+
+/// `note_read(addr, len)`: with [`READ_MAP`], before a `memory.copy`, the
+/// source range it reads (the host marks it read).
+pub const RT_NOTE_READ: Signature = Signature {
+    name: "note_read",
+    params: &[Val::I32, Val::I32],
+    results: &[],
+};
+
 /// `log_full() -> i32`: the thread wrote another
 /// [`AccessLog::flush_every`] entries to its access log (see
 /// [`ACCESS_LOG`]); the host reads them. Returns non-zero when the guest must call
@@ -450,7 +501,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 28] = [
+pub const RT_IMPORTS: [Signature; 29] = [
     POINT,
     PARK,
     WAIT32,
@@ -479,6 +530,7 @@ pub const RT_IMPORTS: [Signature; 28] = [
     RT_LIBRARY_ENTER,
     RT_LIBRARY_BEGIN_QUICK,
     RT_LIBRARY_ENTER_QUICK,
+    RT_NOTE_READ,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

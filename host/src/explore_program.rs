@@ -346,8 +346,15 @@ impl Explored {
     /// What a stateful search saw of the program's states, in words.
     fn state_space_words(&self) -> Option<String> {
         self.exploration.state_space.map(|space| {
+            let again = match space.restarts {
+                0 => String::new(),
+                1 => "; it began again once, when an execution read memory none had read before".into(),
+                n => format!(
+                    "; it began again {n} times, when an execution read memory none had read before"
+                ),
+            };
             format!(
-                "stateful: {} states, {} executions ended at a state explored before, {} ran on without states past a state they came back to, at most {} decisions deep",
+                "stateful: {} states, {} executions ended at a state explored before, {} ran on without states past a state they came back to, at most {} decisions deep{again}",
                 space.states, space.matched, space.cycles, space.depth
             )
         })

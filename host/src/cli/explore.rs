@@ -193,6 +193,9 @@ fn request(args: &mut ExploreArgs) -> Result<Request> {
         instrument: InstrumentOptions {
             // (`weft grade` logs calls, for its plain-words stories.)
             log_calls: args.module.log_calls,
+            // A stateful search leaves memory no execution read out of its
+            // states.
+            track_reads: args.stateful,
             ..Request::instrument_for(strategy, args.module.point_model, args.module.points, races)
         },
         minimize: !args.output.no_minimize,

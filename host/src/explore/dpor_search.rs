@@ -168,6 +168,9 @@ pub struct DporSearch {
     deepest: usize,
     /// Executions that went round a cycle of states.
     cycles: u64,
+    /// Times the search began again because an execution read memory that
+    /// no execution before it had read (see [`DporSearch::read_more`]).
+    restarts: u64,
 }
 
 /// What a stateful search saw of the program's states.
@@ -183,6 +186,11 @@ pub struct StateSpace {
     pub cycles: u64,
     /// The most decisions an execution made.
     pub depth: usize,
+    /// Times the search began again, forgetting its states, because an
+    /// execution read memory no execution before it had read while states
+    /// named without it had been matched (the counts above are of the
+    /// last, complete search).
+    pub restarts: u64,
 }
 
 impl DporSearch {
@@ -253,7 +261,35 @@ impl DporSearch {
             matched: states.matched,
             cycles: self.cycles,
             depth: self.deepest,
+            restarts: self.restarts,
         })
+    }
+
+    /// The execution that just ran read memory that none before it had
+    /// read, so the states named so far left that memory out (see
+    /// [`crate::runtime::ExecutionResult::read_more`]); those named from now
+    /// on do not, and never match the older ones. Where the search ended
+    /// an execution at an older state (or at a cycle of them), that state
+    /// may have stood for one that differs in the memory now read, whose
+    /// future then went unexplored: the search begins again, with no
+    /// states. Each time the memory read grows, so this ends.
+    fn read_more(&mut self) {
+        let Some(states) = &self.states else {
+            return;
+        };
+        let matched = states.lock().unwrap_or_else(|e| e.into_inner()).matched;
+        if matched == 0 && self.cycles == 0 {
+            return;
+        }
+        *self = DporSearch {
+            library: self.library.clone(),
+            private_words: std::mem::take(&mut self.private_words),
+            sees_every_access: self.sees_every_access,
+            states: Some(Arc::default()),
+            deepest: self.deepest,
+            restarts: self.restarts + 1,
+            ..DporSearch::default()
+        };
     }
 
     /// Adds the steps of the execution that just ran to the future of each
@@ -978,6 +1014,9 @@ impl Search for DporSearch {
                 .then_some(Withheld::MixedAccesses),
             raced_unreported(result).then_some(Withheld::RaceBehindOtherEnd),
         ];
+        if result.read_more {
+            self.read_more();
+        }
         why.into_iter().flatten().next()
     }
 

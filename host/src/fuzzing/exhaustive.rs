@@ -531,6 +531,7 @@ pub fn compare_wat(wat: &str, memory_points: bool, stateful: bool) -> Result<Com
             Points::Sync
         },
         log_accesses: !memory_points,
+        track_reads: stateful,
         ..InstrumentOptions::default()
     };
     let setup = Setup {

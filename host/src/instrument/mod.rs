@@ -193,6 +193,12 @@ pub struct InstrumentOptions {
     /// it out, and their time slices end where they did.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quick_library_entry: bool,
+    /// Mark every read of the shared memory in a map of read bytes (see
+    /// [`crate::abi::READ_MAP`]): a stateful search leaves the bytes no
+    /// execution has read out of its states. The marks cost fuel, so a
+    /// replay file made by such a search records it, and replays with it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub track_reads: bool,
 }
 
 impl InstrumentOptions {

@@ -183,6 +183,9 @@ struct Spawner {
     entries: (&'static str, &'static str),
     /// Whether finished threads hand back their store and instance.
     reuses_instances: bool,
+    /// Where a thread's map of read bytes lies, when the program tracks
+    /// its reads.
+    read_map: Option<(u64, u64)>,
 }
 
 impl Spawner {
@@ -190,6 +193,7 @@ impl Spawner {
         let pre = self.pre.clone();
         let entries = self.entries;
         let reuses_instances = self.reuses_instances;
+        let read_map = self.read_map;
         Box::pin(async move {
             let (mut store, instance) = match launch {
                 Launch::Warm(warm) => (warm.store, warm.instance),
@@ -199,6 +203,9 @@ impl Spawner {
                 },
             };
             let result = run_thread(&mut store, instance, entry, entries).await;
+            // Its map of read bytes, while its instance is there.
+            let data = store.data();
+            data.exec.get().take_read_map(data.tid, read_map);
             let warm = reuses_instances.then_some(WarmThread { store, instance });
             (result, warm)
         })
@@ -316,7 +323,11 @@ pub(super) fn run(
             }
         }
     }
-    finish(state)
+    let mut result = finish(state);
+    if let Some(reads) = &program.read_granules {
+        result.read_more = reads.lock().unwrap_or_else(|e| e.into_inner()).commit();
+    }
+    result
 }
 
 /// Runs the execution `state` ended as a suspected livelock again on the
@@ -386,6 +397,7 @@ fn execute(
         .access_log
         .map(|sites| scheduled_sites(sites, &config.point_sites));
     exec.get().limit_watch.complete_states = complete_states;
+    exec.get().read_granules = program.read_granules.clone();
     let main = exec.get().add_thread();
     if program.live_locals.is_some() {
         exec.get().threads[main as usize].frames = Some(super::frames::not_started(0));
@@ -469,10 +481,19 @@ fn drive(
         pre,
         entries: program.entries,
         reuses_instances: program.reuses_instances,
+        read_map: program.read_map,
     };
     let mut threads: Vec<Option<ThreadFuture>> =
         vec![Some(spawner.thread(main_launch, Entry::Main))];
     poll_loop(&spawner, &mut threads, &mut warm, exec, &program.symbols);
+    {
+        // The threads still alive: their maps of read bytes, while their
+        // instances are.
+        let state = exec.get();
+        for tid in 0..state.threads.len() {
+            state.take_read_map(tid as ThreadId, program.read_map);
+        }
+    }
     if program.live_locals.is_some() && program.reuses_instances {
         let ended = exec.end().expect("the execution began");
         // What a thread may pass inside wasm is taken back: its buffer
@@ -850,5 +871,6 @@ fn finish(mut state: ExecState) -> ExecutionResult {
         unenumerated,
         refused,
         reports,
+        read_more: false,
     }
 }

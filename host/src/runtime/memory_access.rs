@@ -6,13 +6,15 @@ use super::shared_memory::GuestMemory;
 use wasmtime::{Caller, Extern};
 use wasmtime::{Result, bail};
 
-/// Reads `len` bytes at `addr` of the calling thread's memory.
+/// Reads `len` bytes at `addr` of the calling thread's memory (a read of
+/// the program's, when the program tracks its reads).
 pub(crate) fn read(caller: &mut Caller<'_, ThreadData>, addr: u64, len: u64) -> Result<Vec<u8>> {
     let range = checked_range(addr, len)?;
     if let Some(shared) = &caller.data().shared_memory {
-        let Some(cells) = shared.cells().get(range) else {
+        let Some(cells) = shared.cells().get(range.clone()) else {
             bail!("out of bounds memory access by a WASI call at {addr:#x}");
         };
+        caller.data().exec.get().note_read(range);
         // SAFETY: only one guest thread runs at a time and it is inside this
         // host call, so nothing writes the memory concurrently.
         return Ok(cells.iter().map(|c| unsafe { *c.get() }).collect());

@@ -18,6 +18,7 @@
 //!   each call reaches;
 //! - `shared_memory`, `point_buffer`, `resident_pages`: the memory kept
 //!   between executions and the buffer of points passed inside wasm;
+//!   `read_granules`, the bytes a stateful search's executions read;
 //! - `looping`: telling a livelock from a long run, with `frames`, a
 //!   thread's wasm locals and operand stack where the host can read them;
 //! - [`compile_cache`]: instrumented and compiled modules kept on disk between commands;
@@ -36,6 +37,7 @@ mod memory_access;
 pub mod outcome;
 mod point_buffer;
 mod program;
+mod read_granules;
 mod resident_pages;
 mod rt_imports;
 mod sdk_imports;
@@ -123,6 +125,11 @@ pub struct ExecutionResult {
     pub refused: Option<Cut>,
     /// What the installed analyses recorded.
     pub reports: Reports,
+    /// Whether the execution read a part of the shared memory that no
+    /// execution before it had read, when the program tracks its reads
+    /// (see [`crate::instrument::InstrumentOptions::track_reads`]): the
+    /// states of the executions before it were named without that part.
+    pub read_more: bool,
 }
 
 impl ExecutionResult {

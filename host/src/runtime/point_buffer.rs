@@ -7,6 +7,7 @@
 //! its plain accesses, the same memory holds the access log (see
 //! [`crate::abi::ACCESS_LOG`]).
 
+use super::read_granules::ReadGranules;
 use crate::abi::{ACCESS_LOG, POINT_BUFFER};
 use crate::instrument::SiteId;
 
@@ -45,6 +46,15 @@ impl PointBuffer {
         // SAFETY: the layout's offsets lie within the buffer's page, and the
         // memory is 4-byte aligned (page aligned).
         unsafe { self.base.add(offset as usize).cast::<u32>() }
+    }
+
+    /// Takes the map of read bytes at `offset` (of `bytes` bytes) into
+    /// `reads` (see [`crate::abi::READ_MAP`]).
+    pub fn take_read_map(&self, reads: &mut ReadGranules, offset: usize, bytes: usize) {
+        assert!(offset + bytes <= self.bytes, "the map lies in the buffer");
+        // SAFETY: `new`'s contract: `base` is the start of the memory
+        // (page-aligned), `self.bytes` long; the thread is not running.
+        unsafe { reads.take_map(self.base, offset, bytes) };
     }
 
     /// Whether the memory is large enough for an access log whose bitmap of

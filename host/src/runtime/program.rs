@@ -6,6 +6,7 @@ use super::analysis_imports;
 use super::compile_cache;
 use super::executor;
 use super::live_locals::LiveLocals;
+use super::read_granules::ReadGranules;
 use super::shared_memory;
 use super::state::ExecHandle;
 use super::store_data::ThreadData;
@@ -16,7 +17,7 @@ use crate::debuginfo::symbols::LazySymbols;
 use crate::instrument::{self, InstrumentOptions, MemoryPlan, PointModel, SiteTable};
 use crate::library::Owner;
 use crate::sched::Scheduler;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use wasmtime::{Config, Engine, Linker, Module};
 
 /// Errors loading a module.
@@ -110,6 +111,13 @@ pub struct Program {
     /// The same module compiled to read threads' frames, made the first
     /// time an execution needs it (see [`Program::state_reader`]).
     pub(super) state_reader: Option<Box<Program>>,
+    /// When the module tracks its reads (see
+    /// [`InstrumentOptions::track_reads`]): where each thread's map of read
+    /// bytes lies in its point-buffer memory, as (offset, bytes), and the
+    /// granules the executions read (shared with the state reader, whose
+    /// executions a stateful search runs).
+    pub(super) read_map: Option<(u64, u64)>,
+    pub(super) read_granules: Option<Arc<Mutex<ReadGranules>>>,
 }
 
 /// A module rewritten for one instrumentation, as the cache keeps it.
@@ -275,6 +283,18 @@ impl Program {
             link: compiled.elapsed(),
         };
         let reuses_memory = !delegates_wasi;
+        let read_map = match &out.memory {
+            MemoryPlan::Shared(plan) if options.track_reads => {
+                let before = out.access_log.map_or(abi::POINT_BUFFER.bytes, |sites| {
+                    abi::ACCESS_LOG.memory_bytes(sites)
+                });
+                Some((
+                    abi::READ_MAP.offset(before),
+                    abi::READ_MAP.bytes(plan.max_pages),
+                ))
+            }
+            _ => None,
+        };
         Ok(Program {
             engine,
             module,
@@ -299,6 +319,9 @@ impl Program {
             instrumented_wasm: Arc::from(out.wasm),
             live_locals: None,
             state_reader: None,
+            read_map,
+            read_granules: read_map
+                .map(|(_, bytes)| Arc::new(Mutex::new(ReadGranules::new(bytes)))),
         })
     }
 
@@ -371,6 +394,10 @@ impl Program {
             instrumented_wasm: self.instrumented_wasm.clone(),
             live_locals,
             state_reader: None,
+            read_map: self.read_map,
+            read_granules: self
+                .read_map
+                .map(|(_, bytes)| Arc::new(Mutex::new(ReadGranules::new(bytes)))),
         })
     }
 
@@ -389,7 +416,9 @@ impl Program {
             let module =
                 compile_cache::compile(&engine, &self.instrumented_wasm).map_err(compile)?;
             let live_locals = Arc::new(LiveLocals::new(self.instrumented_wasm.clone()));
-            self.state_reader = Some(Box::new(self.sibling(engine, module, Some(live_locals))?));
+            let mut reader = self.sibling(engine, module, Some(live_locals))?;
+            reader.read_granules = self.read_granules.clone();
+            self.state_reader = Some(Box::new(reader));
         }
         Ok(self.state_reader.as_mut().expect("made above"))
     }

@@ -360,6 +360,14 @@ fn bounds(caller: Caller<'_, ThreadData>, addr: i32, len: i32) -> Result<()> {
     Ok(())
 }
 
+/// `weft_rt.note_read`: a `memory.copy` is about to read `len` bytes at
+/// `addr` (see [`abi::READ_MAP`]).
+fn note_read(caller: Caller<'_, ThreadData>, addr: i32, len: i32) {
+    let start = addr as u32 as usize;
+    let end = start.saturating_add(len as u32 as usize);
+    caller.data().exec.get().note_read(start..end);
+}
+
 /// `weft_rt.log_full`: the thread's access log is full; the analyses read
 /// it. Returns whether the thread must park (the execution ended).
 fn log_full(caller: Caller<'_, ThreadData>) -> i32 {
@@ -509,6 +517,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
     linker.func_wrap(abi::RT_MODULE, abi::BULK.name, bulk)?;
     linker.func_wrap(abi::RT_MODULE, abi::MEMORY_SIZE.name, memory_size)?;
     linker.func_wrap(abi::RT_MODULE, abi::BOUNDS.name, bounds)?;
+    linker.func_wrap(abi::RT_MODULE, abi::RT_NOTE_READ.name, note_read)?;
     linker.func_wrap(abi::RT_MODULE, abi::UNREACHABLE.name, unreachable)?;
     linker.func_wrap(
         abi::RT_MODULE,

@@ -15,6 +15,7 @@
 //! pages with `mprotect` instead cost three system calls and their TLB
 //! flushes per execution, more than the checks.)
 
+use super::read_granules::ReadGranules;
 use super::resident_pages;
 use crate::instrument::SharedMemoryPlan;
 use std::cell::UnsafeCell;
@@ -149,7 +150,10 @@ impl GuestMemory {
     /// is each [`DIGEST_CHUNK`] of the memory that holds a byte other than
     /// zero, by its place, so two memories with the same bytes have the
     /// same digest however many of their pages are resident.
-    pub fn digest_outside(&self, left_out: &[Range<usize>]) -> u128 {
+    ///
+    /// With `reads`, it takes in only the granules read before (see
+    /// [`ReadGranules::mask_chunk`]): the others count as zero.
+    pub fn digest_outside(&self, left_out: &[Range<usize>], reads: Option<&ReadGranules>) -> u128 {
         let bytes = self.quiet_bytes();
         let mut resident = self.resident.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the memory's mapping starts page-aligned and its first
@@ -163,17 +167,33 @@ impl GuestMemory {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&(bytes.len() as u64).to_le_bytes());
         let mut skipped = left_out.iter().peekable();
+        let mut masked = [0u8; DIGEST_CHUNK];
         for range in resident.iter() {
             let first = range.start / DIGEST_CHUNK * DIGEST_CHUNK;
             for chunk in (first..range.end).step_by(DIGEST_CHUNK) {
                 let chunk = chunk.max(range.start)..(chunk + DIGEST_CHUNK).min(range.end);
+                let data = match reads {
+                    None => &bytes[chunk.clone()],
+                    Some(reads) => {
+                        if reads.none_read(chunk.start, chunk.len()) {
+                            continue;
+                        }
+                        let data = &mut masked[..chunk.len()];
+                        data.copy_from_slice(&bytes[chunk.clone()]);
+                        if !reads.mask_chunk(chunk.start, data) {
+                            continue;
+                        }
+                        &*data
+                    }
+                };
                 while skipped.next_if(|s| s.end <= chunk.start).is_some() {}
                 let mut at = chunk.start;
                 for skip in skipped.clone().take_while(|s| s.start < chunk.end) {
-                    digest_part(&mut hasher, bytes, at..skip.start.clamp(at, chunk.end));
+                    let part = at..skip.start.clamp(at, chunk.end);
+                    digest_part(&mut hasher, data, chunk.start, part);
                     at = skip.end.clamp(at, chunk.end);
                 }
-                digest_part(&mut hasher, bytes, at..chunk.end);
+                digest_part(&mut hasher, data, chunk.start, at..chunk.end);
             }
         }
         for range in left_out {
@@ -276,10 +296,17 @@ impl GuestMemory {
     }
 }
 
-/// Feeds `hasher` the bytes of `part`, with where they are, unless all of
-/// them are zero.
-fn digest_part(hasher: &mut xxhash_rust::xxh3::Xxh3, bytes: &[u8], part: Range<usize>) {
-    let Some(data) = bytes.get(part.clone()).filter(|data| !is_zero(data)) else {
+/// Feeds `hasher` the bytes of `part` (addresses of the memory) from
+/// `chunk`, which holds the memory's bytes from `base` on, with where they
+/// are, unless all of them are zero.
+fn digest_part(
+    hasher: &mut xxhash_rust::xxh3::Xxh3,
+    chunk: &[u8],
+    base: usize,
+    part: Range<usize>,
+) {
+    let within = part.start - base..part.end - base;
+    let Some(data) = chunk.get(within).filter(|data| !is_zero(data)) else {
         return;
     };
     hasher.update(&(part.start as u64).to_le_bytes());
@@ -399,30 +426,30 @@ mod tests {
             offset: 100,
             bytes: b"data".to_vec(),
         }]);
-        let untouched = memory.digest_outside(&[]);
+        let untouched = memory.digest_outside(&[], None);
         // A page written and then zeroed again is resident, and digests as
         // the zero page it was.
         write(&memory, 3 * 4096 + 7, b"xyz");
-        let written = memory.digest_outside(&[]);
+        let written = memory.digest_outside(&[], None);
         assert_ne!(written, untouched);
         write(&memory, 3 * 4096 + 7, &[0; 3]);
-        assert_eq!(memory.digest_outside(&[]), untouched);
+        assert_eq!(memory.digest_outside(&[], None), untouched);
         // A byte anywhere counts, but not inside a range left out, which
         // counts by its bounds.
         write(&memory, 2 * WASM_PAGE - 1, b"z");
-        let last = memory.digest_outside(&[]);
+        let last = memory.digest_outside(&[], None);
         assert_ne!(last, untouched);
         let left_out = [4096..8192, 2 * WASM_PAGE - 10..2 * WASM_PAGE];
-        let without = memory.digest_outside(&left_out);
+        let without = memory.digest_outside(&left_out, None);
         write(&memory, 2 * WASM_PAGE - 1, &[0]);
         write(&memory, 5000, b"dead");
-        assert_eq!(memory.digest_outside(&left_out), without);
-        assert_ne!(memory.digest_outside(&left_out[..1]), without);
+        assert_eq!(memory.digest_outside(&left_out, None), without);
+        assert_ne!(memory.digest_outside(&left_out[..1], None), without);
         // The size the guest sees counts too.
         write(&memory, 5000, &[0; 4]);
-        assert_eq!(memory.digest_outside(&[]), untouched);
+        assert_eq!(memory.digest_outside(&[], None), untouched);
         memory.grow(1).unwrap();
-        assert_ne!(memory.digest_outside(&[]), untouched);
+        assert_ne!(memory.digest_outside(&[], None), untouched);
     }
 
     #[test]

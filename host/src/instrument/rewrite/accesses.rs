@@ -47,6 +47,11 @@ impl Rewriter<'_> {
         if self.shares_memory() {
             Self::emit_access_check(f, access, scratch);
         }
+        if let Some(map) = self.read_map()
+            && access.kind.reads()
+        {
+            Self::emit_read_mark(f, access, scratch, map);
+        }
         Self::restore_operands(f, access, scratch);
         f.instruction(&self.instruction(op.clone())?);
         Ok(true)
@@ -293,6 +298,69 @@ impl Rewriter<'_> {
         f.instruction(&Instruction::I64GtU);
         f.instruction(&Instruction::Select);
         f.instruction(&Instruction::LocalSet(scratch.addr));
+    }
+
+    /// Before a read of the shared memory whose (checked) address is in
+    /// `scratch.addr`: sets the bits of the granules it reads in the map of
+    /// read bytes at `(offset, bytes)` of memory 1 (see
+    /// [`abi::READ_MAP`]), with one two-byte or of the map's byte of the
+    /// first granule (an access of at most 16 bytes spans at most three
+    /// granules, ten bits from the first one's).
+    fn emit_read_mark(f: &mut Function, access: Access, scratch: &Scratch, map: (u64, u64)) {
+        let (offset, bytes) = map;
+        let at = scratch.entry;
+        let map_byte = [
+            Instruction::I32Const(6),
+            Instruction::I32ShrU,
+            Instruction::I32Const((bytes - 1) as i32),
+            Instruction::I32And,
+        ];
+        let memarg = MemArg {
+            offset,
+            align: 0,
+            memory_index: 1,
+        };
+        // The address read, then the map's byte of its granule, twice
+        // (for the store, and for the load).
+        f.instruction(&Instruction::LocalGet(scratch.addr));
+        if access.memarg.offset != 0 {
+            f.instruction(&Instruction::I32Const(access.memarg.offset as i32));
+            f.instruction(&Instruction::I32Add);
+        }
+        f.instruction(&Instruction::LocalTee(at));
+        for instruction in &map_byte {
+            f.instruction(instruction);
+        }
+        f.instruction(&Instruction::LocalGet(at));
+        for instruction in &map_byte {
+            f.instruction(instruction);
+        }
+        f.instruction(&Instruction::I32Load16U(memarg));
+        // One bit per granule read: (2 << (granules - 1)) - 1 ...
+        if access.width == 1 {
+            f.instruction(&Instruction::I32Const(1));
+        } else {
+            f.instruction(&Instruction::I32Const(2));
+            f.instruction(&Instruction::LocalGet(at));
+            f.instruction(&Instruction::I32Const(7));
+            f.instruction(&Instruction::I32And);
+            f.instruction(&Instruction::I32Const(i32::from(access.width) - 1));
+            f.instruction(&Instruction::I32Add);
+            f.instruction(&Instruction::I32Const(3));
+            f.instruction(&Instruction::I32ShrU);
+            f.instruction(&Instruction::I32Shl);
+            f.instruction(&Instruction::I32Const(1));
+            f.instruction(&Instruction::I32Sub);
+        }
+        // ... from the first granule's bit in its byte.
+        f.instruction(&Instruction::LocalGet(at));
+        f.instruction(&Instruction::I32Const(3));
+        f.instruction(&Instruction::I32ShrU);
+        f.instruction(&Instruction::I32Const(7));
+        f.instruction(&Instruction::I32And);
+        f.instruction(&Instruction::I32Shl);
+        f.instruction(&Instruction::I32Or);
+        f.instruction(&Instruction::I32Store16(memarg));
     }
 
     /// Pushes the size of the shared memory the guest sees, in bytes (an

@@ -48,6 +48,13 @@ impl Rewriter<'_> {
             let site = self.checked_site(site)?;
             log.emit_bulk_call(f, scratch.bulk_operands(), site, true);
         }
+        if self.read_map().is_some() && ranges == BulkRanges::DstAndSrc && !in_place {
+            // The guard left the operands in the scratch locals.
+            let [_, source, len] = scratch.bulk_operands();
+            f.instruction(&Instruction::LocalGet(source));
+            f.instruction(&Instruction::LocalGet(len));
+            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_NOTE_READ)));
+        }
         match *op {
             Operator::MemoryInit { data_index, .. }
                 if let Some(flag) = self.dropped_flag(data_index) =>

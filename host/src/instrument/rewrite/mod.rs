@@ -183,6 +183,29 @@ impl<'s> Rewriter<'s> {
             && !self.survey.defined_func_types.is_empty()
     }
 
+    /// Where the map of read bytes lies in memory 1, as (offset, bytes),
+    /// when the rewrite tracks reads (see [`abi::READ_MAP`]).
+    pub(super) fn read_map(&self) -> Option<(u64, u64)> {
+        let MemoryPlan::Shared(plan) = &self.survey.memory else {
+            return None;
+        };
+        if !self.options.track_reads {
+            return None;
+        }
+        let offset = abi::READ_MAP.offset(self.point_buffer_bytes());
+        Some((offset, abi::READ_MAP.bytes(plan.max_pages)))
+    }
+
+    /// Bytes of memory 1 before the map of read bytes: the point buffer,
+    /// and the access log when there is one.
+    pub(super) fn point_buffer_bytes(&self) -> u64 {
+        if self.logs_accesses() {
+            abi::ACCESS_LOG.memory_bytes(self.survey.site_bound)
+        } else {
+            abi::POINT_BUFFER.bytes
+        }
+    }
+
     /// Rewrites one function body: its entry markers, then each
     /// instruction through the emitters.
     fn rewrite_body(&mut self, body: FunctionBody<'_>) -> Result<Function> {

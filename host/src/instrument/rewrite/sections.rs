@@ -104,10 +104,9 @@ impl Rewriter<'_> {
     pub(super) fn define_point_buffer(&mut self, memories: &mut wasm_encoder::MemorySection) {
         // One-byte pages keep the memory small: the pooling allocator
         // clears all of it after every execution.
-        let bytes = if self.logs_accesses() {
-            abi::ACCESS_LOG.memory_bytes(self.survey.site_bound)
-        } else {
-            abi::POINT_BUFFER.bytes
+        let bytes = match self.read_map() {
+            Some((offset, bytes)) => offset + bytes + abi::ReadMap::SLACK,
+            None => self.point_buffer_bytes(),
         };
         memories.memory(MemoryType {
             minimum: bytes,

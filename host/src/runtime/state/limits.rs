@@ -351,7 +351,9 @@ impl ExecState {
     /// search ([`CompleteStates::Keyed`]), as a digest: every live
     /// thread's frames, where it stands, what it waits for and in which
     /// order it began to wait, the thread whose notify woke it and what
-    /// its wait returns, where its library step stands, the shared memory,
+    /// its wait returns, where its library step stands, the shared memory
+    /// (when the program tracks its reads, only the parts executions read
+    /// before this one, see [`super::super::read_granules`]),
     /// the random generator and what the program wrote to its standard
     /// streams. Two decisions with equal keys go on alike whatever came
     /// before them. Which thread reached the decision is no part of it,
@@ -399,11 +401,18 @@ impl ExecState {
             hasher.update(&(stream.len() as u64).to_le_bytes());
             hasher.update(stream);
         }
+        let reads = self
+            .read_granules
+            .as_ref()
+            .map(|reads| reads.lock().unwrap_or_else(|e| e.into_inner()));
         let memory = self
             .memory
             .as_deref()?
-            .digest_outside(&self.dead_stack_bytes());
+            .digest_outside(&self.dead_stack_bytes(), reads.as_deref());
         hasher.update(&memory.to_le_bytes());
+        if let Some(reads) = reads {
+            hasher.update(&reads.generation().to_le_bytes());
+        }
         Some(hasher.finalize())
     }
 

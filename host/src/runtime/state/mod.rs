@@ -4,6 +4,7 @@
 
 use super::analysis::{Analysis, Happening};
 use super::outcome::{Outcome, Unenumerated};
+use super::read_granules::ReadGranules;
 use super::shared_memory::GuestMemory;
 use super::step_watch::StepWatch;
 use super::thread::{Thread, ThreadState};
@@ -15,7 +16,7 @@ use rand_core::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 mod alarm;
 mod ending;
@@ -127,6 +128,10 @@ pub(crate) struct ExecState {
     pub log_from_start: bool,
     /// The program's signals (see [`signals`]).
     signals: signals::Signals,
+    /// When the program tracks its reads: the granules its executions
+    /// read (see [`super::read_granules`]), which this execution's reads
+    /// join, and which its state keys leave out the rest of.
+    pub read_granules: Option<Arc<Mutex<ReadGranules>>>,
 }
 
 impl ExecState {
@@ -173,6 +178,7 @@ impl ExecState {
             log_bitmap: None,
             log_from_start: false,
             signals: signals::Signals::default(),
+            read_granules: None,
         }
     }
 
@@ -190,6 +196,34 @@ impl ExecState {
         state.end = Some(Outcome::Abandoned("unwound".into()));
         state.unwinding = true;
         state
+    }
+
+    /// Marks `range` of the shared memory read, when the program tracks
+    /// its reads (the host read it on the guest's behalf).
+    pub fn note_read(&self, range: std::ops::Range<usize>) {
+        if let Some(reads) = &self.read_granules {
+            reads.lock().unwrap_or_else(|e| e.into_inner()).mark(range);
+        }
+    }
+
+    /// Takes in the map of read bytes of thread `tid`'s point buffer,
+    /// when the program tracks its reads and the thread has one.
+    pub fn take_read_map(&self, tid: ThreadId, map: Option<(u64, u64)>) {
+        let (Some(reads), Some((offset, bytes))) = (&self.read_granules, map) else {
+            return;
+        };
+        let Some(points) = self
+            .threads
+            .get(tid as usize)
+            .and_then(|t| t.points.as_ref())
+        else {
+            return;
+        };
+        points.take_read_map(
+            &mut reads.lock().unwrap_or_else(|e| e.into_inner()),
+            offset as usize,
+            bytes as usize,
+        );
     }
 
     /// Adds a thread and tells the scheduler.
