@@ -1,6 +1,6 @@
 //! What the stateful search (`--strategy dpor --stateful`) takes a
 //! program's state to be (`tests/states/`): bytes no thread can read
-//! again are no part of it.
+//! again, and bytes no execution has read, are no part of it.
 
 use crate::support::{arg, root, weft_in};
 
@@ -33,5 +33,54 @@ fn dead_bytes_below_a_threads_stack_pointer_are_no_part_of_a_state() {
         assert_eq!(json["exhaustive"], true, "{level}: {json}");
         let matched = json["state_space"]["matched"].as_u64().unwrap_or_default();
         assert!(matched > 0, "{level}: no state met twice: {json}");
+    }
+}
+
+/// A log that nothing reads tells apart no states: with its entries in
+/// every order (`tests/states/write-only-log.c`), the search explores as
+/// much as with equal entries. (At `-O0` the log is written; at `-O2`
+/// the compiler drops the dead stores, and both builds agree anyway.)
+#[test]
+fn bytes_no_execution_reads_are_no_part_of_a_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = root().join("tests/states/write-only-log.c");
+    for level in ["-O0", "-O2"] {
+        let explored: Vec<serde_json::Value> = ["", "-DEQUAL_ENTRIES"]
+            .iter()
+            .map(|define| {
+                let module = dir.path().join(format!("log{level}{define}.wasm"));
+                let mut line = vec!["cc", level];
+                if !define.is_empty() {
+                    line.push(define);
+                }
+                line.extend(["-o", arg(&module), arg(&source)]);
+                let built = weft_in(dir.path(), &line);
+                assert_eq!(built.code, 0, "{level}{define}: {}", built.stderr);
+                let json = weft_in(
+                    dir.path(),
+                    &[
+                        "explore",
+                        arg(&module),
+                        "--strategy",
+                        "dpor",
+                        "--stateful",
+                        "--no-save",
+                        "--json",
+                    ],
+                )
+                .json();
+                assert_eq!(json["status"], "pass", "{level}{define}: {json}");
+                assert_eq!(json["exhaustive"], true, "{level}{define}: {json}");
+                json
+            })
+            .collect();
+        let [ordered, equal] = &explored[..] else {
+            unreachable!("two builds");
+        };
+        assert_eq!(
+            ordered["state_space"], equal["state_space"],
+            "{level}: {ordered}\n{equal}"
+        );
+        assert_eq!(ordered["executions"], equal["executions"], "{level}");
     }
 }

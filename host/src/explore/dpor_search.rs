@@ -187,9 +187,8 @@ pub struct StateSpace {
     /// The most decisions an execution made.
     pub depth: usize,
     /// Times the search began again, forgetting its states, because an
-    /// execution read memory no execution before it had read while states
-    /// named without it had been matched (the counts above are of the
-    /// last, complete search).
+    /// execution read memory no execution before it had read (the counts
+    /// above are of the last, complete search).
     pub restarts: u64,
 }
 
@@ -271,14 +270,12 @@ impl DporSearch {
     /// on do not, and never match the older ones. Where the search ended
     /// an execution at an older state (or at a cycle of them), that state
     /// may have stood for one that differs in the memory now read, whose
-    /// future then went unexplored: the search begins again, with no
-    /// states. Each time the memory read grows, so this ends.
+    /// future then went unexplored; where it did not, the older states are
+    /// still lost to later executions. Either way the search begins again,
+    /// with no states. Each time the memory read grows, so this ends; most
+    /// of what a program reads, its first executions do.
     fn read_more(&mut self) {
-        let Some(states) = &self.states else {
-            return;
-        };
-        let matched = states.lock().unwrap_or_else(|e| e.into_inner()).matched;
-        if matched == 0 && self.cycles == 0 {
+        if self.states.is_none() {
             return;
         }
         *self = DporSearch {

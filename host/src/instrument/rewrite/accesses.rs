@@ -505,6 +505,39 @@ mod tests {
     }
 
     #[test]
+    fn with_read_tracking_a_load_marks_its_granules_and_a_store_does_not() {
+        let wat = r#"(module
+            (memory 1 2 shared)
+            (func $load (param i32) (result i32)
+                local.get 0
+                i32.load offset=4)
+            (func $store (param i32)
+                local.get 0
+                i32.const 1
+                i32.store))"#;
+        let mut tracking = options();
+        tracking.track_reads = true;
+        let load = body_of(wat, tracking, "load");
+        // After the 4 KiB point buffer: a map of 2 pages / 64 = 2 KiB.
+        let mark = [
+            "i32.load16_u 1 offset=4096 align=1",
+            "i32.store16 1 offset=4096 align=1",
+        ];
+        for line in mark {
+            assert!(load.iter().any(|l| l == line), "{line}: {load:#?}");
+        }
+        assert!(load.contains(&"i32.const 2047".to_string()), "{load:#?}");
+        let store = body_of(wat, tracking, "store");
+        assert!(!store.iter().any(|l| l.contains("store16")), "{store:#?}");
+        tracking.track_reads = false;
+        let untracked = body_of(wat, tracking, "load");
+        assert!(
+            !untracked.iter().any(|l| l.contains("16")),
+            "{untracked:#?}"
+        );
+    }
+
+    #[test]
     fn with_memory_points_the_buffered_point_costs_the_same_fuel_both_ways() {
         let wat = r#"(module
             (memory 1 1 shared)

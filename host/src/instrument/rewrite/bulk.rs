@@ -180,6 +180,36 @@ mod tests {
             memory.fill))"#;
 
     #[test]
+    fn with_read_tracking_a_copy_tells_the_host_its_source_and_a_fill_does_not() {
+        let copy = r#"(module
+            (memory 1 1 shared)
+            (func $copy (param i32 i32 i32)
+                local.get 0
+                local.get 1
+                local.get 2
+                memory.copy))"#;
+        let mut tracking = options();
+        tracking.track_reads = true;
+        // Source and length, from the scratch locals 4 and 5, then the copy.
+        let body = body_of(copy, tracking, "copy");
+        let tail = [
+            "local.get 4",
+            "local.get 5",
+            "call weft_rt.note_read",
+            "memory.copy",
+        ];
+        assert!(body.ends_with(&tail.map(String::from)), "{body:#?}");
+        let fill = body_of(FILL, tracking, "fill");
+        assert!(!fill.iter().any(|l| l.contains("note_read")), "{fill:#?}");
+        tracking.track_reads = false;
+        let untracked = body_of(copy, tracking, "copy");
+        assert!(
+            !untracked.iter().any(|l| l.contains("note_read")),
+            "{untracked:#?}"
+        );
+    }
+
+    #[test]
     fn a_fill_of_the_shared_memory_is_guarded_against_the_size_the_guest_sees() {
         let body = body_of(FILL, options(), "fill");
         // Scratch locals start after the three parameters: 3, 4, 5.
