@@ -22,6 +22,17 @@ use std::ops::Range;
 /// Granules per word of the sets.
 const WORD_GRANULES: usize = 64;
 
+/// How much of a range of the shared memory executions read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Coverage {
+    /// No byte of it.
+    None,
+    /// Some bytes of it, or it was not told.
+    Some,
+    /// Every byte of it.
+    All,
+}
+
 /// The granules of the shared memory that executions read.
 #[derive(Debug)]
 pub(crate) struct ReadGranules {
@@ -89,18 +100,21 @@ impl ReadGranules {
         self.resident = resident;
     }
 
-    /// Takes in `bytes` of a map of read bytes, from its byte `at` on.
+    /// Takes in `bytes` of a map of read bytes, from its byte `at` on (a
+    /// multiple of 8, as the map's pages start).
     fn take_bytes(&mut self, at: usize, bytes: &[u8]) {
-        for (n, &byte) in bytes.iter().enumerate() {
-            if byte == 0 {
+        debug_assert_eq!(at % 8, 0);
+        for (n, word_bytes) in bytes.chunks(8).enumerate() {
+            let mut padded = [0u8; 8];
+            padded[..word_bytes.len()].copy_from_slice(word_bytes);
+            let bits = u64::from_le_bytes(padded);
+            if bits == 0 {
                 continue;
             }
-            let index = at + n;
-            let word = index / 8;
+            let word = at / 8 + n;
             let Some(seen) = self.seen.get_mut(word) else {
                 return;
             };
-            let bits = u64::from(byte) << (8 * (index % 8));
             if *seen | bits != *seen {
                 if *seen == self.mask[word] {
                     self.changed.push(word);
@@ -147,41 +161,50 @@ impl ReadGranules {
     }
 
     /// Zeroes the granules of `chunk` (the memory's bytes from `start`,
-    /// `start` a multiple of the granule) that no execution before the
-    /// current one read. Says whether any granule of it was read.
+    /// `start` a multiple of 512, the bytes a word of the sets covers) that
+    /// no execution before the current one read. Says whether any granule
+    /// of it was read.
     pub fn mask_chunk(&self, start: usize, chunk: &mut [u8]) -> bool {
         let granule = ReadMap::GRANULE as usize;
-        debug_assert_eq!(start % granule, 0);
+        let word_bytes = granule * WORD_GRANULES;
+        debug_assert_eq!(start % word_bytes, 0);
         let mut any = false;
-        for (n, bytes) in chunk.chunks_mut(granule).enumerate() {
-            let index = start / granule + n;
-            let read = self
+        for (n, part) in chunk.chunks_mut(word_bytes).enumerate() {
+            let word = self
                 .mask
-                .get(index / WORD_GRANULES)
-                .is_some_and(|word| word & (1 << (index % WORD_GRANULES)) != 0);
-            if read {
-                any = true;
-            } else {
-                bytes.fill(0);
+                .get(start / word_bytes + n)
+                .copied()
+                .unwrap_or_default();
+            match word {
+                0 => part.fill(0),
+                u64::MAX => any = true,
+                _ => {
+                    any = true;
+                    for (bit, bytes) in part.chunks_mut(granule).enumerate() {
+                        if word & (1 << bit) == 0 {
+                            bytes.fill(0);
+                        }
+                    }
+                }
             }
         }
         any
     }
 
-    /// Whether no granule from `start` to `start + len` was read before the
-    /// current execution, when the range covers whole words of the sets
-    /// (else `false`: a quick test for whole pages).
-    pub fn none_read(&self, start: usize, len: usize) -> bool {
-        let granule = ReadMap::GRANULE as usize;
-        let first = start / granule;
-        let last = (start + len).div_ceil(granule);
-        let (first_word, last_word) = (first / WORD_GRANULES, last.div_ceil(WORD_GRANULES));
-        if !first.is_multiple_of(WORD_GRANULES) || !last.is_multiple_of(WORD_GRANULES) {
-            return false;
+    /// How much of `start..start + len` executions before the current one
+    /// read, when the range covers whole words of the sets (else
+    /// [`Coverage::Some`]): a quick test for whole pages.
+    pub fn coverage(&self, start: usize, len: usize) -> Coverage {
+        let word_bytes = ReadMap::GRANULE as usize * WORD_GRANULES;
+        if !start.is_multiple_of(word_bytes) || !len.is_multiple_of(word_bytes) {
+            return Coverage::Some;
         }
-        self.mask
-            .get(first_word..last_word)
-            .is_some_and(|words| words.iter().all(|&w| w == 0))
+        let words = start / word_bytes..(start + len) / word_bytes;
+        match self.mask.get(words) {
+            Some(words) if words.iter().all(|&w| w == 0) => Coverage::None,
+            Some(words) if words.iter().all(|&w| w == u64::MAX) => Coverage::All,
+            _ => Coverage::Some,
+        }
     }
 
     /// Words in each set.
@@ -234,7 +257,11 @@ mod tests {
         let kept: Vec<usize> = (0..520).filter(|&i| chunk[i] != 0).collect();
         let expected: Vec<usize> = (0..16).chain(496..520).collect();
         assert_eq!(kept, expected);
-        assert!(reads.none_read(1024, 512));
-        assert!(!reads.none_read(0, 512));
+        assert_eq!(reads.coverage(1024, 512), Coverage::None);
+        assert_eq!(reads.coverage(0, 512), Coverage::Some);
+        reads.mark(1024..1536);
+        reads.commit();
+        assert_eq!(reads.coverage(1024, 512), Coverage::All);
+        assert_eq!(reads.coverage(1024, 1024), Coverage::Some);
     }
 }

@@ -15,7 +15,7 @@
 //! pages with `mprotect` instead cost three system calls and their TLB
 //! flushes per execution, more than the checks.)
 
-use super::read_granules::ReadGranules;
+use super::read_granules::{Coverage, ReadGranules};
 use super::resident_pages;
 use crate::instrument::SharedMemoryPlan;
 use std::cell::UnsafeCell;
@@ -174,17 +174,18 @@ impl GuestMemory {
                 let chunk = chunk.max(range.start)..(chunk + DIGEST_CHUNK).min(range.end);
                 let data = match reads {
                     None => &bytes[chunk.clone()],
-                    Some(reads) => {
-                        if reads.none_read(chunk.start, chunk.len()) {
-                            continue;
+                    Some(reads) => match reads.coverage(chunk.start, chunk.len()) {
+                        Coverage::None => continue,
+                        Coverage::All => &bytes[chunk.clone()],
+                        Coverage::Some => {
+                            let data = &mut masked[..chunk.len()];
+                            data.copy_from_slice(&bytes[chunk.clone()]);
+                            if !reads.mask_chunk(chunk.start, data) {
+                                continue;
+                            }
+                            &*data
                         }
-                        let data = &mut masked[..chunk.len()];
-                        data.copy_from_slice(&bytes[chunk.clone()]);
-                        if !reads.mask_chunk(chunk.start, data) {
-                            continue;
-                        }
-                        &*data
-                    }
+                    },
                 };
                 while skipped.next_if(|s| s.end <= chunk.start).is_some() {}
                 let mut at = chunk.start;
