@@ -2,7 +2,7 @@
 //! program's state to be (`tests/states/`): bytes no thread can read
 //! again, and bytes no execution has read, are no part of it.
 
-use crate::support::{arg, root, weft_in};
+use crate::support::{arg, read_json, root, sample, weft_in};
 
 /// The scratch arrays that returned calls left below the threads' stack
 /// pointers tell apart no states: the two orders of the first lock meet
@@ -83,4 +83,37 @@ fn bytes_no_execution_reads_are_no_part_of_a_state() {
         );
         assert_eq!(ordered["executions"], equal["executions"], "{level}");
     }
+}
+
+/// A failure a stateful search finds replays: its replay file records that
+/// the module was built with the marks of what it reads, which cost fuel,
+/// and `weft replay` builds it so again.
+#[test]
+fn a_failure_found_by_the_stateful_search_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let replay = dir.path().join("lost.weft.json");
+    let found = weft_in(
+        dir.path(),
+        &[
+            "explore",
+            arg(&sample("lost-update-c")),
+            "--strategy",
+            "dpor",
+            "--stateful",
+            "--save-failure",
+            arg(&replay),
+        ],
+    );
+    assert_eq!(found.code, 1, "{}{}", found.stdout, found.stderr);
+    let saved = read_json(&replay);
+    assert_eq!(saved["instrument"]["track_reads"], true, "{saved}");
+    let replayed = weft_in(dir.path(), &["replay", arg(&replay)]);
+    assert_eq!(replayed.code, 1, "{}", replayed.stderr);
+    assert!(
+        replayed
+            .stdout
+            .contains("reproduced the assertion failure of"),
+        "{}",
+        replayed.stdout
+    );
 }
