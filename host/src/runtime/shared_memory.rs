@@ -454,6 +454,32 @@ mod tests {
     }
 
     #[test]
+    fn a_digest_with_a_read_mask_takes_only_the_granules_read() {
+        let memory = memory(Vec::new());
+        let mut reads = ReadGranules::new(crate::abi::READ_MAP.bytes(8));
+        // Granules 8..16 of the first page, and the whole second page, read.
+        reads.mark(64..128);
+        reads.mark(4096..8192);
+        reads.commit();
+        let empty = memory.digest_outside(&[], Some(&reads));
+        // Bytes never read change nothing, on a page read in part or not
+        // at all.
+        write(&memory, 10, b"unread");
+        write(&memory, 3 * 4096, b"unread");
+        assert_eq!(memory.digest_outside(&[], Some(&reads)), empty);
+        assert_ne!(memory.digest_outside(&[], None), empty);
+        // A byte read counts, in a granule partly or a page wholly read.
+        write(&memory, 70, b"r");
+        let partly = memory.digest_outside(&[], Some(&reads));
+        assert_ne!(partly, empty);
+        write(&memory, 70, &[0]);
+        write(&memory, 5000, b"r");
+        let wholly = memory.digest_outside(&[], Some(&reads));
+        assert_ne!(wholly, empty);
+        assert_ne!(wholly, partly);
+    }
+
+    #[test]
     fn growth_stops_at_the_declared_maximum() {
         let memory = memory(Vec::new());
         assert_eq!(memory.grow(7), None);
