@@ -398,10 +398,13 @@ impl ReadMap {
     /// at most at the map's last byte).
     pub const SLACK: u64 = 8;
 
-    /// Offset of the map in memory 1, when the point buffer (and access
-    /// log) before it take `before` bytes.
-    pub fn offset(&self, before: u64) -> u64 {
-        before.next_multiple_of(8)
+    /// Where the map lies in memory 1, as (offset, bytes), in a module
+    /// that logs the accesses of `logged_sites` sites (see
+    /// [`point_memory_bytes`]) and whose shared memory has at most
+    /// `max_pages` wasm pages.
+    pub fn place(&self, logged_sites: Option<u64>, max_pages: u64) -> (u64, u64) {
+        let offset = point_memory_bytes(logged_sites).next_multiple_of(8);
+        (offset, self.bytes(max_pages))
     }
 
     /// Bytes of the map for a shared memory of at most `max_pages` wasm
@@ -411,6 +414,13 @@ impl ReadMap {
             .div_ceil(Self::GRANULE * 8)
             .next_power_of_two()
     }
+}
+
+/// The size of memory 1 without a map of read bytes: the point buffer, and
+/// the access log when the module logs the accesses of `logged_sites`
+/// sites.
+pub fn point_memory_bytes(logged_sites: Option<u64>) -> u64 {
+    logged_sites.map_or(POINT_BUFFER.bytes, |sites| ACCESS_LOG.memory_bytes(sites))
 }
 
 /// `note_read(addr, len)`: with [`READ_MAP`], before a `memory.copy`, the

@@ -406,7 +406,7 @@ pub fn instrument_logging(
     })?;
     Ok(Instrumented {
         wasm: out,
-        access_log: rewriter.logs_accesses().then_some(survey.site_bound),
+        access_log: rewriter.logged_sites(),
         sites: rewriter.sites,
         memory: survey.memory,
         exported_funcs: survey

@@ -285,13 +285,7 @@ impl Program {
         let reuses_memory = !delegates_wasi;
         let read_map = match &out.memory {
             MemoryPlan::Shared(plan) if options.track_reads => {
-                let before = out.access_log.map_or(abi::POINT_BUFFER.bytes, |sites| {
-                    abi::ACCESS_LOG.memory_bytes(sites)
-                });
-                Some((
-                    abi::READ_MAP.offset(before),
-                    abi::READ_MAP.bytes(plan.max_pages),
-                ))
+                Some(abi::READ_MAP.place(out.access_log, plan.max_pages))
             }
             _ => None,
         };

@@ -11,9 +11,9 @@
 //! in its point-buffer memory, and what the host read on the guest's
 //! behalf). When an execution read a granule that none had before, the
 //! mask grows and its *generation* changes: keys of different generations
-//! never match, and a search that pruned anything with an older mask must
-//! begin again (it may have taken states for equal that the new granule
-//! tells apart).
+//! never match, and the search begins again (it may have taken states for
+//! equal that the new granule tells apart, and its older states would be
+//! lost to later executions anyway).
 
 use super::resident_pages;
 use crate::abi::ReadMap;
@@ -111,17 +111,25 @@ impl ReadGranules {
             if bits == 0 {
                 continue;
             }
-            let word = at / 8 + n;
-            let Some(seen) = self.seen.get_mut(word) else {
+            if !self.see(at / 8 + n, bits) {
                 return;
-            };
-            if *seen | bits != *seen {
-                if *seen == self.mask[word] {
-                    self.changed.push(word);
-                }
-                *seen |= bits;
             }
         }
+    }
+
+    /// Adds `bits` to word `word` of `seen`, noting the word when it first
+    /// holds more than the mask; `false` past the sets' end.
+    fn see(&mut self, word: usize, bits: u64) -> bool {
+        let Some(seen) = self.seen.get_mut(word) else {
+            return false;
+        };
+        if *seen | bits != *seen {
+            if *seen == self.mask[word] {
+                self.changed.push(word);
+            }
+            *seen |= bits;
+        }
+        true
     }
 
     /// Marks `range` of the shared memory read (the host read it for the
@@ -133,16 +141,8 @@ impl ReadGranules {
         let first = range.start / ReadMap::GRANULE as usize;
         let last = (range.end - 1) / ReadMap::GRANULE as usize;
         for granule in first..=last {
-            let word = granule / WORD_GRANULES;
-            let Some(seen) = self.seen.get_mut(word) else {
+            if !self.see(granule / WORD_GRANULES, 1 << (granule % WORD_GRANULES)) {
                 return;
-            };
-            let bit = 1 << (granule % WORD_GRANULES);
-            if *seen & bit == 0 {
-                if *seen == self.mask[word] {
-                    self.changed.push(word);
-                }
-                *seen |= bit;
             }
         }
     }

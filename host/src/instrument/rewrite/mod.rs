@@ -192,18 +192,13 @@ impl<'s> Rewriter<'s> {
         if !self.options.track_reads {
             return None;
         }
-        let offset = abi::READ_MAP.offset(self.point_buffer_bytes());
-        Some((offset, abi::READ_MAP.bytes(plan.max_pages)))
+        Some(abi::READ_MAP.place(self.logged_sites(), plan.max_pages))
     }
 
-    /// Bytes of memory 1 before the map of read bytes: the point buffer,
-    /// and the access log when there is one.
-    pub(super) fn point_buffer_bytes(&self) -> u64 {
-        if self.logs_accesses() {
-            abi::ACCESS_LOG.memory_bytes(self.survey.site_bound)
-        } else {
-            abi::POINT_BUFFER.bytes
-        }
+    /// The sites whose accesses the module logs, when it logs them (see
+    /// [`Rewriter::logs_accesses`]).
+    pub fn logged_sites(&self) -> Option<u64> {
+        self.logs_accesses().then_some(self.survey.site_bound)
     }
 
     /// Rewrites one function body: its entry markers, then each

@@ -106,7 +106,7 @@ impl Rewriter<'_> {
         // clears all of it after every execution.
         let bytes = match self.read_map() {
             Some((offset, bytes)) => offset + bytes + abi::ReadMap::SLACK,
-            None => self.point_buffer_bytes(),
+            None => abi::point_memory_bytes(self.logged_sites()),
         };
         memories.memory(MemoryType {
             minimum: bytes,
