@@ -3,6 +3,29 @@
 //! again, and bytes no execution has read, are no part of it.
 
 use crate::support::{arg, read_json, root, sample, weft_in};
+use std::path::Path;
+
+/// The JSON report of `weft explore --strategy dpor --stateful` on
+/// `module`, run in `dir`, after checking it passes and is exhaustive
+/// (`what` names the build in messages).
+fn proved_statefully(dir: &Path, module: &Path, what: &str) -> serde_json::Value {
+    let json = weft_in(
+        dir,
+        &[
+            "explore",
+            arg(module),
+            "--strategy",
+            "dpor",
+            "--stateful",
+            "--no-save",
+            "--json",
+        ],
+    )
+    .json();
+    assert_eq!(json["status"], "pass", "{what}: {json}");
+    assert_eq!(json["exhaustive"], true, "{what}: {json}");
+    json
+}
 
 /// The scratch arrays that returned calls left below the threads' stack
 /// pointers tell apart no states: the two orders of the first lock meet
@@ -16,21 +39,7 @@ fn dead_bytes_below_a_threads_stack_pointer_are_no_part_of_a_state() {
         let module = dir.path().join(format!("dead-frames{level}.wasm"));
         let built = weft_in(dir.path(), &["cc", level, arg(&source), "-o", arg(&module)]);
         assert_eq!(built.code, 0, "{level}: {}", built.stderr);
-        let json = weft_in(
-            dir.path(),
-            &[
-                "explore",
-                arg(&module),
-                "--strategy",
-                "dpor",
-                "--stateful",
-                "--no-save",
-                "--json",
-            ],
-        )
-        .json();
-        assert_eq!(json["status"], "pass", "{level}: {json}");
-        assert_eq!(json["exhaustive"], true, "{level}: {json}");
+        let json = proved_statefully(dir.path(), &module, level);
         let matched = json["state_space"]["matched"].as_u64().unwrap_or_default();
         assert!(matched > 0, "{level}: no state met twice: {json}");
     }
@@ -56,22 +65,7 @@ fn bytes_no_execution_reads_are_no_part_of_a_state() {
                 line.extend(["-o", arg(&module), arg(&source)]);
                 let built = weft_in(dir.path(), &line);
                 assert_eq!(built.code, 0, "{level}{define}: {}", built.stderr);
-                let json = weft_in(
-                    dir.path(),
-                    &[
-                        "explore",
-                        arg(&module),
-                        "--strategy",
-                        "dpor",
-                        "--stateful",
-                        "--no-save",
-                        "--json",
-                    ],
-                )
-                .json();
-                assert_eq!(json["status"], "pass", "{level}{define}: {json}");
-                assert_eq!(json["exhaustive"], true, "{level}{define}: {json}");
-                json
+                proved_statefully(dir.path(), &module, &format!("{level}{define}"))
             })
             .collect();
         let [ordered, equal] = &explored[..] else {
