@@ -657,7 +657,7 @@ impl HappensBefore {
             // the two steps.
             let mut dependent: Vec<usize> = (0..threads)
                 .filter(|&u| u != t)
-                .filter_map(|u| latest.dependent(step, u))
+                .filter_map(|u| latest.dependent(steps, step, u))
                 .collect();
             dependent.sort_unstable_by(|a, b| b.cmp(a));
             for i in dependent {
@@ -846,6 +846,9 @@ struct Latest {
     notify_at: FxHashMap<(usize, u32), usize>,
     /// Per byte, per thread: its latest read, write, and wait or notify.
     bytes: FxHashMap<u64, Vec<ByteAccess>>,
+    /// Per thread: its steps that are counting operations (see
+    /// [`StepRecord::count`]), in order.
+    counting: Vec<Vec<usize>>,
 }
 
 /// A thread's latest accesses to one byte: by any step, and by a step
@@ -857,7 +860,14 @@ struct ByteAccess {
     futex: Option<usize>,
     exclusive_read: Option<usize>,
     exclusive_write: Option<usize>,
+    /// Its latest read and write by a step that is no counting operation.
+    uncounted_read: Option<usize>,
+    uncounted_write: Option<usize>,
 }
+
+/// Most counting steps of a thread looked at for one step: past them, the
+/// latest one left is taken as not commuting (more races, never fewer).
+const MOST_COUNTS_LOOKED_AT: usize = 256;
 
 impl Latest {
     fn new(threads: usize) -> Self {
@@ -868,6 +878,7 @@ impl Latest {
             notify: vec![None; threads],
             notify_at: FxHashMap::default(),
             bytes: FxHashMap::default(),
+            counting: vec![Vec::new(); threads],
         }
     }
 
@@ -896,7 +907,7 @@ impl Latest {
     }
 
     /// Thread `u`'s latest step that may not commute with `step`.
-    fn dependent(&self, step: &StepRecord, u: usize) -> Option<usize> {
+    fn dependent(&self, steps: &[StepRecord], step: &StepRecord, u: usize) -> Option<usize> {
         let Some(bytes) = Self::touched(step) else {
             return self.any[u];
         };
@@ -904,11 +915,15 @@ impl Latest {
         if step.spawned {
             latest = latest.max(self.spawn[u]);
         }
-        for (byte, writes, futex) in bytes {
+        let counting = step.count.is_some();
+        for &(byte, writes, futex) in &bytes {
             if let Some(access) = self.bytes.get(&byte).and_then(|b| b.get(u)) {
-                // A reader's step commutes with the other readers' steps.
+                // A reader's step commutes with the other readers' steps;
+                // a counting one may with counting ones (looked at below).
                 let (read, write) = if step.shared {
                     (access.exclusive_read, access.exclusive_write)
+                } else if counting {
+                    (access.uncounted_read, access.uncounted_write)
                 } else {
                     (access.read, access.write)
                 };
@@ -921,7 +936,42 @@ impl Latest {
                 }
             }
         }
+        if counting {
+            latest = latest.max(self.latest_counting_conflict(steps, step, u, &bytes, latest));
+        }
         latest
+    }
+
+    /// Thread `u`'s latest counting step after `after` that touches a
+    /// byte of `bytes` (those of `step`, a counting one) and does not
+    /// commute with `step` (see [`StepRecord::counts_commuting_before`]).
+    fn latest_counting_conflict(
+        &self,
+        steps: &[StepRecord],
+        step: &StepRecord,
+        u: usize,
+        bytes: &[(u64, bool, bool)],
+        after: Option<usize>,
+    ) -> Option<usize> {
+        let overlaps = |other: &StepRecord| {
+            other.operations().any(|(op, _)| {
+                let (start, end) = (op.addr as u64, op.addr as u64 + op.len.max(1) as u64);
+                bytes.iter().any(|&(b, _, _)| start <= b && b < end)
+            })
+        };
+        for (looked, &c) in self.counting[u].iter().rev().enumerate() {
+            if after.is_some_and(|a| c <= a) {
+                return None;
+            }
+            if looked == MOST_COUNTS_LOOKED_AT {
+                return Some(c);
+            }
+            let earlier = &steps[c];
+            if overlaps(earlier) && !earlier.counts_commuting_before(step) {
+                return Some(c);
+            }
+        }
+        None
     }
 
     /// The step of thread `waker` whose notify ended the wait that
@@ -957,6 +1007,9 @@ impl Latest {
             return;
         };
         let threads = self.any.len();
+        if step.count.is_some() {
+            self.counting[t].push(k);
+        }
         for (byte, writes, futex) in bytes {
             let access = &mut self
                 .bytes
@@ -972,6 +1025,13 @@ impl Latest {
                     access.exclusive_write = Some(k);
                 } else {
                     access.exclusive_read = Some(k);
+                }
+            }
+            if step.count.is_none() {
+                if writes {
+                    access.uncounted_write = Some(k);
+                } else {
+                    access.uncounted_read = Some(k);
                 }
             }
             if futex {

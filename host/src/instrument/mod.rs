@@ -21,6 +21,7 @@
 //! and notifies must become host calls.
 
 mod access_log;
+pub mod count_test;
 mod entries;
 mod ops;
 mod prefill;

@@ -5,6 +5,7 @@
 //! passes the id to the host hook, which uses it to learn what kind of access
 //! happens where without decoding anything at run time.
 
+use super::count_test::CountTest;
 use crate::library::caller_memory::Touch;
 use serde::{Deserialize, Serialize};
 
@@ -195,6 +196,8 @@ pub struct SiteTable {
     /// Fast paths inlined into the program (see [`SiteTable::guards`]), as
     /// (site, function), by site.
     guards: Vec<(SiteId, u32)>,
+    /// Counting operations (see [`SiteTable::counts`]), by site.
+    counts: Vec<(SiteId, CountTest)>,
     /// Each site's [`SiteCode`], by site (made from `sites`, not stored).
     #[serde(skip)]
     codes: Vec<SiteCode>,
@@ -205,6 +208,7 @@ pub struct SiteTable {
 struct StoredSites {
     sites: Vec<Site>,
     guards: Vec<(SiteId, u32)>,
+    counts: Vec<(SiteId, CountTest)>,
 }
 
 impl From<StoredSites> for SiteTable {
@@ -213,6 +217,7 @@ impl From<StoredSites> for SiteTable {
             codes: stored.sites.iter().map(SiteCode::of).collect(),
             sites: stored.sites,
             guards: stored.guards,
+            counts: stored.counts,
         }
     }
 }
@@ -255,6 +260,17 @@ impl SiteTable {
     /// (site, function).
     pub fn guards(&self) -> &[(SiteId, u32)] {
         &self.guards
+    }
+
+    /// Notes that the atomic operation at `site` is a counting operation
+    /// (see [`CountTest`]).
+    pub(crate) fn count(&mut self, site: SiteId, test: CountTest) {
+        self.counts.push((site, test));
+    }
+
+    /// The counting operations, as (site, test), by site.
+    pub fn counts(&self) -> &[(SiteId, CountTest)] {
+        &self.counts
     }
 
     /// Number of sites.

@@ -14,6 +14,7 @@
 use super::library_model::{LibraryModel, LibraryRole};
 use super::state_cache::StateCache;
 use super::{NextOp, Notice, ScheduleError, Scheduler, Step, StepEnd, ThreadView};
+use crate::instrument::count_test::CountTest;
 use crate::instrument::{AccessKind, SiteId};
 use crate::trace::ThreadId;
 use rustc_hash::FxHashMap;
@@ -61,6 +62,33 @@ pub struct StepRecord {
     /// commute (the count of readers goes up and down by one either way,
     /// and neither waits), whatever their operations on the lock.
     pub shared: bool,
+    /// It is a counting operation and nothing else (see
+    /// [`crate::instrument::count_test`]): its test and the value it found.
+    pub count: Option<Count>,
+}
+
+/// A counting operation's step: its test and the old value it found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Count {
+    /// The value the operation found (and returned).
+    pub found: u64,
+    /// What it adds, and the test its value decides.
+    pub test: CountTest,
+}
+
+impl Count {
+    /// Whether this operation, run before `later` (another thread's, on
+    /// the same word), commutes with it: run the other way round, each
+    /// would find a value its test takes the same way (this one `later`'s
+    /// addition more, `later` this one's less). Then both orders leave the
+    /// same memory and each thread going the same way; nothing else read
+    /// what either returned.
+    pub fn commutes_before(&self, later: &Count) -> bool {
+        let (a, b) = (self.test, later.test);
+        a.width == b.width
+            && a.holds(self.found) == a.holds(a.moved(self.found, b.delta, 1))
+            && b.holds(later.found) == b.holds(b.moved(later.found, a.delta, -1))
+    }
 }
 
 impl StepRecord {
@@ -75,6 +103,38 @@ impl StepRecord {
         }
         self.operations()
             .any(|(a, aw)| other.operations().any(|(b, bw)| a.dependent(aw, b, bw)))
+    }
+
+    /// [`StepRecord::dependent`] for this step and `later`, a step of
+    /// another thread that comes after it (here or in a future of a state
+    /// this execution reached): two counting operations on one word that
+    /// commute for the values they found (see [`Count::commutes_before`])
+    /// do not make them dependent.
+    pub fn dependent_before(&self, later: &StepRecord) -> bool {
+        if !self.counts_commuting_before(later) {
+            return self.dependent(later);
+        }
+        if self.global || later.global || (self.spawned && later.spawned) {
+            return true;
+        }
+        // Their operations but the two counting ones (each step's first).
+        self.operations().enumerate().any(|(i, (a, aw))| {
+            later
+                .operations()
+                .enumerate()
+                .any(|(j, (b, bw))| (i, j) != (0, 0) && a.dependent(aw, b, bw))
+        })
+    }
+
+    /// Whether this step's and `later`'s operations are counting ones on
+    /// the same word that commute for the values they found.
+    pub fn counts_commuting_before(&self, later: &StepRecord) -> bool {
+        match (self.count, later.count, self.op, later.op) {
+            (Some(a), Some(b), Some(x), Some(y)) => {
+                x.addr == y.addr && x.len == y.len && a.commutes_before(&b)
+            }
+            _ => false,
+        }
     }
 
     /// What tells this step apart from others for
@@ -98,6 +158,9 @@ impl StepRecord {
     pub fn absorb(&mut self, other: &StepRecord) {
         self.wrote |= other.wrote;
         self.spawned |= other.spawned;
+        if self.count != other.count {
+            self.count = None;
+        }
         self.global |= other.global;
         for op in &other.more {
             if !self.more.contains(op) {
@@ -544,6 +607,24 @@ impl DporScheduler {
             .filter(|_| woken && previous.waits_on().is_some())
     }
 
+    /// What a step that starts at `op` (kept as the record keeps it), as
+    /// part of a library call of `role` if any, with `value` at its
+    /// bytes, is as a counting operation, if it is one: one outside any
+    /// library call whose operation is one the rewrite found counting.
+    fn count_of(
+        &self,
+        op: Option<NextOp>,
+        role: Option<LibraryRole>,
+        value: Option<u64>,
+    ) -> Option<Count> {
+        let op = op.filter(|op| role.is_none() && op.kind == AccessKind::AtomicRmw)?;
+        let test = self.library.count_test(op.site)?;
+        (u32::from(test.width) == op.len).then_some(Count {
+            found: value?,
+            test,
+        })
+    }
+
     /// Whether step `index` is a reader's step on a read-write lock (see
     /// [`StepRecord::shared`]): a read lock that did not wait, or an
     /// unlock that woke nobody of a lock its thread last took so.
@@ -854,6 +935,8 @@ impl DporScheduler {
             let kept = self.kept(step.op, self.steps[last].library, last);
             if let Some(op) = kept {
                 self.steps[last].more.push((op, false));
+                // A step of several operations is no counting one.
+                self.steps[last].count = None;
             }
             // The thread's loop, if it waits, shows only the section's
             // first operation.
@@ -886,6 +969,7 @@ impl DporScheduler {
             decision: self.deciding.take(),
             library,
             shared: false,
+            count: self.count_of(op, library, step.value),
         });
     }
 

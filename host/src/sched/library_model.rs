@@ -18,7 +18,12 @@
 //! and retry (see `explore::dpor_search`): a mutex or read-write lock taken
 //! after its release, a join after the thread's exit; and let two readers
 //! of a read-write lock commute (see `sched::StepRecord::shared`).
+//!
+//! It also knows the counting operations (see
+//! [`crate::instrument::count_test`]): two of them commute when neither
+//! takes its branch otherwise for the other (see `sched::StepRecord::count`).
 
+use crate::instrument::count_test::CountTest;
 use crate::instrument::{AccessKind, SiteTable};
 pub use crate::library::roles::LibraryRole;
 use crate::library::roles::{PRIVATE_FUNCTIONS, READ_LOCK_FUNCTIONS, THREAD_LIST_LOCKER};
@@ -39,6 +44,10 @@ pub struct LibraryModel {
     /// The role of the call a fast path inlined into the program stands
     /// for, by its site (see `SiteTable::guards`).
     fast_paths: HashMap<u32, LibraryRole>,
+    /// The counting operations (a reference count's increments and
+    /// decrements, inlined from the library or the program's own), by
+    /// site (see `SiteTable::counts`).
+    counts: HashMap<u32, CountTest>,
 }
 
 impl LibraryModel {
@@ -69,6 +78,7 @@ impl LibraryModel {
         }
         let mut model = LibraryModel {
             roles,
+            counts: sites.counts().iter().copied().collect(),
             ..Self::default()
         };
         for &(site, function) in sites.guards() {
@@ -117,6 +127,11 @@ impl LibraryModel {
     /// it (an unlock).
     pub fn fast_path(&self, site: u32) -> Option<LibraryRole> {
         self.fast_paths.get(&site).copied()
+    }
+
+    /// The test of the counting operation at `site`, if it is one.
+    pub fn count_test(&self, site: u32) -> Option<CountTest> {
+        self.counts.get(&site).copied()
     }
 
     /// Whether an operation at `site`, inside a library step of `role`,

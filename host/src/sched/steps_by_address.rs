@@ -55,9 +55,9 @@ impl<'s> StepsByAddress<'s> {
         index
     }
 
-    /// The indices, in order, of the steps that `step` (of another
-    /// execution, or of this one) depends on: exactly those for which
-    /// [`StepRecord::dependent`] holds.
+    /// The indices, in order, of the steps that `step`, which comes after
+    /// all of them (in a future of a state this execution reached), depends
+    /// on: exactly those for which [`StepRecord::dependent_before`] holds.
     pub fn dependent_on(&self, step: &StepRecord) -> Vec<usize> {
         let candidates: Vec<usize> = match slots_of(step).filter(|_| !step.global) {
             None => (0..self.steps.len()).collect(),
@@ -78,7 +78,7 @@ impl<'s> StepsByAddress<'s> {
         };
         candidates
             .into_iter()
-            .filter(|&i| self.steps[i].dependent(step))
+            .filter(|&i| self.steps[i].dependent_before(step))
             .collect()
     }
 }
@@ -154,7 +154,7 @@ mod tests {
         probes.push(spawn);
         for probe in &probes {
             let every: Vec<usize> = (0..steps.len())
-                .filter(|&i| steps[i].dependent(probe))
+                .filter(|&i| steps[i].dependent_before(probe))
                 .collect();
             assert_eq!(index.dependent_on(probe), every, "{probe:?}");
         }

@@ -38,6 +38,7 @@ mod testing;
 
 use super::InstrumentError;
 use super::access_log::LogFunctions;
+use super::count_test::CountTest;
 use super::entries::EntryWrappers;
 use super::sites::{Site, SiteId, SiteTable};
 use super::survey::{MemoryPlan, Survey};
@@ -239,6 +240,10 @@ impl<'s> Rewriter<'s> {
         let markers = self.emit_entry_markers(&mut f, func, name);
         let last = operators.len().saturating_sub(1);
         let mut flow = (!self.slow_paths.is_empty()).then(FastPathFlow::new);
+        let mut counts: Vec<(usize, CountTest)> = (0..operators.len())
+            .filter_map(|index| CountTest::at(&operators, index).map(|test| (index, test)))
+            .collect();
+        counts.reverse();
         for (index, (pos, op)) in operators.into_iter().enumerate() {
             if let Some(flow) = &flow {
                 self.note_fast_paths(flow, &op);
@@ -258,8 +263,19 @@ impl<'s> Rewriter<'s> {
             if resumes {
                 self.emit_resume_marker(&mut f, markers);
             }
+            let site = (self.sites.len() as SiteId > first_site).then_some(first_site);
+            if counts.last().is_some_and(|&(at, _)| at == index) {
+                let (_, test) = counts.pop().expect("a counting operation here");
+                let rmw = (first_site..self.sites.len() as SiteId).find(|&id| {
+                    self.sites
+                        .get(id)
+                        .is_some_and(|s| s.kind == AccessKind::AtomicRmw)
+                });
+                if let Some(site) = rmw {
+                    self.sites.count(site, test);
+                }
+            }
             if let Some(flow) = &mut flow {
-                let site = (self.sites.len() as SiteId > first_site).then_some(first_site);
                 flow.after(&op, site);
             }
         }
