@@ -199,7 +199,8 @@ impl DporSearch {
     }
 
     /// A search of `program`: when its calls of the C library are steps,
-    /// with what the search knows of them.
+    /// with what the search knows of them; with its counting operations
+    /// in any case.
     pub fn of(program: &Program) -> Self {
         let mut search = Self::new();
         search.sees_every_access = program.options().points == crate::instrument::Points::Memory;
@@ -212,6 +213,8 @@ impl DporSearch {
                 )
             });
             search.library = Arc::new(model);
+        } else {
+            search.library = Arc::new(LibraryModel::of_counts(program.sites()));
         }
         search
     }

@@ -1,7 +1,8 @@
 //! Differential runs of the exhaustive search: a small concurrent program
 //! generated from bytes (two or three workers and the main thread doing
-//! atomic and plain accesses, locks, atomic sections, guest values,
-//! assumptions, assertions, naps and early exits, joined or not) is
+//! atomic and plain accesses, counting operations, locks, atomic
+//! sections, guest values, assumptions, assertions, naps and early exits,
+//! joined or not) is
 //! explored by `dpor` and by plain enumeration of every schedule and every
 //! value, with no reduction at all. Whatever `dpor` sees, enumeration sees;
 //! and when `dpor` claims to have explored every schedule, it saw every
@@ -86,6 +87,16 @@ enum Op {
     /// Sleeps for a microsecond (`poll_oneoff` on the clock), outside
     /// locked blocks and atomic sections.
     Nap,
+    /// A counting operation (see [`crate::instrument::count_test`]): adds
+    /// `delta` (subtracts it when `subtracts`) and, when the old value
+    /// compares with `against` as `comparison` says, folds a mark.
+    Count {
+        var: u8,
+        delta: u8,
+        subtracts: bool,
+        comparison: &'static str,
+        against: i8,
+    },
 }
 
 /// A generated program.
@@ -100,6 +111,9 @@ pub struct Generated {
     /// Whether plain accesses are scheduling points (else races fail).
     memory_points: bool,
 }
+
+/// The comparisons a generated counting operation's result goes through.
+const COMPARISONS: [&str; 5] = ["eq", "ne", "lt_s", "gt_u", "le_s"];
 
 impl Generated {
     /// The program `data` describes.
@@ -133,6 +147,26 @@ impl Generated {
             workers,
             joins,
             memory_points,
+        }
+    }
+
+    /// A program `data` describes whose operations are counting ones (see
+    /// [`Op::Count`]): two workers with one and two (or one), or three with
+    /// one each, joined.
+    pub fn counting_from_bytes(data: &[u8]) -> Self {
+        let mut bytes = Bytes { data, at: 0 };
+        let three = bytes.below(6) == 0;
+        let workers = (0..2 + usize::from(three))
+            .map(|w| {
+                let count = 1 + if three || w == 0 { 0 } else { bytes.below(2) };
+                (0..count).map(|_| count_op(&mut bytes)).collect()
+            })
+            .collect();
+        Generated {
+            main: (Vec::new(), Vec::new()),
+            workers,
+            joins: true,
+            memory_points: false,
         }
     }
 
@@ -294,6 +328,18 @@ fn op(bytes: &mut Bytes<'_>, nest: bool) -> Op {
     }
 }
 
+/// A counting operation on one of the first two variables (so that
+/// several threads count on one word).
+fn count_op(bytes: &mut Bytes<'_>) -> Op {
+    Op::Count {
+        var: bytes.below(2),
+        delta: 1 + bytes.below(2),
+        subtracts: bytes.below(2) == 0,
+        comparison: COMPARISONS[bytes.below(COMPARISONS.len() as u8) as usize],
+        against: bytes.below(5) as i8 - 1,
+    }
+}
+
 /// Folds `$v` into `$acc`.
 const FOLD: &str = "(local.set $acc (i32.add (i32.mul (local.get $acc) (i32.const 7)) (i32.add (local.get $v) (i32.const 1))))";
 
@@ -372,6 +418,18 @@ fn emit(out: &mut String, op: &Op) {
         Op::Exit { value, code } => writeln!(
             out,
             "    (if (i32.eq (local.get $v) (i32.const {value})) (then (call $exit (i32.const {code}))))"
+        ),
+        Op::Count {
+            var,
+            delta,
+            subtracts,
+            comparison,
+            against,
+        } => writeln!(
+            out,
+            "    (if (i32.{comparison} (i32.atomic.rmw.{} (i32.const {}) (i32.const {delta})) (i32.const {against})) (then (local.set $v (i32.const 9)) {FOLD}))",
+            if *subtracts { "sub" } else { "add" },
+            var_addr(*var)
         ),
         Op::Nap => writeln!(
             out,

@@ -1144,6 +1144,45 @@ mod tests {
         assert!(reader.dependent(&step(2, op(AccessKind::AtomicCmpxchg, 8))));
     }
 
+    /// A decrement by one on word 8 that found `found`, tested against 1
+    /// (a reference count's drop), by `thread`.
+    fn drop_found(thread: ThreadId, found: u64) -> StepRecord {
+        let mut drop = step(thread, op(AccessKind::AtomicRmw, 8));
+        drop.count = Some(Count {
+            found,
+            test: CountTest {
+                delta: u32::MAX as u64,
+                width: 4,
+                comparison: crate::instrument::count_test::Comparison::Eq,
+                against: 1,
+            },
+        });
+        drop
+    }
+
+    #[test]
+    fn counting_steps_commute_unless_one_would_branch_otherwise() {
+        // 3 then 2: either order, neither reaches one.
+        assert!(!drop_found(1, 3).dependent_before(&drop_found(2, 2)));
+        // 2 then 1: the second drop is the last; the other order makes
+        // the first one the last.
+        assert!(drop_found(1, 2).dependent_before(&drop_found(2, 1)));
+        // Found apart (another drop came between): the later one, moved
+        // first, would find one more.
+        assert!(drop_found(1, 3).dependent_before(&drop_found(2, 0)));
+        // The plain rule and other words are as before.
+        assert!(drop_found(1, 3).dependent(&drop_found(2, 2)));
+        let mut elsewhere = drop_found(2, 2);
+        elsewhere.op = op(AccessKind::AtomicRmw, 12);
+        assert!(!drop_found(1, 3).dependent_before(&elsewhere));
+        assert!(drop_found(1, 3).dependent_before(&step(2, op(AccessKind::AtomicLoad, 8))));
+        // A step of more than its counting operation: those others count.
+        let mut more = drop_found(2, 2);
+        more.more
+            .push((op(AccessKind::AtomicStore, 8).unwrap(), true));
+        assert!(drop_found(1, 3).dependent_before(&more));
+    }
+
     fn run(
         dpor: &mut DporScheduler,
         thread: ThreadId,

@@ -110,6 +110,15 @@ impl LibraryModel {
         model
     }
 
+    /// The model of a module whose library calls are no steps: only its
+    /// counting operations (its sites `sites`).
+    pub fn of_counts(sites: &SiteTable) -> Self {
+        LibraryModel {
+            counts: sites.counts().iter().copied().collect(),
+            ..Self::default()
+        }
+    }
+
     /// The role of a call of `function` that is one step, if it is one.
     pub fn role(&self, function: u32) -> Option<LibraryRole> {
         self.roles.get(&function).copied()

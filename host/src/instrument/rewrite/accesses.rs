@@ -403,6 +403,34 @@ mod tests {
     use crate::instrument::Points;
 
     #[test]
+    fn a_decrement_only_branched_on_is_noted_as_a_counting_operation() {
+        let wat = r#"(module
+            (memory 1 1 shared)
+            (func $release (param i32)
+                local.get 0
+                i32.const 1
+                i32.atomic.rmw.add
+                drop
+                block
+                    local.get 0
+                    i32.const 1
+                    i32.atomic.rmw.sub
+                    i32.const 1
+                    i32.ne
+                    br_if 0
+                    atomic.fence
+                end))"#;
+        let wasm = wat::parse_str(wat).unwrap();
+        let rewritten = crate::instrument::instrument(&wasm, &options()).unwrap();
+        // Site 0, the addition whose result is dropped, is not one; site 1
+        // is.
+        let counts = rewritten.sites.counts();
+        assert_eq!(counts.len(), 1, "{counts:?}");
+        assert_eq!(counts[0].0, 1);
+        assert_eq!(counts[0].1.against, 1);
+    }
+
+    #[test]
     fn a_compare_exchange_logs_the_load_it_is_when_it_will_fail() {
         let wat = r#"(module
             (memory 1 1 shared)
