@@ -919,7 +919,7 @@ impl Latest {
             latest = latest.max(self.spawn[u]);
         }
         let counting = step.count.is_some();
-        for &(byte, writes, futex) in &bytes {
+        for (byte, writes, futex) in bytes {
             if let Some(access) = self.bytes.get(&byte).and_then(|b| b.get(u)) {
                 // A reader's step commutes with the other readers' steps;
                 // a counting one may with counting ones (looked at below).
@@ -940,37 +940,25 @@ impl Latest {
             }
         }
         if counting {
-            latest = latest.max(self.latest_counting_conflict(steps, step, u, &bytes, latest));
+            latest = latest.max(self.latest_counting_conflict(steps, step, u, latest));
         }
         latest
     }
 
-    /// Thread `u`'s latest counting step after `after` that touches a
-    /// byte of `bytes` (those of `step`, a counting one) and does not
-    /// commute with `step` (see [`StepRecord::counts_commuting_before`]).
+    /// Thread `u`'s latest counting step after `after` that `step`, a
+    /// counting one, depends on (see [`StepRecord::dependent_before`]).
     fn latest_counting_conflict(
         &self,
         steps: &[StepRecord],
         step: &StepRecord,
         u: usize,
-        bytes: &[(u64, bool, bool)],
         after: Option<usize>,
     ) -> Option<usize> {
-        let overlaps = |other: &StepRecord| {
-            other.operations().any(|(op, _)| {
-                let (start, end) = (op.addr as u64, op.addr as u64 + op.len.max(1) as u64);
-                bytes.iter().any(|&(b, _, _)| start <= b && b < end)
-            })
-        };
         for (looked, &c) in self.counting[u].iter().rev().enumerate() {
             if after.is_some_and(|a| c <= a) {
                 return None;
             }
-            if looked == MOST_COUNTS_LOOKED_AT {
-                return Some(c);
-            }
-            let earlier = &steps[c];
-            if overlaps(earlier) && !earlier.counts_commuting_before(step) {
+            if looked == MOST_COUNTS_LOOKED_AT || steps[c].dependent_before(step) {
                 return Some(c);
             }
         }

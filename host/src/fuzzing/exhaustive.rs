@@ -1,8 +1,8 @@
 //! Differential runs of the exhaustive search: a small concurrent program
 //! generated from bytes (two or three workers and the main thread doing
-//! atomic and plain accesses, counting operations, locks, atomic
-//! sections, guest values, assumptions, assertions, naps and early exits,
-//! joined or not) is
+//! atomic and plain accesses, locks, atomic sections, guest values,
+//! assumptions, assertions, naps and early exits, joined or not; or, of a
+//! second kind, two or three workers doing only counting operations) is
 //! explored by `dpor` and by plain enumeration of every schedule and every
 //! value, with no reduction at all. Whatever `dpor` sees, enumeration sees;
 //! and when `dpor` claims to have explored every schedule, it saw every

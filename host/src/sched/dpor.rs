@@ -95,14 +95,7 @@ impl StepRecord {
     /// Whether this step and `other`, of another thread, may not commute:
     /// running them in the other order may change what either does.
     pub fn dependent(&self, other: &StepRecord) -> bool {
-        if self.global || other.global || (self.spawned && other.spawned) {
-            return true;
-        }
-        if self.shared && other.shared {
-            return false;
-        }
-        self.operations()
-            .any(|(a, aw)| other.operations().any(|(b, bw)| a.dependent(aw, b, bw)))
+        self.dependent_but_counts(other, false)
     }
 
     /// [`StepRecord::dependent`] for this step and `later`, a step of
@@ -111,18 +104,24 @@ impl StepRecord {
     /// commute for the values they found (see [`Count::commutes_before`])
     /// do not make them dependent.
     pub fn dependent_before(&self, later: &StepRecord) -> bool {
-        if !self.counts_commuting_before(later) {
-            return self.dependent(later);
-        }
-        if self.global || later.global || (self.spawned && later.spawned) {
+        self.dependent_but_counts(later, self.counts_commuting_before(later))
+    }
+
+    /// [`StepRecord::dependent`], but for the pair of the two steps' first
+    /// operations when `counts_commute` (they are counting operations that
+    /// commute).
+    fn dependent_but_counts(&self, other: &StepRecord, counts_commute: bool) -> bool {
+        if self.global || other.global || (self.spawned && other.spawned) {
             return true;
         }
-        // Their operations but the two counting ones (each step's first).
+        if self.shared && other.shared {
+            return false;
+        }
         self.operations().enumerate().any(|(i, (a, aw))| {
-            later
+            other
                 .operations()
                 .enumerate()
-                .any(|(j, (b, bw))| (i, j) != (0, 0) && a.dependent(aw, b, bw))
+                .any(|(j, (b, bw))| !(counts_commute && i == 0 && j == 0) && a.dependent(aw, b, bw))
         })
     }
 

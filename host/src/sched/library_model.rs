@@ -78,8 +78,7 @@ impl LibraryModel {
         }
         let mut model = LibraryModel {
             roles,
-            counts: sites.counts().iter().copied().collect(),
-            ..Self::default()
+            ..Self::of_counts(sites)
         };
         for &(site, function) in sites.guards() {
             let method = names

@@ -240,10 +240,9 @@ impl<'s> Rewriter<'s> {
         let markers = self.emit_entry_markers(&mut f, func, name);
         let last = operators.len().saturating_sub(1);
         let mut flow = (!self.slow_paths.is_empty()).then(FastPathFlow::new);
-        let mut counts: Vec<(usize, CountTest)> = (0..operators.len())
-            .filter_map(|index| CountTest::at(&operators, index).map(|test| (index, test)))
+        let counts: Vec<Option<CountTest>> = (0..operators.len())
+            .map(|index| CountTest::at(&operators, index))
             .collect();
-        counts.reverse();
         for (index, (pos, op)) in operators.into_iter().enumerate() {
             if let Some(flow) = &flow {
                 self.note_fast_paths(flow, &op);
@@ -264,8 +263,7 @@ impl<'s> Rewriter<'s> {
                 self.emit_resume_marker(&mut f, markers);
             }
             let site = (self.sites.len() as SiteId > first_site).then_some(first_site);
-            if counts.last().is_some_and(|&(at, _)| at == index) {
-                let (_, test) = counts.pop().expect("a counting operation here");
+            if let Some(test) = counts[index] {
                 let rmw = (first_site..self.sites.len() as SiteId).find(|&id| {
                     self.sites
                         .get(id)
