@@ -203,6 +203,18 @@ pub const RT_LIBRARY_RESUME: Signature = Signature {
     results: &[],
 };
 
+/// `weft_rt.library_resume_quiet(function)`: instead of
+/// [`RT_LIBRARY_RESUME`] in a library step that is no scheduling point
+/// (see [`RT_LIBRARY_ENTER`]) under
+/// [`rust_runtime_steps`](crate::instrument::InstrumentOptions::rust_runtime_steps):
+/// the step goes on as a new one, but without a scheduling point (a
+/// signal due waits for the thread's next point).
+pub const RT_LIBRARY_RESUME_QUIET: Signature = Signature {
+    name: "library_resume_quiet",
+    params: &[Val::I32],
+    results: &[],
+};
+
 /// `weft_rt.assume(cond)`: replaces the body of a program's own
 /// `assume_abort_if_not(int)` (see [`ASSUME`]).
 pub const RT_ASSUME: Signature = Signature {
@@ -511,7 +523,7 @@ pub const THREAD_START_C: &str = "__wasi_thread_start_C";
 pub const THREAD_RESUME_EXPORT: &str = "weft_thread_resume";
 
 /// Every `weft_rt` import, in the order instrumentation appends them.
-pub const RT_IMPORTS: [Signature; 29] = [
+pub const RT_IMPORTS: [Signature; 30] = [
     POINT,
     PARK,
     WAIT32,
@@ -541,6 +553,7 @@ pub const RT_IMPORTS: [Signature; 29] = [
     RT_LIBRARY_BEGIN_QUICK,
     RT_LIBRARY_ENTER_QUICK,
     RT_NOTE_READ,
+    RT_LIBRARY_RESUME_QUIET,
 ];
 
 /// Functions whose bodies run as one atomic section (the verification

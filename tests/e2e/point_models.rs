@@ -73,6 +73,7 @@ fn a_switch_between_two_library_calls_of_one_thread_is_found_under_library_calls
             assert_eq!(file["point_model"], "library-calls", "{said}");
             assert_eq!(file["instrument"]["quiet_bookkeeping"], true, "{said}");
             assert_eq!(file["instrument"]["quick_library_entry"], true, "{said}");
+            assert_eq!(file["instrument"]["rust_runtime_steps"], true, "{said}");
             let again = weft_in(dir.path(), &["replay", replay, "--json"]);
             assert_eq!(again.code, 1, "{said}: {}", again.stderr);
             assert_eq!(again.json()["trace_hash"], json["trace_hash"], "{said}");

@@ -118,6 +118,7 @@ impl PointModel {
             library_steps,
             quiet_bookkeeping: library_steps && !exhaustive,
             quick_library_entry: library_steps,
+            rust_runtime_steps: library_steps && !exhaustive,
             ..InstrumentOptions::default()
         }
     }
@@ -194,6 +195,22 @@ pub struct InstrumentOptions {
     /// it out, and their time slices end where they did.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quick_library_entry: bool,
+    /// With `library_steps`: Rust std's own runtime machinery outside its
+    /// synchronisation types is library steps too (see
+    /// [`crate::library::steps::rust_std_runtime_function`]): joining a
+    /// thread, reading the environment and printing are one step each, and
+    /// a thread's id, the runtime's start and end around `main` and the
+    /// runner of thread-local destructors one step but no scheduling point;
+    /// and a step that is no scheduling point stays none where it goes on
+    /// after a call through a pointer (a spawned thread's start routine,
+    /// once the thread's closure returned). A Rust thread then costs a
+    /// spawn, a start, an exit and a join, not the dozens of scheduling
+    /// points std's code has between them. (The exhaustive search leaves
+    /// it off: its library model knows the calls it makes steps. Replay
+    /// files made before it existed leave it out, and replay as they were
+    /// made.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rust_runtime_steps: bool,
     /// Mark every read of the shared memory in a map of read bytes (see
     /// [`crate::abi::READ_MAP`]): a stateful search leaves the bytes no
     /// execution has read out of its states. The marks cost fuel, so a

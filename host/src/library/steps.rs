@@ -148,6 +148,69 @@ pub const RUST_STD_THREAD_SETUP_METHODS: &[&str] = &[
     "thread_local::guard::key::enable",
 ];
 
+/// Rust std's own runtime machinery outside its synchronisation types,
+/// by the end of its demangled path under `std::` (module paths move
+/// between releases): what joining a thread does besides waiting for it
+/// (taking its result out of the shared packet and dropping std's handles
+/// to it), reading an environment variable (under std's lock of the
+/// environment) and printing to the standard streams (under their locks).
+/// Under [`crate::instrument::InstrumentOptions::rust_runtime_steps`],
+/// each call is one step, as the C library's `pthread_join`, `getenv` and
+/// `printf` are: its atomics and locks are std's own, and a program sees
+/// none of them. (The program's `Display` and `Debug` code that printing
+/// runs is called through a pointer, which ends the step.)
+pub const RUST_STD_RUNTIME_STEPS: &[&str] = &[
+    "JoinInner::join",
+    "env::_var_os",
+    "io::stdio::_print",
+    "io::stdio::_eprint",
+];
+
+/// Rust std's own bookkeeping of threads and of the process, by the end of
+/// its demangled path under `std::`: a new thread's id (a counter), the
+/// runtime's start and end around `main` (which it calls through a
+/// pointer), and the runner of a thread's thread-local destructors (which
+/// it calls through pointers). Under
+/// [`crate::instrument::InstrumentOptions::rust_runtime_steps`], a call is
+/// one step but no scheduling point, as allocation is (see
+/// [`is_quiet_bookkeeping_function`]).
+pub const RUST_STD_RUNTIME_BOOKKEEPING: &[&str] = &[
+    "ThreadId::new",
+    "rt::lang_start_internal",
+    "thread_local::guard::key::enable::run",
+];
+
+/// How a call of the function named `name` (mangled or not) runs under
+/// [`crate::instrument::InstrumentOptions::rust_runtime_steps`]: as one
+/// step ([`RUST_STD_RUNTIME_STEPS`]), as one step but no scheduling point
+/// ([`RUST_STD_RUNTIME_BOOKKEEPING`]), or as it would without the option
+/// (`None`).
+pub fn rust_std_runtime_function(name: &str) -> Option<RuntimeCall> {
+    let path = rust_std_path(name)?;
+    let rest = path.strip_prefix("std::")?;
+    let ends_with = |method: &&str| {
+        rest.strip_suffix(*method)
+            .is_some_and(|module| module.is_empty() || module.ends_with("::"))
+    };
+    if RUST_STD_RUNTIME_BOOKKEEPING.iter().any(ends_with) {
+        Some(RuntimeCall::Quiet)
+    } else if RUST_STD_RUNTIME_STEPS.iter().any(ends_with) {
+        Some(RuntimeCall::Step)
+    } else {
+        None
+    }
+}
+
+/// How a call of Rust std's runtime machinery runs (see
+/// [`rust_std_runtime_function`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimeCall {
+    /// One step, with a scheduling point where it starts.
+    Step,
+    /// One step but no scheduling point.
+    Quiet,
+}
+
 /// The function every instance of a module with shared memory runs first,
 /// which initialises the memory once (the others wait for it).
 pub const MEMORY_INITIALISATION: &str = "__wasm_init_memory";
@@ -211,6 +274,41 @@ mod tests {
             "main",
         ] {
             assert!(!is_quiet_bookkeeping_function(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn rust_std_runtime_machinery_is_known_by_the_end_of_its_path() {
+        let join = "_ZN3std6thread9lifecycle18JoinInner$LT$T$GT$4join17hf5f2433bc62a7f90E";
+        assert_eq!(rust_std_runtime_function(join), Some(RuntimeCall::Step));
+        // An older release's module path.
+        assert_eq!(
+            rust_std_runtime_function("std::thread::JoinInner<T>::join"),
+            Some(RuntimeCall::Step)
+        );
+        let id = "_RNvMNtNtCs1cbpOjQgv0Q_3std6thread2idNtB2_8ThreadId3new";
+        assert_eq!(rust_std_runtime_function(id), Some(RuntimeCall::Quiet));
+        for (name, call) in [
+            ("std::env::_var_os", RuntimeCall::Step),
+            ("std::io::stdio::_print", RuntimeCall::Step),
+            ("std::rt::lang_start_internal", RuntimeCall::Quiet),
+            (
+                "std::sys::thread_local::guard::key::enable::run",
+                RuntimeCall::Quiet,
+            ),
+        ] {
+            assert_eq!(rust_std_runtime_function(name), Some(call), "{name}");
+        }
+        // The key's creation is thread set-up already; a program's own
+        // function of the same name is the program's.
+        for name in [
+            "std::sys::thread_local::guard::key::enable",
+            "my_crate::ThreadId::new",
+            "my_crate::std::io::stdio::_print",
+            "std::io::stdio::_print_all",
+            "std::thread::lifecycle::MyJoinInner::join",
+        ] {
+            assert_eq!(rust_std_runtime_function(name), None, "{name}");
         }
     }
 

@@ -374,6 +374,17 @@ async fn library_resume(caller: &mut Caller<'_, ThreadData>, function: i32) -> R
     library_step_resumes(caller, library_call(function as u32, 0), depth, depth > 0).await
 }
 
+/// `weft_rt.library_resume_quiet(function)`: the call through a function
+/// pointer returned to library function `function`, a step that is no
+/// scheduling point, which goes on as a new step without one.
+fn library_resume_quiet(caller: Caller<'_, ThreadData>, _function: i32) -> Result<()> {
+    let me = caller.data().tid;
+    let mut exec = caller.data().exec.get();
+    let thread = &mut exec.threads[me as usize];
+    let depth = thread.paused_library_depths.pop().unwrap_or_default();
+    goes_on_in_library(&mut exec, me, depth, depth > 0)
+}
+
 /// The thread goes on at library depth `depth` with the call `call`, a
 /// library step that starts there when `starts`: outside an atomic
 /// section that is a scheduling point, and the step counts its points from
@@ -499,6 +510,11 @@ pub(crate) fn add_to_linker(linker: &mut Linker<ThreadData>) -> Result<()> {
         |mut caller, (function,): (i32,)| {
             Box::new(async move { library_resume(&mut caller, function).await })
         },
+    )?;
+    linker.func_wrap(
+        abi::RT_MODULE,
+        abi::RT_LIBRARY_RESUME_QUIET.name,
+        library_resume_quiet,
     )?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_ASSUME.name, assume)?;
     linker.func_wrap(abi::RT_MODULE, abi::RT_REACH_ERROR.name, reach_error)?;

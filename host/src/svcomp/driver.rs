@@ -30,6 +30,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     library_steps: true,
     quiet_bookkeeping: false,
     quick_library_entry: true,
+    rust_runtime_steps: false,
     track_reads: false,
 };
 

@@ -128,11 +128,18 @@ impl Rewriter<'_> {
         calls_out
     }
 
-    /// After a library step's call through a pointer: the step goes on.
+    /// After a library step's call through a pointer: the step goes on
+    /// (under [`crate::instrument::InstrumentOptions::rust_runtime_steps`],
+    /// a step that is no scheduling point goes on without one).
     pub(super) fn emit_resume_marker(&self, f: &mut Function, markers: Markers) {
         if let Some(step) = markers.library_step {
+            let resume = if self.options.rust_runtime_steps && self.is_quiet_step(step) {
+                &abi::RT_LIBRARY_RESUME_QUIET
+            } else {
+                &abi::RT_LIBRARY_RESUME
+            };
             f.instruction(&Instruction::I32Const(step as i32));
-            f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_RESUME)));
+            f.instruction(&Instruction::Call(self.rt_func(resume)));
         }
     }
 }
@@ -240,6 +247,54 @@ mod tests {
             ]
         );
         assert_eq!(quick[6..], body[3..]);
+    }
+
+    #[test]
+    fn rusts_runtime_machinery_is_a_step_and_its_bookkeeping_resumes_quietly() {
+        let mut with_steps = options();
+        with_steps.library_steps = true;
+        with_steps.quiet_bookkeeping = true;
+        let wat = r#"(module
+            (type $t (func))
+            (table 1 funcref)
+            (func $std::rt::lang_start_internal (param i32)
+                local.get 0
+                call_indirect (type $t))
+            (func $std::io::stdio::_print (param i32)
+                nop))"#;
+        let start = body_of(wat, with_steps, "std::rt::lang_start_internal");
+        let print = body_of(wat, with_steps, "std::io::stdio::_print");
+        // Without the option, both are the program's.
+        assert_eq!(start, ["local.get 0", "call_indirect (type $t)"]);
+        assert_eq!(print, ["nop"]);
+        with_steps.rust_runtime_steps = true;
+        let start = body_of(wat, with_steps, "std::rt::lang_start_internal");
+        assert_eq!(
+            start,
+            [
+                "i32.const 0",
+                "local.get 0",
+                "call weft_rt.library_enter",
+                "local.get 0",
+                "call weft_rt.library_pause",
+                "call_indirect (type $t)",
+                // Back from `main`: no scheduling point.
+                "i32.const 0",
+                "call weft_rt.library_resume_quiet",
+                "call weft_rt.library_end",
+            ]
+        );
+        let print = body_of(wat, with_steps, "std::io::stdio::_print");
+        assert_eq!(
+            print,
+            [
+                "i32.const 1",
+                "local.get 0",
+                "call weft_rt.library_begin",
+                "nop",
+                "call weft_rt.library_end",
+            ]
+        );
     }
 
     #[test]

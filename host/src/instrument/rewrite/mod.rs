@@ -45,6 +45,7 @@ use super::survey::{MemoryPlan, Survey};
 use super::{AccessKind, InstrumentOptions};
 use crate::abi::{self, Signature};
 use crate::library::Owner;
+use crate::library::steps::RuntimeCall;
 use fast_paths::FastPathFlow;
 use scratch::Scratch;
 use std::collections::HashSet;
@@ -148,9 +149,17 @@ impl<'s> Rewriter<'s> {
         for (&index, name) in &self.survey.func_names {
             let quiet = self.options.quiet_bookkeeping
                 && crate::library::steps::is_quiet_bookkeeping_function(name);
-            if quiet {
+            let runtime = if self.options.rust_runtime_steps {
+                crate::library::steps::rust_std_runtime_function(name)
+            } else {
+                None
+            };
+            if quiet || runtime == Some(RuntimeCall::Quiet) {
                 self.library_steps.insert(index);
                 self.quiet_steps.insert(index);
+            }
+            if runtime == Some(RuntimeCall::Step) {
+                self.library_steps.insert(index);
             }
             if !crate::library::steps::is_library_step_function(name) {
                 continue;
