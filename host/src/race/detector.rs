@@ -122,6 +122,9 @@ struct AtomicWord {
     /// Most words are accessed by a few of the threads, and an entry is
     /// seven times the size of an index.
     at: Vec<u32>,
+    /// Whether an entry of `last` holds a plain access: until one does,
+    /// no atomic access can race with one, and none need look.
+    has_plain: bool,
 }
 
 /// A thread's clock, its own time when it last took in what another
@@ -169,6 +172,7 @@ impl AtomicWord {
         self.written_at = (0, 0);
         // A slot is trusted only when it points at its thread's entry.
         self.last.clear();
+        self.has_plain = false;
     }
 
     /// The clocks of an atomic access of the thread in `slot`, whose clock
@@ -235,6 +239,7 @@ impl AtomicWord {
         }
         if plain {
             last.plain[usize::from(writes)] = Some((time, site));
+            self.has_plain = true;
         }
     }
 
@@ -243,6 +248,9 @@ impl AtomicWord {
     /// (`writes` or not) conflicts with (a write, or any for a write) and
     /// that nothing orders before it, a write first.
     fn unordered_plain(&self, slot: Slot, clock: &VectorClock, writes: bool) -> Option<Conflict> {
+        if !self.has_plain {
+            return None;
+        }
         let plain = |kind: usize| {
             move |l: &LastAtomic| l.plain[kind].map(|(time, site)| (time, site, kind == 1))
         };
