@@ -279,6 +279,21 @@ pub const BOUNDS: Signature = Signature {
 /// wasmtime traps it as out of bounds.
 pub const OUT_OF_BOUNDS_ADDRESS: u32 = 0xffff_ff00;
 
+/// The word a module instrumented with
+/// [`allocator_as_one_lock`](crate::instrument::InstrumentOptions::allocator_as_one_lock)
+/// logs one atomic read-modify-write of at the entry of each allocator
+/// call that takes the allocator's lock, in place of the lock's own
+/// atomics. Odd, so that no guest atomic wider than a byte can be at it,
+/// and past [`OUT_OF_BOUNDS_ADDRESS`], so that no byte-wide one can be
+/// either (weft maps 4 GiB less one wasm page at most).
+pub const ALLOCATOR_LOCK_WORD: u32 = u32::MAX - 2;
+
+/// The site of the log entries of [`ALLOCATOR_LOCK_WORD`]: an atomic
+/// read-modify-write a byte wide, in no module's site table (so that the
+/// sites of a module, and with them its traces, are the same with and
+/// without those entries).
+pub const ALLOCATOR_LOCK_SITE: u32 = u32::MAX - 1;
+
 /// Where the instrumented module of a program with shared memory keeps the
 /// scheduling points its thread passed without calling the host: a
 /// private memory of `bytes` bytes (memory 1, with one-byte pages) of each

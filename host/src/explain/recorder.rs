@@ -480,7 +480,7 @@ impl Analysis for Recorder {
             let writes = written(access);
             if !writes.is_empty() {
                 last_write[i] = !overwritten_later[i];
-                later.extend(writes.start..writes.end.min(writes.start + BULK_BYTES));
+                later.extend(writes.start..writes.end.min(writes.start.saturating_add(BULK_BYTES)));
             }
         }
         let view = cx.view();

@@ -41,6 +41,15 @@ impl LogFunctions {
         emit_log_call(f, &[addr], |f| push_site(f, site), check, self.log);
     }
 
+    /// Logs an access at `site` to the constant address `addr` (never a
+    /// check of its own).
+    pub fn emit_constant_call(&self, f: &mut Function, addr: u32, site: i32) {
+        f.instruction(&Instruction::I32Const(addr as i32));
+        push_site(f, site);
+        f.instruction(&Instruction::I32Const(0));
+        f.instruction(&Instruction::Call(self.log));
+    }
+
     /// Logs the access of a scheduling point (never a check of its own)
     /// whose address is in local `addr` at the site that `site` pushes.
     pub fn emit_call_at(&self, f: &mut Function, addr: u32, site: impl FnOnce(&mut Function)) {

@@ -211,6 +211,17 @@ pub struct InstrumentOptions {
     /// made.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub rust_runtime_steps: bool,
+    /// With `log_accesses`, `library_steps` and [`Points::Sync`]: a call of
+    /// the C allocator that takes its lock (see
+    /// [`crate::library::functions::is_allocator`]), which is then one step
+    /// no other thread runs inside, logs one atomic read-modify-write of
+    /// [`crate::abi::ALLOCATOR_LOCK_WORD`] at its entry and not the lock's
+    /// own atomics (which stay scheduling points). The race check then
+    /// orders every two allocator calls as the lock does, from half the
+    /// log entries. (Replay files made before it existed leave it out, and
+    /// log the lock's atomics as they were made.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allocator_as_one_lock: bool,
     /// Mark every read of the shared memory in a map of read bytes (see
     /// [`crate::abi::READ_MAP`]): a stateful search leaves the bytes no
     /// execution has read out of its states. The marks cost fuel, so a
@@ -229,6 +240,7 @@ impl InstrumentOptions {
             log_accesses: races,
             caller_memory: races,
             failed_cas_reads: races,
+            allocator_as_one_lock: races,
             ..self
         }
     }

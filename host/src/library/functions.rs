@@ -394,6 +394,13 @@ pub fn c_function(name: &str) -> Option<&'static CFunction> {
     C_FUNCTIONS.iter().find(|f| f.name == name)
 }
 
+/// Whether the function named `name` is one of the C allocator's calls
+/// ([`Object::Heap`]: `malloc`, `free`, ... and dlmalloc's functions under
+/// them).
+pub fn is_allocator(name: &str) -> bool {
+    c_function(name).is_some_and(|f| f.object == Object::Heap)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -222,10 +222,7 @@ pub const MEMORY_INITIALISATION: &str = "__wasm_init_memory";
 /// memory initialisation ([`MEMORY_INITIALISATION`]), and Rust std's
 /// thread set-up ([`RUST_STD_THREAD_SETUP_METHODS`]).
 pub fn is_quiet_bookkeeping_function(name: &str) -> bool {
-    if name == MEMORY_INITIALISATION
-        || super::functions::c_function(name)
-            .is_some_and(|f| f.object == super::functions::Object::Heap)
-    {
+    if name == MEMORY_INITIALISATION || super::functions::is_allocator(name) {
         return true;
     }
     rust_std_path(name)

@@ -207,6 +207,16 @@ impl Logged<'_> {
             loop {
                 let &word = words.next()?;
                 let (site, operand) = (word as u32, (word >> 32) as u32);
+                if site == crate::abi::ALLOCATOR_LOCK_SITE {
+                    return Some(Access {
+                        site,
+                        kind: AccessKind::AtomicRmw,
+                        width: 1,
+                        addr: operand,
+                        len: 1,
+                        src: 0,
+                    });
+                }
                 let Some(code) = sites.code(site) else {
                     debug_assert!(false, "unknown logged site {site}");
                     continue;

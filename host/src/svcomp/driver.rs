@@ -31,6 +31,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     quiet_bookkeeping: false,
     quick_library_entry: true,
     rust_runtime_steps: false,
+    allocator_as_one_lock: false,
     track_reads: false,
 };
 

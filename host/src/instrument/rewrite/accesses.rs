@@ -32,7 +32,10 @@ impl Rewriter<'_> {
         if let Some(hooked) = hooked {
             let site = self.site(hooked.kind, func, pos, hooked.memarg.offset, hooked.width);
             self.emit_point(f, site, scratch);
-            if let Some(log) = self.log_functions() {
+            // An allocator call logged as one access of its lock logs
+            // none of its own atomics.
+            let log = self.log_functions().filter(|_| !self.in_allocator_lock);
+            if let Some(log) = log {
                 match self.failed_cas_site(hooked, func, pos) {
                     Some(failed) => log.emit_call_at(f, scratch.addr, |f| {
                         Self::emit_cas_outcome_site(f, hooked, scratch, site, failed);
@@ -428,6 +431,49 @@ mod tests {
         assert_eq!(counts.len(), 1, "{counts:?}");
         assert_eq!(counts[0].0, 1);
         assert_eq!(counts[0].1.against, 1);
+    }
+
+    #[test]
+    fn an_allocator_call_logs_one_access_of_its_lock_and_not_the_locks_atomics() {
+        // The lock's acquire and release, as dlmalloc takes its lock.
+        let wat = r#"(module
+            (memory 1 1 shared)
+            (func $dlfree (param i32)
+                i32.const 64
+                i32.const 0
+                i32.const 1
+                i32.atomic.rmw.cmpxchg
+                drop
+                i32.const 64
+                i32.const 0
+                i32.atomic.store))"#;
+        let mut logging = options();
+        logging.log_accesses = true;
+        logging.library_steps = true;
+        let lock_entry = [
+            format!("i32.const {}", crate::abi::ALLOCATOR_LOCK_WORD as i32),
+            format!("i32.const {}", crate::abi::ALLOCATOR_LOCK_SITE as i32),
+            "i32.const 0".to_string(),
+        ];
+        let logs = |body: &[String]| {
+            body.iter()
+                .filter(|line| line.starts_with("call ") && !line.contains("weft_rt."))
+                .count()
+        };
+        let lock_atomics = body_of(wat, logging, "dlfree");
+        assert_eq!(logs(&lock_atomics), 2, "{lock_atomics:#?}");
+        assert!(!lock_atomics.windows(3).any(|w| w == lock_entry));
+        logging.allocator_as_one_lock = true;
+        let one_lock = body_of(wat, logging, "dlfree");
+        assert_eq!(logs(&one_lock), 1, "{one_lock:#?}");
+        assert!(
+            one_lock.windows(3).any(|w| w == lock_entry),
+            "{one_lock:#?}"
+        );
+        // Where a thread may stop inside the allocator, the lock's atomics
+        // stay in the log.
+        logging.points = Points::Memory;
+        assert_eq!(logs(&body_of(wat, logging, "dlfree")), 2);
     }
 
     #[test]

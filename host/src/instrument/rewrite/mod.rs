@@ -68,6 +68,11 @@ pub(crate) struct Rewriter<'s> {
     /// Whether the function being rewritten is one of `wrapped`: its own
     /// accesses are not logged.
     in_wrapped: bool,
+    /// Whether the function being rewritten is an allocator call logged as
+    /// one access of the allocator's lock (see
+    /// [`InstrumentOptions::allocator_as_one_lock`]): its own atomics are
+    /// not logged.
+    in_allocator_lock: bool,
     pub sites: SiteTable,
     /// Index of the next defined function whose body is parsed.
     next_defined: u32,
@@ -117,6 +122,7 @@ impl<'s> Rewriter<'s> {
             owner_at,
             wrapped: Vec::new(),
             in_wrapped: false,
+            in_allocator_lock: false,
             sites: SiteTable::default(),
             next_defined: 0,
             emitted_types: false,
@@ -247,6 +253,10 @@ impl<'s> Rewriter<'s> {
 
         let mut f = Function::new(locals);
         let markers = self.emit_entry_markers(&mut f, func, name);
+        self.in_allocator_lock = self.takes_allocator_lock(func, name, &operators);
+        if self.in_allocator_lock {
+            self.emit_allocator_lock(&mut f);
+        }
         let last = operators.len().saturating_sub(1);
         let mut flow = (!self.slow_paths.is_empty()).then(FastPathFlow::new);
         let counts: Vec<Option<CountTest>> = (0..operators.len())
@@ -287,6 +297,40 @@ impl<'s> Rewriter<'s> {
             }
         }
         Ok(f)
+    }
+
+    /// With [`InstrumentOptions::allocator_as_one_lock`]: whether function
+    /// `func`, named `name`, whose body is `operators`, is a call of the
+    /// allocator that takes its lock (it has atomic accesses) and that is
+    /// one step no other thread runs inside (under [`Points::Sync`] only
+    /// its atomics are points, far fewer than a step's most).
+    ///
+    /// [`Points::Sync`]: super::Points::Sync
+    fn takes_allocator_lock(
+        &self,
+        func: u32,
+        name: Option<&str>,
+        operators: &[(usize, Operator)],
+    ) -> bool {
+        self.options.allocator_as_one_lock
+            && self.options.points == super::Points::Sync
+            && !self.in_wrapped
+            && self.is_library_step(func)
+            && name.is_some_and(crate::library::functions::is_allocator)
+            && self.log_functions().is_some()
+            && operators
+                .iter()
+                .any(|(_, op)| super::ops::atomic_access(op).is_some())
+    }
+
+    /// Logs, at the entry of an allocator call that takes the lock, one
+    /// atomic read-modify-write of [`abi::ALLOCATOR_LOCK_WORD`] (at
+    /// [`abi::ALLOCATOR_LOCK_SITE`]): what the lock's acquire and release
+    /// order, as one step orders them.
+    fn emit_allocator_lock(&self, f: &mut Function) {
+        if let Some(log) = self.log_functions() {
+            log.emit_constant_call(f, abi::ALLOCATOR_LOCK_WORD, abi::ALLOCATOR_LOCK_SITE as i32);
+        }
     }
 
     /// With library steps: when `op` calls one of
