@@ -44,10 +44,11 @@ impl LogFunctions {
     /// Logs an access at `site` to the constant address `addr` (never a
     /// check of its own).
     pub fn emit_constant_call(&self, f: &mut Function, addr: u32, site: i32) {
-        f.instruction(&Instruction::I32Const(addr as i32));
-        push_site(f, site);
-        f.instruction(&Instruction::I32Const(0));
-        f.instruction(&Instruction::Call(self.log));
+        let push_address_and_site = |f: &mut Function| {
+            f.instruction(&Instruction::I32Const(addr as i32));
+            push_site(f, site);
+        };
+        emit_log_call(f, &[], push_address_and_site, false, self.log);
     }
 
     /// Logs the access of a scheduling point (never a check of its own)
