@@ -582,13 +582,6 @@ int main(void) {
 /// same traces: a time slice ends where the fuel the log spends says.)
 #[test]
 fn allocator_calls_logged_as_one_lock_order_what_the_locks_atomics_did() {
-    use weft::execution::Setup;
-    use weft::explore::{ExploreOptions, explore};
-    use weft::instrument::{InstrumentOptions, PointModel};
-    use weft::race::RaceMode;
-    use weft::runtime::RunConfig;
-    use weft::sched::Strategy;
-
     let dir = tempfile::tempdir().unwrap();
     let mut modules = vec![
         build_c(dir.path(), "allocating", ALLOCATING_THREADS),
@@ -607,16 +600,130 @@ fn allocator_calls_logged_as_one_lock_order_what_the_locks_atomics_did() {
     ] {
         modules.push(sample(name));
     }
-    for module in &modules {
+    same_verdicts_either_way(&modules, |instrument, on| {
+        instrument.allocator_as_one_lock = on;
+    });
+}
+
+/// Threads handed data at their creation, through their result at their
+/// join and through a global written before a join; threads created one
+/// after the other once others were joined; a detached thread; a thread
+/// that leaves through `pthread_exit`; and a race between a creator and
+/// the thread it created.
+const THREADS_COME_AND_GO: &str = r#"
+#include <assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+static int before_create[4];
+static int after_join;
+static int racy;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int detached_done;
+
+static void *square(void *arg) {
+    int *slot = arg;
+    *slot = *slot * *slot;
+    after_join += 1;
+    return slot;
+}
+
+static void *leave(void *arg) {
+    long *out = arg;
+    *out = 7;
+    pthread_exit(out);
+}
+
+static void *detached(void *arg) {
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    detached_done = 1;
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+static void *reader(void *arg) {
+    (void)arg;
+    return (void *)(long)racy;
+}
+
+int main(void) {
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_create(&t, &attr, detached, NULL);
+    pthread_attr_destroy(&attr);
+    for (int i = 0; i < 4; i++) {
+        before_create[i] = i + 1;
+        pthread_create(&t, NULL, square, &before_create[i]);
+        void *result;
+        pthread_join(t, &result);
+        assert(*(int *)result == (i + 1) * (i + 1));
+    }
+    assert(after_join == 4);
+    long left = 0;
+    pthread_create(&t, NULL, leave, &left);
+    void *result;
+    pthread_join(t, &result);
+    assert(result == &left && left == 7);
+    pthread_create(&t, NULL, reader, NULL);
+    racy = 1;
+    pthread_join(t, NULL);
+    return 0;
+}
+"#;
+
+/// Leaving the plain accesses of a thread's creation and end unlogged
+/// orders what logging them did: on programs that create and join threads
+/// (in C at -O0 and -O2, C++ and Rust, racy and race-free, threads that
+/// leave through `pthread_exit`, detached ones), every exploration finds
+/// the same failing executions and the same first race either way.
+#[test]
+fn a_threads_creation_and_end_left_unlogged_order_what_their_accesses_did() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut modules = vec![
+        build_c(dir.path(), "come-and-go", THREADS_COME_AND_GO),
+        build_c_with(dir.path(), "come-and-go-o2", THREADS_COME_AND_GO, &["-O2"]),
+    ];
+    for name in [
+        "pthread-exit-c",
+        "work-queue-c",
+        "racy-counter-c",
+        "account-cpp",
+        "racy-cell",
+        "increments",
+    ] {
+        modules.push(sample(name));
+    }
+    same_verdicts_either_way(&modules, |instrument, on| {
+        instrument.quiet_thread_lifecycle = on;
+    });
+}
+
+/// Explores each of `modules` 200 times under random and under PCT with
+/// the race check (races fail), with `set` turning an instrumentation
+/// option on and off: the same failing executions and the same first
+/// failure either way.
+fn same_verdicts_either_way(
+    modules: &[std::path::PathBuf],
+    set: impl Fn(&mut weft::instrument::InstrumentOptions, bool),
+) {
+    use weft::execution::Setup;
+    use weft::explore::{ExploreOptions, explore};
+    use weft::instrument::PointModel;
+    use weft::race::RaceMode;
+    use weft::runtime::RunConfig;
+    use weft::sched::Strategy;
+
+    for module in modules {
         let wasm = std::fs::read(module).unwrap();
         for strategy in [Strategy::Random, Strategy::Pct] {
-            let [one_lock, lock_atomics] = [true, false].map(|allocator_as_one_lock| {
-                let instrument = InstrumentOptions {
-                    allocator_as_one_lock,
-                    ..PointModel::LibraryCalls
-                        .instrument(false)
-                        .with_race_check(true)
-                };
+            let [on, off] = [true, false].map(|on| {
+                let mut instrument = PointModel::LibraryCalls
+                    .instrument(false)
+                    .with_race_check(true);
+                set(&mut instrument, on);
                 let mut program = weft::execution::load(&wasm, instrument).unwrap();
                 let options = ExploreOptions {
                     strategy,
@@ -640,7 +747,7 @@ fn allocator_calls_logged_as_one_lock_order_what_the_locks_atomics_did() {
                 (found.failing_executions, first)
             });
             let name = module.display();
-            assert_eq!(one_lock, lock_atomics, "{name} under {strategy:?}");
+            assert_eq!(on, off, "{name} under {strategy:?}");
         }
     }
 }

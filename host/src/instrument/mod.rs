@@ -222,6 +222,18 @@ pub struct InstrumentOptions {
     /// log the lock's atomics as they were made.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub allocator_as_one_lock: bool,
+    /// With `log_accesses`: the plain accesses of the C thread library's
+    /// functions of a thread's creation and end and of thread attributes
+    /// (`pthread_create`, `pthread_exit`, `pthread_attr_init`, ...: see
+    /// [`crate::library::c_functions::THREAD_LIFECYCLE`]) are not logged.
+    /// The race check never checks them, and what they order is ordered
+    /// otherwise: a thread starts knowing all its creator did, and a join
+    /// waits for the thread list's lock, which the joined thread holds from
+    /// its `pthread_exit` to its end. About a third of what the check reads
+    /// of a program whose threads do little. (Replay files made before it
+    /// existed leave it out, and log those accesses as they were made.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quiet_thread_lifecycle: bool,
     /// Mark every read of the shared memory in a map of read bytes (see
     /// [`crate::abi::READ_MAP`]): a stateful search leaves the bytes no
     /// execution has read out of its states. The marks cost fuel, so a
@@ -241,6 +253,7 @@ impl InstrumentOptions {
             caller_memory: races,
             failed_cas_reads: races,
             allocator_as_one_lock: races,
+            quiet_thread_lifecycle: races,
             ..self
         }
     }

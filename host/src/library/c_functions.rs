@@ -45,6 +45,39 @@ pub(crate) const PRIVATE: &[&str] = &[
     "tss_get",
 ];
 
+/// Functions of a thread's creation and end, and of thread attributes:
+/// their plain accesses are the thread library's own state (the caller's
+/// attributes, the new thread's descriptor and stack as `pthread_create`
+/// fills them in before the thread starts, the ending thread's descriptor
+/// and the thread list as `pthread_exit` takes it off) and need not be
+/// logged, as their order is given otherwise: a thread starts knowing all
+/// its creator did, and a join takes in all the joined thread did through
+/// the thread list's lock, which the thread holds from its
+/// `pthread_exit` to its end and `pthread_join` waits for (`__tl_sync`,
+/// which stays logged). See
+/// [`crate::instrument::InstrumentOptions::quiet_thread_lifecycle`].
+/// Sorted.
+pub(crate) const THREAD_LIFECYCLE: &[&str] = &[
+    "__pthread_create",
+    "__pthread_exit",
+    "__pthread_setcancelstate",
+    "pthread_attr_destroy",
+    "pthread_attr_init",
+    "pthread_attr_setdetachstate",
+    "pthread_attr_setguardsize",
+    "pthread_attr_setschedparam",
+    "pthread_attr_setstack",
+    "pthread_attr_setstacksize",
+    "pthread_create",
+    "pthread_setcancelstate",
+];
+
+/// Whether the function named `name` is one of the thread library's
+/// functions of a thread's creation and end (see [`THREAD_LIFECYCLE`]).
+pub(crate) fn is_thread_lifecycle(name: &str) -> bool {
+    THREAD_LIFECYCLE.binary_search(&name).is_ok()
+}
+
 /// Every other function of the C library, but those that work on memory
 /// their caller passes: stdio, the thread library, the environment,
 /// locales, time, exit handlers, WASI's wrappers. Their plain accesses are

@@ -361,6 +361,7 @@ mod tests {
         for names in [
             super::super::c_functions::PRIVATE,
             super::super::c_functions::LIBRARY,
+            super::super::c_functions::THREAD_LIFECYCLE,
         ] {
             assert!(names.windows(2).all(|pair| pair[0] < pair[1]));
         }

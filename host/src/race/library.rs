@@ -4,11 +4,13 @@
 //! information).
 //!
 //! The allocator's and Rust `std`'s plain accesses are not even logged (the
-//! loader leaves them out, see [`crate::runtime::Program::load`]); what
-//! reaches the check of a runtime's code is the C thread library's, whose
-//! accesses to words the program synchronises on still synchronise (see
-//! [`super::detector::Detector::plain_sync_only`]), so no happens-before
-//! edge is lost. What is lost is a race one of whose sides is a runtime's
+//! loader leaves them out, see [`crate::runtime::Program::load`]), nor,
+//! under the race check, those of a thread's creation and end (see
+//! [`crate::instrument::InstrumentOptions::quiet_thread_lifecycle`]); what
+//! reaches the check of a runtime's code is the rest of the C thread
+//! library's, whose accesses to words the program synchronises on still
+//! synchronise (see [`super::detector::Detector::plain_sync_only`]), so no
+//! happens-before edge is lost. What is lost is a race one of whose sides is a runtime's
 //! plain access: say a thread reading the global that `pthread_create` is
 //! still writing the new thread's id to, or two threads writing to one
 //! `Vec<u8>` through `std::io::Write`.

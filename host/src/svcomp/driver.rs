@@ -32,6 +32,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     quick_library_entry: true,
     rust_runtime_steps: false,
     allocator_as_one_lock: false,
+    quiet_thread_lifecycle: false,
     track_reads: false,
 };
 

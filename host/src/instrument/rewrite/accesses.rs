@@ -477,6 +477,36 @@ mod tests {
     }
 
     #[test]
+    fn a_threads_creation_logs_its_atomics_and_not_its_plain_accesses() {
+        // A store to the new thread's descriptor, and the thread id stored
+        // atomically.
+        let wat = r#"(module
+            (memory 1 1 shared)
+            (func $__pthread_create (param i32)
+                local.get 0
+                i32.const 2
+                i32.store offset=8
+                local.get 0
+                i32.const 5
+                i32.atomic.store offset=4))"#;
+        let mut logging = options();
+        logging.log_accesses = true;
+        let logs = |body: &[String]| {
+            body.iter()
+                .filter(|line| line.starts_with("call ") && !line.contains("weft_rt."))
+                .count()
+        };
+        let logged = body_of(wat, logging, "__pthread_create");
+        assert_eq!(logs(&logged), 2, "{logged:#?}");
+        logging.quiet_thread_lifecycle = true;
+        let quiet = body_of(wat, logging, "__pthread_create");
+        assert_eq!(logs(&quiet), 1, "{quiet:#?}");
+        // A function of the program is logged as it was.
+        let program = wat.replace("$__pthread_create", "$create_worker");
+        assert_eq!(logs(&body_of(&program, logging, "create_worker")), 2);
+    }
+
+    #[test]
     fn a_compare_exchange_logs_the_load_it_is_when_it_will_fail() {
         let wat = r#"(module
             (memory 1 1 shared)

@@ -73,6 +73,10 @@ pub(crate) struct Rewriter<'s> {
     /// [`InstrumentOptions::allocator_as_one_lock`]): its own atomics are
     /// not logged.
     in_allocator_lock: bool,
+    /// Whether the function being rewritten is one of a thread's creation
+    /// and end whose plain accesses are not logged (see
+    /// [`InstrumentOptions::quiet_thread_lifecycle`]).
+    in_quiet_lifecycle: bool,
     pub sites: SiteTable,
     /// Index of the next defined function whose body is parsed.
     next_defined: u32,
@@ -123,6 +127,7 @@ impl<'s> Rewriter<'s> {
             wrapped: Vec::new(),
             in_wrapped: false,
             in_allocator_lock: false,
+            in_quiet_lifecycle: false,
             sites: SiteTable::default(),
             next_defined: 0,
             emitted_types: false,
@@ -254,6 +259,8 @@ impl<'s> Rewriter<'s> {
         let mut f = Function::new(locals);
         let markers = self.emit_entry_markers(&mut f, func, name);
         self.in_allocator_lock = self.takes_allocator_lock(func, name, &operators);
+        self.in_quiet_lifecycle = self.options.quiet_thread_lifecycle
+            && name.is_some_and(crate::library::c_functions::is_thread_lifecycle);
         if self.in_allocator_lock {
             self.emit_allocator_lock(&mut f);
         }
@@ -409,7 +416,7 @@ impl<'s> Rewriter<'s> {
 
     /// Whether a plain access at `pos` is logged (when accesses are).
     fn logs_at(&self, pos: usize) -> bool {
-        !self.in_wrapped && self.owner_of(pos) != Owner::Private
+        !self.in_wrapped && !self.in_quiet_lifecycle && self.owner_of(pos) != Owner::Private
     }
 
     /// A new site for the access of `kind` at `pos` in function `func`.
