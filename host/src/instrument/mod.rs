@@ -229,9 +229,9 @@ pub struct InstrumentOptions {
     /// The race check never checks them, and what they order is ordered
     /// otherwise: a thread starts knowing all its creator did, and a join
     /// waits for the thread list's lock, which the joined thread holds from
-    /// its `pthread_exit` to its end. About a third of what the check reads
-    /// of a program whose threads do little. (Replay files made before it
-    /// existed leave it out, and log those accesses as they were made.)
+    /// its `pthread_exit` to its end. A fifth to a third of what the check
+    /// reads of a program whose threads do little. (Replay files made before
+    /// it existed leave it out, and log those accesses as they were made.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quiet_thread_lifecycle: bool,
     /// Mark every read of the shared memory in a map of read bytes (see
