@@ -582,27 +582,24 @@ int main(void) {
 /// same traces: a time slice ends where the fuel the log spends says.)
 #[test]
 fn allocator_calls_logged_as_one_lock_order_what_the_locks_atomics_did() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut modules = vec![
-        build_c(dir.path(), "allocating", ALLOCATING_THREADS),
-        build_c_with(dir.path(), "allocating-o2", ALLOCATING_THREADS, &["-O2"]),
-    ];
     // (Not `thread-pool-c`: its tasks compute past many time slices, so
     // its schedules move with the fuel of the entries the option leaves
     // out.)
-    for name in [
+    let samples = [
         "work-queue-c",
         "lazy-init-race-c",
         "account-cpp",
         "racy-cell",
         "mutex-counter",
         "increments",
-    ] {
-        modules.push(sample(name));
-    }
-    same_verdicts_either_way(&modules, |instrument, on| {
-        instrument.allocator_as_one_lock = on;
-    });
+    ];
+    same_verdicts_either_way(
+        ("allocating", ALLOCATING_THREADS),
+        &samples,
+        |instrument, on| {
+            instrument.allocator_as_one_lock = on;
+        },
+    );
 }
 
 /// Threads handed data at their creation, through their result at their
@@ -681,32 +678,30 @@ int main(void) {
 /// the same failing executions and the same first race either way.
 #[test]
 fn a_threads_creation_and_end_left_unlogged_order_what_their_accesses_did() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut modules = vec![
-        build_c(dir.path(), "come-and-go", THREADS_COME_AND_GO),
-        build_c_with(dir.path(), "come-and-go-o2", THREADS_COME_AND_GO, &["-O2"]),
-    ];
-    for name in [
+    let samples = [
         "pthread-exit-c",
         "work-queue-c",
         "racy-counter-c",
         "account-cpp",
         "racy-cell",
         "increments",
-    ] {
-        modules.push(sample(name));
-    }
-    same_verdicts_either_way(&modules, |instrument, on| {
-        instrument.quiet_thread_lifecycle = on;
-    });
+    ];
+    same_verdicts_either_way(
+        ("come-and-go", THREADS_COME_AND_GO),
+        &samples,
+        |instrument, on| {
+            instrument.quiet_thread_lifecycle = on;
+        },
+    );
 }
 
-/// Explores each of `modules` 200 times under random and under PCT with
-/// the race check (races fail), with `set` turning an instrumentation
-/// option on and off: the same failing executions and the same first
-/// failure either way.
+/// Explores the C program `(name, source)`, built at -O0 and at -O2, and
+/// each of `samples`, 200 times under random and under PCT with the race
+/// check (races fail), with `set` turning an instrumentation option on and
+/// off: the same failing executions and the same first failure either way.
 fn same_verdicts_either_way(
-    modules: &[std::path::PathBuf],
+    (name, source): (&str, &str),
+    samples: &[&str],
     set: impl Fn(&mut weft::instrument::InstrumentOptions, bool),
 ) {
     use weft::execution::Setup;
@@ -716,7 +711,13 @@ fn same_verdicts_either_way(
     use weft::runtime::RunConfig;
     use weft::sched::Strategy;
 
-    for module in modules {
+    let dir = tempfile::tempdir().unwrap();
+    let mut modules = vec![
+        build_c(dir.path(), name, source),
+        build_c_with(dir.path(), &format!("{name}-o2"), source, &["-O2"]),
+    ];
+    modules.extend(samples.iter().map(|name| sample(name)));
+    for module in &modules {
         let wasm = std::fs::read(module).unwrap();
         for strategy in [Strategy::Random, Strategy::Pct] {
             let [on, off] = [true, false].map(|on| {

@@ -433,6 +433,14 @@ mod tests {
         assert_eq!(counts[0].1.against, 1);
     }
 
+    /// The calls of the log functions in a rewritten `body` (every call
+    /// but those of `weft_rt`'s imports).
+    fn log_calls(body: &[String]) -> usize {
+        body.iter()
+            .filter(|line| line.starts_with("call ") && !line.contains("weft_rt."))
+            .count()
+    }
+
     #[test]
     fn an_allocator_call_logs_one_access_of_its_lock_and_not_the_locks_atomics() {
         // The lock's acquire and release, as dlmalloc takes its lock.
@@ -455,17 +463,12 @@ mod tests {
             format!("i32.const {}", crate::abi::ALLOCATOR_LOCK_SITE as i32),
             "i32.const 0".to_string(),
         ];
-        let logs = |body: &[String]| {
-            body.iter()
-                .filter(|line| line.starts_with("call ") && !line.contains("weft_rt."))
-                .count()
-        };
         let lock_atomics = body_of(wat, logging, "dlfree");
-        assert_eq!(logs(&lock_atomics), 2, "{lock_atomics:#?}");
+        assert_eq!(log_calls(&lock_atomics), 2, "{lock_atomics:#?}");
         assert!(!lock_atomics.windows(3).any(|w| w == lock_entry));
         logging.allocator_as_one_lock = true;
         let one_lock = body_of(wat, logging, "dlfree");
-        assert_eq!(logs(&one_lock), 1, "{one_lock:#?}");
+        assert_eq!(log_calls(&one_lock), 1, "{one_lock:#?}");
         assert!(
             one_lock.windows(3).any(|w| w == lock_entry),
             "{one_lock:#?}"
@@ -473,7 +476,7 @@ mod tests {
         // Where a thread may stop inside the allocator, the lock's atomics
         // stay in the log.
         logging.points = Points::Memory;
-        assert_eq!(logs(&body_of(wat, logging, "dlfree")), 2);
+        assert_eq!(log_calls(&body_of(wat, logging, "dlfree")), 2);
     }
 
     #[test]
@@ -491,19 +494,14 @@ mod tests {
                 i32.atomic.store offset=4))"#;
         let mut logging = options();
         logging.log_accesses = true;
-        let logs = |body: &[String]| {
-            body.iter()
-                .filter(|line| line.starts_with("call ") && !line.contains("weft_rt."))
-                .count()
-        };
         let logged = body_of(wat, logging, "__pthread_create");
-        assert_eq!(logs(&logged), 2, "{logged:#?}");
+        assert_eq!(log_calls(&logged), 2, "{logged:#?}");
         logging.quiet_thread_lifecycle = true;
         let quiet = body_of(wat, logging, "__pthread_create");
-        assert_eq!(logs(&quiet), 1, "{quiet:#?}");
+        assert_eq!(log_calls(&quiet), 1, "{quiet:#?}");
         // A function of the program is logged as it was.
         let program = wat.replace("$__pthread_create", "$create_worker");
-        assert_eq!(logs(&body_of(&program, logging, "create_worker")), 2);
+        assert_eq!(log_calls(&body_of(&program, logging, "create_worker")), 2);
     }
 
     #[test]
