@@ -31,7 +31,7 @@ use crate::race::RaceReport;
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{
     Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, Prepending,
-    StateCache, StepRecord, StepsByAddress, Strategy, Summary,
+    StateCache, StepRecord, StepsByAddress, Strategy, Summary, thread_joined_at,
 };
 use crate::trace::ThreadId;
 use crate::trace::clock::VectorClock;
@@ -50,14 +50,40 @@ struct Node {
     /// The state the path stood in here, when the search is stateful and
     /// the runtime named it.
     state: Option<blake3::Hash>,
-    /// When the path has a state here: each thread's steps from here on
-    /// in every execution explored from here so far, followed by the
-    /// futures of the explored states they ended at.
+    /// Each thread's steps from here on in every execution explored from
+    /// here whose path below here is explored (or that made no decision
+    /// after this one), followed by the futures of the explored states
+    /// they ended at. The steps from here of executions still being
+    /// explored below are in the nodes below (see
+    /// [`DporSearch::future_of_path_node`]).
     future: Summary,
+    /// The steps from the decision before this one to this one, as the
+    /// summaries index them, each with its thread and the thread it
+    /// joined (see [`thread_joined_at`]).
+    segment: Vec<SegmentStep>,
     /// An execution from here came back to the state of an earlier
     /// decision, still being explored: what follows here is not all known
     /// when this decision's alternatives are, so its state is not kept.
     open: bool,
+}
+
+/// A step between two decisions of the path, as [`Prepending::prepend`]
+/// takes it: its index among the summaries' steps, its thread, and the
+/// thread it saw end, if it completed a join.
+#[derive(Clone, Copy, Debug)]
+struct SegmentStep {
+    index: u32,
+    thread: ThreadId,
+    joined: Option<ThreadId>,
+}
+
+/// Puts `segment`'s steps in front of `future`.
+fn prepended(future: Summary, segment: &[SegmentStep], states: &StateCache) -> Summary {
+    let mut prepending = Prepending::new(future, states);
+    for step in segment.iter().rev() {
+        prepending.prepend(step.index, step.thread, step.joined);
+    }
+    prepending.into_summary()
 }
 
 /// The alternatives of a choice.
@@ -95,6 +121,7 @@ impl Node {
                 },
                 state: decision.state,
                 future: Summary::default(),
+                segment: Vec::new(),
                 open: false,
             },
             DporChoice::Value {
@@ -111,6 +138,7 @@ impl Node {
                 },
                 state: None,
                 future: Summary::default(),
+                segment: Vec::new(),
                 open: false,
             },
         }
@@ -292,20 +320,19 @@ impl DporSearch {
         };
     }
 
-    /// Adds the steps of the execution that just ran to the future of each
-    /// decision of its path, and the future of the explored state it ended
-    /// at, if it did.
-    fn note_futures(&mut self, run: &DporScheduler) {
+    /// Takes in the steps of the execution that just ran: each new node of
+    /// its path (from `first_new` on) keeps the steps that lead to it, and
+    /// the path's last node the steps after it, followed by the future of
+    /// the explored state the execution ended at, if it did. (A node's
+    /// future takes in its children's when they are explored: see
+    /// [`DporSearch::backtrack`].)
+    fn note_futures(&mut self, run: &DporScheduler, first_new: usize) {
         let Some(states) = self.states.clone() else {
             return;
         };
         let mut states = states.lock().unwrap_or_else(|e| e.into_inner());
         let steps = run.steps();
         let at_end = self.future_at_end(run, &states).unwrap_or_default();
-        // The future of the decision being looked at, latest decision
-        // first.
-        let mut future = Prepending::new(at_end, &states);
-        let mut end = steps.len();
         // Where each decision's steps start: a value's, at the step that
         // drew it (taken as the decision before it, or the start).
         let mut starts = Vec::with_capacity(run.choices().len());
@@ -314,23 +341,33 @@ impl DporSearch {
                 DporChoice::Thread(decision) => decision.step,
                 DporChoice::Value { .. } => starts.last().copied().unwrap_or(0),
             };
-            starts.push(start.min(end));
+            starts.push(start.min(steps.len()));
         }
-        for (node, &start) in self.path.iter_mut().zip(&starts).rev() {
-            for k in (start..end).rev() {
+        // The steps of this execution from the last decision an older node
+        // stands for, as the summaries index them.
+        let from = starts
+            .get(first_new.saturating_sub(1))
+            .copied()
+            .unwrap_or(steps.len());
+        let indexed: Vec<SegmentStep> = (from..steps.len())
+            .map(|k| {
                 // The step that ended the execution commutes with nothing
-                // there: its reversals are at its own decision, below.
+                // there: its reversals are at its own decision.
                 let mut step = steps[k].clone();
                 step.global &= run.ending() != Some(k);
-                let index = states.step_index(&step);
-                future.prepend(index, step.thread);
-            }
-            end = end.min(start);
-            // Only a decision with a state keeps its future (for the state,
-            // and for an execution that comes back to it).
-            if node.state.is_some() {
-                node.future.join(future.summary());
-            }
+                SegmentStep {
+                    index: states.step_index(&step),
+                    thread: step.thread,
+                    joined: thread_joined_at(steps, k),
+                }
+            })
+            .collect();
+        for d in first_new.max(1)..self.path.len() {
+            self.path[d].segment = indexed[starts[d - 1] - from..starts[d] - from].to_vec();
+        }
+        if let (Some(leaf), Some(&start)) = (self.path.last_mut(), starts.last()) {
+            let suffix = &indexed[start.max(from) - from..];
+            leaf.future.join(&prepended(at_end, suffix, &states));
         }
         if run.cycle.is_some() {
             self.cycles += 1;
@@ -340,12 +377,29 @@ impl DporSearch {
         self.deepest = self.deepest.max(run.choices().len());
     }
 
+    /// The future of the path's node `decision` as every execution through
+    /// it so far made it: its own, and what the nodes after it hold of the
+    /// executions still being explored below them, with the steps that
+    /// lead to each.
+    fn future_of_path_node(&self, decision: usize, states: &StateCache) -> Option<Summary> {
+        let node = self.path.get(decision)?;
+        let mut below = Summary::default();
+        for later in self.path[decision + 1..].iter().rev() {
+            let mut future = later.future.clone();
+            future.join(&below);
+            below = prepended(future, &later.segment, states);
+        }
+        let mut future = node.future.clone();
+        future.join(&below);
+        Some(future)
+    }
+
     /// What the state the execution ended at did from there on, when it
     /// ended at a state explored before (its summary) or at a state of its
     /// own path (what was explored from there so far).
     fn future_at_end(&self, run: &DporScheduler, states: &StateCache) -> Option<Summary> {
         match run.cycle {
-            Some(decision) => self.path.get(decision).map(|node| node.future.clone()),
+            Some(decision) => self.future_of_path_node(decision, states),
             None => states.summary(&run.pruned?).cloned(),
         }
     }
@@ -386,9 +440,12 @@ impl DporSearch {
     /// with none, before every thread's latest step); a later step here
     /// that the future step depends on too (it comes before the future
     /// step in any execution from here); and what a step of the future's
-    /// thread that always came shortly before it there depends on here.
-    /// A lock's release racing with a later lock is reversed at the
-    /// holder's acquisition, as within an execution ([`reversal`]).
+    /// thread that always came shortly before it there depends on here;
+    /// and what a thread its thread always joined before it there did here
+    /// (the join waited for that thread's end: `main`, done with its
+    /// workers, races with none of their steps). A lock's release racing
+    /// with a later lock is reversed at the holder's acquisition, as within
+    /// an execution ([`reversal`]).
     fn reverse_with_future(&mut self, run: &DporScheduler, order: &HappensBefore) {
         let Some(states) = self.states.clone() else {
             return;
@@ -415,17 +472,25 @@ impl DporSearch {
                 .or_insert_with(|| by_address.dependent_on(states.step(index)))
                 .clone()
         };
-        for (index, always_before) in future.steps() {
+        for future_step in future.steps() {
+            let index = future_step.step;
             let later = states.step(index);
             let t = later.thread;
             let last_here = latest.get(&t).copied();
             // What the steps of its thread that always come before it know
             // of the steps here: those they depend on, and what comes
-            // before them, are ordered before it.
+            // before them, are ordered before it. So is everything a
+            // thread it always joined before it did here: the join waited
+            // for that thread's end.
             let mut known = VectorClock::default();
-            for &before in always_before {
+            for &before in &future_step.before {
                 for i in dependent_on(before) {
                     known.join(&order.clocks[i]);
+                }
+            }
+            for joined in &future_step.joined {
+                if let Some(&last) = latest.get(joined) {
+                    known.join(&order.clocks[last]);
                 }
             }
             let dependent: Vec<usize> = dependent_on(index)
@@ -478,8 +543,11 @@ impl DporSearch {
         let choices = run.choices();
         let steps = run.steps();
         self.private_words = run.private_words().to_vec();
-        self.path.truncate(choices.len());
-        for choice in &choices[self.path.len()..] {
+        while self.path.len() > choices.len() {
+            self.pop(false);
+        }
+        let first_new = self.path.len();
+        for choice in &choices[first_new..] {
             self.path.push(Node::of(choice));
         }
         // A thread's step explored at a decision, as its sleep-set record
@@ -497,7 +565,7 @@ impl DporSearch {
                 }
             }
         }
-        self.note_futures(run);
+        self.note_futures(run, first_new);
         self.expand_cycle(run);
         let order = HappensBefore::of(steps);
         self.reverse_with_future(run, &order);
@@ -599,15 +667,28 @@ impl DporSearch {
                 self.next = Some((prefix, sleep));
                 return;
             }
-            let explored = self.path.pop().expect("a node was looked at");
-            if let (Some(states), Some(key), false) = (&self.states, explored.state, explored.open)
-            {
-                states.lock().unwrap_or_else(|e| e.into_inner()).explored(
-                    key,
-                    &explored.sleeping,
-                    &explored.future,
-                );
-            }
+            self.pop(true);
+        }
+    }
+
+    /// Takes the path's last node off: when `explored` (every alternative
+    /// below it was), its state is kept as explored; either way its parent's
+    /// future takes in its own, with the steps that lead to it.
+    fn pop(&mut self, explored: bool) {
+        let Some(node) = self.path.pop() else {
+            return;
+        };
+        let Some(states) = &self.states else {
+            return;
+        };
+        let mut states = states.lock().unwrap_or_else(|e| e.into_inner());
+        if let (true, Some(key), false) = (explored, node.state, node.open) {
+            states.explored(key, &node.sleeping, &node.future);
+        }
+        if let Some(parent) = self.path.last_mut() {
+            parent
+                .future
+                .join(&prepended(node.future, &node.segment, &states));
         }
     }
 }

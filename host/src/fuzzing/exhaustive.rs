@@ -663,29 +663,18 @@ pub fn compare_library_steps(wasm: &[u8]) -> Result<Compared, String> {
         races: RaceMode::Fail,
         ..Setup::default()
     };
-    let side = |library_steps| -> Result<Option<Seen>, String> {
-        let instrument = InstrumentOptions {
-            log_accesses: true,
-            library_steps,
-            ..InstrumentOptions::default()
-        };
-        let mut loaded = crate::execution::load(wasm, instrument).map_err(|e| e.to_string())?;
-        let search = DporSearch::of(&loaded);
-        Ok(by_dpor(&mut loaded, &setup, search))
-    };
-    let Some(steps) = side(true)? else {
+    let Some(steps) = by_library_steps(wasm, false)? else {
         return Ok(Compared::TooLarge);
     };
-    let every = match side(false)? {
+    let instrument = InstrumentOptions {
+        log_accesses: true,
+        ..InstrumentOptions::default()
+    };
+    let mut inside = crate::execution::load(wasm, instrument).map_err(|e| e.to_string())?;
+    let search = DporSearch::of(&inside);
+    let every = match by_dpor(&mut inside, &setup, search) {
         Some(every) => every,
-        None => {
-            let instrument = InstrumentOptions {
-                log_accesses: true,
-                ..InstrumentOptions::default()
-            };
-            let mut loaded = crate::execution::load(wasm, instrument).map_err(|e| e.to_string())?;
-            by_sampling(&mut loaded, &setup)
-        }
+        None => by_sampling(&mut inside, &setup),
     };
     let unseen: Vec<&String> = steps.outcomes.difference(&every.outcomes).collect();
     if !every.sampled && !unseen.is_empty() {
@@ -711,6 +700,67 @@ pub fn compare_library_steps(wasm: &[u8]) -> Result<Compared, String> {
         }
     }
     Ok(Compared::Agree { dpor: steps, every })
+}
+
+/// Runs the module `wasm` (a C or Rust program) under `dpor` with each
+/// library call one step, races as failures, twice: stateless and
+/// stateful (see [`DporSearch::stateful`]). Whatever the stateful search
+/// sees, the stateless one sees; when both claim every schedule, they saw
+/// the same outcomes. `dpor` in the result is the stateful side, `every`
+/// the stateless one.
+///
+/// # Errors
+///
+/// A description of the disagreement.
+pub fn compare_stateful_library_steps(wasm: &[u8]) -> Result<Compared, String> {
+    let Some(stateful) = by_library_steps(wasm, true)? else {
+        return Ok(Compared::TooLarge);
+    };
+    let Some(stateless) = by_library_steps(wasm, false)? else {
+        return Ok(Compared::TooLarge);
+    };
+    let unseen: Vec<&String> = stateful.outcomes.difference(&stateless.outcomes).collect();
+    if !unseen.is_empty() {
+        return Err(format!(
+            "the stateful search saw outcomes the stateless one did not: {unseen:?}"
+        ));
+    }
+    if stateful.withheld.is_none() && stateless.withheld.is_none() {
+        let missed: Vec<&String> = stateless.outcomes.difference(&stateful.outcomes).collect();
+        if !missed.is_empty() {
+            return Err(format!(
+                "the stateful search claims every schedule ({} executions) but missed outcomes of the {} of the stateless one: {missed:?}",
+                stateful.executions, stateless.executions
+            ));
+        }
+    }
+    Ok(Compared::Agree {
+        dpor: stateful,
+        every: stateless,
+    })
+}
+
+/// What `dpor` (`stateful` or not) sees of the module `wasm` with each
+/// library call one step (Rust's inlined read locks too) and races as
+/// failures; `None` past
+/// [`MOST_EXECUTIONS`].
+fn by_library_steps(wasm: &[u8], stateful: bool) -> Result<Option<Seen>, String> {
+    let mut setup = Setup {
+        races: RaceMode::Fail,
+        ..Setup::default()
+    };
+    setup.run.keyed_states = stateful;
+    let instrument = InstrumentOptions {
+        log_accesses: true,
+        library_steps: true,
+        read_lock_one_step: true,
+        track_reads: stateful,
+        ..InstrumentOptions::default()
+    };
+    let mut loaded = crate::execution::load(wasm, instrument).map_err(|e| e.to_string())?;
+    let search = DporSearch::of(&loaded);
+    let search = if stateful { search.stateful() } else { search };
+    Ok(by_dpor(&mut loaded, &setup, search))
 }
 
 /// What `search` sees of `program`; `None` past [`MOST_EXECUTIONS`]. An

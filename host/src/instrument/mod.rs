@@ -111,7 +111,9 @@ impl PointModel {
     /// of the library model is one step, and the runtime's bookkeeping
     /// ([`InstrumentOptions::quiet_bookkeeping`]) is no scheduling point
     /// unless `exhaustive` (the exhaustive search's library model commutes
-    /// allocation steps by their records).
+    /// allocation steps by their records); for the exhaustive search, a
+    /// Rust read lock's inlined fast path is one step too
+    /// ([`InstrumentOptions::read_lock_one_step`]).
     pub fn instrument(self, exhaustive: bool) -> InstrumentOptions {
         let library_steps = self == PointModel::LibraryCalls;
         InstrumentOptions {
@@ -119,6 +121,7 @@ impl PointModel {
             quiet_bookkeeping: library_steps && !exhaustive,
             quick_library_entry: library_steps,
             rust_runtime_steps: library_steps && !exhaustive,
+            read_lock_one_step: library_steps && exhaustive,
             ..InstrumentOptions::default()
         }
     }
@@ -240,6 +243,17 @@ pub struct InstrumentOptions {
     /// replay file made by such a search records it, and replays with it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub track_reads: bool,
+    /// With `library_steps`: the fast path of Rust's `RwLock::read` that
+    /// an optimised build inlines into the program (a load of the lock's
+    /// word, then a compare-exchange that adds a reader) is one step, as
+    /// the call it stands for is: no other thread runs between the two
+    /// (see [`SiteTable::read_lock_fast_paths`]). A reader that another
+    /// thread's step would have made retry goes on in the slow path, which
+    /// takes the lock as the fast path would have. The exhaustive search's
+    /// model (replay files made before it existed leave it out, and
+    /// replay as made).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub read_lock_one_step: bool,
 }
 
 impl InstrumentOptions {

@@ -198,6 +198,10 @@ pub struct SiteTable {
     guards: Vec<(SiteId, u32)>,
     /// Counting operations (see [`SiteTable::counts`]), by site.
     counts: Vec<(SiteId, CountTest)>,
+    /// Rust read locks' fast paths (see
+    /// [`SiteTable::read_lock_fast_paths`]), as (load, compare-exchange),
+    /// by load.
+    read_locks: Vec<(SiteId, SiteId)>,
     /// Each site's [`SiteCode`], by site (made from `sites`, not stored).
     #[serde(skip)]
     codes: Vec<SiteCode>,
@@ -209,6 +213,7 @@ struct StoredSites {
     sites: Vec<Site>,
     guards: Vec<(SiteId, u32)>,
     counts: Vec<(SiteId, CountTest)>,
+    read_locks: Vec<(SiteId, SiteId)>,
 }
 
 impl From<StoredSites> for SiteTable {
@@ -218,6 +223,7 @@ impl From<StoredSites> for SiteTable {
             sites: stored.sites,
             guards: stored.guards,
             counts: stored.counts,
+            read_locks: stored.read_locks,
         }
     }
 }
@@ -273,6 +279,35 @@ impl SiteTable {
         &self.counts
     }
 
+    /// Notes that the atomic load at `load` and the compare-exchange at
+    /// `cas`, which directly follows it, are the fast path of a Rust
+    /// `RwLock::read` inlined into the program (under
+    /// [`super::InstrumentOptions::read_lock_one_step`]).
+    pub(crate) fn read_lock(&mut self, load: SiteId, cas: SiteId) {
+        if let Err(at) = self.read_locks.binary_search(&(load, cas)) {
+            self.read_locks.insert(at, (load, cas));
+        }
+    }
+
+    /// Rust read locks' fast paths inlined into the program: each load of
+    /// a lock's word, with the compare-exchange that adds a reader right
+    /// after it when the load found the lock free for readers. The two are
+    /// one step of a thread (see
+    /// [`super::InstrumentOptions::read_lock_one_step`]).
+    pub fn read_lock_fast_paths(&self) -> &[(SiteId, SiteId)] {
+        &self.read_locks
+    }
+
+    /// The compare-exchange of the read lock's fast path whose load is
+    /// at `load`, if it is one.
+    pub fn read_lock_after(&self, load: SiteId) -> Option<SiteId> {
+        let at = self
+            .read_locks
+            .binary_search_by_key(&load, |&(load, _)| load)
+            .ok()?;
+        Some(self.read_locks[at].1)
+    }
+
     /// Number of sites.
     pub fn len(&self) -> usize {
         self.sites.len()
@@ -326,10 +361,14 @@ mod tests {
         table.push(site(AccessKind::Store, 12, 4));
         table.push(site(AccessKind::Fill, 0, 0));
         table.guard(0, 9);
+        table.read_lock(0, 1);
         let bytes = postcard::to_stdvec(&table).unwrap();
         let read: SiteTable = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(read.codes, table.codes);
         assert_eq!(read.sites, table.sites);
         assert_eq!(read.guards(), table.guards());
+        assert_eq!(read.read_lock_fast_paths(), [(0, 1)]);
+        assert_eq!(read.read_lock_after(0), Some(1));
+        assert_eq!(read.read_lock_after(1), None);
     }
 }

@@ -242,6 +242,38 @@ fn joined_thread(role: Option<LibraryRole>, op: Option<NextOp>) -> Option<(NextO
     ))
 }
 
+/// The thread whose end step `k` saw, when it is the step that completed a
+/// join: a join woken from its wait by the joined thread's exit (its
+/// waker), or a join that did not wait, of the thread whose library steps
+/// (its start stores its id there, its exit its state) last touched the
+/// descriptor it joined.
+pub fn thread_joined_at(steps: &[StepRecord], k: usize) -> Option<ThreadId> {
+    let step = &steps[k];
+    if step.library != Some(LibraryRole::Join) || step.waits_on().is_some() {
+        return None;
+    }
+    if step.woken_by.is_some() {
+        return step.woken_by;
+    }
+    let descriptor = step
+        .op
+        .filter(|op| op.kind == AccessKind::Call && op.src != 0)?
+        .src;
+    let within =
+        |addr: u32| (descriptor..descriptor.saturating_add(JOINED_THREAD_BYTES)).contains(&addr);
+    steps[..k]
+        .iter()
+        .rev()
+        .find(|earlier| {
+            earlier.thread != step.thread
+                && earlier.library == Some(LibraryRole::ThreadEnd)
+                && earlier
+                    .operations()
+                    .any(|(op, _)| op.kind != AccessKind::Call && within(op.addr))
+        })
+        .map(|end| end.thread)
+}
+
 /// One memory access of a thread, as a turn of a loop is compared: the
 /// code site, the address and length, the value there before, and whether
 /// the access changed it.
@@ -1141,6 +1173,64 @@ mod tests {
         other_reader.shared = true;
         assert!(!reader.dependent(&other_reader));
         assert!(reader.dependent(&step(2, op(AccessKind::AtomicCmpxchg, 8))));
+    }
+
+    #[test]
+    fn a_join_that_saw_a_threads_end_names_that_thread() {
+        let library = |thread, role, ops: &[(AccessKind, u32)]| {
+            let mut ops = ops.iter().map(|&(kind, addr)| NextOp {
+                kind,
+                addr,
+                len: 4,
+                src: if kind == AccessKind::Call { 1000 } else { 0 },
+                site: 0,
+            });
+            StepRecord {
+                thread,
+                library: Some(role),
+                op: ops.next(),
+                more: ops.map(|op| (op, true)).collect(),
+                ..StepRecord::default()
+            }
+        };
+        // Thread 2 starts (its id into its descriptor at 1000), thread 3
+        // too (at 2000); thread 2 exits (its state in its descriptor).
+        let start = library(
+            2,
+            LibraryRole::ThreadEnd,
+            &[(AccessKind::Call, 7), (AccessKind::AtomicStore, 1020)],
+        );
+        let other = library(
+            3,
+            LibraryRole::ThreadEnd,
+            &[(AccessKind::Call, 7), (AccessKind::AtomicStore, 2020)],
+        );
+        let exit = library(
+            2,
+            LibraryRole::ThreadEnd,
+            &[(AccessKind::Call, 8), (AccessKind::AtomicCmpxchg, 1028)],
+        );
+        // `main` joins the thread whose descriptor is at 1000, at once.
+        let join = library(0, LibraryRole::Join, &[(AccessKind::Call, 9)]);
+        let steps = [start.clone(), other.clone(), exit, join.clone()];
+        assert_eq!(thread_joined_at(&steps, 3), Some(2));
+        // No step of another thread but the join's is a join's end.
+        assert_eq!(thread_joined_at(&steps, 2), None);
+        // A join that waits has not seen the end yet; its step woken by
+        // the thread's exit has.
+        let waits = library(
+            0,
+            LibraryRole::Join,
+            &[(AccessKind::Call, 9), (AccessKind::Wait, 1028)],
+        );
+        let mut woken = library(0, LibraryRole::Join, &[]);
+        woken.woken_by = Some(2);
+        let steps = [start, other, waits, woken];
+        assert_eq!(thread_joined_at(&steps, 2), None);
+        assert_eq!(thread_joined_at(&steps, 3), Some(2));
+        // A thread that had not started when the join began is not one
+        // the join can name without waiting.
+        assert_eq!(thread_joined_at(&[join], 0), None);
     }
 
     /// A decrement by one on word 8 that found `found`, tested against 1

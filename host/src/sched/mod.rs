@@ -43,7 +43,7 @@ mod sticky;
 mod surw;
 
 pub use dfs::{Decision, DfsScheduler};
-pub use dpor::{DporChoice, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord};
+pub use dpor::{DporChoice, DporScheduler, MAX_ENUMERATED_VALUES, StepRecord, thread_joined_at};
 pub use fair::Fair;
 pub use guided::{GuidedScheduler, Run, runs_of};
 pub use lent::lend;

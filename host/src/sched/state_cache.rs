@@ -5,7 +5,8 @@
 //! did from there on: every step of every execution that passed through
 //! it, as far as [`StepRecord::dependent`] tells steps apart, each with the
 //! steps of its thread that came shortly before it from there on in every
-//! one of them (its latest [`MOST_BEFORE`] steps, at most).
+//! one of them (its latest [`MOST_BEFORE`] steps, at most), and the threads
+//! its thread had joined from there on before it in every one of them.
 //!
 //! An execution that reaches a state explored from before with a sleep set
 //! that covers it ends there. What the state's future would have done still
@@ -17,6 +18,9 @@
 //! the search see what orders it after a step before the state: a lock's
 //! release in the future comes after the lock, which depends on the
 //! release of the lock before the state, so the two releases are no race.
+//! The threads joined before it order it after everything those threads
+//! did before the state: what `main` does after joining its workers races
+//! with none of their steps, however many steps of its own lie between.
 
 use super::StepRecord;
 use crate::trace::ThreadId;
@@ -24,31 +28,47 @@ use rustc_hash::FxHashMap;
 
 /// The steps of a state's future (as indices for [`StateCache::step`]),
 /// each with the steps of its thread that came before it from the state
-/// on in every execution that did it, in order of index.
+/// on in every execution that did it, and the threads its thread joined
+/// before it, in order of index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    steps: Vec<(u32, Before)>,
+    steps: Vec<FutureStep>,
+}
+
+/// One step of a summary, with what always came before it in its thread.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FutureStep {
+    /// The step, as an index for [`StateCache::step`].
+    pub step: u32,
+    /// The steps of its thread kept as coming before it (sorted).
+    pub before: Before,
+    /// The threads its thread had joined before it (sorted).
+    pub joined: Joined,
 }
 
 /// The steps of its thread kept as coming before a step (sorted), held
 /// in place: a summary is cloned and joined at every state of a path.
 type Before = arrayvec::ArrayVec<u32, MOST_BEFORE>;
 
+/// The threads joined before a step (sorted), held in place.
+type Joined = arrayvec::ArrayVec<ThreadId, MOST_JOINED>;
+
 impl Summary {
-    /// Adds what `other` holds: a step both hold keeps the steps before it
-    /// in both.
+    /// Adds what `other` holds: a step both hold keeps the steps before it,
+    /// and the threads joined before it, that both hold.
     pub fn join(&mut self, other: &Summary) {
         let mut theirs = other.steps.iter().peekable();
         let mut added = Vec::new();
-        for (step, mine) in &mut self.steps {
-            while let Some((other_step, before)) = theirs.peek() {
-                if other_step > step {
+        for mine in &mut self.steps {
+            while let Some(their) = theirs.peek() {
+                if their.step > mine.step {
                     break;
                 }
-                if other_step == step {
-                    keep_common(mine, before);
+                if their.step == mine.step {
+                    keep_common(&mut mine.before, &their.before);
+                    keep_common(&mut mine.joined, &their.joined);
                 } else {
-                    added.push((*other_step, before.clone()));
+                    added.push((*their).clone());
                 }
                 theirs.next();
             }
@@ -56,15 +76,19 @@ impl Summary {
         added.extend(theirs.cloned());
         if !added.is_empty() {
             self.steps.extend(added);
-            self.steps.sort_by_key(|(step, _)| *step);
+            self.steps.sort_by_key(|future| future.step);
         }
     }
 
-    /// Each step, with the steps always before it, sorted.
-    pub fn steps(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
-        self.steps
-            .iter()
-            .map(|(step, before)| (*step, before.as_slice()))
+    /// Each step, with the steps always before it and the threads always
+    /// joined before it, by index.
+    pub fn steps(&self) -> impl Iterator<Item = &FutureStep> + '_ {
+        self.steps.iter()
+    }
+
+    /// Where step `step` is held, or where it would go.
+    fn find(&self, step: u32) -> Result<usize, usize> {
+        self.steps.binary_search_by_key(&step, |future| future.step)
     }
 }
 
@@ -72,6 +96,10 @@ impl Summary {
 /// the latest ones (a step's own lock or wait comes shortly before it;
 /// keeping fewer only makes the search reverse more).
 pub const MOST_BEFORE: usize = 8;
+
+/// Most threads kept as joined before a step of a summary (keeping fewer
+/// only makes the search reverse more).
+pub const MOST_JOINED: usize = 8;
 
 /// A summary built from the end of an execution backwards, one step at a
 /// time: each step put in front comes before the steps of its thread
@@ -82,6 +110,8 @@ pub struct Prepending {
     /// Per thread, its steps in the summary with fewer than
     /// [`MOST_BEFORE`] steps before them.
     open: FxHashMap<ThreadId, Vec<u32>>,
+    /// Per thread, all its steps in the summary.
+    of_thread: FxHashMap<ThreadId, Vec<u32>>,
 }
 
 impl Prepending {
@@ -89,23 +119,33 @@ impl Prepending {
     /// (its steps' threads as `cache` tells them).
     pub fn new(end: Summary, cache: &StateCache) -> Self {
         let mut open: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
-        for (step, before) in end.steps() {
-            if before.len() < MOST_BEFORE {
-                open.entry(cache.step(step).thread).or_default().push(step);
+        let mut of_thread: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
+        for future in end.steps() {
+            let thread = cache.step(future.step).thread;
+            if future.before.len() < MOST_BEFORE {
+                open.entry(thread).or_default().push(future.step);
             }
+            of_thread.entry(thread).or_default().push(future.step);
         }
-        Prepending { summary: end, open }
+        Prepending {
+            summary: end,
+            open,
+            of_thread,
+        }
     }
 
-    /// Puts step `step` (an index, of thread `thread`) in front.
-    pub fn prepend(&mut self, step: u32, thread: ThreadId) {
+    /// Puts step `step` (an index, of thread `thread`) in front; `joined`
+    /// is the thread it joined, when it is the step in which a join saw
+    /// that thread's end.
+    pub fn prepend(&mut self, step: u32, thread: ThreadId, joined: Option<ThreadId>) {
+        if let Some(joined) = joined {
+            self.joined_before(thread, joined);
+        }
         let open = self.open.entry(thread).or_default();
-        let steps = &mut self.summary.steps;
+        let summary = &mut self.summary;
         open.retain(|&later| {
-            let at = steps
-                .binary_search_by_key(&later, |(s, _)| *s)
-                .expect("an open step is in the summary");
-            let before = &mut steps[at].1;
+            let at = summary.find(later).expect("an open step is in the summary");
+            let before = &mut summary.steps[at].before;
             if let Err(place) = before.binary_search(&step) {
                 // An open step has room (keeping fewer would only make
                 // the search reverse more).
@@ -114,12 +154,43 @@ impl Prepending {
             before.len() < MOST_BEFORE
         });
         // Nothing comes before it from here on.
-        match steps.binary_search_by_key(&step, |(s, _)| *s) {
-            Ok(at) => steps[at].1.clear(),
-            Err(at) => steps.insert(at, (step, Before::new())),
+        match summary.find(step) {
+            Ok(at) => {
+                summary.steps[at].before.clear();
+                summary.steps[at].joined.clear();
+            }
+            Err(at) => {
+                summary.steps.insert(
+                    at,
+                    FutureStep {
+                        step,
+                        ..FutureStep::default()
+                    },
+                );
+                self.of_thread.entry(thread).or_default().push(step);
+            }
         }
         if !open.contains(&step) {
             open.push(step);
+        }
+    }
+
+    /// Notes that every step of `thread` in the summary comes after its
+    /// join of `joined`.
+    fn joined_before(&mut self, thread: ThreadId, joined: ThreadId) {
+        let Some(later) = self.of_thread.get(&thread) else {
+            return;
+        };
+        for &step in later {
+            let at = self
+                .summary
+                .find(step)
+                .expect("a thread's step is in the summary");
+            let threads = &mut self.summary.steps[at].joined;
+            if let Err(place) = threads.binary_search(&joined) {
+                // Keeping fewer would only make the search reverse more.
+                let _ = threads.try_insert(place, joined);
+            }
         }
     }
 
@@ -127,10 +198,15 @@ impl Prepending {
     pub fn summary(&self) -> &Summary {
         &self.summary
     }
+
+    /// The summary made.
+    pub fn into_summary(self) -> Summary {
+        self.summary
+    }
 }
 
-/// Keeps of `mine` the steps `theirs` holds too (both sorted).
-fn keep_common(mine: &mut Before, theirs: &[u32]) {
+/// Keeps of `mine` the items `theirs` holds too (both sorted).
+fn keep_common<const N: usize>(mine: &mut arrayvec::ArrayVec<u32, N>, theirs: &[u32]) {
     if mine.as_slice() != theirs {
         mine.retain(|s| theirs.binary_search(s).is_ok());
     }
@@ -243,7 +319,7 @@ mod tests {
     fn steps_of(summary: &Summary) -> Vec<(u32, Vec<u32>)> {
         summary
             .steps()
-            .map(|(step, before)| (step, before.to_vec()))
+            .map(|future| (future.step, future.before.to_vec()))
             .collect()
     }
 
@@ -253,7 +329,7 @@ mod tests {
         // Steps 0 and 1 of thread 1, step 2 of thread 2, from the end back.
         let mut run = Prepending::new(Summary::default(), &cache);
         for step in [2, 1, 0] {
-            run.prepend(step, cache.step(step).thread);
+            run.prepend(step, cache.step(step).thread, None);
         }
         assert_eq!(
             steps_of(run.summary()),
@@ -262,7 +338,7 @@ mod tests {
         // A step done twice keeps what came before it both times.
         let mut again = Prepending::new(Summary::default(), &cache);
         for step in [1, 0, 1] {
-            again.prepend(step, 1);
+            again.prepend(step, 1, None);
         }
         assert_eq!(steps_of(again.summary()), [(0, vec![1]), (1, vec![])]);
         // So does a join.
@@ -271,11 +347,49 @@ mod tests {
         assert_eq!(steps_of(&joined), [(0, vec![]), (1, vec![]), (2, vec![])]);
         // Going on from a summary puts the steps in front of its own.
         let mut on = Prepending::new(run.summary().clone(), &cache);
-        on.prepend(2, 2);
-        on.prepend(1, 1);
+        on.prepend(2, 2, None);
+        on.prepend(1, 1, None);
         assert_eq!(
             steps_of(on.summary()),
             [(0, vec![1]), (1, vec![]), (2, vec![])]
+        );
+    }
+
+    #[test]
+    fn a_summary_keeps_the_threads_joined_before_each_step() {
+        // Thread 1's steps 0, 1 and 2, step 1 its join of thread 3; step 3
+        // of thread 2.
+        let cache = cache_of(4, 3);
+        let joined = |summary: &Summary| -> Vec<(u32, Vec<ThreadId>)> {
+            summary
+                .steps()
+                .map(|future| (future.step, future.joined.to_vec()))
+                .collect()
+        };
+        let mut run = Prepending::new(Summary::default(), &cache);
+        run.prepend(2, 1, None);
+        run.prepend(3, 2, None);
+        run.prepend(1, 1, Some(3));
+        run.prepend(0, 1, None);
+        // After the join only, and only in the joining thread.
+        assert_eq!(
+            joined(run.summary()),
+            [(0, vec![]), (1, vec![]), (2, vec![3]), (3, vec![])]
+        );
+        // A join before the state of an execution that came after it
+        // orders the future it ended at too.
+        let mut on = Prepending::new(run.summary().clone(), &cache);
+        on.prepend(0, 1, Some(4));
+        assert_eq!(
+            joined(on.summary()),
+            [(0, vec![]), (1, vec![4]), (2, vec![3, 4]), (3, vec![])]
+        );
+        // Kept only where every execution joined the thread before it.
+        let mut both = on.summary().clone();
+        both.join(run.summary());
+        assert_eq!(
+            joined(&both),
+            [(0, vec![]), (1, vec![]), (2, vec![3]), (3, vec![])]
         );
     }
 
@@ -284,11 +398,14 @@ mod tests {
         let cache = cache_of(12, 12);
         let mut run = Prepending::new(Summary::default(), &cache);
         for step in (0..12).rev() {
-            run.prepend(step, 1);
+            run.prepend(step, 1, None);
         }
         let last = run.summary().steps().last().unwrap();
-        assert_eq!(last.0, 11);
-        assert_eq!(last.1, (11 - MOST_BEFORE as u32..11).collect::<Vec<_>>());
+        assert_eq!(last.step, 11);
+        assert_eq!(
+            last.before.as_slice(),
+            (11 - MOST_BEFORE as u32..11).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     allocator_as_one_lock: false,
     quiet_thread_lifecycle: false,
     track_reads: false,
+    read_lock_one_step: false,
 };
 
 /// What the search for one property found.

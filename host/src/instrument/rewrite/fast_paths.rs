@@ -83,6 +83,16 @@ impl FastPathFlow {
         sites
     }
 
+    /// The atomic operation that ran right before the next instruction on
+    /// every path to it, if one did (nothing else instrumented, no call, no
+    /// loop's start between).
+    pub fn only_last(&self) -> Option<SiteId> {
+        match self.last.as_slice() {
+            [Last::Candidate(site)] if !self.lost => Some(*site),
+            _ => None,
+        }
+    }
+
     /// Follows `op`, which was given the site `site` if it is
     /// instrumented.
     pub fn after(&mut self, op: &Operator, site: Option<SiteId>) {
@@ -218,13 +228,12 @@ fn is_candidate(op: &Operator) -> bool {
 mod tests {
     use super::*;
 
-    /// The fast paths the flow finds for each slow-path call of `wat`'s
-    /// function body (calls of function 0 are slow paths), with the
-    /// instructions that access memory as the instrumented ones.
-    fn fast_paths(wat: &str) -> Vec<Vec<SiteId>> {
+    /// Follows `wat`'s function body (calls of function 0 are slow paths)
+    /// with the instructions that access memory as the instrumented ones,
+    /// calling `before` with the flow before each instruction.
+    fn follow(wat: &str, mut before: impl FnMut(&FastPathFlow, &Operator)) {
         let module = format!("(module (memory 1 1 shared) (func $slow) (func {wat}))");
         let wasm = wat::parse_str(module).unwrap();
-        let mut found = Vec::new();
         for payload in wasmparser::Parser::new(0).parse_all(&wasm) {
             let wasmparser::Payload::CodeSectionEntry(body) = payload.unwrap() else {
                 continue;
@@ -234,10 +243,7 @@ mod tests {
             let mut reader = body.get_operators_reader().unwrap();
             while !reader.eof() {
                 let op = reader.read().unwrap();
-                let slow = matches!(op, Operator::Call { function_index: 0 });
-                if slow {
-                    found.push(flow.fast_paths_of_call());
-                }
+                before(&flow, &op);
                 let accesses = format!("{op:?}").contains("memarg");
                 let site = accesses.then(|| {
                     next += 1;
@@ -246,6 +252,29 @@ mod tests {
                 flow.after(&op, site);
             }
         }
+    }
+
+    /// The fast paths the flow finds for each slow-path call of `wat`'s
+    /// function body.
+    fn fast_paths(wat: &str) -> Vec<Vec<SiteId>> {
+        let mut found = Vec::new();
+        follow(wat, |flow, op| {
+            if matches!(op, Operator::Call { function_index: 0 }) {
+                found.push(flow.fast_paths_of_call());
+            }
+        });
+        found
+    }
+
+    /// What [`FastPathFlow::only_last`] says before each compare-exchange
+    /// of `wat`'s function body.
+    fn before_compare_exchanges(wat: &str) -> Vec<Option<SiteId>> {
+        let mut found = Vec::new();
+        follow(wat, |flow, op| {
+            if matches!(op, Operator::I32AtomicRmwCmpxchg { .. }) {
+                found.push(flow.only_last());
+            }
+        });
         found
     }
 
@@ -275,6 +304,35 @@ mod tests {
              end",
         );
         assert_eq!(found, [vec![0, 1]]);
+    }
+
+    #[test]
+    fn a_read_locks_compare_exchange_directly_follows_its_load() {
+        let read_lock = before_compare_exchanges(
+            "block
+               i32.const 0 i32.atomic.load
+               i32.const 5 i32.gt_u br_if 0
+               i32.const 0 i32.const 0 i32.const 1 i32.atomic.rmw.cmpxchg drop
+             end",
+        );
+        assert_eq!(read_lock, [Some(0)]);
+        // A plain access, a call or a join of two paths between: no.
+        let plain = before_compare_exchanges(
+            "i32.const 0 i32.atomic.load drop i32.const 0 i32.load drop
+             i32.const 0 i32.const 0 i32.const 1 i32.atomic.rmw.cmpxchg drop",
+        );
+        assert_eq!(plain, [None]);
+        let call = before_compare_exchanges(
+            "i32.const 0 i32.atomic.load drop call $slow
+             i32.const 0 i32.const 0 i32.const 1 i32.atomic.rmw.cmpxchg drop",
+        );
+        assert_eq!(call, [None]);
+        let two_paths = before_compare_exchanges(
+            "i32.const 0 i32.atomic.load
+             if i32.const 4 i32.atomic.load drop end
+             i32.const 0 i32.const 0 i32.const 1 i32.atomic.rmw.cmpxchg drop",
+        );
+        assert_eq!(two_paths, [None]);
     }
 
     #[test]

@@ -334,4 +334,63 @@ mod tests {
         let plain = crate::instrument::instrument(&wasm, &options()).unwrap();
         assert!(plain.sites.guards().is_empty());
     }
+
+    #[test]
+    fn a_rust_read_locks_load_and_compare_exchange_are_noted_as_one_fast_path() {
+        let contended =
+            "_RNvMNtNtNtNtCs1cbpOjQgv0Q_3std3sys4sync6rwlock5futexNtB2_6RwLock14read_contended";
+        // RwLock::read as rustc lays it out: the load leads to the slow
+        // path when the lock is not free for readers, the compare-exchange
+        // right after it when it fails.
+        let wat = format!(
+            r#"(module
+            (memory 1 1 shared)
+            (func ${contended} (param i32))
+            (func $read (param i32) (local i32)
+                block
+                    block
+                        local.get 0
+                        i32.atomic.load
+                        local.tee 1
+                        i32.const 5
+                        i32.gt_u
+                        br_if 0
+                        local.get 0
+                        local.get 1
+                        local.get 1
+                        i32.const 1
+                        i32.add
+                        i32.atomic.rmw.cmpxchg
+                        local.get 1
+                        i32.eq
+                        br_if 1
+                    end
+                    local.get 0
+                    call ${contended}
+                end))"#
+        );
+        let wasm = wat::parse_str(&wat).unwrap();
+        let mut one_step = options();
+        one_step.library_steps = true;
+        one_step.read_lock_one_step = true;
+        let rewritten = crate::instrument::instrument(&wasm, &one_step).unwrap();
+        // Site 0 is the load, site 1 the compare-exchange.
+        assert_eq!(rewritten.sites.guards(), [(0, 0), (1, 0)]);
+        assert_eq!(rewritten.sites.read_lock_fast_paths(), [(0, 1)]);
+        // Without the option, the two are fast paths of their own.
+        let mut steps = one_step;
+        steps.read_lock_one_step = false;
+        let two = crate::instrument::instrument(&wasm, &steps).unwrap();
+        assert_eq!(two.sites.guards(), [(0, 0), (1, 0)]);
+        assert!(two.sites.read_lock_fast_paths().is_empty());
+        // A mutex's slow path after a load and a compare-exchange: no
+        // read lock.
+        let mutex = wat.replace(
+            "6rwlock5futexNtB2_6RwLock14read_contended",
+            "5mutex5futexNtB2_5Mutex14lock_contended",
+        );
+        let mutex =
+            crate::instrument::instrument(&wat::parse_str(&mutex).unwrap(), &one_step).unwrap();
+        assert!(mutex.sites.read_lock_fast_paths().is_empty());
+    }
 }

@@ -48,7 +48,7 @@ use crate::library::Owner;
 use crate::library::steps::RuntimeCall;
 use fast_paths::FastPathFlow;
 use scratch::Scratch;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use wasm_encoder::reencode::{Error, Reencode, utils};
 use wasm_encoder::{CodeSection, Encode, Function, ImportSection, Instruction, TypeSection};
 use wasmparser::{FunctionBody, Operator};
@@ -98,6 +98,13 @@ pub(crate) struct Rewriter<'s> {
     /// With library steps: those of them that are a slow path of
     /// [`crate::library::steps::RUST_STD_SLOW_PATHS`].
     slow_paths: HashSet<u32>,
+    /// With [`InstrumentOptions::read_lock_one_step`]: those slow paths
+    /// that are `RwLock::read_contended`.
+    read_slow_paths: HashSet<u32>,
+    /// Each compare-exchange that an atomic load ran right before on every
+    /// path (see [`FastPathFlow::only_last`]), as (compare-exchange,
+    /// load), while [`Rewriter::read_slow_paths`] has any.
+    after_load: HashMap<SiteId, SiteId>,
     /// The library steps that are no scheduling points (the runtime's
     /// bookkeeping, under [`InstrumentOptions::quiet_bookkeeping`]), by
     /// original index.
@@ -140,6 +147,8 @@ impl<'s> Rewriter<'s> {
             global_resets: Vec::new(),
             library_steps: HashSet::new(),
             slow_paths: HashSet::new(),
+            read_slow_paths: HashSet::new(),
+            after_load: HashMap::new(),
             quiet_steps: HashSet::new(),
             signal_entry: None,
             casts: survey.cast_tables(),
@@ -181,6 +190,9 @@ impl<'s> Rewriter<'s> {
                 .is_some_and(|method| crate::library::steps::RUST_STD_SLOW_PATHS.contains(&method))
             {
                 self.slow_paths.insert(index);
+            }
+            if self.options.read_lock_one_step && method == Some("RwLock::read_contended") {
+                self.read_slow_paths.insert(index);
             }
         }
     }
@@ -270,8 +282,10 @@ impl<'s> Rewriter<'s> {
             .map(|index| CountTest::at(&operators, index))
             .collect();
         for (index, (pos, op)) in operators.into_iter().enumerate() {
+            let mut ran_before = None;
             if let Some(flow) = &flow {
                 self.note_fast_paths(flow, &op);
+                ran_before = flow.only_last();
             }
             let first_site = self.sites.len() as SiteId;
             let resumes = self.emit_markers_before(&mut f, markers, &op, index == last);
@@ -289,6 +303,9 @@ impl<'s> Rewriter<'s> {
                 self.emit_resume_marker(&mut f, markers);
             }
             let site = (self.sites.len() as SiteId > first_site).then_some(first_site);
+            if let (Some(site), Some(load)) = (site, ran_before) {
+                self.note_after_load(site, load);
+            }
             if let Some(test) = counts[index] {
                 let rmw = (first_site..self.sites.len() as SiteId).find(|&id| {
                     self.sites
@@ -351,8 +368,34 @@ impl<'s> Rewriter<'s> {
         if !self.slow_paths.contains(function_index) {
             return;
         }
-        for site in flow.fast_paths_of_call() {
+        let sites = flow.fast_paths_of_call();
+        for &site in &sites {
             self.sites.guard(site, *function_index);
+        }
+        if self.read_slow_paths.contains(function_index) {
+            for &cas in &sites {
+                if let Some(&load) = self.after_load.get(&cas)
+                    && sites.contains(&load)
+                {
+                    self.sites.read_lock(load, cas);
+                }
+            }
+        }
+    }
+
+    /// With [`InstrumentOptions::read_lock_one_step`]: notes the
+    /// instruction at `site`, which the atomic load at `load` ran right
+    /// before, if it is a compare-exchange after an atomic load (a read
+    /// lock's fast path, should both lead to `RwLock::read_contended`).
+    fn note_after_load(&mut self, site: SiteId, load: SiteId) {
+        if self.read_slow_paths.is_empty() {
+            return;
+        }
+        let kind = |id| self.sites.get(id).map(|s| s.kind);
+        if kind(site) == Some(AccessKind::AtomicCmpxchg)
+            && kind(load) == Some(AccessKind::AtomicLoad)
+        {
+            self.after_load.insert(site, load);
         }
     }
 

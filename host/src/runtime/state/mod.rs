@@ -108,6 +108,9 @@ pub(crate) struct ExecState {
     every_point: bool,
     /// The running step, for a scheduler that follows steps.
     step_watch: StepWatch,
+    /// A Rust read lock's fast path that the running step began at (see
+    /// [`SiteTable::read_lock_fast_paths`]).
+    read_lock_step: Option<step::ReadLockStep>,
     /// How sleeps and timed waits stand to the other threads' work.
     pub sleeps: Sleeps,
     /// Under [`Sleeps::Timed`]: the earliest wake-up of a sleeper or timed
@@ -170,6 +173,7 @@ impl ExecState {
             analyses: Vec::new(),
             every_point: follows_steps,
             step_watch: StepWatch::new(follows_steps),
+            read_lock_step: None,
             sleeps: Sleeps::Any,
             next_wake: None,
             memory: None,

@@ -2,7 +2,7 @@
 //! and the budget of points the chosen thread may pass inside wasm.
 
 use super::{ExecState, SPIN_LOADS};
-use crate::instrument::AccessKind;
+use crate::instrument::{AccessKind, SiteId};
 use crate::runtime::analysis::ExecView;
 use crate::runtime::outcome::{Cut, Outcome};
 use crate::runtime::point_buffer::MAX_BUDGET;
@@ -11,6 +11,21 @@ use crate::runtime::{Preemption, STEP_NS, Sleeps};
 use crate::sched::{Notice, Scheduler, ThreadView};
 use crate::trace::ThreadId;
 use std::time::Instant;
+
+/// A step that began at the load of a Rust read lock's fast path (see
+/// [`crate::instrument::SiteTable::read_lock_fast_paths`]): the
+/// compare-exchange that follows it at once goes on in the same step.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ReadLockStep {
+    /// The thread that took the step.
+    thread: ThreadId,
+    /// The compare-exchange's site.
+    cas: SiteId,
+    /// The lock's word.
+    word: u32,
+    /// The step's number ([`ExecState::step`] when it began).
+    step: u64,
+}
 
 /// Why an execution of a stateful search ended at a decision whose state
 /// the search had explored before.
@@ -93,7 +108,8 @@ impl ExecState {
             view.starting = starting;
         }
         let current = me_enabled.then_some(me);
-        let atomic = me_enabled && self.threads[me as usize].goes_on_atomically();
+        let read_lock = self.continues_read_lock(me);
+        let atomic = me_enabled && (read_lock || self.threads[me as usize].goes_on_atomically());
         let chosen = if self.enabled.len() == 1 {
             // No choice to make: the scheduler is asked only at decisions.
             Ok(self.enabled[0].id)
@@ -134,6 +150,7 @@ impl ExecState {
             }
         }
         self.resume(chosen);
+        self.note_read_lock_step(chosen);
         if self.step_watch.on {
             let thread = &mut self.threads[chosen as usize];
             let (op, woken_by) = (thread.next, thread.woken_by.take());
@@ -148,6 +165,37 @@ impl ExecState {
             self.grant_budget(me, atomic);
         }
         chosen != me
+    }
+
+    /// Whether `me` stands at the compare-exchange of the read lock's fast
+    /// path its step began at, with no point between: it goes on in the
+    /// same step.
+    fn continues_read_lock(&mut self, me: ThreadId) -> bool {
+        let Some(begun) = self.read_lock_step.take() else {
+            return false;
+        };
+        begun.thread == me
+            && begun.step + 1 == self.step
+            && self.threads[me as usize]
+                .next
+                .is_some_and(|op| op.site == begun.cas && op.addr == begun.word)
+    }
+
+    /// Notes the read lock's fast path that `chosen`'s step begins at, if
+    /// it begins at one.
+    fn note_read_lock_step(&mut self, chosen: ThreadId) {
+        if self.sites.read_lock_fast_paths().is_empty() {
+            return;
+        }
+        let Some(op) = self.threads[chosen as usize].next else {
+            return;
+        };
+        self.read_lock_step = self.sites.read_lock_after(op.site).map(|cas| ReadLockStep {
+            thread: chosen,
+            cas,
+            word: op.addr,
+            step: self.step,
+        });
     }
 
     /// Lets `me`, which runs on, pass its next points inside wasm while
