@@ -571,6 +571,28 @@ fn main() {
         &[44, 50, 52, 68, 70, 76],
     ),
     (
+        "rust-barrier-of-three.rs",
+        r#"use std::sync::{Arc, Barrier, Mutex};
+static ORDER: Mutex<u32> = Mutex::new(0);
+fn main() {
+    let start = Arc::new(Barrier::new(3));
+    let t: Vec<_> = (1..=3)
+        .map(|id| {
+            let start = Arc::clone(&start);
+            std::thread::spawn(move || {
+                start.wait();
+                let mut s = ORDER.lock().unwrap();
+                *s = *s * 4 + id;
+            })
+        })
+        .collect();
+    for t in t { t.join().unwrap(); }
+    std::process::exit(*ORDER.lock().unwrap() as i32);
+}
+"#,
+        &[27, 30, 39, 45, 54, 57],
+    ),
+    (
         "rust-rwlock.rs",
         r#"use std::sync::RwLock;
 static VALUE: RwLock<u32> = RwLock::new(0);

@@ -28,6 +28,10 @@ pub enum LibraryRole {
     RwUnlock,
     /// A thread's start or exit (`pthread_exit`, the end of its routine).
     ThreadEnd,
+    /// Rust's `Barrier::wait`: arrives, and waits until the last thread
+    /// arrives; a waiter the last one wakes takes the barrier's mutex,
+    /// finds its round over and gives the mutex back.
+    BarrierWait,
     /// Any other call that is one step.
     Other,
 }
@@ -54,6 +58,7 @@ impl LibraryRole {
                 "RwLock::read_unlock" | "RwLock::write_unlock" => LibraryRole::RwUnlock,
                 "Condvar::wait" | "Condvar::wait_optional_timeout" => LibraryRole::CondWait,
                 "Thread::join" => LibraryRole::Join,
+                "Barrier::wait" => LibraryRole::BarrierWait,
                 _ => LibraryRole::Other,
             };
         }

@@ -58,9 +58,13 @@ pub struct StepRecord {
     /// step (see [`LibraryModel`]).
     pub library: Option<LibraryRole>,
     /// It is a reader's step on a read-write lock: a read lock taken
-    /// without waiting, or its release that woke nobody. Two such steps
-    /// commute (the count of readers goes up and down by one either way,
-    /// and neither waits), whatever their operations on the lock.
+    /// without waiting, or its release that woke nobody; or a waiter's
+    /// departure from a Rust barrier (see
+    /// `DporScheduler::barrier_departure`). Two such steps commute (the
+    /// count of readers goes up and down by one either way, a departure
+    /// leaves the barrier as it found it, and neither waits), whatever
+    /// their operations on the lock. (A reader's step and a departure
+    /// touch different objects.)
     pub shared: bool,
     /// It is a counting operation and nothing else (see
     /// [`crate::instrument::count_test`]): its test and the value it found.
@@ -689,6 +693,18 @@ impl DporScheduler {
             .is_some_and(|taken| taken.shared && taken.calls(LibraryRole::ReadLock))
     }
 
+    /// Whether step `index` is a waiter's departure from a Rust barrier
+    /// (see [`StepRecord::shared`]): the step of `Barrier::wait` that the
+    /// last arrival woke, which did not wait again. It takes the barrier's
+    /// mutex, finds the round over and gives the mutex back: the barrier
+    /// is as it found it, so two departures commute.
+    fn barrier_departure(&self, index: usize) -> bool {
+        let step = &self.steps[index];
+        step.library == Some(LibraryRole::BarrierWait)
+            && step.woken_by.is_some()
+            && step.waits_on().is_none()
+    }
+
     /// The choices of the last execution, in order.
     /// (Up to where it went round a cycle, if it did.)
     pub fn choices(&self) -> &[DporChoice] {
@@ -1010,7 +1026,7 @@ impl DporScheduler {
             return;
         };
         self.steps[index].global |= end.global;
-        self.steps[index].shared = self.reader_step(index);
+        self.steps[index].shared = self.reader_step(index) || self.barrier_departure(index);
         match self.continuing.take() {
             Some(began_at_op) => {
                 if began_at_op && let Some(last) = self.steps[index].more.last_mut() {
