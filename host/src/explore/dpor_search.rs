@@ -34,7 +34,6 @@ use crate::sched::{
     StateCache, StepRecord, StepsByAddress, Strategy, Summary, thread_joined_at,
 };
 use crate::trace::ThreadId;
-use crate::trace::clock::VectorClock;
 use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex};
 
@@ -482,15 +481,15 @@ impl DporSearch {
             // before them, are ordered before it. So is everything a
             // thread it always joined before it did here: the join waited
             // for that thread's end.
-            let mut known = VectorClock::default();
+            let mut known = order.no_clock();
             for &before in &future_step.before {
                 for i in dependent_on(before) {
-                    known.join(&order.clocks[i]);
+                    join_row(&mut known, order.clock(i));
                 }
             }
             for joined in &future_step.joined {
                 if let Some(&last) = latest.get(joined) {
-                    known.join(&order.clocks[last]);
+                    join_row(&mut known, order.clock(last));
                 }
             }
             let dependent: Vec<usize> = dependent_on(index)
@@ -693,6 +692,13 @@ impl DporSearch {
     }
 }
 
+/// Joins the clock `other` into `clock` (entry by entry, the later).
+fn join_row(clock: &mut [u32], other: &[u32]) {
+    for (mine, theirs) in clock.iter_mut().zip(other) {
+        *mine = (*mine).max(*theirs);
+    }
+}
+
 /// Adds every thread of `enabled` but `except` to `backtrack`.
 fn backtrack_all(enabled: &[ThreadId], backtrack: &mut Vec<ThreadId>, except: Option<ThreadId>) {
     for &t in enabled {
@@ -705,8 +711,12 @@ fn backtrack_all(enabled: &[ThreadId], backtrack: &mut Vec<ThreadId>, except: Op
 /// The happens-before order of an execution's steps, as vector clocks, and
 /// its races.
 struct HappensBefore {
-    /// Per step: how many steps of each thread happen before it or are it.
-    clocks: Vec<VectorClock>,
+    /// Per step, a row of `width` entries (one per thread): how many steps
+    /// of each thread happen before it or are it. One table, not a clock
+    /// apiece: an execution has hundreds of steps and few threads.
+    clocks: Vec<u32>,
+    /// Threads (entries per row).
+    width: usize,
     /// Per step: its position in its thread (from 1).
     position: Vec<u32>,
     /// Pairs of dependent steps of different threads that nothing else
@@ -721,19 +731,23 @@ impl HappensBefore {
             .map(|s| s.thread as usize + 1)
             .max()
             .unwrap_or(0);
-        let mut clocks: Vec<VectorClock> = Vec::with_capacity(steps.len());
+        let mut clocks: Vec<u32> = Vec::with_capacity(steps.len() * threads);
+        let row = |step: usize| step * threads..(step + 1) * threads;
+        let mut clock = vec![0u32; threads];
         let mut position = Vec::with_capacity(steps.len());
         let mut latest = Latest::new(threads);
         let mut races = Vec::new();
         for (k, step) in steps.iter().enumerate() {
             let t = step.thread as usize;
-            let before = latest.any[t].or(step.parent);
-            let mut clock = before.map_or_else(VectorClock::default, |b| clocks[b].clone());
+            match latest.any[t].or(step.parent) {
+                Some(b) => clock.copy_from_slice(&clocks[row(b)]),
+                None => clock.fill(0),
+            }
             if let Some(notify) = step
                 .woken_by
                 .and_then(|w| latest.waking(w as usize, latest.any[t].map(|p| &steps[p])))
             {
-                clock.join(&clocks[notify]);
+                join_row(&mut clock, &clocks[row(notify)]);
             }
             // Each other thread's latest step that does not commute with
             // this one: its earlier ones happen before it. Latest first, so
@@ -745,40 +759,53 @@ impl HappensBefore {
                 .collect();
             dependent.sort_unstable_by(|a, b| b.cmp(a));
             for i in dependent {
-                if clock.get(steps[i].thread) < position[i]
+                if clock[steps[i].thread as usize] < position[i]
                     && let Some(race) = reversal(steps, i, k)
                     // A lock's race moved to the holder's acquisition,
                     // which happens before this step anyway (the holder
                     // woke it in its critical section): no order to
                     // reverse.
-                    && clock.get(steps[race.0].thread) < position[race.0]
+                    && clock[steps[race.0].thread as usize] < position[race.0]
                 {
                     races.push(race);
                 }
-                clock.join(&clocks[i]);
+                join_row(&mut clock, &clocks[row(i)]);
             }
             // Other steps know this thread's steps up to the one before.
-            clock.tick(step.thread);
-            position.push(clock.get(step.thread));
-            clocks.push(clock);
+            clock[t] += 1;
+            position.push(clock[t]);
+            clocks.extend_from_slice(&clock);
             latest.record(step, k);
         }
         races.sort_unstable();
         HappensBefore {
             clocks,
+            width: threads,
             position,
             races,
         }
     }
 
+    /// The clock of step `step`: how many steps of each thread happen
+    /// before it or are it.
+    fn clock(&self, step: usize) -> &[u32] {
+        &self.clocks[step * self.width..(step + 1) * self.width]
+    }
+
+    /// A clock that knows no step yet, as [`HappensBefore::knows`] reads
+    /// it (join steps' clocks into it with [`join_row`]).
+    fn no_clock(&self) -> Vec<u32> {
+        vec![0; self.width]
+    }
+
     /// Whether step `a` happens before step `b` (or is it).
     fn before(&self, steps: &[StepRecord], a: usize, b: usize) -> bool {
-        self.knows(&self.clocks[b], steps, a)
+        self.knows(self.clock(b), steps, a)
     }
 
     /// Whether `clock` has reached step `a`.
-    fn knows(&self, clock: &VectorClock, steps: &[StepRecord], a: usize) -> bool {
-        clock.get(steps[a].thread) >= self.position[a]
+    fn knows(&self, clock: &[u32], steps: &[StepRecord], a: usize) -> bool {
+        clock[steps[a].thread as usize] >= self.position[a]
     }
 
     /// The threads that can start the reversal of the race `(first,
