@@ -194,7 +194,9 @@ impl Prepending {
         }
     }
 
-    /// The summary so far.
+    /// The summary so far (the search takes it whole, with
+    /// [`Prepending::into_summary`]).
+    #[cfg(test)]
     pub fn summary(&self) -> &Summary {
         &self.summary
     }
