@@ -30,8 +30,8 @@ use crate::instrument::AccessKind;
 use crate::race::RaceReport;
 use crate::runtime::{ExecutionResult, Program};
 use crate::sched::{
-    Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, Prepending,
-    StateCache, StepRecord, StepsByAddress, Strategy, Summary, thread_joined_at,
+    Choice, DporChoice, DporScheduler, LibraryModel, LibraryRole, Plan, Prefixed, StateCache,
+    StepRecord, StepsByAddress, Strategy, Summary, thread_joined_at,
 };
 use crate::trace::ThreadId;
 use rustc_hash::FxHashMap;
@@ -66,7 +66,7 @@ struct Node {
     open: bool,
 }
 
-/// A step between two decisions of the path, as [`Prepending::prepend`]
+/// A step between two decisions of the path, as [`Summary::prepend`]
 /// takes it: its index among the summaries' steps, its thread, and the
 /// thread it saw end, if it completed a join.
 #[derive(Clone, Copy, Debug)]
@@ -77,12 +77,11 @@ struct SegmentStep {
 }
 
 /// Puts `segment`'s steps in front of `future`.
-fn prepended(future: Summary, segment: &[SegmentStep], states: &StateCache) -> Summary {
-    let mut prepending = Prepending::new(future, states);
+fn prepended(mut future: Summary, segment: &[SegmentStep]) -> Summary {
     for step in segment.iter().rev() {
-        prepending.prepend(step.index, step.thread, step.joined);
+        future.prepend(step.index, step.thread, step.joined);
     }
-    prepending.into_summary()
+    future
 }
 
 /// The alternatives of a choice.
@@ -366,7 +365,7 @@ impl DporSearch {
         }
         if let (Some(leaf), Some(&start)) = (self.path.last_mut(), starts.last()) {
             let suffix = &indexed[start.max(from) - from..];
-            leaf.future.join(&prepended(at_end, suffix, &states));
+            leaf.future.join_owned(prepended(at_end, suffix));
         }
         if run.cycle.is_some() {
             self.cycles += 1;
@@ -380,13 +379,13 @@ impl DporSearch {
     /// it so far made it: its own, and what the nodes after it hold of the
     /// executions still being explored below them, with the steps that
     /// lead to each.
-    fn future_of_path_node(&self, decision: usize, states: &StateCache) -> Option<Summary> {
+    fn future_of_path_node(&self, decision: usize) -> Option<Summary> {
         let node = self.path.get(decision)?;
         let mut below = Summary::default();
         for later in self.path[decision + 1..].iter().rev() {
             let mut future = later.future.clone();
             future.join(&below);
-            below = prepended(future, &later.segment, states);
+            below = prepended(future, &later.segment);
         }
         let mut future = node.future.clone();
         future.join(&below);
@@ -398,7 +397,7 @@ impl DporSearch {
     /// own path (what was explored from there so far).
     fn future_at_end(&self, run: &DporScheduler, states: &StateCache) -> Option<Summary> {
         match run.cycle {
-            Some(decision) => self.future_of_path_node(decision, states),
+            Some(decision) => self.future_of_path_node(decision),
             None => states.summary(&run.pruned?).cloned(),
         }
     }
@@ -462,15 +461,20 @@ impl DporSearch {
             .map(|i| latest.values().all(|&l| order.before(steps, i, l)))
             .collect();
         let mut reversals: Vec<(usize, ThreadId)> = Vec::new();
-        // The steps here each future step depends on, by its index.
+        // The steps here each future step, and each step kept as coming
+        // before one, depends on, by its index.
         let by_address = StepsByAddress::new(steps);
         let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        let mut dependent_on = |index: u32| -> Vec<usize> {
-            dependents
-                .entry(index)
-                .or_insert_with(|| by_address.dependent_on(states.step(index)))
-                .clone()
-        };
+        for future_step in future.steps() {
+            for index in std::iter::once(future_step.step).chain(future_step.before.iter().copied())
+            {
+                dependents
+                    .entry(index)
+                    .or_insert_with(|| by_address.dependent_on(states.step(index)));
+            }
+        }
+        let mut known = order.no_clock();
+        let mut dependent: Vec<usize> = Vec::new();
         for future_step in future.steps() {
             let index = future_step.step;
             let later = states.step(index);
@@ -481,21 +485,24 @@ impl DporSearch {
             // before them, are ordered before it. So is everything a
             // thread it always joined before it did here: the join waited
             // for that thread's end.
-            let mut known = order.no_clock();
-            for &before in &future_step.before {
-                for i in dependent_on(before) {
+            known.fill(0);
+            for before in &future_step.before {
+                for &i in &dependents[before] {
                     join_row(&mut known, order.clock(i));
                 }
             }
-            for joined in &future_step.joined {
-                if let Some(&last) = latest.get(joined) {
+            for joined in future_step.joined.iter() {
+                if let Some(&last) = latest.get(&joined) {
                     join_row(&mut known, order.clock(last));
                 }
             }
-            let dependent: Vec<usize> = dependent_on(index)
-                .into_iter()
-                .filter(|&i| !order.knows(&known, steps, i))
-                .collect();
+            dependent.clear();
+            dependent.extend(
+                dependents[&index]
+                    .iter()
+                    .copied()
+                    .filter(|&i| !order.knows(&known, steps, i)),
+            );
             for (d, &i) in dependent.iter().enumerate() {
                 let earlier = &steps[i];
                 if earlier.thread == t || (earlier.repeat && !earlier.wrote) {
@@ -687,7 +694,7 @@ impl DporSearch {
         if let Some(parent) = self.path.last_mut() {
             parent
                 .future
-                .join(&prepended(node.future, &node.segment, &states));
+                .join_owned(prepended(node.future, &node.segment));
         }
     }
 }
@@ -793,7 +800,7 @@ impl HappensBefore {
     }
 
     /// A clock that knows no step yet, as [`HappensBefore::knows`] reads
-    /// it (join steps' clocks into it with [`join_row`]).
+    /// it (join steps' clocks into it with [`join_row`]; all zeros).
     fn no_clock(&self) -> Vec<u32> {
         vec![0; self.width]
     }

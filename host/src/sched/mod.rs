@@ -55,7 +55,7 @@ pub use random::RandomScheduler;
 pub use replay::ReplayScheduler;
 pub use seed::execution_seed;
 pub use sleeps_last::SleepsLastScheduler;
-pub use state_cache::{Prepending, StateCache, Summary};
+pub use state_cache::{StateCache, Summary};
 pub use steps_by_address::StepsByAddress;
 pub use sticky::StickyScheduler;
 pub use surw::{SurwPlan, SurwScheduler};

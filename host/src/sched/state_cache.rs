@@ -27,9 +27,9 @@ use crate::trace::ThreadId;
 use rustc_hash::FxHashMap;
 
 /// The steps of a state's future (as indices for [`StateCache::step`]),
-/// each with the steps of its thread that came before it from the state
-/// on in every execution that did it, and the threads its thread joined
-/// before it, in order of index.
+/// each with its thread, the steps of its thread that came before it from
+/// the state on in every execution that did it, and the threads its thread
+/// joined before it, in order of index.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     steps: Vec<FutureStep>,
@@ -40,43 +40,124 @@ pub struct Summary {
 pub struct FutureStep {
     /// The step, as an index for [`StateCache::step`].
     pub step: u32,
+    /// Its thread.
+    pub thread: ThreadId,
     /// The steps of its thread kept as coming before it (sorted).
     pub before: Before,
-    /// The threads its thread had joined before it (sorted).
-    pub joined: Joined,
+    /// The threads its thread had joined before it.
+    pub joined: JoinedThreads,
 }
 
 /// The steps of its thread kept as coming before a step (sorted), held
 /// in place: a summary is cloned and joined at every state of a path.
 type Before = arrayvec::ArrayVec<u32, MOST_BEFORE>;
 
-/// The threads joined before a step (sorted), held in place.
-type Joined = arrayvec::ArrayVec<ThreadId, MOST_JOINED>;
+/// Most steps of its thread kept as coming before a step of a summary:
+/// the latest ones (a step's own lock or wait comes shortly before it;
+/// keeping fewer only makes the search reverse more).
+pub const MOST_BEFORE: usize = 8;
+
+/// The threads joined before a step of a summary, as a set of the thread
+/// ids below [`JoinedThreads::KEPT`] (a thread above is not kept: keeping
+/// fewer only makes the search reverse more).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JoinedThreads(u64);
+
+impl JoinedThreads {
+    /// Thread ids below this are kept.
+    pub const KEPT: ThreadId = 64;
+
+    /// Adds `thread`, if its id is kept.
+    fn insert(&mut self, thread: ThreadId) {
+        if thread < Self::KEPT {
+            self.0 |= 1 << thread;
+        }
+    }
+
+    /// The threads, in order.
+    pub fn iter(self) -> impl Iterator<Item = ThreadId> {
+        (0..Self::KEPT).filter(move |&thread| self.0 & (1 << thread) != 0)
+    }
+}
 
 impl Summary {
     /// Adds what `other` holds: a step both hold keeps the steps before it,
     /// and the threads joined before it, that both hold.
     pub fn join(&mut self, other: &Summary) {
+        if self.steps.is_empty() {
+            self.steps.clone_from(&other.steps);
+            return;
+        }
+        let mut missing = 0;
         let mut theirs = other.steps.iter().peekable();
-        let mut added = Vec::new();
         for mine in &mut self.steps {
-            while let Some(their) = theirs.peek() {
-                if their.step > mine.step {
-                    break;
-                }
+            while let Some(their) = theirs.next_if(|their| their.step <= mine.step) {
                 if their.step == mine.step {
                     keep_common(&mut mine.before, &their.before);
-                    keep_common(&mut mine.joined, &their.joined);
+                    mine.joined.0 &= their.joined.0;
                 } else {
-                    added.push((*their).clone());
+                    missing += 1;
                 }
-                theirs.next();
             }
         }
-        added.extend(theirs.cloned());
-        if !added.is_empty() {
-            self.steps.extend(added);
-            self.steps.sort_by_key(|future| future.step);
+        missing += theirs.count();
+        if missing > 0 {
+            self.steps = merged(std::mem::take(&mut self.steps), &other.steps, missing);
+        }
+    }
+
+    /// [`Summary::join`], taking `other` whole when this one is empty.
+    pub fn join_owned(&mut self, other: Summary) {
+        if self.steps.is_empty() {
+            *self = other;
+        } else {
+            self.join(&other);
+        }
+    }
+
+    /// Puts step `step` (an index, of thread `thread`) in front, as an
+    /// execution's steps are taken from its end backwards: it comes before
+    /// the steps of its thread already here. `joined` is the thread it
+    /// joined, when it is the step in which a join saw that thread's end:
+    /// every step of its thread here comes after that join.
+    pub fn prepend(&mut self, step: u32, thread: ThreadId, joined: Option<ThreadId>) {
+        let mut found = None;
+        for (at, later) in self.steps.iter_mut().enumerate() {
+            if later.thread != thread {
+                continue;
+            }
+            if let Some(joined) = joined {
+                later.joined.insert(joined);
+            }
+            if later.step == step {
+                found = Some(at);
+            }
+            if later.before.len() < MOST_BEFORE
+                && let Err(place) = later.before.binary_search(&step)
+            {
+                later.before.insert(place, step);
+            }
+        }
+        // Nothing comes before it from here on.
+        match found {
+            Some(at) => {
+                self.steps[at].before.clear();
+                self.steps[at].joined = JoinedThreads::default();
+            }
+            None => {
+                let at = self
+                    .steps
+                    .binary_search_by_key(&step, |future| future.step)
+                    .unwrap_err();
+                self.steps.insert(
+                    at,
+                    FutureStep {
+                        step,
+                        thread,
+                        ..FutureStep::default()
+                    },
+                );
+            }
         }
     }
 
@@ -85,126 +166,23 @@ impl Summary {
     pub fn steps(&self) -> impl Iterator<Item = &FutureStep> + '_ {
         self.steps.iter()
     }
-
-    /// Where step `step` is held, or where it would go.
-    fn find(&self, step: u32) -> Result<usize, usize> {
-        self.steps.binary_search_by_key(&step, |future| future.step)
-    }
 }
 
-/// Most steps of its thread kept as coming before a step of a summary:
-/// the latest ones (a step's own lock or wait comes shortly before it;
-/// keeping fewer only makes the search reverse more).
-pub const MOST_BEFORE: usize = 8;
-
-/// Most threads kept as joined before a step of a summary (keeping fewer
-/// only makes the search reverse more).
-pub const MOST_JOINED: usize = 8;
-
-/// A summary built from the end of an execution backwards, one step at a
-/// time: each step put in front comes before the steps of its thread
-/// already there.
-#[derive(Debug, Default)]
-pub struct Prepending {
-    summary: Summary,
-    /// Per thread, its steps in the summary with fewer than
-    /// [`MOST_BEFORE`] steps before them.
-    open: FxHashMap<ThreadId, Vec<u32>>,
-    /// Per thread, all its steps in the summary.
-    of_thread: FxHashMap<ThreadId, Vec<u32>>,
-}
-
-impl Prepending {
-    /// Starts from `end`, the summary of what came after the execution
-    /// (its steps' threads as `cache` tells them).
-    pub fn new(end: Summary, cache: &StateCache) -> Self {
-        let mut open: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
-        let mut of_thread: FxHashMap<ThreadId, Vec<u32>> = FxHashMap::default();
-        for future in end.steps() {
-            let thread = cache.step(future.step).thread;
-            if future.before.len() < MOST_BEFORE {
-                open.entry(thread).or_default().push(future.step);
-            }
-            of_thread.entry(thread).or_default().push(future.step);
-        }
-        Prepending {
-            summary: end,
-            open,
-            of_thread,
-        }
-    }
-
-    /// Puts step `step` (an index, of thread `thread`) in front; `joined`
-    /// is the thread it joined, when it is the step in which a join saw
-    /// that thread's end.
-    pub fn prepend(&mut self, step: u32, thread: ThreadId, joined: Option<ThreadId>) {
-        if let Some(joined) = joined {
-            self.joined_before(thread, joined);
-        }
-        let open = self.open.entry(thread).or_default();
-        let summary = &mut self.summary;
-        open.retain(|&later| {
-            let at = summary.find(later).expect("an open step is in the summary");
-            let before = &mut summary.steps[at].before;
-            if let Err(place) = before.binary_search(&step) {
-                // An open step has room (keeping fewer would only make
-                // the search reverse more).
-                let _ = before.try_insert(place, step);
-            }
-            before.len() < MOST_BEFORE
-        });
-        // Nothing comes before it from here on.
-        match summary.find(step) {
-            Ok(at) => {
-                summary.steps[at].before.clear();
-                summary.steps[at].joined.clear();
-            }
-            Err(at) => {
-                summary.steps.insert(
-                    at,
-                    FutureStep {
-                        step,
-                        ..FutureStep::default()
-                    },
-                );
-                self.of_thread.entry(thread).or_default().push(step);
+/// `mine` and the `missing` steps of `theirs` it lacks, in order of index
+/// (the steps both hold are `mine`'s, already joined with `theirs`').
+fn merged(mine: Vec<FutureStep>, theirs: &[FutureStep], missing: usize) -> Vec<FutureStep> {
+    let mut out = Vec::with_capacity(mine.len() + missing);
+    let mut theirs = theirs.iter().peekable();
+    for step in mine {
+        while let Some(their) = theirs.next_if(|their| their.step <= step.step) {
+            if their.step != step.step {
+                out.push(their.clone());
             }
         }
-        if !open.contains(&step) {
-            open.push(step);
-        }
+        out.push(step);
     }
-
-    /// Notes that every step of `thread` in the summary comes after its
-    /// join of `joined`.
-    fn joined_before(&mut self, thread: ThreadId, joined: ThreadId) {
-        let Some(later) = self.of_thread.get(&thread) else {
-            return;
-        };
-        for &step in later {
-            let at = self
-                .summary
-                .find(step)
-                .expect("a thread's step is in the summary");
-            let threads = &mut self.summary.steps[at].joined;
-            if let Err(place) = threads.binary_search(&joined) {
-                // Keeping fewer would only make the search reverse more.
-                let _ = threads.try_insert(place, joined);
-            }
-        }
-    }
-
-    /// The summary so far (the search takes it whole, with
-    /// [`Prepending::into_summary`]).
-    #[cfg(test)]
-    pub fn summary(&self) -> &Summary {
-        &self.summary
-    }
-
-    /// The summary made.
-    pub fn into_summary(self) -> Summary {
-        self.summary
-    }
+    out.extend(theirs.cloned());
+    out
 }
 
 /// Keeps of `mine` the items `theirs` holds too (both sorted).
@@ -297,27 +275,6 @@ impl StateCache {
 mod tests {
     use super::*;
 
-    /// A cache holding `count` distinct steps, the first `of_one` of
-    /// thread 1 and the rest of thread 2.
-    fn cache_of(count: u32, of_one: u32) -> StateCache {
-        let mut cache = StateCache::default();
-        for n in 0..count {
-            let step = StepRecord {
-                thread: if n < of_one { 1 } else { 2 },
-                op: Some(crate::sched::NextOp {
-                    kind: crate::instrument::AccessKind::Load,
-                    addr: n,
-                    len: 4,
-                    src: 0,
-                    site: 0,
-                }),
-                ..StepRecord::default()
-            };
-            assert_eq!(cache.step_index(&step), n);
-        }
-        cache
-    }
-
     fn steps_of(summary: &Summary) -> Vec<(u32, Vec<u32>)> {
         summary
             .steps()
@@ -327,82 +284,104 @@ mod tests {
 
     #[test]
     fn a_summary_keeps_for_each_step_the_steps_of_its_thread_before_it() {
-        let cache = cache_of(3, 2);
         // Steps 0 and 1 of thread 1, step 2 of thread 2, from the end back.
-        let mut run = Prepending::new(Summary::default(), &cache);
+        let mut run = Summary::default();
         for step in [2, 1, 0] {
-            run.prepend(step, cache.step(step).thread, None);
+            run.prepend(step, if step < 2 { 1 } else { 2 }, None);
         }
-        assert_eq!(
-            steps_of(run.summary()),
-            [(0, vec![]), (1, vec![0]), (2, vec![])]
-        );
+        assert_eq!(steps_of(&run), [(0, vec![]), (1, vec![0]), (2, vec![])]);
         // A step done twice keeps what came before it both times.
-        let mut again = Prepending::new(Summary::default(), &cache);
+        let mut again = Summary::default();
         for step in [1, 0, 1] {
             again.prepend(step, 1, None);
         }
-        assert_eq!(steps_of(again.summary()), [(0, vec![1]), (1, vec![])]);
+        assert_eq!(steps_of(&again), [(0, vec![1]), (1, vec![])]);
         // So does a join.
-        let mut joined = run.summary().clone();
-        joined.join(again.summary());
+        let mut joined = run.clone();
+        joined.join(&again);
         assert_eq!(steps_of(&joined), [(0, vec![]), (1, vec![]), (2, vec![])]);
         // Going on from a summary puts the steps in front of its own.
-        let mut on = Prepending::new(run.summary().clone(), &cache);
+        let mut on = run.clone();
         on.prepend(2, 2, None);
         on.prepend(1, 1, None);
-        assert_eq!(
-            steps_of(on.summary()),
-            [(0, vec![1]), (1, vec![]), (2, vec![])]
-        );
+        assert_eq!(steps_of(&on), [(0, vec![1]), (1, vec![]), (2, vec![])]);
     }
 
     #[test]
     fn a_summary_keeps_the_threads_joined_before_each_step() {
         // Thread 1's steps 0, 1 and 2, step 1 its join of thread 3; step 3
         // of thread 2.
-        let cache = cache_of(4, 3);
         let joined = |summary: &Summary| -> Vec<(u32, Vec<ThreadId>)> {
             summary
                 .steps()
-                .map(|future| (future.step, future.joined.to_vec()))
+                .map(|future| (future.step, future.joined.iter().collect()))
                 .collect()
         };
-        let mut run = Prepending::new(Summary::default(), &cache);
+        let mut run = Summary::default();
         run.prepend(2, 1, None);
         run.prepend(3, 2, None);
         run.prepend(1, 1, Some(3));
         run.prepend(0, 1, None);
         // After the join only, and only in the joining thread.
         assert_eq!(
-            joined(run.summary()),
+            joined(&run),
             [(0, vec![]), (1, vec![]), (2, vec![3]), (3, vec![])]
         );
         // A join before the state of an execution that came after it
         // orders the future it ended at too.
-        let mut on = Prepending::new(run.summary().clone(), &cache);
+        let mut on = run.clone();
         on.prepend(0, 1, Some(4));
         assert_eq!(
-            joined(on.summary()),
+            joined(&on),
             [(0, vec![]), (1, vec![4]), (2, vec![3, 4]), (3, vec![])]
         );
         // Kept only where every execution joined the thread before it.
-        let mut both = on.summary().clone();
-        both.join(run.summary());
+        let mut both = on.clone();
+        both.join(&run);
         assert_eq!(
             joined(&both),
             [(0, vec![]), (1, vec![]), (2, vec![3]), (3, vec![])]
         );
+        // A thread whose id is not kept is not known as joined.
+        let mut far = Summary::default();
+        far.prepend(2, 1, None);
+        far.prepend(1, 1, Some(JoinedThreads::KEPT));
+        assert_eq!(joined(&far), [(1, vec![]), (2, vec![])]);
+    }
+
+    #[test]
+    fn a_join_takes_in_the_steps_only_the_other_summary_holds_in_order() {
+        let mut mine = Summary::default();
+        for step in [5, 3] {
+            mine.prepend(step, 1, None);
+        }
+        let mut theirs = Summary::default();
+        for (step, thread) in [(6, 1), (5, 1), (1, 2), (2, 1)] {
+            theirs.prepend(step, thread, None);
+        }
+        mine.join(&theirs);
+        assert_eq!(
+            steps_of(&mine),
+            [
+                (1, vec![]),
+                (2, vec![]),
+                (3, vec![]),
+                (5, vec![]),
+                (6, vec![2, 5])
+            ]
+        );
+        let mut empty = Summary::default();
+        empty.join_owned(mine.clone());
+        assert_eq!(empty, mine);
     }
 
     #[test]
     fn a_summary_keeps_the_latest_steps_before_a_step() {
-        let cache = cache_of(12, 12);
-        let mut run = Prepending::new(Summary::default(), &cache);
+        let mut run = Summary::default();
         for step in (0..12).rev() {
             run.prepend(step, 1, None);
         }
-        let last = run.summary().steps().last().unwrap();
+        let last = run.steps().last().unwrap();
         assert_eq!(last.step, 11);
         assert_eq!(
             last.before.as_slice(),
