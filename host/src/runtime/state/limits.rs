@@ -368,7 +368,7 @@ impl ExecState {
             if thread.state != ThreadState::Exited {
                 hasher.update(&thread.frames?.to_le_bytes());
             }
-            hasher.update(&thread.woken_by.map_or(u32::MAX, |t| t).to_le_bytes());
+            hasher.update(&[u8::from(thread.woken_by.is_some())]);
             hasher.update(&thread.wake.map_or(i64::MIN, i64::from).to_le_bytes());
             hasher.update(&thread.exit_value.map_or(u64::MAX, u64::from).to_le_bytes());
             if thread.library_depth > 0 {
