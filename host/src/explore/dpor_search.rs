@@ -462,23 +462,29 @@ impl DporSearch {
             .collect();
         let mut reversals: Vec<(usize, ThreadId)> = Vec::new();
         // The steps here each future step, and each step kept as coming
-        // before one, depends on, by its index.
+        // before one, depends on, by its index (the latter only for future
+        // steps that depend on some).
         let by_address = StepsByAddress::new(steps);
         let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        for future_step in future.steps() {
-            for index in std::iter::once(future_step.step).chain(future_step.before.iter().copied())
-            {
-                dependents
-                    .entry(index)
-                    .or_insert_with(|| by_address.dependent_on(states.step(index)));
-            }
-        }
+        let dependent_on = |index: u32| by_address.dependent_on(states.step(index));
         let mut known = order.no_clock();
         let mut dependent: Vec<usize> = Vec::new();
         for future_step in future.steps() {
             let index = future_step.step;
             let later = states.step(index);
             let t = later.thread;
+            if dependents
+                .entry(index)
+                .or_insert_with(|| dependent_on(index))
+                .is_empty()
+            {
+                continue;
+            }
+            for &before in &future_step.before {
+                dependents
+                    .entry(before)
+                    .or_insert_with(|| dependent_on(before));
+            }
             let last_here = latest.get(&t).copied();
             // What the steps of its thread that always come before it know
             // of the steps here: those they depend on, and what comes
