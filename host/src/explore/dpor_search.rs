@@ -461,12 +461,14 @@ impl DporSearch {
             .map(|i| latest.values().all(|&l| order.before(steps, i, l)))
             .collect();
         let mut reversals: Vec<(usize, ThreadId)> = Vec::new();
-        // The steps here each future step, and each step kept as coming
-        // before one, depends on, by its index (the latter only for future
-        // steps that depend on some).
+        // Of the steps here each future step, and each step kept as coming
+        // before one, depends on, the latest of each thread, by its index
+        // (the latter only for future steps that depend on some). The
+        // earlier ones happen before those: a race of theirs is covered by
+        // it, and what orders them is in its clock.
         let by_address = StepsByAddress::new(steps);
         let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        let dependent_on = |index: u32| by_address.dependent_on(states.step(index));
+        let dependent_on = |index: u32| by_address.latest_dependent_by_thread(states.step(index));
         let mut known = order.no_clock();
         let mut dependent: Vec<usize> = Vec::new();
         for future_step in future.steps() {

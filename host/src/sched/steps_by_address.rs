@@ -24,6 +24,8 @@ pub struct StepsByAddress<'s> {
     always: Vec<usize>,
     /// Steps that created a thread (two such steps depend on each other).
     spawned: Vec<usize>,
+    /// One more than the highest thread id of the steps.
+    threads: usize,
 }
 
 impl<'s> StepsByAddress<'s> {
@@ -34,6 +36,11 @@ impl<'s> StepsByAddress<'s> {
             by_slot: FxHashMap::default(),
             always: Vec::new(),
             spawned: Vec::new(),
+            threads: steps
+                .iter()
+                .map(|step| step.thread as usize + 1)
+                .max()
+                .unwrap_or(0),
         };
         for (i, step) in steps.iter().enumerate() {
             if step.spawned {
@@ -55,31 +62,48 @@ impl<'s> StepsByAddress<'s> {
         index
     }
 
-    /// The indices, in order, of the steps that `step`, which comes after
-    /// all of them (in a future of a state this execution reached), depends
-    /// on: exactly those for which [`StepRecord::dependent_before`] holds.
-    pub fn dependent_on(&self, step: &StepRecord) -> Vec<usize> {
-        let candidates: Vec<usize> = match slots_of(step).filter(|_| !step.global) {
-            None => (0..self.steps.len()).collect(),
+    /// Of the steps that `step`, which comes after all of them (in a future
+    /// of a state this execution reached), depends on (those for which
+    /// [`StepRecord::dependent_before`] holds), the latest of each thread,
+    /// in order. The earlier ones of a thread happen before its latest, so
+    /// whatever orders or races with them is seen from it.
+    pub fn latest_dependent_by_thread(&self, step: &StepRecord) -> Vec<usize> {
+        let mut latest: Vec<Option<usize>> = vec![None; self.threads];
+        let mut scan = |filed: &mut dyn DoubleEndedIterator<Item = usize>| {
+            let mut found = 0;
+            for i in filed.rev() {
+                let thread = self.steps[i].thread as usize;
+                if latest[thread].is_some_and(|l| l >= i) {
+                    continue;
+                }
+                if self.steps[i].dependent_before(step) {
+                    if latest[thread].is_none() {
+                        found += 1;
+                    }
+                    latest[thread] = Some(i);
+                    if found == self.threads {
+                        break;
+                    }
+                }
+            }
+        };
+        match slots_of(step).filter(|_| !step.global) {
+            None => scan(&mut (0..self.steps.len())),
             Some(slots) => {
-                let mut candidates = self.always.clone();
+                scan(&mut self.always.iter().copied());
                 if step.spawned {
-                    candidates.extend_from_slice(&self.spawned);
+                    scan(&mut self.spawned.iter().copied());
                 }
                 for slot in slots {
                     if let Some(filed) = self.by_slot.get(&slot) {
-                        candidates.extend_from_slice(filed);
+                        scan(&mut filed.iter().copied());
                     }
                 }
-                candidates.sort_unstable();
-                candidates.dedup();
-                candidates
             }
-        };
-        candidates
-            .into_iter()
-            .filter(|&i| self.steps[i].dependent_before(step))
-            .collect()
+        }
+        let mut found: Vec<usize> = latest.into_iter().flatten().collect();
+        found.sort_unstable();
+        found
     }
 }
 
@@ -153,10 +177,17 @@ mod tests {
         probes.push(step(4, AccessKind::Fill, 0, 200));
         probes.push(spawn);
         for probe in &probes {
-            let every: Vec<usize> = (0..steps.len())
-                .filter(|&i| steps[i].dependent_before(probe))
-                .collect();
-            assert_eq!(index.dependent_on(probe), every, "{probe:?}");
+            let mut latest: Vec<usize> = Vec::new();
+            for i in (0..steps.len()).rev() {
+                let thread = steps[i].thread;
+                if steps[i].dependent_before(probe)
+                    && !latest.iter().any(|&l| steps[l].thread == thread)
+                {
+                    latest.push(i);
+                }
+            }
+            latest.reverse();
+            assert_eq!(index.latest_dependent_by_thread(probe), latest, "{probe:?}");
         }
     }
 }
