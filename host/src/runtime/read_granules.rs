@@ -46,7 +46,13 @@ pub(crate) struct ReadGranules {
     generation: u64,
     /// Scratch for the resident pages of a map.
     resident: Vec<Range<usize>>,
+    /// The starts of the [`READ_CHUNK`]-byte chunks of the shared memory
+    /// with a granule in the mask, ascending.
+    read_chunks: Vec<usize>,
 }
+
+/// Bytes of the chunks [`ReadGranules::read_chunks`] lists: a page.
+pub(crate) const READ_CHUNK: usize = 4096;
 
 impl ReadGranules {
     /// Nothing read yet, in a memory whose map of read bytes has
@@ -60,6 +66,7 @@ impl ReadGranules {
             changed: Vec::new(),
             generation: 0,
             resident: Vec::new(),
+            read_chunks: Vec::new(),
         }
     }
 
@@ -153,11 +160,23 @@ impl ReadGranules {
         if self.changed.is_empty() {
             return false;
         }
+        let word_bytes = ReadMap::GRANULE as usize * WORD_GRANULES;
         for word in self.changed.drain(..) {
             self.mask[word] = self.seen[word];
+            self.read_chunks
+                .push(word * word_bytes / READ_CHUNK * READ_CHUNK);
         }
+        self.read_chunks.sort_unstable();
+        self.read_chunks.dedup();
         self.generation += 1;
         true
+    }
+
+    /// The starts of the [`READ_CHUNK`]-byte chunks of the shared memory
+    /// that hold a granule executions before the current one read,
+    /// ascending: the only parts of memory a state counts.
+    pub fn read_chunks(&self) -> &[usize] {
+        &self.read_chunks
     }
 
     /// Zeroes the granules of `chunk` (the memory's bytes from `start`,
@@ -217,6 +236,19 @@ impl ReadGranules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_read_chunks_are_the_pages_with_a_granule_in_the_mask() {
+        let mut reads = ReadGranules::new(4 * READ_CHUNK as u64);
+        reads.mark(3 * READ_CHUNK + 100..3 * READ_CHUNK + 101);
+        reads.mark(10..20);
+        assert!(reads.read_chunks().is_empty());
+        assert!(reads.commit());
+        assert_eq!(reads.read_chunks(), [0, 3 * READ_CHUNK]);
+        reads.mark(READ_CHUNK - 1..READ_CHUNK);
+        assert!(reads.commit());
+        assert_eq!(reads.read_chunks(), [0, 3 * READ_CHUNK]);
+    }
 
     #[test]
     fn a_granule_joins_the_mask_when_the_execution_that_read_it_ends() {

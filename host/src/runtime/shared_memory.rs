@@ -36,7 +36,7 @@ const RESTORE_CHUNK: usize = 4096;
 
 /// Bytes a memory digest takes in at a time, when one of them is not zero
 /// (see [`GuestMemory::digest_outside`]).
-const DIGEST_CHUNK: usize = 4096;
+const DIGEST_CHUNK: usize = super::read_granules::READ_CHUNK;
 
 /// A shared memory with the size its guest sees.
 pub(crate) struct GuestMemory {
@@ -152,49 +152,68 @@ impl GuestMemory {
     /// same digest however many of their pages are resident.
     ///
     /// With `reads`, it takes in only the granules read before (see
-    /// [`ReadGranules::mask_chunk`]): the others count as zero.
+    /// [`ReadGranules::mask_chunk`]): the others count as zero. It then
+    /// reads only the chunks that hold such granules
+    /// ([`ReadGranules::read_chunks`]), resident or not.
     pub fn digest_outside(&self, left_out: &[Range<usize>], reads: Option<&ReadGranules>) -> u128 {
         let bytes = self.quiet_bytes();
-        let mut resident = self.resident.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: the memory's mapping starts page-aligned and its first
-        // `bytes.len()` bytes are mapped.
-        let found = unsafe { resident_pages::resident(bytes.as_ptr(), bytes.len(), &mut resident) };
-        if found.is_err() {
-            // Every page counts then, which gives the same digest.
-            resident.clear();
-            resident.push(0..bytes.len());
-        }
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         hasher.update(&(bytes.len() as u64).to_le_bytes());
         let mut skipped = left_out.iter().peekable();
         let mut masked = [0u8; DIGEST_CHUNK];
-        for range in resident.iter() {
-            let first = range.start / DIGEST_CHUNK * DIGEST_CHUNK;
-            for chunk in (first..range.end).step_by(DIGEST_CHUNK) {
-                let chunk = chunk.max(range.start)..(chunk + DIGEST_CHUNK).min(range.end);
-                let data = match reads {
-                    None => &bytes[chunk.clone()],
-                    Some(reads) => match reads.coverage(chunk.start, chunk.len()) {
-                        Coverage::None => continue,
-                        Coverage::All => &bytes[chunk.clone()],
-                        Coverage::Some => {
-                            let data = &mut masked[..chunk.len()];
-                            data.copy_from_slice(&bytes[chunk.clone()]);
-                            if !reads.mask_chunk(chunk.start, data) {
-                                continue;
-                            }
-                            &*data
+        let mut digest_chunk = |chunk: Range<usize>| {
+            let data = match reads {
+                None => &bytes[chunk.clone()],
+                Some(reads) => match reads.coverage(chunk.start, chunk.len()) {
+                    Coverage::None => return,
+                    Coverage::All => &bytes[chunk.clone()],
+                    Coverage::Some => {
+                        let data = &mut masked[..chunk.len()];
+                        data.copy_from_slice(&bytes[chunk.clone()]);
+                        if !reads.mask_chunk(chunk.start, data) {
+                            return;
                         }
-                    },
-                };
-                while skipped.next_if(|s| s.end <= chunk.start).is_some() {}
-                let mut at = chunk.start;
-                for skip in skipped.clone().take_while(|s| s.start < chunk.end) {
-                    let part = at..skip.start.clamp(at, chunk.end);
-                    digest_part(&mut hasher, data, chunk.start, part);
-                    at = skip.end.clamp(at, chunk.end);
+                        &*data
+                    }
+                },
+            };
+            while skipped.next_if(|s| s.end <= chunk.start).is_some() {}
+            let mut at = chunk.start;
+            for skip in skipped.clone().take_while(|s| s.start < chunk.end) {
+                let part = at..skip.start.clamp(at, chunk.end);
+                digest_part(&mut hasher, data, chunk.start, part);
+                at = skip.end.clamp(at, chunk.end);
+            }
+            digest_part(&mut hasher, data, chunk.start, at..chunk.end);
+        };
+        match reads {
+            // Only the chunks executions read count: no need to find
+            // which pages are resident (the others read as zeros).
+            Some(reads) => {
+                for &start in reads.read_chunks() {
+                    if start >= bytes.len() {
+                        break;
+                    }
+                    digest_chunk(start..(start + DIGEST_CHUNK).min(bytes.len()));
                 }
-                digest_part(&mut hasher, data, chunk.start, at..chunk.end);
+            }
+            None => {
+                let mut resident = self.resident.lock().unwrap_or_else(|e| e.into_inner());
+                // SAFETY: the memory's mapping starts page-aligned and its
+                // first `bytes.len()` bytes are mapped.
+                let found =
+                    unsafe { resident_pages::resident(bytes.as_ptr(), bytes.len(), &mut resident) };
+                if found.is_err() {
+                    // Every page counts then, which gives the same digest.
+                    resident.clear();
+                    resident.push(0..bytes.len());
+                }
+                for range in resident.iter() {
+                    let first = range.start / DIGEST_CHUNK * DIGEST_CHUNK;
+                    for chunk in (first..range.end).step_by(DIGEST_CHUNK) {
+                        digest_chunk(chunk.max(range.start)..(chunk + DIGEST_CHUNK).min(range.end));
+                    }
+                }
             }
         }
         for range in left_out {
