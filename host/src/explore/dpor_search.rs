@@ -752,6 +752,9 @@ impl HappensBefore {
         let mut position = Vec::with_capacity(steps.len());
         let mut latest = Latest::new(threads);
         let mut races = Vec::new();
+        let mut touched = Vec::new();
+        let mut latest_of_thread = vec![None; threads];
+        let mut dependent: Vec<usize> = Vec::with_capacity(threads);
         for (k, step) in steps.iter().enumerate() {
             let t = step.thread as usize;
             match latest.any[t].or(step.parent) {
@@ -768,12 +771,12 @@ impl HappensBefore {
             // this one: its earlier ones happen before it. Latest first, so
             // that a race is only reported when nothing in between orders
             // the two steps.
-            let mut dependent: Vec<usize> = (0..threads)
-                .filter(|&u| u != t)
-                .filter_map(|u| latest.dependent(steps, step, u))
-                .collect();
+            let bytes = Latest::touched(step, &mut touched).then_some(touched.as_slice());
+            latest.dependent(steps, step, bytes, &mut latest_of_thread);
+            dependent.clear();
+            dependent.extend(latest_of_thread.iter().flatten());
             dependent.sort_unstable_by(|a, b| b.cmp(a));
-            for i in dependent {
+            for &i in &dependent {
                 if clock[steps[i].thread as usize] < position[i]
                     && let Some(race) = reversal(steps, i, k)
                     // A lock's race moved to the holder's acquisition,
@@ -790,7 +793,7 @@ impl HappensBefore {
             clock[t] += 1;
             position.push(clock[t]);
             clocks.extend_from_slice(&clock);
-            latest.record(step, k);
+            latest.record(step, k, bytes);
         }
         races.sort_unstable();
         HappensBefore {
@@ -1008,19 +1011,20 @@ impl Latest {
         }
     }
 
-    /// The bytes `step` reads and writes, or `None` when it is taken to
-    /// conflict with everything.
-    fn touched(step: &StepRecord) -> Option<Vec<(u64, bool, bool)>> {
+    /// Puts in `bytes` the bytes `step` reads and writes (each with
+    /// whether it writes it and whether it waits or notifies there); false
+    /// when it is taken to conflict with everything.
+    fn touched(step: &StepRecord, bytes: &mut Vec<(u64, bool, bool)>) -> bool {
+        bytes.clear();
         if step.global {
-            return None;
+            return false;
         }
-        let mut bytes = Vec::new();
         for (op, wrote) in step.operations() {
             if op.kind == AccessKind::Call {
                 continue;
             }
             if op.len > LARGEST_TRACKED {
-                return None;
+                return false;
             }
             let futex = matches!(op.kind, AccessKind::Wait | AccessKind::Notify);
             let len = op.len.max(1) as u64;
@@ -1029,21 +1033,37 @@ impl Latest {
             }
             bytes.extend((0..len).map(|i| (op.addr as u64 + i, wrote, futex)));
         }
-        Some(bytes)
+        true
     }
 
-    /// Thread `u`'s latest step that may not commute with `step`.
-    fn dependent(&self, steps: &[StepRecord], step: &StepRecord, u: usize) -> Option<usize> {
-        let Some(bytes) = Self::touched(step) else {
-            return self.any[u];
+    /// Each other thread's latest step that may not commute with `step`
+    /// (of thread `t`), into `latest` (by thread), when `step` touches
+    /// `bytes` (as [`Latest::touched`] gives them; `None`: everything).
+    fn dependent(
+        &self,
+        steps: &[StepRecord],
+        step: &StepRecord,
+        bytes: Option<&[(u64, bool, bool)]>,
+        latest: &mut [Option<usize>],
+    ) {
+        let t = step.thread as usize;
+        let Some(bytes) = bytes else {
+            latest.copy_from_slice(&self.any);
+            latest[t] = None;
+            return;
         };
-        let mut latest = self.global[u];
+        latest.copy_from_slice(&self.global);
         if step.spawned {
-            latest = latest.max(self.spawn[u]);
+            for (mine, spawn) in latest.iter_mut().zip(&self.spawn) {
+                *mine = (*mine).max(*spawn);
+            }
         }
         let counting = step.count.is_some();
-        for (byte, writes, futex) in bytes {
-            if let Some(access) = self.bytes.get(&byte).and_then(|b| b.get(u)) {
+        for &(byte, writes, futex) in bytes {
+            let Some(accesses) = self.bytes.get(&byte) else {
+                continue;
+            };
+            for (mine, access) in latest.iter_mut().zip(accesses) {
                 // A reader's step commutes with the other readers' steps;
                 // a counting one may with counting ones (looked at below).
                 let (read, write) = if step.shared {
@@ -1053,19 +1073,21 @@ impl Latest {
                 } else {
                     (access.read, access.write)
                 };
-                latest = latest.max(write);
+                *mine = (*mine).max(write);
                 if writes {
-                    latest = latest.max(read);
+                    *mine = (*mine).max(read);
                 }
                 if futex {
-                    latest = latest.max(access.futex);
+                    *mine = (*mine).max(access.futex);
                 }
             }
         }
+        latest[t] = None;
         if counting {
-            latest = latest.max(self.latest_counting_conflict(steps, step, u, latest));
+            for u in (0..latest.len()).filter(|&u| u != t) {
+                latest[u] = latest[u].max(self.latest_counting_conflict(steps, step, u, latest[u]));
+            }
         }
-        latest
     }
 
     /// Thread `u`'s latest counting step after `after` that `step`, a
@@ -1101,8 +1123,9 @@ impl Latest {
         }
     }
 
-    /// Notes step `k`.
-    fn record(&mut self, step: &StepRecord, k: usize) {
+    /// Notes step `k`, which touches `bytes` (as [`Latest::touched`] gives
+    /// them; `None`: everything).
+    fn record(&mut self, step: &StepRecord, k: usize, bytes: Option<&[(u64, bool, bool)]>) {
         let t = step.thread as usize;
         self.any[t] = Some(k);
         if step.spawned {
@@ -1116,7 +1139,7 @@ impl Latest {
                 self.notify_at.insert((t, op.addr), k);
             }
         }
-        let Some(bytes) = Self::touched(step) else {
+        let Some(bytes) = bytes else {
             self.global[t] = Some(k);
             return;
         };
@@ -1124,7 +1147,7 @@ impl Latest {
         if step.count.is_some() {
             self.counting[t].push(k);
         }
-        for (byte, writes, futex) in bytes {
+        for &(byte, writes, futex) in bytes {
             let access = &mut self
                 .bytes
                 .entry(byte)
