@@ -468,7 +468,9 @@ impl DporSearch {
         // it, and what orders them is in its clock.
         let by_address = StepsByAddress::new(steps);
         let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        let dependent_on = |index: u32| by_address.latest_dependent_by_thread(states.step(index));
+        let dependent_on = |index: u32| {
+            by_address.latest_dependent_by_thread(states.step(index), states.slots(index))
+        };
         let mut known = order.no_clock();
         let mut dependent: Vec<usize> = Vec::new();
         for future_step in future.steps() {

@@ -212,6 +212,9 @@ pub struct StateCache {
     /// Each distinct step of the summaries, as [`StepRecord::footprint`]
     /// makes it.
     steps: Vec<StepRecord>,
+    /// By step: the slots its operations touch (see
+    /// [`super::steps_by_address::slots_of`]).
+    slots: Vec<Option<Box<[u64]>>>,
     indices: FxHashMap<StepRecord, u32>,
     /// Executions that ended at a state explored before.
     pub matched: u64,
@@ -242,6 +245,12 @@ impl StateCache {
         &self.steps[index as usize]
     }
 
+    /// The slots step `index` touches (see
+    /// [`super::steps_by_address::slots_of`]).
+    pub fn slots(&self, index: u32) -> Option<&[u64]> {
+        self.slots[index as usize].as_deref()
+    }
+
     /// The index of `step`'s footprint among the summaries' steps.
     pub fn step_index(&mut self, step: &StepRecord) -> u32 {
         let footprint = step.footprint();
@@ -249,6 +258,8 @@ impl StateCache {
             return index;
         }
         let index = u32::try_from(self.steps.len()).expect("fewer than 2^32 distinct steps");
+        self.slots
+            .push(super::steps_by_address::slots_of(&footprint).map(Vec::into_boxed_slice));
         self.steps.push(footprint.clone());
         self.indices.insert(footprint, index);
         index

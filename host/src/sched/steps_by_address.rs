@@ -42,21 +42,20 @@ impl<'s> StepsByAddress<'s> {
                 .max()
                 .unwrap_or(0),
         };
+        let mut slots = Vec::new();
         for (i, step) in steps.iter().enumerate() {
             if step.spawned {
                 index.spawned.push(i);
             }
-            let slots = slots_of(step);
-            match slots {
-                Some(slots) if !step.global => {
-                    for slot in slots {
-                        let filed = index.by_slot.entry(slot).or_default();
-                        if filed.last() != Some(&i) {
-                            filed.push(i);
-                        }
+            if slots_into(step, &mut slots) && !step.global {
+                for &slot in &slots {
+                    let filed = index.by_slot.entry(slot).or_default();
+                    if filed.last() != Some(&i) {
+                        filed.push(i);
                     }
                 }
-                _ => index.always.push(i),
+            } else {
+                index.always.push(i);
             }
         }
         index
@@ -66,8 +65,14 @@ impl<'s> StepsByAddress<'s> {
     /// of a state this execution reached), depends on (those for which
     /// [`StepRecord::dependent_before`] holds), the latest of each thread,
     /// in order. The earlier ones of a thread happen before its latest, so
-    /// whatever orders or races with them is seen from it.
-    pub fn latest_dependent_by_thread(&self, step: &StepRecord) -> Vec<usize> {
+    /// whatever orders or races with them is seen from it. `slots` are the
+    /// slots `step` touches ([`slots_of`]: a search keeps them with the
+    /// steps of its summaries).
+    pub fn latest_dependent_by_thread(
+        &self,
+        step: &StepRecord,
+        slots: Option<&[u64]>,
+    ) -> Vec<usize> {
         let mut latest: Vec<Option<usize>> = vec![None; self.threads];
         let mut scan = |filed: &mut dyn DoubleEndedIterator<Item = usize>| {
             let mut found = 0;
@@ -87,7 +92,7 @@ impl<'s> StepsByAddress<'s> {
                 }
             }
         };
-        match slots_of(step).filter(|_| !step.global) {
+        match slots.filter(|_| !step.global) {
             None => scan(&mut (0..self.steps.len())),
             Some(slots) => {
                 scan(&mut self.always.iter().copied());
@@ -95,7 +100,7 @@ impl<'s> StepsByAddress<'s> {
                     scan(&mut self.spawned.iter().copied());
                 }
                 for slot in slots {
-                    if let Some(filed) = self.by_slot.get(&slot) {
+                    if let Some(filed) = self.by_slot.get(slot) {
                         scan(&mut filed.iter().copied());
                     }
                 }
@@ -109,22 +114,29 @@ impl<'s> StepsByAddress<'s> {
 
 /// The slots the operations of `step` touch (library calls touch none by
 /// themselves), or `None` when one of them is too long to file.
-fn slots_of(step: &StepRecord) -> Option<Vec<u64>> {
+pub fn slots_of(step: &StepRecord) -> Option<Vec<u64>> {
     let mut slots = Vec::new();
+    slots_into(step, &mut slots).then_some(slots)
+}
+
+/// [`slots_of`] into `slots` (emptied first): false when an operation is
+/// too long to file.
+fn slots_into(step: &StepRecord, slots: &mut Vec<u64>) -> bool {
+    slots.clear();
     for (op, writes) in step.operations() {
         if op.kind == AccessKind::Call {
             continue;
         }
         for (start, end, _) in op.ranges(writes) {
             if end - start > MOST_INDEXED_BYTES {
-                return None;
+                return false;
             }
             slots.extend(start / SLOT_BYTES..end.div_ceil(SLOT_BYTES));
         }
     }
     slots.sort_unstable();
     slots.dedup();
-    Some(slots)
+    true
 }
 
 #[cfg(test)]
@@ -187,7 +199,8 @@ mod tests {
                 }
             }
             latest.reverse();
-            assert_eq!(index.latest_dependent_by_thread(probe), latest, "{probe:?}");
+            let found = index.latest_dependent_by_thread(probe, slots_of(probe).as_deref());
+            assert_eq!(found, latest, "{probe:?}");
         }
     }
 }
