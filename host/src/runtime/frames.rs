@@ -191,7 +191,9 @@ fn digest(mut store: StoreContextMut<'_, ThreadData>, fresh_slice: bool) -> Opti
                     hasher.update(&u32::MAX.to_le_bytes());
                 }
             }
-            instance.get_or_insert(handle.instance(&mut store).ok()?);
+            if instance.is_none() {
+                instance = Some(handle.instance(&mut store).ok()?);
+            }
             let locals = handle.num_locals(&mut store).ok()?;
             hasher.update(&locals.to_le_bytes());
             // A local the function cannot read again is no part of where

@@ -350,8 +350,10 @@ impl ExecState {
     /// The complete state of the execution at a decision of a stateful
     /// search ([`CompleteStates::Keyed`]), as a digest: every live
     /// thread's frames, where it stands, what it waits for and in which
-    /// order it began to wait, the thread whose notify woke it and what
-    /// its wait returns, where its library step stands, the shared memory
+    /// order it began to wait, whether a notify woke it (not whose: the
+    /// waker tells only which steps the search orders before the woken
+    /// thread's next one, not what that step does) and what its wait
+    /// returns, where its library step stands, the shared memory
     /// (when the program tracks its reads, only the parts executions read
     /// before this one, see [`super::super::read_granules`]),
     /// the random generator and what the program wrote to its standard
