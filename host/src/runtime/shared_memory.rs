@@ -357,23 +357,29 @@ fn is_zero(bytes: &[u8]) -> bool {
             .all(|chunk| chunk.iter().fold(0, |acc, w| acc | w) == 0)
 }
 
+/// A memory of two pages (growing up to eight) holding `init`, for tests.
+#[cfg(test)]
+pub(crate) fn test_memory(init: Vec<crate::instrument::DataInit>) -> GuestMemory {
+    let mut config = wasmtime::Config::new();
+    config.wasm_threads(true).shared_memory(true);
+    let engine = Engine::new(&config).unwrap();
+    let plan = SharedMemoryPlan {
+        import: ("env".into(), "memory".into()),
+        min_pages: 2,
+        max_pages: 8,
+        was_defined: true,
+        init,
+    };
+    GuestMemory::new(&engine, &plan).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::instrument::DataInit;
 
     fn memory(init: Vec<DataInit>) -> GuestMemory {
-        let mut config = wasmtime::Config::new();
-        config.wasm_threads(true).shared_memory(true);
-        let engine = Engine::new(&config).unwrap();
-        let plan = SharedMemoryPlan {
-            import: ("env".into(), "memory".into()),
-            min_pages: 2,
-            max_pages: 8,
-            was_defined: true,
-            init,
-        };
-        GuestMemory::new(&engine, &plan).unwrap()
+        test_memory(init)
     }
 
     fn write(memory: &GuestMemory, addr: usize, bytes: &[u8]) {

@@ -511,3 +511,35 @@ impl ExecState {
         looping
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::without_wasm;
+    use super::*;
+    use crate::runtime::shared_memory::test_memory;
+    use crate::sched::RandomScheduler;
+    use std::sync::Arc;
+
+    /// Three threads standing alike over one memory, thread 2 waiting on
+    /// address 64 until `waker`, if any, notifies it.
+    fn woken_by(waker: Option<ThreadId>) -> ExecState {
+        let mut state = without_wasm(3, Box::new(RandomScheduler::new(0)));
+        state.memory = Some(Arc::new(test_memory(Vec::new())));
+        for thread in &mut state.threads {
+            thread.frames = Some(7);
+        }
+        state.block(2, 64, None, None);
+        if let Some(waker) = waker {
+            assert_eq!(state.notify(waker, 64, 1), 1);
+        }
+        state
+    }
+
+    #[test]
+    fn which_thread_woke_a_waiter_is_no_part_of_its_state() {
+        let by_first = woken_by(Some(0)).state_key();
+        assert!(by_first.is_some());
+        assert_eq!(by_first, woken_by(Some(1)).state_key());
+        assert_ne!(by_first, woken_by(None).state_key());
+    }
+}
