@@ -111,16 +111,24 @@ impl ReadGranules {
     /// multiple of 8, as the map's pages start).
     fn take_bytes(&mut self, at: usize, bytes: &[u8]) {
         debug_assert_eq!(at % 8, 0);
-        for (n, word_bytes) in bytes.chunks(8).enumerate() {
+        let first = at / 8;
+        let (words, tail) = bytes.as_chunks::<8>();
+        let within = words.len().min(self.seen.len().saturating_sub(first));
+        for (n, word) in words[..within].iter().enumerate() {
+            let bits = u64::from_le_bytes(*word);
+            let index = first + n;
+            let seen = self.seen[index];
+            if seen | bits != seen {
+                if seen == self.mask[index] {
+                    self.changed.push(index);
+                }
+                self.seen[index] = seen | bits;
+            }
+        }
+        if !tail.is_empty() && within == words.len() {
             let mut padded = [0u8; 8];
-            padded[..word_bytes.len()].copy_from_slice(word_bytes);
-            let bits = u64::from_le_bytes(padded);
-            if bits == 0 {
-                continue;
-            }
-            if !self.see(at / 8 + n, bits) {
-                return;
-            }
+            padded[..tail.len()].copy_from_slice(tail);
+            self.see(first + words.len(), u64::from_le_bytes(padded));
         }
     }
 
