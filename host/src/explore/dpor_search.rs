@@ -467,28 +467,22 @@ impl DporSearch {
         // earlier ones happen before those: a race of theirs is covered by
         // it, and what orders them is in its clock.
         let by_address = StepsByAddress::new(steps);
-        let mut dependents: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-        let dependent_on = |index: u32| {
-            by_address.latest_dependent_by_thread(states.step(index), states.slots(index))
-        };
+        let mut dependents = Dependents::default();
         let mut known = order.no_clock();
         let mut dependent: Vec<usize> = Vec::new();
         for future_step in future.steps() {
             let index = future_step.step;
             let later = states.step(index);
             let t = later.thread;
-            if dependents
-                .entry(index)
-                .or_insert_with(|| dependent_on(index))
-                .is_empty()
-            {
+            let of_later = dependents.look_up(&by_address, &states, index);
+            if of_later.is_empty() {
                 continue;
             }
-            for &before in &future_step.before {
-                dependents
-                    .entry(before)
-                    .or_insert_with(|| dependent_on(before));
-            }
+            let befores: Vec<std::ops::Range<usize>> = future_step
+                .before
+                .iter()
+                .map(|&before| dependents.look_up(&by_address, &states, before))
+                .collect();
             let last_here = latest.get(&t).copied();
             // What the steps of its thread that always come before it know
             // of the steps here: those they depend on, and what comes
@@ -496,8 +490,8 @@ impl DporSearch {
             // thread it always joined before it did here: the join waited
             // for that thread's end.
             known.fill(0);
-            for before in &future_step.before {
-                for &i in &dependents[before] {
+            for before in befores {
+                for &i in &dependents.found[before] {
                     join_row(&mut known, order.clock(i));
                 }
             }
@@ -508,7 +502,7 @@ impl DporSearch {
             }
             dependent.clear();
             dependent.extend(
-                dependents[&index]
+                dependents.found[of_later]
                     .iter()
                     .copied()
                     .filter(|&i| !order.knows(&known, steps, i)),
@@ -706,6 +700,41 @@ impl DporSearch {
                 .future
                 .join_owned(prepended(node.future, &node.segment));
         }
+    }
+}
+
+/// The latest step of each thread that steps of a state's future depend
+/// on, among an execution's steps (see
+/// [`StepsByAddress::latest_dependent_by_thread`]), looked up once per step.
+#[derive(Default)]
+struct Dependents {
+    /// By step index: where its steps are in `found`.
+    ranges: FxHashMap<u32, std::ops::Range<usize>>,
+    found: Vec<usize>,
+    scratch: Vec<Option<usize>>,
+}
+
+impl Dependents {
+    /// Where the steps that step `index` of `states` depends on are in
+    /// `found`.
+    fn look_up(
+        &mut self,
+        by_address: &StepsByAddress<'_>,
+        states: &StateCache,
+        index: u32,
+    ) -> std::ops::Range<usize> {
+        if let Some(range) = self.ranges.get(&index) {
+            return range.clone();
+        }
+        let start = self.found.len();
+        by_address.latest_dependent_by_thread(
+            states.step(index),
+            states.slots(index),
+            &mut self.scratch,
+            &mut self.found,
+        );
+        self.ranges.insert(index, start..self.found.len());
+        start..self.found.len()
     }
 }
 

@@ -4,7 +4,6 @@
 
 use super::StepRecord;
 use crate::instrument::AccessKind;
-use rustc_hash::FxHashMap;
 
 /// Bytes per slot of the index: an operation is filed under every slot it
 /// touches a byte of.
@@ -17,8 +16,9 @@ const MOST_INDEXED_BYTES: u64 = 64;
 /// The steps of one execution, filed by the bytes their operations touch.
 pub struct StepsByAddress<'s> {
     steps: &'s [StepRecord],
-    /// By slot: the steps with an operation that touches it, in order.
-    by_slot: FxHashMap<u64, Vec<usize>>,
+    /// Each slot with each step that has an operation touching it, in
+    /// order of slot, then of step.
+    by_slot: Vec<(u64, usize)>,
     /// Steps that may depend on a step whatever it touches: those that
     /// touched global state, and those with an operation too long to file.
     always: Vec<usize>,
@@ -33,7 +33,7 @@ impl<'s> StepsByAddress<'s> {
     pub fn new(steps: &'s [StepRecord]) -> Self {
         let mut index = StepsByAddress {
             steps,
-            by_slot: FxHashMap::default(),
+            by_slot: Vec::new(),
             always: Vec::new(),
             spawned: Vec::new(),
             threads: steps
@@ -48,17 +48,20 @@ impl<'s> StepsByAddress<'s> {
                 index.spawned.push(i);
             }
             if slots_into(step, &mut slots) && !step.global {
-                for &slot in &slots {
-                    let filed = index.by_slot.entry(slot).or_default();
-                    if filed.last() != Some(&i) {
-                        filed.push(i);
-                    }
-                }
+                index.by_slot.extend(slots.iter().map(|&slot| (slot, i)));
             } else {
                 index.always.push(i);
             }
         }
+        index.by_slot.sort_unstable();
         index
+    }
+
+    /// The steps filed under `slot`, in order.
+    fn filed(&self, slot: u64) -> &[(u64, usize)] {
+        let start = self.by_slot.partition_point(|&(s, _)| s < slot);
+        let end = start + self.by_slot[start..].partition_point(|&(s, _)| s == slot);
+        &self.by_slot[start..end]
     }
 
     /// Of the steps that `step`, which comes after all of them (in a future
@@ -68,12 +71,17 @@ impl<'s> StepsByAddress<'s> {
     /// whatever orders or races with them is seen from it. `slots` are the
     /// slots `step` touches ([`slots_of`]: a search keeps them with the
     /// steps of its summaries).
+    ///
+    /// They are put at the end of `found`; `latest` is scratch.
     pub fn latest_dependent_by_thread(
         &self,
         step: &StepRecord,
         slots: Option<&[u64]>,
-    ) -> Vec<usize> {
-        let mut latest: Vec<Option<usize>> = vec![None; self.threads];
+        latest: &mut Vec<Option<usize>>,
+        found: &mut Vec<usize>,
+    ) {
+        latest.clear();
+        latest.resize(self.threads, None);
         let mut scan = |filed: &mut dyn DoubleEndedIterator<Item = usize>| {
             let mut found = 0;
             for i in filed.rev() {
@@ -99,16 +107,14 @@ impl<'s> StepsByAddress<'s> {
                 if step.spawned {
                     scan(&mut self.spawned.iter().copied());
                 }
-                for slot in slots {
-                    if let Some(filed) = self.by_slot.get(slot) {
-                        scan(&mut filed.iter().copied());
-                    }
+                for &slot in slots {
+                    scan(&mut self.filed(slot).iter().map(|&(_, i)| i));
                 }
             }
         }
-        let mut found: Vec<usize> = latest.into_iter().flatten().collect();
-        found.sort_unstable();
-        found
+        let start = found.len();
+        found.extend(latest.iter().flatten());
+        found[start..].sort_unstable();
     }
 }
 
@@ -199,8 +205,10 @@ mod tests {
                 }
             }
             latest.reverse();
-            let found = index.latest_dependent_by_thread(probe, slots_of(probe).as_deref());
-            assert_eq!(found, latest, "{probe:?}");
+            let mut found = vec![7];
+            let slots = slots_of(probe);
+            index.latest_dependent_by_thread(probe, slots.as_deref(), &mut Vec::new(), &mut found);
+            assert_eq!(found[1..], latest, "{probe:?}");
         }
     }
 }
