@@ -35,6 +35,7 @@ use crate::sched::{
 };
 use crate::trace::ThreadId;
 use rustc_hash::FxHashMap;
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 /// One choice of the execution being extended.
@@ -258,12 +259,13 @@ impl DporSearch {
             .with_library(self.library.clone(), self.private_words.clone())
             .seeing_every_access(self.sees_every_access);
         if let Some(states) = &self.states {
-            let path = self
-                .path
-                .iter()
-                .enumerate()
-                .filter_map(|(index, node)| Some((node.state?, index)))
-                .collect();
+            let mut path = FxHashMap::with_capacity_and_hasher(self.path.len(), Default::default());
+            path.extend(
+                self.path
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, node)| Some((node.state?, index))),
+            );
             dpor = dpor.with_states(states.clone(), path);
         }
         Some(Prefixed::new(Plan::Choices(prefix), dpor))
@@ -330,7 +332,10 @@ impl DporSearch {
         };
         let mut states = states.lock().unwrap_or_else(|e| e.into_inner());
         let steps = run.steps();
-        let at_end = self.future_at_end(run, &states).unwrap_or_default();
+        let at_end = self
+            .future_at_end(run, &states)
+            .map(Cow::into_owned)
+            .unwrap_or_default();
         // Where each decision's steps start: a value's, at the step that
         // drew it (taken as the decision before it, or the start).
         let mut starts = Vec::with_capacity(run.choices().len());
@@ -395,10 +400,14 @@ impl DporSearch {
     /// What the state the execution ended at did from there on, when it
     /// ended at a state explored before (its summary) or at a state of its
     /// own path (what was explored from there so far).
-    fn future_at_end(&self, run: &DporScheduler, states: &StateCache) -> Option<Summary> {
+    fn future_at_end<'s>(
+        &self,
+        run: &DporScheduler,
+        states: &'s StateCache,
+    ) -> Option<Cow<'s, Summary>> {
         match run.cycle {
-            Some(decision) => self.future_of_path_node(decision),
-            None => states.summary(&run.pruned?).cloned(),
+            Some(decision) => self.future_of_path_node(decision).map(Cow::Owned),
+            None => states.summary(&run.pruned?).map(Cow::Borrowed),
         }
     }
 
