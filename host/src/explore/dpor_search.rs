@@ -1013,8 +1013,11 @@ struct Latest {
     notify: Vec<Option<usize>>,
     /// Its latest notify of each address.
     notify_at: FxHashMap<(usize, u32), usize>,
-    /// Per byte, per thread: its latest read, write, and wait or notify.
-    bytes: FxHashMap<u64, Vec<ByteAccess>>,
+    /// Per byte: where its row of `accesses` starts.
+    bytes: FxHashMap<u64, usize>,
+    /// Rows of an entry per thread: its latest read, write, and wait or
+    /// notify of one byte.
+    accesses: Vec<ByteAccess>,
     /// Per thread: its steps that are counting operations (see
     /// [`StepRecord::count`]), in order.
     counting: Vec<Vec<usize>>,
@@ -1047,6 +1050,7 @@ impl Latest {
             notify: vec![None; threads],
             notify_at: FxHashMap::default(),
             bytes: FxHashMap::default(),
+            accesses: Vec::new(),
             counting: vec![Vec::new(); threads],
         }
     }
@@ -1100,9 +1104,10 @@ impl Latest {
         }
         let counting = step.count.is_some();
         for &(byte, writes, futex) in bytes {
-            let Some(accesses) = self.bytes.get(&byte) else {
+            let Some(&row) = self.bytes.get(&byte) else {
                 continue;
             };
+            let accesses = &self.accesses[row..row + latest.len()];
             for (mine, access) in latest.iter_mut().zip(accesses) {
                 // A reader's step commutes with the other readers' steps;
                 // a counting one may with counting ones (looked at below).
@@ -1188,10 +1193,12 @@ impl Latest {
             self.counting[t].push(k);
         }
         for &(byte, writes, futex) in bytes {
-            let access = &mut self
-                .bytes
-                .entry(byte)
-                .or_insert_with(|| vec![ByteAccess::default(); threads])[t];
+            let accesses = &mut self.accesses;
+            let row = *self.bytes.entry(byte).or_insert_with(|| {
+                accesses.resize(accesses.len() + threads, ByteAccess::default());
+                accesses.len() - threads
+            });
+            let access = &mut self.accesses[row + t];
             if writes {
                 access.write = Some(k);
             } else {
