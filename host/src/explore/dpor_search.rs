@@ -487,11 +487,6 @@ impl DporSearch {
             if of_later.is_empty() {
                 continue;
             }
-            let befores: Vec<std::ops::Range<usize>> = future_step
-                .before
-                .iter()
-                .map(|&before| dependents.look_up(&by_address, &states, before))
-                .collect();
             let last_here = latest.get(&t).copied();
             // What the steps of its thread that always come before it know
             // of the steps here: those they depend on, and what comes
@@ -499,8 +494,9 @@ impl DporSearch {
             // thread it always joined before it did here: the join waited
             // for that thread's end.
             known.fill(0);
-            for before in befores {
-                for &i in &dependents.found[before] {
+            for &before in &future_step.before {
+                let of_before = dependents.look_up(&by_address, &states, before);
+                for &i in &dependents.found[of_before] {
                     join_row(&mut known, order.clock(i));
                 }
             }
@@ -742,8 +738,9 @@ impl Dependents {
             &mut self.scratch,
             &mut self.found,
         );
-        self.ranges.insert(index, start..self.found.len());
-        start..self.found.len()
+        let range = start..self.found.len();
+        self.ranges.insert(index, range.clone());
+        range
     }
 }
 

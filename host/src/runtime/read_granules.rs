@@ -115,15 +115,7 @@ impl ReadGranules {
         let (words, tail) = bytes.as_chunks::<8>();
         let within = words.len().min(self.seen.len().saturating_sub(first));
         for (n, word) in words[..within].iter().enumerate() {
-            let bits = u64::from_le_bytes(*word);
-            let index = first + n;
-            let seen = self.seen[index];
-            if seen | bits != seen {
-                if seen == self.mask[index] {
-                    self.changed.push(index);
-                }
-                self.seen[index] = seen | bits;
-            }
+            self.see(first + n, u64::from_le_bytes(*word));
         }
         if !tail.is_empty() && within == words.len() {
             let mut padded = [0u8; 8];

@@ -83,7 +83,7 @@ impl<'s> StepsByAddress<'s> {
         latest.clear();
         latest.resize(self.threads, None);
         let mut scan = |filed: &mut dyn DoubleEndedIterator<Item = usize>| {
-            let mut found = 0;
+            let mut threads_found = 0;
             for i in filed.rev() {
                 let thread = self.steps[i].thread as usize;
                 if latest[thread].is_some_and(|l| l >= i) {
@@ -91,10 +91,10 @@ impl<'s> StepsByAddress<'s> {
                 }
                 if self.steps[i].dependent_before(step) {
                     if latest[thread].is_none() {
-                        found += 1;
+                        threads_found += 1;
                     }
                     latest[thread] = Some(i);
-                    if found == self.threads {
+                    if threads_found == self.threads {
                         break;
                     }
                 }
