@@ -120,6 +120,7 @@ impl PointModel {
             library_steps,
             quiet_bookkeeping: library_steps && !exhaustive,
             quick_library_entry: library_steps,
+            library_depth_in_guest: library_steps,
             rust_runtime_steps: library_steps && !exhaustive,
             read_lock_one_step: library_steps && exhaustive,
             ..InstrumentOptions::default()
@@ -198,6 +199,18 @@ pub struct InstrumentOptions {
     /// it out, and their time slices end where they did.)
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quick_library_entry: bool,
+    /// With `library_steps`: each thread's instance counts how deeply it
+    /// is nested in library steps in a global of its own (reset at every
+    /// entry, zero around a call through a pointer and a signal's
+    /// handlers), and only the outermost step's entry and exit call the
+    /// host: a library function that calls others (a lock taken inside
+    /// `malloc`, `printf`'s stream lock) costs no host call per nested
+    /// call. The same steps and points either way; the entry spends less
+    /// fuel, so a thread that computes without a point uses up its time
+    /// slice elsewhere. (Replay files made before it existed leave it
+    /// out, and replay as they were made.)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub library_depth_in_guest: bool,
     /// With `library_steps`: Rust std's own runtime machinery outside its
     /// synchronisation types is library steps too (see
     /// [`crate::library::steps::rust_std_runtime_function`]): joining a
@@ -773,6 +786,34 @@ mod tests {
                 // The dropped flag of $d.
                 "I32Const { value: 0 }",
                 "GlobalSet { global_index: 3 }",
+            ]
+        );
+    }
+
+    #[test]
+    fn wrappers_put_the_library_depth_back_after_the_dropped_flags() {
+        let wasm = wat::parse_str(
+            r#"(module
+                (memory 2 2 shared)
+                (global $sp (mut i32) (i32.const 1024))
+                (data $d "ab")
+                (func (export "_start")
+                  (memory.init $d (i32.const 0) (i32.const 0) (i32.const 2))
+                  (data.drop $d)))"#,
+        )
+        .unwrap();
+        let options = PointModel::LibraryCalls.instrument(false);
+        let out = instrument(&wasm, &options).unwrap();
+        assert_eq!(
+            wrapper_prologue(&out.wasm),
+            [
+                "I32Const { value: 1024 }",
+                "GlobalSet { global_index: 0 }",
+                // The dropped flag of $d, then the library depth.
+                "I32Const { value: 0 }",
+                "GlobalSet { global_index: 1 }",
+                "I32Const { value: 0 }",
+                "GlobalSet { global_index: 2 }",
             ]
         );
     }

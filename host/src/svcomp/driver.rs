@@ -30,6 +30,7 @@ pub const INSTRUMENT: InstrumentOptions = InstrumentOptions {
     library_steps: true,
     quiet_bookkeeping: false,
     quick_library_entry: true,
+    library_depth_in_guest: true,
     rust_runtime_steps: false,
     allocator_as_one_lock: false,
     quiet_thread_lifecycle: false,

@@ -6,7 +6,7 @@
 
 use super::Rewriter;
 use crate::abi;
-use wasm_encoder::{Function, Instruction};
+use wasm_encoder::{BlockType, Function, Instruction, ValType};
 use wasmparser::Operator;
 
 /// The markers one function gets.
@@ -17,6 +17,10 @@ pub(super) struct Markers {
     atomic: bool,
     /// The function is a library step, numbered by its function index.
     library_step: Option<u32>,
+    /// With the library depth in the guest (see
+    /// [`Rewriter::library_depth_global`]): the local that keeps the depth
+    /// across the step's calls through a pointer.
+    kept_depth: Option<u32>,
 }
 
 impl Rewriter<'_> {
@@ -37,13 +41,58 @@ impl Rewriter<'_> {
         Some(f)
     }
 
+    /// The global that counts how deeply the running thread is nested in
+    /// library steps, under
+    /// [`crate::instrument::InstrumentOptions::library_depth_in_guest`]:
+    /// after the dropped-segment flags. Only the outermost step's entry
+    /// and exit call the host.
+    pub(super) fn library_depth_global(&self) -> Option<u32> {
+        let options = self.options;
+        (options.library_steps && options.library_depth_in_guest && self.shares_memory())
+            .then(|| self.survey.global_count + self.dropped_flag_count())
+    }
+
+    /// Appends the library depth's global, if the module has one.
+    pub(super) fn append_library_depth(&self, globals: &mut wasm_encoder::GlobalSection) {
+        if self.library_depth_global().is_some() {
+            globals.global(
+                wasm_encoder::GlobalType {
+                    val_type: ValType::I32,
+                    mutable: true,
+                    shared: false,
+                },
+                &wasm_encoder::ConstExpr::i32_const(0),
+            );
+        }
+    }
+
+    /// Puts the library depth back to zero, if the module has one.
+    pub(super) fn emit_library_depth_reset(&self, f: &mut Function) {
+        if let Some(depth) = self.library_depth_global() {
+            f.instruction(&Instruction::I32Const(0));
+            f.instruction(&Instruction::GlobalSet(depth));
+        }
+    }
+
+    /// Whether function `func`, whose body is `operators`, needs a local
+    /// that keeps the library depth across its calls through a pointer.
+    pub(super) fn keeps_library_depth(&self, func: u32, operators: &[(usize, Operator)]) -> bool {
+        self.library_depth_global().is_some()
+            && self.is_library_step(func)
+            && operators.iter().any(|(_, op)| {
+                matches!(op, Operator::CallIndirect { .. } | Operator::CallRef { .. })
+            })
+    }
+
     /// Emits the markers at the entry of function `func` named `name`, and
-    /// returns those its exits need.
+    /// returns those its exits need; `kept_depth` is the local of
+    /// [`Self::keeps_library_depth`], when the function has one.
     pub(super) fn emit_entry_markers(
         &self,
         f: &mut Function,
         func: u32,
         name: Option<&str>,
+        kept_depth: Option<u32>,
     ) -> Markers {
         if name.is_some_and(|n| abi::ERROR_FUNCTIONS.contains(&n)) {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_REACH_ERROR)));
@@ -58,40 +107,67 @@ impl Rewriter<'_> {
         let markers = Markers {
             atomic: name.is_some_and(|n| n.starts_with(abi::ATOMIC_FUNCTION_PREFIX)),
             library_step: self.is_library_step(func).then_some(func),
+            kept_depth,
         };
         if markers.atomic {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_BEGIN)));
         }
-        if let Some(step) = markers.library_step {
-            let quiet = self.is_quiet_step(func);
-            let quick = self.options.quick_library_entry;
-            if quick {
-                let ask = if quiet {
-                    &abi::RT_LIBRARY_ENTER_QUICK
-                } else {
-                    &abi::RT_LIBRARY_BEGIN_QUICK
-                };
-                f.instruction(&Instruction::Call(self.rt_func(ask)));
-                f.instruction(&Instruction::If(wasm_encoder::BlockType::Empty));
-            }
-            f.instruction(&Instruction::I32Const(step as i32));
-            let defined = func.saturating_sub(self.survey.func_imports) as usize;
-            if self.survey.first_param_is_i32(defined) {
-                f.instruction(&Instruction::LocalGet(0));
-            } else {
-                f.instruction(&Instruction::I32Const(0));
-            }
-            let begin = if quiet {
-                &abi::RT_LIBRARY_ENTER
-            } else {
-                &abi::RT_LIBRARY_BEGIN
-            };
-            f.instruction(&Instruction::Call(self.rt_func(begin)));
-            if quick {
-                f.instruction(&Instruction::End);
+        if markers.library_step.is_some() {
+            match self.library_depth_global() {
+                Some(depth) => {
+                    // Only the outermost step tells the host.
+                    f.instruction(&Instruction::GlobalGet(depth));
+                    f.instruction(&Instruction::I32Eqz);
+                    f.instruction(&Instruction::If(BlockType::Empty));
+                    self.emit_library_entry(f, func);
+                    f.instruction(&Instruction::End);
+                    f.instruction(&Instruction::GlobalGet(depth));
+                    f.instruction(&Instruction::I32Const(1));
+                    f.instruction(&Instruction::I32Add);
+                    f.instruction(&Instruction::GlobalSet(depth));
+                }
+                None => self.emit_library_entry(f, func),
             }
         }
         markers
+    }
+
+    /// Emits the host's entry of library step `func`. Under
+    /// [`crate::instrument::InstrumentOptions::quick_library_entry`], the
+    /// guest first asks the host synchronously whether the full entry is
+    /// needed, where that may spare it: at a step that is no scheduling
+    /// point, and at any step when the host counts the depth (the guest
+    /// that counts it calls the host only outside every other step).
+    fn emit_library_entry(&self, f: &mut Function, func: u32) {
+        let quiet = self.is_quiet_step(func);
+        let ask = match (self.options.quick_library_entry, quiet) {
+            (false, _) => None,
+            (true, true) => Some(&abi::RT_LIBRARY_ENTER_QUICK),
+            (true, false) => self
+                .library_depth_global()
+                .is_none()
+                .then_some(&abi::RT_LIBRARY_BEGIN_QUICK),
+        };
+        if let Some(ask) = ask {
+            f.instruction(&Instruction::Call(self.rt_func(ask)));
+            f.instruction(&Instruction::If(BlockType::Empty));
+        }
+        f.instruction(&Instruction::I32Const(func as i32));
+        let defined = func.saturating_sub(self.survey.func_imports) as usize;
+        if self.survey.first_param_is_i32(defined) {
+            f.instruction(&Instruction::LocalGet(0));
+        } else {
+            f.instruction(&Instruction::I32Const(0));
+        }
+        let begin = if quiet {
+            &abi::RT_LIBRARY_ENTER
+        } else {
+            &abi::RT_LIBRARY_BEGIN
+        };
+        f.instruction(&Instruction::Call(self.rt_func(begin)));
+        if ask.is_some() {
+            f.instruction(&Instruction::End);
+        }
     }
 
     /// Emits the markers that go before `op`: the end of an atomic section
@@ -117,12 +193,33 @@ impl Rewriter<'_> {
         if markers.atomic && leaves {
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_ATOMIC_END)));
         }
+        let depth = self.library_depth_global();
         if markers.library_step.is_some() && leaves {
+            if let Some(depth) = depth {
+                // Only the outermost step tells the host.
+                f.instruction(&Instruction::GlobalGet(depth));
+                f.instruction(&Instruction::I32Const(1));
+                f.instruction(&Instruction::I32Sub);
+                f.instruction(&Instruction::GlobalSet(depth));
+                f.instruction(&Instruction::GlobalGet(depth));
+                f.instruction(&Instruction::I32Eqz);
+                f.instruction(&Instruction::If(BlockType::Empty));
+            }
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_END)));
+            if depth.is_some() {
+                f.instruction(&Instruction::End);
+            }
         }
         let calls_out = markers.library_step.is_some()
             && matches!(op, Operator::CallIndirect { .. } | Operator::CallRef { .. });
         if calls_out {
+            if let (Some(depth), Some(kept)) = (depth, markers.kept_depth) {
+                // The code called is outside every step.
+                f.instruction(&Instruction::GlobalGet(depth));
+                f.instruction(&Instruction::LocalSet(kept));
+                f.instruction(&Instruction::I32Const(0));
+                f.instruction(&Instruction::GlobalSet(depth));
+            }
             f.instruction(&Instruction::Call(self.rt_func(&abi::RT_LIBRARY_PAUSE)));
         }
         calls_out
@@ -140,6 +237,10 @@ impl Rewriter<'_> {
             };
             f.instruction(&Instruction::I32Const(step as i32));
             f.instruction(&Instruction::Call(self.rt_func(resume)));
+            if let (Some(depth), Some(kept)) = (self.library_depth_global(), markers.kept_depth) {
+                f.instruction(&Instruction::LocalGet(kept));
+                f.instruction(&Instruction::GlobalSet(depth));
+            }
         }
     }
 }
@@ -247,6 +348,66 @@ mod tests {
             ]
         );
         assert_eq!(quick[6..], body[3..]);
+    }
+
+    #[test]
+    fn with_the_depth_in_the_guest_only_the_outermost_step_calls_the_host() {
+        let mut depth_in_guest = options();
+        depth_in_guest.library_steps = true;
+        depth_in_guest.quick_library_entry = true;
+        depth_in_guest.library_depth_in_guest = true;
+        let wat = r#"(module
+            (type $t (func))
+            (memory 1 1 shared)
+            (table 1 funcref)
+            (func $__pthread_join (param i32)
+                local.get 0
+                call_indirect (type $t)))"#;
+        let body = body_of(wat, depth_in_guest, "__pthread_join");
+        assert_eq!(
+            body,
+            [
+                // Global 0 counts the depth: the host hears of the step
+                // only outside every other step.
+                "global.get 0",
+                "i32.eqz",
+                "if",
+                "i32.const 0",
+                "local.get 0",
+                "call weft_rt.library_begin",
+                "end",
+                "global.get 0",
+                "i32.const 1",
+                "i32.add",
+                "global.set 0",
+                "local.get 0",
+                // The code called through the pointer is outside every
+                // step: local 1 keeps the depth until it returns.
+                "global.get 0",
+                "local.set 1",
+                "i32.const 0",
+                "global.set 0",
+                "call weft_rt.library_pause",
+                "call_indirect (type $t)",
+                "i32.const 0",
+                "call weft_rt.library_resume",
+                "local.get 1",
+                "global.set 0",
+                "global.get 0",
+                "i32.const 1",
+                "i32.sub",
+                "global.set 0",
+                "global.get 0",
+                "i32.eqz",
+                "if",
+                "call weft_rt.library_end",
+                "end",
+            ]
+        );
+        // Without a shared memory (one thread) the host counts the depth.
+        let unshared = wat.replace("(memory 1 1 shared)", "(memory 1)");
+        let body = body_of(&unshared, depth_in_guest, "__pthread_join");
+        assert_eq!(body[0], "call weft_rt.library_begin_quick");
     }
 
     #[test]

@@ -208,6 +208,22 @@ impl<'s> Rewriter<'s> {
         self.quiet_steps.contains(&func)
     }
 
+    /// Appends the globals the rewrite adds: the dropped-segment flags,
+    /// then the library depth.
+    fn append_globals(&mut self, globals: &mut wasm_encoder::GlobalSection) {
+        self.append_dropped_flags(globals);
+        self.append_library_depth(globals);
+        self.emitted_globals = true;
+    }
+
+    /// Puts every mutable global back to its initial value: the module's
+    /// own and those the rewrite adds.
+    fn emit_global_resets(&self, f: &mut Function) {
+        f.raw(self.global_resets.iter().copied());
+        self.emit_dropped_flag_resets(f);
+        self.emit_library_depth_reset(f);
+    }
+
     /// Whether accesses to the shared memory are logged (a module without
     /// code has none).
     pub fn logs_accesses(&self) -> bool {
@@ -263,13 +279,18 @@ impl<'s> Rewriter<'s> {
             || operators
                 .iter()
                 .any(|(_, op)| self.access_needs_scratch(op) || self.bulk_needs_scratch(op));
+        let scratch = Scratch::at(local_count);
         if needs_scratch {
             locals.extend(Scratch::DECLS);
+            local_count += Scratch::COUNT;
         }
-        let scratch = Scratch::at(local_count);
+        let kept_depth = self.keeps_library_depth(func, &operators).then(|| {
+            locals.push((1, wasm_encoder::ValType::I32));
+            local_count
+        });
 
         let mut f = Function::new(locals);
-        let markers = self.emit_entry_markers(&mut f, func, name);
+        let markers = self.emit_entry_markers(&mut f, func, name, kept_depth);
         self.in_allocator_lock = self.takes_allocator_lock(func, name, &operators);
         self.in_quiet_lifecycle = self.options.quiet_thread_lifecycle
             && name.is_some_and(crate::library::c_functions::is_thread_lifecycle);

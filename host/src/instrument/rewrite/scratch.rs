@@ -29,6 +29,17 @@ impl Scratch {
         (1, ValType::V128),
     ];
 
+    /// How many locals [`Scratch::DECLS`] declares.
+    pub const COUNT: u32 = {
+        let mut count = 0;
+        let mut n = 0;
+        while n < Self::DECLS.len() {
+            count += Self::DECLS[n].0;
+            n += 1;
+        }
+        count
+    };
+
     /// The scratch locals of a function whose first scratch local is `base`.
     pub fn at(base: u32) -> Self {
         Scratch {

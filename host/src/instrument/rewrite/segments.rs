@@ -102,7 +102,7 @@ impl Rewriter<'_> {
     }
 
     /// Appends the dropped-segment flags.
-    pub(super) fn append_globals(&mut self, globals: &mut wasm_encoder::GlobalSection) {
+    pub(super) fn append_dropped_flags(&self, globals: &mut wasm_encoder::GlobalSection) {
         for &segment in self.flagged_segments() {
             globals.global(
                 wasm_encoder::GlobalType {
@@ -113,13 +113,15 @@ impl Rewriter<'_> {
                 &wasm_encoder::ConstExpr::i32_const(self.initially_dropped(segment)),
             );
         }
-        self.emitted_globals = true;
     }
 
-    /// Puts every mutable global back to its initial value: the module's
-    /// own and the dropped-segment flags.
-    pub(super) fn emit_global_resets(&self, f: &mut Function) {
-        f.raw(self.global_resets.iter().copied());
+    /// How many globals [`Self::append_dropped_flags`] appends.
+    pub(super) fn dropped_flag_count(&self) -> u32 {
+        self.flagged_segments().len() as u32
+    }
+
+    /// Puts every dropped-segment flag back to its initial value.
+    pub(super) fn emit_dropped_flag_resets(&self, f: &mut Function) {
         for (n, &segment) in self.flagged_segments().iter().enumerate() {
             f.instruction(&Instruction::I32Const(self.initially_dropped(segment)));
             f.instruction(&Instruction::GlobalSet(self.survey.global_count + n as u32));

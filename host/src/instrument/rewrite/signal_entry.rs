@@ -92,11 +92,21 @@ impl Rewriter<'_> {
     }
 
     /// The signal entry's body: moves the stack pointer down, calls
-    /// `weft_signal_deliver(sig, code)`, moves it back.
+    /// `weft_signal_deliver(sig, code)`, moves it back. A signal delivered
+    /// inside a library step (at a wait) runs its handlers outside it: the
+    /// library depth the guest counts is zero around them.
     pub(super) fn signal_entry_body(&mut self, entry: SignalEntry) -> Result<Function> {
         let deliver = self.function_index(entry.deliver)?;
-        // Local 2 keeps the stack pointer of the interrupted code.
-        let mut f = Function::new([(1, ValType::I32)]);
+        // Local 2 keeps the stack pointer of the interrupted code, local 3
+        // its library depth.
+        let mut f = Function::new([(2, ValType::I32)]);
+        let depth = self.library_depth_global();
+        if let Some(depth) = depth {
+            f.instruction(&Instruction::GlobalGet(depth));
+            f.instruction(&Instruction::LocalSet(3));
+            f.instruction(&Instruction::I32Const(0));
+            f.instruction(&Instruction::GlobalSet(depth));
+        }
         f.instruction(&Instruction::GlobalGet(entry.stack_pointer));
         f.instruction(&Instruction::LocalTee(2));
         f.instruction(&Instruction::I32Const(entry.below as i32));
@@ -109,6 +119,10 @@ impl Rewriter<'_> {
         f.instruction(&Instruction::Call(deliver));
         f.instruction(&Instruction::LocalGet(2));
         f.instruction(&Instruction::GlobalSet(entry.stack_pointer));
+        if let Some(depth) = depth {
+            f.instruction(&Instruction::LocalGet(3));
+            f.instruction(&Instruction::GlobalSet(depth));
+        }
         f.instruction(&Instruction::End);
         Ok(f)
     }
