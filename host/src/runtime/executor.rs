@@ -30,7 +30,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
-use wasmtime::{Instance, InstancePre, Store, Trap};
+use wasmtime::{Instance, InstancePre, Memory, Store, Trap, TypedFunc};
 
 /// How a thread ended, with its store and instance when they can run the
 /// same thread of the next execution.
@@ -47,6 +47,17 @@ pub(super) const WARM_THREADS: usize = 128;
 pub(super) struct WarmThread {
     store: Store<ThreadData>,
     instance: Instance,
+    exports: ThreadExports,
+}
+
+/// The exports a thread's run finds on its instance by name, kept with a
+/// warm thread: the next run on the instance need not look them up (and
+/// check their types) again. Each is `None` until found.
+#[derive(Default)]
+struct ThreadExports {
+    point_buffer: Option<Memory>,
+    main: Option<TypedFunc<(), ()>>,
+    thread: Option<TypedFunc<(i32, i32), ()>>,
 }
 
 /// What a thread starts on.
@@ -195,27 +206,33 @@ impl Spawner {
         let reuses_instances = self.reuses_instances;
         let read_map = self.read_map;
         Box::pin(async move {
-            let (mut store, instance) = match launch {
-                Launch::Warm(warm) => (warm.store, warm.instance),
+            let (mut store, instance, mut exports) = match launch {
+                Launch::Warm(warm) => (warm.store, warm.instance, warm.exports),
                 Launch::Fresh(mut store) => match pre.instantiate_async(&mut store).await {
-                    Ok(instance) => (store, instance),
+                    Ok(instance) => (store, instance, ThreadExports::default()),
                     Err(e) => return (Err(e), None),
                 },
             };
-            let result = run_thread(&mut store, instance, entry, entries).await;
+            let result = run_thread(&mut store, instance, &mut exports, entry, entries).await;
             // Its map of read bytes, while its instance is there.
             let data = store.data();
             data.exec.get().take_read_map(data.tid, read_map);
-            let warm = reuses_instances.then_some(WarmThread { store, instance });
+            let warm = reuses_instances.then_some(WarmThread {
+                store,
+                instance,
+                exports,
+            });
             (result, warm)
         })
     }
 }
 
-/// Runs a thread's entry point on its instance.
+/// Runs a thread's entry point on its instance, whose exports found so
+/// far are `exports`.
 async fn run_thread(
     store: &mut Store<ThreadData>,
     instance: Instance,
+    exports: &mut ThreadExports,
     entry: Entry,
     (main_entry, thread_entry): (&'static str, &'static str),
 ) -> wasmtime::Result<()> {
@@ -225,8 +242,11 @@ async fn run_thread(
         .as_ref()
         .map(|m| m.visible_bytes());
     if let Some(visible) = visible
-        && let Some(buffer) = instance.get_memory(&mut *store, abi::POINT_BUFFER.export)
+        && let Some(buffer) = exports
+            .point_buffer
+            .or_else(|| instance.get_memory(&mut *store, abi::POINT_BUFFER.export))
     {
+        exports.point_buffer = Some(buffer);
         let (base, bytes) = (buffer.data_ptr(&*store), buffer.data_size(&*store));
         // SAFETY: the executor drains and forgets the buffer before the
         // thread's instance can run again or be dropped.
@@ -248,17 +268,25 @@ async fn run_thread(
     }
     match entry {
         Entry::Main => {
-            let start = instance
-                .get_typed_func::<(), ()>(&mut *store, main_entry)
-                .map_err(|e| wasmtime::Error::new(SetupError(format!("`_start`: {e}"))))?;
+            let start = match exports.main.clone() {
+                Some(start) => start,
+                None => instance
+                    .get_typed_func::<(), ()>(&mut *store, main_entry)
+                    .map_err(|e| wasmtime::Error::new(SetupError(format!("`_start`: {e}"))))?,
+            };
+            exports.main = Some(start.clone());
             start.call_async(store, ()).await
         }
         Entry::Thread { tid, start_arg } => {
-            let start = instance
-                .get_typed_func::<(i32, i32), ()>(&mut *store, thread_entry)
-                .map_err(|e| {
-                    wasmtime::Error::new(SetupError(format!("`wasi_thread_start`: {e}")))
-                })?;
+            let start = match exports.thread.clone() {
+                Some(start) => start,
+                None => instance
+                    .get_typed_func::<(i32, i32), ()>(&mut *store, thread_entry)
+                    .map_err(|e| {
+                        wasmtime::Error::new(SetupError(format!("`wasi_thread_start`: {e}")))
+                    })?,
+            };
+            exports.thread = Some(start.clone());
             let result = start.call_async(&mut *store, (tid as i32, start_arg)).await;
             match result {
                 Err(e) if e.downcast_ref::<ThreadExit>().is_some() => {
